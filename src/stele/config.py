@@ -1,0 +1,177 @@
+"""`.stele/config.yaml`: committed settings, every one written out with its default and a comment.
+
+The commented template below is the single source of the defaults: `stele init` writes it verbatim and
+`load()` merges the user's file over it. A key the template does not know, or a value of the wrong
+type, is an error naming the key path, so a typo never silently falls back to a default.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .errors import SteleError
+
+TEMPLATE = """\
+# Stele settings. Committed with the repository; every key is shown with its default.
+# Delete a key to go back to its default. Docs: docs/configuration.md in the Stele repository.
+
+# Where committed facts live, relative to the repository root.
+memory_dir: docs/memory
+
+embedding:
+  # "bundled" is the 256-d int8 static model shipped with Stele (offline, no download).
+  # Or a path to any model2vec model folder, or a Hugging Face hub id (downloaded once by model2vec).
+  # Changing it re-embeds everything on the next command.
+  model: bundled
+
+retrieval:
+  min_prompt_chars: 25      # shorter prompts inject nothing unless they name an id
+  max_seeds: 10             # search hits the walk starts from
+  max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
+  walk_depth: 1             # hops walked from each seed, both edge directions
+  callout_hops: 2           # a risk this many causal hops from a seed is called out
+  rrf_k: 60                 # reciprocal-rank-fusion constant
+  bm25_weight: 1.0          # weight of the full-text ranking in the fusion
+  vector_weight: 0.5        # weight of the embedding ranking in the fusion
+  title_boost: 1.5          # BM25 boost of the title field
+  seed_match: 3.0           # score added to a seed for its match strength (scaled 1..0 by fused rank)
+  hop_penalty: 0.5          # subtracted per hop walked
+  session_penalty: 4.0      # session entries rank this far below committed facts
+  walk_budget_ms: 6000      # past it, return what is ready with partial: true
+  hook_budget_ms: 8000
+
+# Category weight of each kind (an ordering key, not a probability). Containers sink, not vanish.
+kind_weights:
+  decision: 3
+  architecture: 3
+  instruction: 3
+  constraint: 3
+  goal: 2
+  risk: 2
+  lesson: 2
+  priority: 2
+  document: 2
+  gap: 1
+  fyi: 1
+  opportunity: 1
+  note: 1
+  task: 1
+  diagram: 1
+  component: 0
+  epic: -3
+  objective: -3
+  milestone: -3
+
+# Weight of the edge followed to reach a fact.
+relation_weights:
+  fulfills: 3
+  blocks: 3
+  supersedes: 3
+  caused-by: 2
+  contradicts: 2
+  relates-to: 1
+  part-of: 1
+  mentions: 1
+  embeds: 1
+  expires-on: 1
+
+snapshot:                   # what `stele context` and a task claim deliver (bytes)
+  records_bytes: 16384
+  records_count: 12
+  records_count_max: 64     # more `always` records raise the count up to this; bytes stay strict
+  record_max_bytes: 12288
+  code_bytes: 32768
+  total_bytes: 49152
+  briefing_items: 20
+  briefing_bytes: 4096
+
+session:
+  default_fidelity: compact # compact | summary:high | summary:medium | summary:low | truncate
+
+hooks:
+  max_chars: 9000           # injected text stays under the harnesses' 10,000-character cap
+
+tasks:
+  lease: 2h                 # how long a claim holds before another agent may take it over
+
+doctor:
+  unverified_days: 180      # warn about facts not verified for longer than this
+  oversized_bytes: 12288    # warn about records larger than this
+  near_duplicate: 0.92      # warn when two facts of one kind are this similar (0..1)
+
+redaction:
+  # Extra regular expressions to redact before anything is written, on top of the built-in
+  # patterns (PEM blocks, bearer tokens, GitHub, AWS, OpenAI and Slack tokens).
+  patterns: []
+"""
+
+
+@dataclass(frozen=True)
+class Config:
+    data: dict[str, Any]
+
+    def __getitem__(self, dotted: str) -> Any:
+        node: Any = self.data
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+    @property
+    def max_entries(self) -> int:
+        return min(20, int(self["retrieval.max_entries"]))
+
+
+@cache
+def defaults() -> dict[str, Any]:
+    import yaml
+
+    return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def load(path: Path | None) -> Config:
+    """The config at `path` merged over the defaults (`path` may be absent)."""
+    base = defaults()
+    if path is None or not path.is_file():
+        return Config(base)
+    import yaml
+
+    try:
+        user = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark else ""
+        raise SteleError(f"{path}{where}: invalid YAML ({getattr(e, 'problem', e)}); fix it or delete the file "
+                         "to use the defaults") from None
+    if user is None:
+        return Config(base)
+    return Config(_merge(base, user, str(path), ""))
+
+
+def _merge(base: dict, user: Any, path: str, prefix: str) -> dict:
+    if not isinstance(user, dict):
+        raise SteleError(f"{path}: `{prefix or 'the file'}` must be a mapping of settings")
+    out = dict(base)
+    for key, value in user.items():
+        where = f"{prefix}.{key}" if prefix else str(key)
+        if key not in base:
+            known = ", ".join(base)
+            raise SteleError(f"{path}: unknown setting `{where}`; known keys here: {known}")
+        default = base[key]
+        if isinstance(default, dict):
+            out[key] = _merge(default, value, path, where)
+        elif not _compatible(default, value):
+            raise SteleError(f"{path}: `{where}` must be {type(default).__name__} like the default "
+                             f"{default!r}, not {value!r}")
+        else:
+            out[key] = value
+    return out
+
+
+def _compatible(default: Any, value: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(default))

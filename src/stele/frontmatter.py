@@ -1,0 +1,176 @@
+"""Frontmatter Markdown: parse with positions, render with the smallest possible diff.
+
+A fact file is reviewed in pull requests, so a rewrite must touch only what changed: each top-level
+key's original text (its line, its value, trailing comments and blank lines) is kept verbatim unless
+its value changed, unknown keys survive, and key order is preserved. An untouched file renders
+byte-identical. PyYAML's C loader parses (7.5x faster than the pure one); the node tree gives every
+key's line so problems can be reported as `path:line: message`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """The C safe loader without YAML 1.1 timestamps: dates stay text, validated with a line number."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _Base.yaml_implicit_resolvers.items()
+}
+ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+DELIM = "---"
+# Order in which keys are written when they are new to a file.
+KEY_ORDER = (
+    "id", "kind", "title", "status", "delivery", "priority", "anchors", "links", "tags", "created",
+    "verified", "verified_at", "review_after", "expires", "retire_when", "summary", "source",
+)
+BLOCK_LIST_KEYS = frozenset({"anchors"})
+
+
+class FrontmatterError(ValueError):
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message
+        super().__init__(f"line {line}: {message}")
+
+
+@dataclass
+class Document:
+    meta: dict[str, Any]
+    body: str
+    raw: str = ""
+    key_lines: dict[str, int] = field(default_factory=dict)  # top-level key -> 1-based file line
+    item_lines: dict[tuple, int] = field(default_factory=dict)  # (key, sub, ...) -> 1-based line
+    blocks: dict[str, str] = field(default_factory=dict)  # top-level key -> original text
+    preamble: str = ""  # comments before the first key
+
+    def line_of(self, *path: Any) -> int:
+        """The best line for a problem at `path` (a key, then sub-keys or list indexes)."""
+        for n in range(len(path), 0, -1):
+            key = tuple(path[:n])
+            if key in self.item_lines:
+                return self.item_lines[key]
+        return self.key_lines.get(path[0], 1) if path else 1
+
+
+def parse(text: str) -> Document:
+    """Split and parse a fact file. Raises FrontmatterError with a 1-based file line."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != DELIM:
+        raise FrontmatterError(1, "the file must start with a '---' frontmatter line")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") in (DELIM, "...")), None)
+    if end is None:
+        raise FrontmatterError(1, "the frontmatter is not closed: add a '---' line after it")
+    head_lines = lines[1:end]
+    yaml_text = "".join(head_lines)
+    body = "".join(lines[end + 1:])
+    loader = _Loader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        line = mark.line + 2 if mark else 1
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise FrontmatterError(line, f"invalid YAML: {problem}") from None
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise FrontmatterError(2, "the frontmatter must be a mapping of `key: value` lines")
+    doc = Document(meta=data, body=body, raw=text)
+    starts: list[tuple[int, str]] = []
+    for key_node, value_node in node.value:
+        key = key_node.value
+        line = key_node.start_mark.line
+        starts.append((line, key))
+        doc.key_lines[key] = line + 2
+        _record_item_lines(doc, (key,), value_node)
+    for n, (line, key) in enumerate(starts):
+        stop = starts[n + 1][0] if n + 1 < len(starts) else len(head_lines)
+        doc.blocks[key] = "".join(head_lines[line:stop])
+    doc.preamble = "".join(head_lines[: starts[0][0]]) if starts else yaml_text
+    return doc
+
+
+def _record_item_lines(doc: Document, path: tuple, node: yaml.Node) -> None:
+    if isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            doc.item_lines[path + (i,)] = item.start_mark.line + 2
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            sub = path + (k.value,)
+            doc.item_lines[sub] = k.start_mark.line + 2
+            _record_item_lines(doc, sub, v)
+
+
+def render(meta: dict[str, Any], body: str, original: Document | None = None) -> str:
+    """Frontmatter Markdown for `meta` + `body`, reusing `original`'s text for unchanged keys."""
+    if original is not None and meta == original.meta and body == original.body and original.raw:
+        return original.raw
+    keys = _ordered_keys(meta, original)
+    out = [DELIM + "\n", original.preamble if original else ""]
+    for key in keys:
+        value = meta[key]
+        if value is None or value == [] or value == {}:
+            continue
+        if original is not None and key in original.blocks and original.meta.get(key) == value \
+                and type(original.meta.get(key)) is type(value):
+            block = original.blocks[key]
+            out.append(block if block.endswith("\n") else block + "\n")
+        else:
+            out.append(dump_key(key, value))
+    out.append(DELIM + "\n")
+    return "".join(out) + body
+
+
+def _ordered_keys(meta: dict[str, Any], original: Document | None) -> list[str]:
+    keys = [k for k in (original.blocks if original else ()) if k in meta]
+    for key in meta:
+        if key in keys:
+            continue
+        rank = KEY_ORDER.index(key) if key in KEY_ORDER else len(KEY_ORDER)
+        pos = 0
+        for i, existing in enumerate(keys):
+            if (KEY_ORDER.index(existing) if existing in KEY_ORDER else len(KEY_ORDER)) <= rank:
+                pos = i + 1
+        keys.insert(pos, key)
+    return keys
+
+
+def dump_key(key: str, value: Any) -> str:
+    if isinstance(value, dict):
+        inner = "".join(f"  {k}: {_flow(v) if isinstance(v, list) else _scalar(v)}\n" for k, v in value.items())
+        return f"{key}:\n{inner}"
+    if isinstance(value, list):
+        if key in BLOCK_LIST_KEYS:
+            return f"{key}:\n" + "".join(f"  - {_scalar(v)}\n" for v in value)
+        return f"{key}: {_flow(value)}\n"
+    return f"{key}: {_scalar(value)}\n"
+
+
+def _flow(items: list) -> str:
+    return "[" + ", ".join(_scalar(v, in_flow=True) for v in items) + "]"
+
+
+def _scalar(value: Any, in_flow: bool = False) -> str:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, str) and ISO_DATE_RE.match(value):
+        return value  # our loader reads it back as text; other YAML readers see a date
+    text = yaml.safe_dump(value, allow_unicode=True, width=1 << 30, default_flow_style=True)
+    text = text.removesuffix("\n").removesuffix("\n...").removesuffix("...").rstrip("\n")
+    if in_flow and isinstance(value, str) and any(c in value for c in ",[]{}") and not text.startswith(("'", '"')):
+        text = "'" + value.replace("'", "''") + "'"
+    return text

@@ -1,0 +1,64 @@
+"""Fact ids: a kind prefix and a random Crockford base32 suffix.
+
+Random, not counters: two branches must never mint the same id. Session entries use ULIDs (`S-` +
+26 Crockford characters), which sort by time.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import time
+from typing import Container
+
+from .kinds import BY_PREFIX, KINDS
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+SUFFIX_LEN = 4
+
+_PREFIXES = "|".join(sorted(BY_PREFIX, key=len, reverse=True))
+# A full id: known prefix, dash, 4+ Crockford characters or digits.
+ID_RE = re.compile(rf"^(?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}$")
+SESSION_ID_RE = re.compile(r"^S-[0-9A-HJKMNP-TV-Z]{10,32}$")
+# Ids inside free text (bodies, prompts): bounded by non-word characters.
+MENTION_RE = re.compile(rf"(?<![\w-])((?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}|S-[0-9A-HJKMNP-TV-Z]{{10,32}})(?![\w-])")
+
+
+def prefix_of(fact_id: str) -> str:
+    return fact_id.split("-", 1)[0]
+
+
+def is_fact_id(text: str) -> bool:
+    return bool(ID_RE.match(text))
+
+
+def new_id(kind: str, taken: Container[str] = ()) -> str:
+    """A fresh id for `kind`, re-drawn until it collides with nothing in `taken`."""
+    prefix = KINDS[kind].prefix
+    while True:
+        candidate = f"{prefix}-" + "".join(secrets.choice(CROCKFORD) for _ in range(SUFFIX_LEN))
+        if candidate not in taken:
+            return candidate
+
+
+def mentioned_ids(text: str) -> list[str]:
+    """Ids named in free text, first occurrence order, without duplicates."""
+    seen: dict[str, None] = {}
+    for m in MENTION_RE.finditer(text):
+        seen.setdefault(m.group(1), None)
+    return list(seen)
+
+
+def ulid(now: float | None = None) -> str:
+    """A ULID: 48 bits of milliseconds then 80 random bits, Crockford base32 (26 characters)."""
+    ms = int((time.time() if now is None else now) * 1000)
+    value = (ms << 80) | int.from_bytes(os.urandom(10), "big")
+    out = []
+    for _ in range(26):
+        out.append(CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(out))
+
+
+def session_entry_id() -> str:
+    return "S-" + ulid()

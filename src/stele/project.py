@@ -1,0 +1,94 @@
+"""Where things are: the repository root, the record folder, `.stele/` and its parts.
+
+Finding the root walks up to the nearest `.git` itself instead of asking gitpython: this runs on every
+hook, and importing gitpython costs ~80 ms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from . import config as config_mod
+from .errors import SteleError
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    @property
+    def stele_dir(self) -> Path:
+        return self.root / ".stele"
+
+    @property
+    def config_path(self) -> Path:
+        return self.stele_dir / "config.yaml"
+
+    @cached_property
+    def config(self) -> config_mod.Config:
+        return config_mod.load(self.config_path)
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / self.config["memory_dir"]
+
+    @property
+    def index_dir(self) -> Path:
+        return self.stele_dir / "index"
+
+    @property
+    def wal_dir(self) -> Path:
+        return self.stele_dir / "wal"
+
+    @property
+    def state_dir(self) -> Path:
+        """Per-machine state that is neither record nor index (hook dedupe, pauses)."""
+        return self.stele_dir / "state"
+
+    def rel(self, path: Path | str) -> str:
+        """`path` relative to the root, posix style (how anchors and problems name files)."""
+        p = Path(path)
+        if p.is_absolute():
+            try:
+                p = p.resolve().relative_to(self.root.resolve())
+            except ValueError:
+                return p.as_posix()
+        return p.as_posix()
+
+    @property
+    def git_dir(self) -> Path:
+        """This worktree's git dir (`.git`, or where a worktree's `.git` file points)."""
+        dot = self.root / ".git"
+        if dot.is_file():
+            text = dot.read_text(encoding="utf-8").strip()
+            if text.startswith("gitdir:"):
+                target = Path(text.split(":", 1)[1].strip())
+                return target if target.is_absolute() else (self.root / target).resolve()
+        return dot
+
+    @property
+    def git_common_dir(self) -> Path:
+        """Shared by every worktree of one clone (claims live here)."""
+        gd = self.git_dir
+        common = gd / "commondir"
+        if common.is_file():
+            target = Path(common.read_text(encoding="utf-8").strip())
+            return target if target.is_absolute() else (gd / target).resolve()
+        return gd
+
+
+def find_root(start: Path | None = None) -> Path | None:
+    here = (start or Path.cwd()).resolve()
+    for d in (here, *here.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def find(start: Path | None = None) -> Project:
+    """The project containing `start` (default: the working directory), or a clear error."""
+    root = find_root(start)
+    if root is None:
+        raise SteleError(f"{start or Path.cwd()} is not inside a git repository: run `git init` first, "
+                         "or cd into your project")
+    return Project(root)

@@ -1,0 +1,93 @@
+"""The committed record: every fact file under the memory folder, loaded and cross-checked.
+
+A file is a fact when it starts with a `---` frontmatter that has an `id` or a `kind`; anything else
+(`README.md`, notes without frontmatter) is left alone. Problems are collected, never raised while
+loading, so `doctor` can report all of them; read commands call `require_valid()`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Iterator
+
+from .errors import RecordError, SteleError
+from .graph import Graph
+from .model import Fact, Problem, parse_fact
+from .project import Project
+
+
+@dataclass
+class Record:
+    project: Project
+    facts: dict[str, Fact] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def require_valid(self) -> "Record":
+        if self.errors:
+            raise RecordError(self.errors)
+        return self
+
+    def get(self, fact_id: str) -> Fact:
+        fact = self.facts.get(fact_id) or self.facts.get(fact_id.upper())
+        if fact is None:
+            raise SteleError(f"no fact with id {fact_id} in {self.project.rel(self.project.memory_dir)}/: "
+                             "`stele list` shows the ids")
+        return fact
+
+    @cached_property
+    def graph(self) -> Graph:
+        return Graph.from_facts(self.facts)
+
+
+def fact_files(memory_dir: Path) -> Iterator[Path]:
+    """Every candidate fact file, in a stable order."""
+    if not memory_dir.is_dir():
+        return
+    for path in sorted(memory_dir.rglob("*.md")):
+        if path.name.lower() != "readme.md" and path.is_file() and not any(
+                part.startswith(".") for part in path.relative_to(memory_dir).parts):
+            yield path
+
+
+def looks_like_fact(text: str) -> bool:
+    if not text.startswith(("---\n", "---\r\n", "\ufeff---")):
+        return False
+    head = text[: text.find("\n---", 3) + 1 if "\n---" in text[3:] else len(text)]
+    return any(line.startswith(("id:", "kind:")) for line in head.splitlines())
+
+
+def load(project: Project) -> Record:
+    record = Record(project)
+    paths: dict[str, str] = {}
+    for path in fact_files(project.memory_dir):
+        rel = project.rel(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            record.problems.append(Problem(rel, 1, f"cannot read the file ({e}); save it as UTF-8 text"))
+            continue
+        if not looks_like_fact(text):
+            continue
+        fact, problems = parse_fact(text, rel)
+        record.problems.extend(problems)
+        if fact is None:
+            continue
+        if fact.id in record.facts:
+            record.problems.append(Problem(rel, fact.doc.line_of("id") if fact.doc else 1,
+                                           f"duplicate id {fact.id}: also used by {paths[fact.id]}; give one of "
+                                           "them a new id (`stele doctor --fix` cannot choose for you)"))
+            continue
+        record.facts[fact.id] = fact
+        paths[fact.id] = rel
+    for fact in record.facts.values():
+        for rel_name, target in fact.targets():
+            if target not in record.facts and not target.startswith("S-"):
+                line = fact.doc.line_of("links", rel_name, fact.links[rel_name].index(target)) if fact.doc else 1
+                record.problems.append(Problem(fact.path, line, f"dangling link {rel_name} -> {target}: no fact has "
+                                               "that id; fix the id or remove the link"))
+    return record
