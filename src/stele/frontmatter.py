@@ -82,7 +82,7 @@ def parse(text: str) -> Document:
         data = loader.construct_document(node) if node is not None else {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-        line = mark.line + 2 if mark else 1
+        line = min(mark.line + 2, len(head_lines) + 1) if mark else 1  # errors at EOF: the last YAML line
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise FrontmatterError(line, f"invalid YAML: {problem}") from None
     finally:

@@ -95,8 +95,8 @@ class Fact:
         for key, value in values.items():
             if isinstance(value, dt.date):
                 value = value.isoformat()
-            if key in defaults and key not in meta and value == defaults[key]:
-                continue  # an implicit default stays implicit
+            if key in defaults and key not in meta and value == defaults[key] and (self.doc or key != "status"):
+                continue  # an implicit default stays implicit (a new file spells out its status)
             if value is None or value == [] or value == {}:
                 meta.pop(key, None)
             elif key in meta and _same(meta[key], value):
@@ -107,6 +107,18 @@ class Fact:
 
     def render(self) -> str:
         return frontmatter.render(self.to_meta(), self.body, self.doc)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `--json` shape of a fact (stable: keys are only ever added)."""
+        iso = lambda d: d.isoformat() if d else None  # noqa: E731
+        return {
+            "id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
+            "delivery": self.delivery, "priority": self.priority, "anchors": self.anchors,
+            "links": self.links, "tags": self.tags, "created": iso(self.created), "verified": iso(self.verified),
+            "verified_at": self.verified_at, "review_after": iso(self.review_after), "expires": iso(self.expires),
+            "retire_when": self.retire_when, "summary": self.summary_text, "source": self.source,
+            "path": self.path, "body": self.body,
+        }
 
 
 def _same(original: Any, value: Any) -> bool:

@@ -1,0 +1,3 @@
+"""Stele: git-native project memory for coding agents."""
+
+__version__ = "0.1.0"

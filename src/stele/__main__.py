@@ -1,0 +1,3 @@
+from stele.entry import main
+
+raise SystemExit(main())

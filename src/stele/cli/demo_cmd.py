@@ -1,0 +1,19 @@
+"""`stele demo`: a throwaway repository built from the bundled example, and what Stele does on it."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+from pathlib import Path
+
+import typer
+
+from .app import app
+
+
+@app.command()
+def demo(
+    keep: Annotated[Optional[Path], typer.Option("--keep", help="Build the demo repository here and keep it.")] = None,
+) -> None:
+    """Build a throwaway git repo from the bundled example record and show what Stele does with it."""
+    from ..demo import run
+
+    run(keep)

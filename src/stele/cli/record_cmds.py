@@ -1,0 +1,300 @@
+"""Commands over the committed record: init, remember, new, show, list, edit, link, supersede, retire,
+verify. Each is: find the project, call one library function, render."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, open_editor, project, wants_json
+from .. import memory
+from ..errors import SteleError, UsageError
+from ..render import term
+
+Opt = typer.Option
+
+
+def _read_body(body: str | None, body_file: Path | None) -> str:
+    if body is not None and body_file is not None:
+        raise UsageError("give the body once: as an argument or with --body-file, not both")
+    if body_file is not None:
+        if str(body_file) == "-":
+            return sys.stdin.read()
+        try:
+            return body_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"--body-file {body_file}: cannot read it ({e})") from None
+    if body == "-":
+        return sys.stdin.read()
+    if body is None:
+        raise UsageError("no body: pass the text as an argument, --body-file FILE, or - to read stdin")
+    return body
+
+
+def _written(w: memory.Written, verb: str, as_json: bool) -> None:
+    if as_json:
+        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
+    else:
+        term.line(f"{verb} {w.fact.id} {w.fact.path}")
+    if w.redacted:
+        term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
+
+
+def _edit_in_editor(p, fact_id: str):
+    """Edit a copy in $EDITOR; the fact is replaced only if the result is valid."""
+    import tempfile
+
+    from ..model import parse_fact
+    from ..record import load
+    from ..store import atomic_write
+
+    fact = load(p).get(fact_id)
+    memory.check_editable(fact)
+    path = p.root / fact.path
+    original = path.read_text(encoding="utf-8")
+    with tempfile.NamedTemporaryFile("w", suffix=".md", prefix=f"{fact.id}-", delete=False,
+                                     encoding="utf-8") as tmp:
+        tmp.write(original)
+    try:
+        open_editor(tmp.name)
+    except SteleError:
+        Path(tmp.name).unlink()
+        raise
+    edited = Path(tmp.name).read_text(encoding="utf-8")
+    if edited == original:
+        Path(tmp.name).unlink()
+        raise SteleError(f"{fact.id}: no changes; nothing was written")
+    new_fact, problems = parse_fact(edited, fact.path)
+    errors = [x for x in problems if x.severity == "error"]
+    if errors or new_fact is None or new_fact.id != fact.id:
+        why = "\n".join(str(x) for x in errors) or f"the id must stay {fact.id}"
+        raise SteleError(f"{why}\nnothing was written; your edited copy is at {tmp.name}")
+    atomic_write(path, edited)
+    Path(tmp.name).unlink()
+    return new_fact
+
+
+@app.command()
+def init() -> None:
+    """Set up Stele in this git repository (idempotent)."""
+    from ..scaffold import init as do_init
+
+    p = project()
+    written = do_init(p)
+    if not written:
+        term.line("Stele is already set up here; nothing changed.")
+        return
+    for path in written:
+        term.line(f"created {p.rel(path)}")
+    term.line("Next: `stele remember \"...\" --kind decision`, then commit docs/memory/ and .stele/config.yaml.")
+
+
+@app.command()
+def remember(
+    body: Annotated[Optional[str], typer.Argument(help="The fact's text; - reads stdin.")] = None,
+    kind: Annotated[str, Opt("--kind", "-k", help="decision, risk, lesson, instruction, ...")] = "note",
+    title: Annotated[Optional[str], Opt(help="One line, <= 120 chars (default: the body's first line).")] = None,
+    anchor: Annotated[list[str], Opt("--anchor", "-a", help="PATH, glob or PATH::Symbol; repeatable.")] = [],
+    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID, e.g. caused-by:RISK-2M9Q; repeatable.")] = [],
+    tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
+    delivery: Annotated[Optional[str], Opt(help="always | ranked | manual")] = None,
+    priority: Annotated[Optional[str], Opt(help="critical | high | normal | low")] = None,
+    status: Annotated[Optional[str], Opt(help="Default: current (draft for documents, open for tasks).")] = None,
+    expires: Annotated[Optional[str], Opt(help="YYYY-MM-DD: stop injecting after this day.")] = None,
+    review_after: Annotated[Optional[str], Opt(help="YYYY-MM-DD: flag for review after this day.")] = None,
+    retire_when: Annotated[Optional[str], Opt(help="The condition that makes this fact obsolete.")] = None,
+    summary: Annotated[Optional[str], Opt(help="One line for briefings.")] = None,
+    body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the body from a file (- for stdin).")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Record a fact in docs/memory/ (secrets are redacted first)."""
+    text = _read_body(body, body_file)
+    written = memory.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
+                              delivery=delivery, priority=priority, status=status, expires=expires,
+                              review_after=review_after, retire_when=retire_when, summary=summary)
+    _written(written, "remembered", wants_json(fmt, json_))
+
+
+@app.command()
+def new(
+    kind: Annotated[str, typer.Argument(help="The kind of fact (its template is used).")],
+    title: Annotated[Optional[str], Opt(help="The title (default: a placeholder to replace).")] = None,
+    no_edit: Annotated[bool, Opt("--no-edit", help="Print the path instead of opening $EDITOR.")] = False,
+) -> None:
+    """Create a fact from its kind's template and open it in $EDITOR."""
+    from ..scaffold import new_from_template
+
+    p = project()
+    path = new_from_template(p, kind, title)
+    if no_edit:
+        term.line(p.rel(path))
+        return
+    open_editor(path)
+    from ..model import parse_fact
+
+    _, problems = parse_fact(path.read_text(encoding="utf-8"), p.rel(path))
+    if problems:
+        raise SteleError("the new fact has problems; fix them and run `stele doctor`:\n"
+                         + "\n".join(str(x) for x in problems))
+    term.line(p.rel(path))
+
+
+@app.command()
+def show(
+    fact_id: Annotated[str, typer.Argument(metavar="ID")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Show one fact with its links in both directions."""
+    from ..record import load
+
+    record = load(project()).require_valid()
+    fact = record.get(fact_id)
+    incoming = [(e.rel, e.src) for e in record.graph.inc.get(fact.id, [])]
+    if wants_json(fmt, json_):
+        data = fact.as_dict()
+        data["incoming"] = [{"rel": rel, "from": src} for rel, src in incoming]
+        emit_json(data)
+        return
+    lines = [f"{fact.kind} · {fact.status} · {fact.delivery} · priority {fact.priority}"]
+    for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when"):
+        value = getattr(fact, key)
+        if value:
+            lines.append(f"{key}: {value}")
+    if fact.tags:
+        lines.append("tags: " + ", ".join(fact.tags))
+    lines += [f"anchor: {a}" for a in fact.anchors]
+    lines += [f"-> {rel} {t}  {_title(record, t)}" for rel, t in fact.targets()]
+    lines += [f"<- {rel} {s}  {_title(record, s)}" for rel, s in incoming]
+    lines += ["", fact.body.rstrip()]
+    term.section(f"{fact.id}  {fact.title}", "\n".join(lines), subtitle=fact.path)
+
+
+def _title(record, fact_id: str) -> str:
+    f = record.facts.get(fact_id)
+    return f.title if f else ""
+
+
+@app.command("list")
+def list_(
+    kind: Annotated[list[str], Opt("--kind", "-k", help="Repeatable.")] = [],
+    status: Annotated[list[str], Opt("--status", "-s", help="Repeatable.")] = [],
+    tag: Annotated[list[str], Opt("--tag", "-t", help="Facts with all of these tags.")] = [],
+    anchor: Annotated[Optional[str], Opt("--anchor", help="Facts anchored to this file or folder.")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """List facts, filtered."""
+    from ..anchors import covers, normalize, path_matches, split
+    from ..kinds import KINDS
+    from ..record import load
+
+    for k in kind:
+        if k not in KINDS:
+            raise UsageError(f"--kind {k!r} is not a kind: use one of " + ", ".join(KINDS))
+    record = load(project()).require_valid()
+    facts = sorted(record.facts.values(), key=lambda f: (f.kind, f.id))
+    if kind:
+        facts = [f for f in facts if f.kind in kind]
+    if status:
+        facts = [f for f in facts if f.status in status]
+    if tag:
+        facts = [f for f in facts if set(tag) <= set(f.tags)]
+    if anchor:
+        want = normalize(anchor)
+        facts = [f for f in facts if any(covers(a, want) or path_matches(want, split(a)[0]) for a in f.anchors)]
+    if wants_json(fmt, json_):
+        emit_json({"facts": [{k: v for k, v in f.as_dict().items() if k != "body"} for f in facts]})
+        return
+    if not facts:
+        term.line("no facts match")
+        return
+    term.table(("id", "kind", "status", "title"), ((f.id, f.kind, f.status, f.title) for f in facts))
+
+
+@app.command()
+def edit(
+    fact_id: Annotated[str, typer.Argument(metavar="ID")],
+    title: Annotated[Optional[str], Opt()] = None,
+    status: Annotated[Optional[str], Opt()] = None,
+    delivery: Annotated[Optional[str], Opt()] = None,
+    priority: Annotated[Optional[str], Opt()] = None,
+    summary: Annotated[Optional[str], Opt(help="'' clears it.")] = None,
+    expires: Annotated[Optional[str], Opt(help="YYYY-MM-DD; '' clears it.")] = None,
+    review_after: Annotated[Optional[str], Opt(help="YYYY-MM-DD; '' clears it.")] = None,
+    retire_when: Annotated[Optional[str], Opt(help="'' clears it.")] = None,
+    body: Annotated[Optional[str], Opt(help="Replace the body (- reads stdin).")] = None,
+    add_anchor: Annotated[list[str], Opt("--add-anchor")] = [],
+    remove_anchor: Annotated[list[str], Opt("--remove-anchor")] = [],
+    add_tag: Annotated[list[str], Opt("--add-tag")] = [],
+    remove_tag: Annotated[list[str], Opt("--remove-tag")] = [],
+    add_link: Annotated[list[str], Opt("--add-link", help="REL:ID")] = [],
+    remove_link: Annotated[list[str], Opt("--remove-link", help="REL:ID")] = [],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Change a fact's fields, anchors, tags or links (no options: open it in $EDITOR)."""
+    changes = memory.Changes(
+        title=title, status=status, delivery=delivery, priority=priority, summary=summary, expires=expires,
+        review_after=review_after, retire_when=retire_when, body=sys.stdin.read() if body == "-" else body,
+        add_anchors=add_anchor, remove_anchors=remove_anchor, add_tags=add_tag, remove_tags=remove_tag,
+        add_links=add_link, remove_links=remove_link,
+    )
+    p = project()
+    if changes.empty():
+        fact = _edit_in_editor(p, fact_id)
+        term.line(f"edited {fact.id} {fact.path}")
+        return
+    _written(memory.edit(p, fact_id, changes), "edited", wants_json(fmt, json_))
+
+
+@app.command()
+def link(
+    src: Annotated[str, typer.Argument(metavar="ID")],
+    rel: Annotated[str, typer.Argument(metavar="REL", help="caused-by, blocks, relates-to, ...")],
+    dst: Annotated[str, typer.Argument(metavar="TARGET")],
+) -> None:
+    """Add a typed edge: ID REL TARGET (declared on ID)."""
+    fact = memory.link(project(), src, rel, dst)
+    term.line(f"linked {fact.id} {rel} {dst.upper()}")
+
+
+@app.command()
+def unlink(
+    src: Annotated[str, typer.Argument(metavar="ID")],
+    rel: Annotated[str, typer.Argument(metavar="REL")],
+    dst: Annotated[str, typer.Argument(metavar="TARGET")],
+) -> None:
+    """Remove a typed edge declared on ID."""
+    fact = memory.unlink(project(), src, rel, dst)
+    term.line(f"unlinked {fact.id} {rel} {dst.upper()}")
+
+
+@app.command()
+def supersede(
+    old: Annotated[str, typer.Argument(metavar="OLD")],
+    by: Annotated[str, Opt("--by", metavar="NEW", help="The fact that replaces OLD.")],
+) -> None:
+    """Mark OLD superseded by NEW (adds `supersedes` on NEW)."""
+    old_fact, new_fact = memory.supersede(project(), old, by)
+    term.line(f"{new_fact.id} supersedes {old_fact.id}; {old_fact.id} is now superseded")
+
+
+@app.command()
+def retire(
+    fact_id: Annotated[str, typer.Argument(metavar="ID")],
+    why: Annotated[str, Opt("--why", help="Why it no longer holds (kept in the body).")],
+) -> None:
+    """Retire a fact that no longer holds (it stays readable, never injected)."""
+    fact = memory.retire(project(), fact_id, why)
+    term.line(f"retired {fact.id}")
+
+
+@app.command()
+def verify(fact_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
+    """Record that a fact still holds: today's date and the current commit."""
+    fact = memory.verify(project(), fact_id)
+    term.line(f"verified {fact.id} on {fact.verified} at {fact.verified_at or 'no commit yet'}")

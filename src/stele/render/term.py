@@ -1,0 +1,65 @@
+"""The only module that touches Rich. Commands hand it plain data; it decides how people see it.
+
+Agent-facing text never comes through here: it must be byte-stable and free of terminal codes.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from functools import cache
+from typing import Iterable, Iterator, Sequence
+
+
+@cache
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def line(text: str = "", style: str | None = None) -> None:
+    console().print(text, style=style, markup=False, soft_wrap=True)
+
+
+def note(text: str) -> None:
+    """A side remark (progress, what was redacted) on stderr, so stdout stays data."""
+    console(stderr=True).print(text, style="dim", markup=False, soft_wrap=True)
+
+
+def warn(text: str) -> None:
+    console(stderr=True).print(text, style="yellow", markup=False, soft_wrap=True)
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
+    from rich.table import Table
+
+    t = Table(title=title, show_lines=False, header_style="bold", expand=False)
+    for col in columns:
+        t.add_column(col, overflow="fold")
+    for row in rows:
+        t.add_row(*[str(c) for c in row])
+    console().print(t)
+
+
+def section(title: str, body: str, subtitle: str | None = None) -> None:
+    from rich.panel import Panel
+    from rich.text import Text
+
+    console().print(Panel(Text(body), title=Text(title), subtitle=Text(subtitle) if subtitle else None,
+                          title_align="left", subtitle_align="left", expand=True))
+
+
+def markdown(text: str) -> None:
+    from rich.markdown import Markdown
+
+    console().print(Markdown(text))
+
+
+@contextmanager
+def progress(description: str, total: int) -> Iterator:
+    """A progress bar on stderr; yields `advance(n=1)`."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console(stderr=True), transient=False) as p:
+        task = p.add_task(description, total=total)
+        yield lambda n=1: p.advance(task, n)

@@ -1,0 +1,223 @@
+"""Each record command through the real entry point, in a real temporary git repository."""
+import json
+from pathlib import Path
+
+from tests.helpers import git, invoke
+
+
+def remember(*args: str) -> dict:
+    r = invoke("remember", *args, "--json")
+    assert r.code == 0, r.err
+    return json.loads(r.out)
+
+
+def test_init_is_idempotent_and_says_so(plain_repo):
+    first = invoke("init")
+    assert first.code == 0 and "created .stele/config.yaml" in first.out
+    assert (plain_repo / "docs/memory/README.md").is_file()
+    ignore = (plain_repo / ".stele/.gitignore").read_text()
+    assert "!config.yaml" in ignore
+    before = {p: p.read_bytes() for p in plain_repo.rglob("*") if p.is_file() and ".git/" not in str(p)}
+    second = invoke("init")
+    assert second.code == 0 and "nothing changed" in second.out
+    after = {p: p.read_bytes() for p in plain_repo.rglob("*") if p.is_file() and ".git/" not in str(p)}
+    assert before == after
+    git(plain_repo, "add", "-A")
+    tracked = git(plain_repo, "ls-files").split()
+    assert tracked == [".stele/.gitignore", ".stele/config.yaml", "docs/memory/README.md"]
+
+
+def test_init_outside_git_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = invoke("init")
+    assert r.code == 1 and "not inside a git repository" in r.err and "Traceback" not in r.err
+
+
+def test_remember_link_list_show_edit_supersede(repo):
+    dec = remember("Rate limiting runs before auth.\nFloods never reach bcrypt.", "--kind", "decision",
+                   "--anchor", "src/auth.py::RateLimiter.check", "--tag", "auth")
+    risk = remember("Reordering middleware lets floods reach bcrypt.", "--kind", "risk",
+                    "--title", "Middleware order is load-bearing", "--link", f"caused-by:{dec['id']}")
+    lesson = remember("TS2769: No overload matches this call", "--kind", "lesson",
+                      "--link", f"relates-to:{risk['id']}", "--link", f"relates-to:{dec['id']}")
+    text = (repo / dec["path"]).read_text()
+    assert text.startswith(f"---\nid: {dec['id']}\nkind: decision\ntitle: Rate limiting runs before auth.\n")
+    assert "anchors:\n  - src/auth.py::RateLimiter.check\n" in text
+
+    listed = json.loads(invoke("list", "--json").out)["facts"]
+    assert {f["id"] for f in listed} == {dec["id"], risk["id"], lesson["id"]}
+    only = json.loads(invoke("list", "--kind", "risk", "--json").out)["facts"]
+    assert [f["id"] for f in only] == [risk["id"]]
+    by_anchor = json.loads(invoke("list", "--anchor", "src/auth.py", "--json").out)["facts"]
+    assert [f["id"] for f in by_anchor] == [dec["id"]]
+    table = invoke("list")
+    assert table.code == 0 and "Middleware order is load-bearing" in table.out
+
+    shown = json.loads(invoke("show", dec["id"], "--json").out)
+    assert {(i["rel"], i["from"]) for i in shown["incoming"]} == {("caused-by", risk["id"]),
+                                                                  ("relates-to", lesson["id"])}
+    human = invoke("show", risk["id"])
+    assert "Middleware order is load-bearing" in human.out and f"-> caused-by {dec['id']}" in human.out
+
+    r = invoke("edit", dec["id"], "--priority", "high", "--add-tag", "security", "--remove-tag", "auth",
+               "--add-anchor", "src/app.py", "--expires", "2027-01-01")
+    assert r.code == 0, r.err
+    edited = (repo / dec["path"]).read_text()
+    assert "priority: high\n" in edited and "tags: [security]\n" in edited and "expires: 2027-01-01\n" in edited
+    assert invoke("edit", dec["id"], "--expires", "").code == 0
+    assert "expires" not in (repo / dec["path"]).read_text()
+
+    new = remember("Rate limiting moves into the gateway.", "--kind", "decision")
+    r = invoke("supersede", dec["id"], "--by", new["id"])
+    assert r.code == 0, r.err
+    assert "status: superseded\n" in (repo / dec["path"]).read_text()
+    assert f"supersedes: [{dec['id']}]" in (repo / new["path"]).read_text()
+    assert invoke("supersede", new["id"], "--by", dec["id"]).code == 1  # would be a cycle
+
+    git(repo, "add", "-A")
+    diff = git(repo, "diff", "--cached", "--", "docs/memory")
+    assert "\x1b" not in diff and "!!python" not in diff
+
+
+def test_remember_reads_stdin_and_body_file(repo, tmp_path):
+    r = invoke("remember", "-", "--kind", "note", "--json", input="From stdin\n\nmore\n")
+    fact = json.loads(r.out)
+    assert (repo / fact["path"]).read_text().endswith("From stdin\n\nmore\n")
+    body = tmp_path / "b.md"
+    body.write_text("From a file")
+    fact = json.loads(invoke("remember", "--body-file", str(body), "--json").out)
+    assert "title: From a file" in (repo / fact["path"]).read_text()
+
+
+def test_remember_redacts_and_says_what_without_echoing(repo):
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----"
+    r = invoke("remember", f"Deploy key AKIAIOSFODNN7EXAMPLE and\n{pem}", "--kind", "lesson",
+               "--title", "Leaked keys", "--json")
+    assert r.code == 0
+    path = repo / json.loads(r.out)["path"]
+    text = path.read_text()
+    assert "AKIAIOSFODNN7EXAMPLE" not in text and "MIIEowIBAAKCAQEA" not in text
+    assert "1 AWS access key id" in r.err and "1 PEM private key" in r.err
+    assert "AKIAIOSFODNN7EXAMPLE" not in r.err + r.out
+
+
+def test_unknown_link_target_writes_nothing(repo):
+    r = invoke("remember", "x", "--kind", "decision", "--link", "caused-by:RISK-ZZZZ")
+    assert r.code == 1 and "RISK-ZZZZ" in r.err and "nothing was written" in r.err
+    assert not list((repo / "docs/memory").rglob("DEC-*.md"))
+    r = invoke("remember", "x", "--link", "because:RISK-ZZZZ")
+    assert r.code == 2 and "unknown relation" in r.err
+
+
+def test_bad_flags_are_usage_errors(repo):
+    assert invoke("remember", "x", "--kind", "decree").code == 2
+    assert invoke("remember", "x", "--expires", "tomorrow").code == 2
+    assert invoke("remember", "x", "--anchor", "/abs/path.py").code == 2
+    assert invoke("list", "--format", "yaml").code == 2
+    assert invoke("nonsense").code == 2
+
+
+def test_link_unlink_retire_verify(repo):
+    a = remember("Use Redis db 2 for sessions", "--kind", "decision")
+    b = remember("Redis failover drops sessions", "--kind", "risk")
+    assert invoke("link", a["id"], "caused-by", b["id"]).code == 0
+    assert f"caused-by: [{b['id']}]" in (repo / a["path"]).read_text()
+    assert invoke("link", a["id"], "caused-by", b["id"]).code == 1  # already there
+    assert invoke("unlink", a["id"], "caused-by", b["id"]).code == 0
+    assert "links" not in (repo / a["path"]).read_text()
+    r = invoke("retire", b["id"], "--why", "Redis Sentinel now fails over without loss")
+    assert r.code == 0
+    text = (repo / b["path"]).read_text()
+    assert "status: retired" in text and "Retired 2026-11-29: Redis Sentinel" in text
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "facts")
+    sha = git(repo, "rev-parse", "--short=7", "HEAD").strip()
+    assert invoke("verify", a["id"]).code == 0
+    text = (repo / a["path"]).read_text()
+    assert "verified: 2026-11-29" in text and f"verified_at: '{sha}'" in text or f"verified_at: {sha}" in text
+
+
+def test_malformed_record_fails_read_commands_with_every_problem(repo):
+    mem = repo / "docs/memory"
+    (mem / "bad").mkdir()
+    (mem / "bad/yaml.md").write_text("---\nid: DEC-AAAA\nkind: decision\ntitle: [oops\n---\nx\n")
+    (mem / "bad/kind.md").write_text("---\nid: DEC-BBBB\nkind: decree\ntitle: t\n---\nx\n")
+    (mem / "bad/prefix.md").write_text("---\nid: RISK-CCCC\nkind: decision\ntitle: t\n---\nx\n")
+    (mem / "bad/link.md").write_text("---\nid: DEC-DDDD\nkind: decision\ntitle: t\nlinks:\n  caused-by: [RISK-ZZZZ]\n---\nx\n")
+    (mem / "bad/date.md").write_text("---\nid: DEC-EEEE\nkind: decision\ntitle: t\ncreated: 2026-02-30\n---\nx\n")
+    for args in (("list",), ("show", "DEC-DDDD"), ("list", "--json")):
+        r = invoke(*args)
+        assert r.code == 1, args
+        assert "Traceback" not in r.err
+        lines = r.err.strip().splitlines()
+        assert "docs/memory/bad/yaml.md:4: invalid YAML" in r.err
+        assert "docs/memory/bad/kind.md:3: unknown kind 'decree'" in r.err
+        assert "docs/memory/bad/prefix.md:2: id RISK-CCCC does not match kind decision" in r.err
+        assert "docs/memory/bad/link.md:6: dangling link caused-by -> RISK-ZZZZ" in r.err
+        assert "docs/memory/bad/date.md:5: `created` '2026-02-30' is not a date" in r.err
+        assert all(":" in line for line in lines)
+
+
+def test_new_from_template_for_every_kind(repo):
+    from stele.kinds import KINDS
+
+    for kind in KINDS:
+        r = invoke("new", kind, "--title", f"A {kind}: example", "--no-edit")
+        assert r.code == 0, r.err
+        path = repo / r.out.strip()
+        assert path.is_file()
+    r = invoke("list", "--json")
+    assert r.code == 0, r.err
+    assert len(json.loads(r.out)["facts"]) == len(KINDS)
+    sections = {"decision": "## Consequences", "risk": "## What to check", "lesson": "## Cause"}
+    for kind, heading in sections.items():
+        (path,) = (repo / "docs/memory").rglob(f"{KINDS[kind].prefix}-*.md")
+        assert heading in path.read_text()
+
+
+def test_new_opens_the_editor_and_validates(repo, monkeypatch, tmp_path):
+    script = tmp_path / "ed.sh"
+    script.write_text("#!/bin/sh\nsed -i 's/^kind: decision/kind: decree/' \"$1\"\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(script))
+    r = invoke("new", "decision", "--title", "Broken on purpose")
+    assert r.code == 1 and "unknown kind 'decree'" in r.err
+
+
+def test_edit_without_options_uses_the_editor_and_refuses_invalid_results(repo, monkeypatch, tmp_path):
+    fact = remember("Body", "--kind", "decision", "--title", "Original")
+    script = tmp_path / "ed.sh"
+    script.write_text("#!/bin/sh\nsed -i 's/^title: Original/title: Edited/' \"$1\"\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(script))
+    assert invoke("edit", fact["id"]).code == 0
+    assert "title: Edited" in (repo / fact["path"]).read_text()
+    script.write_text("#!/bin/sh\nsed -i 's/^kind: decision/kind: decree/' \"$1\"\n")
+    before = (repo / fact["path"]).read_text()
+    r = invoke("edit", fact["id"])
+    assert r.code == 1 and "nothing was written" in r.err
+    assert (repo / fact["path"]).read_text() == before
+
+
+def test_knowledge_documents_are_only_edited_as_drafts(repo):
+    doc = remember("How refunds work.", "--kind", "document", "--status", "current")
+    r = invoke("edit", doc["id"], "--title", "New title")
+    assert r.code == 1 and "not edited in place" in r.err
+    draft = remember("Draft text", "--kind", "document")
+    assert "status: draft" in (repo / draft["path"]).read_text()
+    assert invoke("edit", draft["id"], "--status", "reviewed").code == 0
+    assert invoke("edit", draft["id"], "--summary", "changed").code == 0
+    assert "status: draft" in (repo / draft["path"]).read_text()  # an edit clears the review
+
+
+def test_version_and_help_do_not_load_heavy_modules():
+    import subprocess
+    import sys
+
+    code = ("import sys; from stele.entry import main\n"
+            "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "bad = [m for m in ('tantivy', 'model2vec', 'numpy', 'git') if m in sys.modules]\n"
+            "assert not bad, bad\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "stele 0.1.0" in r.stdout

@@ -1,0 +1,48 @@
+"""Shared fixtures. Every test runs with a pinned terminal and date, an isolated HOME and git config,
+and no inherited STELE_* settings, so results do not depend on the machine running them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import TODAY, git, invoke
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    for key in list(os.environ):
+        if key.startswith(("STELE_", "GIT_", "GITHUB_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("STELE_TODAY", TODAY)
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    """A fresh git repository with Stele initialised, as the working directory."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    monkeypatch.chdir(root)
+    assert invoke("init").code == 0
+    return root
+
+@pytest.fixture
+def plain_repo(tmp_path, monkeypatch) -> Path:
+    """A fresh git repository without Stele, as the working directory."""
+    root = tmp_path / "plain"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    monkeypatch.chdir(root)
+    return root
+

@@ -1,0 +1,39 @@
+"""Test helpers: run git, run `stele` in-process through its real entry point."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+TODAY = "2026-11-29"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Result:
+    """Run `stele ARGS` in-process through the real entry point (error handler included)."""
+    from stele.entry import main
+
+    with CliRunner().isolation(input=input) as (out, err, _):
+        try:
+            code = main(list(args))
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        result = Result(code or 0, out.getvalue().decode(), err.getvalue().decode())
+    if result.code == 3 and not allow_bug:
+        raise AssertionError(f"stele {' '.join(args)} hit a bug:\n{result.err}")
+    return result

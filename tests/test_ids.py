@@ -1,0 +1,36 @@
+import re
+
+from stele import ids
+from stele.kinds import KINDS
+
+
+def test_new_ids_have_the_kind_prefix_and_crockford_suffix():
+    for kind in KINDS:
+        fid = ids.new_id(kind)
+        assert ids.is_fact_id(fid)
+        assert fid.startswith(KINDS[kind].prefix + "-")
+        assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{4}", fid.split("-")[1])
+
+
+def test_collisions_are_redrawn():
+    taken = {f"DEC-{a}{b}{c}{d}" for a in "0123" for b in ids.CROCKFORD for c in ids.CROCKFORD
+             for d in ids.CROCKFORD}
+    fid = ids.new_id("decision", taken)
+    assert fid not in taken
+
+
+def test_mentions_in_text():
+    text = "see TASK-418 and RISK-2M9Q, not XTASK-418 or TASK-418x; again TASK-418. S-01JD3KX0000000000000000000"
+    assert ids.mentioned_ids(text) == ["TASK-418", "RISK-2M9Q", "S-01JD3KX0000000000000000000"]
+
+
+def test_ids_reject_unknown_prefixes_and_bad_characters():
+    assert not ids.is_fact_id("FOO-1234")
+    assert not ids.is_fact_id("DEC-IL0U")  # I, L, U are not Crockford
+    assert ids.is_fact_id("TASK-418")
+
+
+def test_ulids_sort_by_time():
+    a, b = ids.ulid(1_000.0), ids.ulid(2_000.0)
+    assert len(a) == 26 and a < b
+    assert ids.session_entry_id().startswith("S-")
