@@ -1,0 +1,21 @@
+# Two entry points for a fresh machine (Python 3.11+ and git): `make demo` and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/stele demo
+
+test: $(STAMP)
+	NO_COLOR=1 COLUMNS=100 $(VENV)/bin/python -m pytest -n auto
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info

@@ -1,0 +1,98 @@
+"""`stele demo`: build a throwaway repository from the bundled example and run real commands on it.
+
+The demo runs the same entry point a user types, in the example repository, and prints each command
+before its output, so what it shows is exactly what `stele` does, and the user can repeat it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from .errors import SteleError
+from .render import term
+
+EXAMPLE = Path(__file__).parent / "examples" / "harbor"
+
+
+def build(dest: Path, example: Path = EXAMPLE) -> Path:
+    """A git repository at `dest` holding the example's code and record, committed and initialised."""
+    if not (example / "record").is_dir():
+        raise SteleError(f"the bundled example is missing from {example}; reinstall Stele")
+    if dest.exists() and any(dest.iterdir()):
+        raise SteleError(f"{dest} is not empty: give --keep a new or empty folder")
+    dest.mkdir(parents=True, exist_ok=True)
+    if (example / "code").is_dir():
+        shutil.copytree(example / "code", dest, dirs_exist_ok=True)
+    shutil.copytree(example / "record", dest / "docs" / "memory", dirs_exist_ok=True)
+    env = dict(os.environ, GIT_AUTHOR_NAME="Stele demo", GIT_AUTHOR_EMAIL="demo@example.invalid",
+               GIT_COMMITTER_NAME="Stele demo", GIT_COMMITTER_EMAIL="demo@example.invalid")
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "Harbor: code and record"]):
+        r = subprocess.run(cmd, cwd=dest, env=env, capture_output=True, text=True)
+        if r.returncode:
+            raise SteleError(f"`{' '.join(cmd)}` failed in {dest}: {r.stderr.strip()}")
+    from .project import Project
+    from .scaffold import init
+
+    init(Project(dest))
+    return dest
+
+
+@contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    old = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _run(*args: str) -> None:
+    from .entry import main
+
+    term.line("")
+    term.line("$ stele " + " ".join(f'"{a}"' if " " in a else a for a in args), style="bold cyan")
+    try:
+        main(list(args))
+    except SystemExit as e:
+        if e.code not in (0, None):
+            raise SteleError(f"`stele {' '.join(args)}` failed in the demo (exit {e.code})") from None
+
+
+def script(example: Path = EXAMPLE) -> list[tuple[str, ...]]:
+    """The commands the demo runs, in order."""
+    prompts, files = [], []
+    path = example / "prompts.txt"
+    for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+        line = line.strip()
+        if line.startswith("# file:"):
+            files.append(line.split(":", 1)[1].strip())
+        elif line and not line.startswith("#"):
+            prompts.append(line)
+    steps: list[tuple[str, ...]] = [("list", "--kind", "decision", "--kind", "risk")]
+    return steps
+
+
+def run(keep: Path | None = None, example: Path = EXAMPLE) -> Path | None:
+    tmp = None if keep else Path(tempfile.mkdtemp(prefix="stele-demo-"))
+    dest = keep.resolve() if keep else tmp / "harbor"
+    try:
+        build(dest, example)
+        term.line(f"Stele demo: the Harbor example, a git repository at {dest}", style="bold")
+        with _cwd(dest):
+            for step in script(example):
+                _run(*step)
+        term.line("")
+        if keep:
+            term.line(f"The repository is kept at {dest}: cd there and try `stele recall \"...\"`.")
+        else:
+            term.line("Run `stele demo --keep DIR` to keep the repository and try commands yourself.")
+        return dest if keep else None
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)

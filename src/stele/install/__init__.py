@@ -1,0 +1,51 @@
+"""Installers: wire Stele into agent harnesses and git, and take it out again.
+
+Each target is a small module exposing `TARGET`, an object with `name`, `summary`, `detect(project)`,
+`install(project)` and `uninstall(project)`. Installs are idempotent (a second run changes nothing),
+never drop what the user already had, and uninstall gives back what was there before.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ..errors import UsageError
+from ..project import Project
+
+# module names under stele.install, in the order `stele install --help` lists them
+TARGET_MODULES: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Change:
+    path: Path
+    action: str  # created | updated | unchanged | removed | restored
+    detail: str = ""
+
+
+class Target(Protocol):
+    name: str
+    summary: str
+
+    def detect(self, project: Project) -> bool: ...
+
+    def install(self, project: Project) -> list[Change]: ...
+
+    def uninstall(self, project: Project) -> list[Change]: ...
+
+
+def targets() -> dict[str, Target]:
+    found: dict[str, Target] = {}
+    for module in TARGET_MODULES:
+        target = importlib.import_module(f"{__name__}.{module}").TARGET
+        found[target.name] = target
+    return found
+
+
+def get(name: str) -> Target:
+    all_targets = targets()
+    if name not in all_targets:
+        raise UsageError(f"unknown install target {name!r}: use one of " + ", ".join(all_targets))
+    return all_targets[name]
