@@ -1,0 +1,1 @@
+"""Harness and git hooks: `stele hook EVENT`, dispatched before typer is imported (see entry.py)."""
