@@ -114,7 +114,8 @@ def format_sums(sums: dict[str, str]) -> str:
 
 
 def parse_sums(text: str) -> dict[str, str]:
-    return {name: digest for digest, name in (line.split(None, 1) for line in text.splitlines() if line.strip())}
+    pairs = (line.split(None, 1) for line in text.splitlines() if line.strip())
+    return {name: digest for digest, name in pairs}
 
 
 def build() -> int:
