@@ -329,8 +329,10 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
             advance(1)
         report.parsed, report.removed = len(changed), len(set(gone) - set(fresh))
         cat.db.execute("BEGIN")
+        embedded = cat.vector_rows(gone + list(fresh))  # an unchanged text keeps its vector
         cat.delete(gone + list(fresh))
         cat.add(list(fresh.values()))
+        cat.restore_vector_rows({i: v for i, v in embedded.items() if i in fresh and fresh[i].content_hash == v[1]})
         if changed or removed or full:
             writer = text.writer()
             for item_id in dict.fromkeys(gone + list(fresh)):

@@ -131,6 +131,19 @@ class Catalog:
         """id -> (content hash, vector row, hash of the embedded text)."""
         return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute("SELECT id, hash, vec_row, vec_hash FROM items")}
 
+    def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:
+        """id -> (vector row, hash of the embedded text), for those of `ids` that have a vector."""
+        out: dict[str, tuple[int, str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update((i, (row, h)) for i, row, h in self.db.execute(
+                f"SELECT id, vec_row, vec_hash FROM items WHERE vec_row IS NOT NULL AND id IN ({marks})", chunk))
+        return out
+
+    def restore_vector_rows(self, rows: dict[str, tuple[int, str]]) -> None:
+        self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",
+                            [(row, h, i) for i, (row, h) in rows.items()])
+
     def set_vector_rows(self, rows: dict[str, tuple[int | None, str | None]]) -> None:
         self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
         self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",
