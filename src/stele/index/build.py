@@ -29,7 +29,7 @@ LOCK = "lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]

@@ -50,6 +50,7 @@ def _analyzer():
     return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+"))
             .filter(tantivy.Filter.remove_long(64))
             .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stopword("english"))
             .filter(tantivy.Filter.stemmer("english"))
             .build())
 
