@@ -98,7 +98,8 @@ def kills(root: Path, rounds: int, seed: int = 7) -> dict:
     report = wal.ReadReport()
     final = {e.id for e in wal.read_file(path, report)}
     return {"rounds": rounds, "rounds_that_cut_a_line": cut_rounds, "max_torn_per_read": worst_torn,
-            "acknowledged": len(acked), "acknowledged_missing": len(acked - final), "lines_readable": len(final),
+            "acknowledged": len(acked), "acknowledged_missing": len(acked - final),
+            "lines_readable": len(final),
             "lines_skipped_in_the_end": len(report.skipped)}
 
 

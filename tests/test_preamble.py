@@ -14,7 +14,8 @@ _n = 0
 def E(type_: str, text: str, sess: str = "s1", **extra) -> Entry:
     global _n
     _n += 1
-    return Entry(id=f"S-{_n:026d}", ts="2026-11-29T10:00:00Z", session=sess, type=type_, text=text, extra=extra)
+    return Entry(id=f"S-{_n:026d}", ts="2026-11-29T10:00:00Z", session=sess, type=type_, text=text,
+                 extra=extra)
 
 
 def start(goal=None, sess="s1"):
@@ -91,7 +92,8 @@ def test_restart_clears_stage_history_keeps_goal_steering_and_visit_counts():
     p = fold([start("Goal"), stage("plan", "p1"), stage("build", "b1"), E("steering", "keep tests green"),
               E("note", "restart", event="restart"), stage("plan", "p2")])
     assert p.iteration == 2 and p.goal == "Goal"
-    assert [(s.name, s.text, s.visits) for s in p.stages] == [("plan", "p2", 2)]  # build left with iteration 1
+    # build left with iteration 1; plan's visits count both iterations
+    assert [(s.name, s.text, s.visits) for s in p.stages] == [("plan", "p2", 2)]
     assert [e.text for e in p.steering] == ["keep tests green"]
     assert "iteration 2" in p.render()
 

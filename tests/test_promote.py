@@ -15,7 +15,8 @@ def project(repo) -> Project:
 
 def test_promote_keeps_provenance_paths_and_text(project):
     sid = session.start(project).session
-    e = session.log(project, sid, "note", "Retry the flaky upload test once; it races the tmp cleaner.\nDetails.",
+    e = session.log(project, sid, "note",
+                    "Retry the flaky upload test once; it races the tmp cleaner.\nDetails.",
                     task="TASK-418", paths=["tests/test_upload.py"])
     done = promote(project, e.id, "lesson", tags=["ci"])
     fact = done.written.fact

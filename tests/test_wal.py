@@ -121,7 +121,8 @@ def test_segments_are_read_archive_first_then_live_and_duplicates_once(project):
     (archive / "s.1.01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl.gz").write_bytes(gzip.compress(live.read_bytes()))
     (archive / "s.01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl.gz").write_bytes(gzip.compress(b""))  # session "s"
     b = add(project, "live", session="s.1")
-    assert [p.name for p in wal.segments(project, "s.1")] == ["s.1.01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl.gz", "s.1.jsonl"]
+    assert [p.name for p in wal.segments(project, "s.1")] == ["s.1.01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl.gz",
+                                                              "s.1.jsonl"]
     assert [e.id for e in wal.read_all(project, session="s.1")] == [a.id, b.id]
     assert wal.session_of_segment(archive / "s.01AAAAAAAAAAAAAAAAAAAAAAAA.jsonl.gz") == "s"
 

@@ -25,7 +25,8 @@ def project(tmp_path) -> Project:
 
 def spawn(project: Project, session: str, count: int, size: int, tag: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(SRC))
-    return subprocess.Popen([sys.executable, str(WRITER), str(project.root), session, str(count), str(size), tag],
+    args = [str(project.root), session, str(count), str(size), tag]
+    return subprocess.Popen([sys.executable, str(WRITER), *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
 

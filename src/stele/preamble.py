@@ -120,7 +120,8 @@ def _indent(text: str) -> str:
     return text.strip("\n").replace("\n", "\n  ")
 
 
-def fold(entries: Iterable[Entry], fidelity: str = DEFAULT_FIDELITY, fidelity_source: str = "default") -> Preamble:
+def fold(entries: Iterable[Entry], fidelity: str = DEFAULT_FIDELITY,
+         fidelity_source: str = "default") -> Preamble:
     """Build the preamble from entries in time order."""
     p = Preamble(fidelity=fidelity, fidelity_source=fidelity_source)
     visits: Counter = Counter()
@@ -182,9 +183,10 @@ def for_scope(project: Project, session: str | None = None, thread: str | None =
               fidelity: str | None = None, task: str | None = None,
               report: wal.ReadReport | None = None) -> Preamble:
     entries, thread, scoped_task = scope(project, session, thread, report)
-    task_value, task_where = task_fidelity(project, (task or scoped_task).upper()) if (
-        task or scoped_task) and not fidelity else (None, "")
-    value, source = resolve_fidelity(fidelity, task_value, project.config["session.default_fidelity"], task_where)
+    task_id = (task or scoped_task or "").upper()
+    task_value, task_where = task_fidelity(project, task_id) if task_id and not fidelity else (None, "")
+    configured = project.config["session.default_fidelity"]
+    value, source = resolve_fidelity(fidelity, task_value, configured, task_where)
     p = fold(entries, value, source)
     p.thread = thread
     if session and session not in p.sessions:

@@ -67,9 +67,9 @@ class Session:
             self.restarts += 1
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "agent": self.agent, "thread": self.thread, "goal": self.goal, "task": self.task,
-                "started": self.started, "last": self.last, "entries": self.entries, "restarts": self.restarts,
-                "types": dict(sorted(self.types.items()))}
+        return {"id": self.id, "agent": self.agent, "thread": self.thread, "goal": self.goal,
+                "task": self.task, "started": self.started, "last": self.last, "entries": self.entries,
+                "restarts": self.restarts, "types": dict(sorted(self.types.items()))}
 
 
 def summarize(session_id: str, entries: Iterable[Entry]) -> Session:

@@ -104,7 +104,8 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
         raise UsageError(f"entry type {entry.type!r} is not one of " + ", ".join(TYPES))
     patterns = project.config["redaction.patterns"] if extra_patterns is None else extra_patterns
     counts: Counter = Counter() if found is None else found
-    clean = _redact_values(entry.as_dict(), Redactor(patterns), counts)  # values, not the JSON: keeps it valid
+    # redact values, not the serialized JSON: that keeps the line valid
+    clean = _redact_values(entry.as_dict(), Redactor(patterns), counts)
     line = json.dumps(clean, ensure_ascii=False, separators=(", ", ": "))
     data = (line + "\n").encode("utf-8")
     path = wal_path(project, entry.session)
@@ -225,7 +226,8 @@ def segments(project: Project, session: str | None = None) -> list[Path]:
     return [path for name in sorted(by_session) for path in by_session[name]]
 
 
-def read_all(project: Project, report: ReadReport | None = None, session: str | None = None) -> Iterator[Entry]:
+def read_all(project: Project, report: ReadReport | None = None,
+             session: str | None = None) -> Iterator[Entry]:
     """Every entry of every session log (or of one `session`): each session's segments in order,
     sessions by name. An entry seen twice (a compaction interrupted between archiving and removing
     the live file) is yielded once."""

@@ -38,7 +38,8 @@ def idle_logs(project: Project, older_than_days: float, now: float | None = None
     if not project.wal_dir.is_dir():
         return []
     cutoff = (time.time() if now is None else now) - older_than_days * 86400
-    return sorted(p for p in project.wal_dir.glob("*.jsonl") if older_than_days <= 0 or p.stat().st_mtime < cutoff)
+    return sorted(p for p in project.wal_dir.glob("*.jsonl")
+                  if older_than_days <= 0 or p.stat().st_mtime < cutoff)
 
 
 def compact(project: Project, older_than_days: float = 7, session: str | None = None,

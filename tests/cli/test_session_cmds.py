@@ -35,10 +35,13 @@ def test_start_json_shape(repo):
 
 def test_log_note_and_the_golden_preamble(sess):
     assert invoke("session", "log", "stage", "Planned: limiter first.", "--stage", "plan").code == 0
-    assert invoke("session", "log", "stage", "Planned again:\nlimiter, then auth.", "--stage", "plan").code == 0
-    d = run_json("note", "-", "--path", "src/auth.py", "--issue", "12", input="Bearer tokens expire hourly.\n")
+    again = invoke("session", "log", "stage", "Planned again:\nlimiter, then auth.", "--stage", "plan")
+    assert again.code == 0
+    d = run_json("note", "-", "--path", "src/auth.py", "--issue", "12",
+                 input="Bearer tokens expire hourly.\n")
     assert list(d) == ["entry", "redacted"] and d["redacted"] == {}
-    assert list(d["entry"])[:4] == ENTRY_KEYS and d["entry"]["refs"] == {"issue": "12", "paths": ["src/auth.py"]}
+    assert list(d["entry"])[:4] == ENTRY_KEYS
+    assert d["entry"]["refs"] == {"issue": "12", "paths": ["src/auth.py"]}
     assert d["entry"]["agent"] == "codex" and d["entry"]["thread"] == "impl"
     assert invoke("session", "log", "steering", "Do not touch the schema.").code == 0
     r = invoke("session", "preamble")

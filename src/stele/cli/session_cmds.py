@@ -12,7 +12,7 @@ import typer
 from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from .. import session as sessions
 from .. import wal
-from ..errors import UsageError
+from ..errors import SteleError, UsageError
 from ..redact import describe
 from ..render import term
 
@@ -45,10 +45,10 @@ def _logged(entry: wal.Entry, found: Counter, as_json: bool) -> None:
 @session_app.command("start")
 def start(
     agent: Annotated[Optional[str], Opt("--agent", help="Who runs it: claude-code, codex, a name.")] = None,
-    thread: Annotated[Optional[str], Opt("--thread", help="Share history with other sessions of this thread.")] = None,
-    goal: Annotated[Optional[str], Opt("--goal", help="What the session is for (shown in every preamble).")] = None,
+    thread: Annotated[Optional[str], Opt("--thread", help="Share history within this thread.")] = None,
+    goal: Annotated[Optional[str], Opt("--goal", help="What the session is for (in every preamble).")] = None,
     task: TaskOpt = None,
-    session: Annotated[Optional[str], Opt("--session", help="Use this id (e.g. a harness's) instead of a new one.")] = None,
+    session: Annotated[Optional[str], Opt("--session", help="Adopt this id (e.g. a harness's).")] = None,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -106,11 +106,11 @@ def note(
 def list_(
     issue: IssueOpt = None,
     pr: PrOpt = None,
-    path: Annotated[Optional[str], Opt("--path", help="Entries about this file or folder (globs work).")] = None,
+    path: Annotated[Optional[str], Opt("--path", help="Entries about this file, folder or glob.")] = None,
     task: TaskOpt = None,
     thread: Annotated[Optional[str], Opt("--thread", help="Sessions of this thread.")] = None,
     q: Annotated[Optional[str], Opt("--q", help="Full text: entries containing every word.")] = None,
-    limit: Annotated[int, Opt("--limit", help="At most this many sessions (capped at 32).")] = sessions.DEFAULT_LIMIT,
+    limit: Annotated[int, Opt("--limit", help="At most this many (capped at 32).")] = sessions.DEFAULT_LIMIT,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -129,7 +129,8 @@ def list_(
     count = "matches" if filters.by_entry else "entries"
     term.table(("session", "last", "agent", "thread", count, "goal"), (
         (x.session.id, x.session.last or "", x.session.agent or "", x.session.thread or "",
-         str(len(x.hits) if filters.by_entry else x.session.entries), sessions.shorten(x.session.goal or "", 60))
+         str(len(x.hits) if filters.by_entry else x.session.entries),
+         sessions.shorten(x.session.goal or "", 60))
         for x in listed))
     if total > len(listed):
         term.note(f"{total - len(listed)} more; narrow the filters or raise --limit (at most 32)")
@@ -142,7 +143,6 @@ def show(
     json_: JsonOpt = False,
 ) -> None:
     """Show a session's entries in order, or one entry."""
-    from ..errors import SteleError
     from ..ids import SESSION_ID_RE
     from ..promote import promoted_to
     from ..record import load
@@ -206,7 +206,8 @@ def preamble(
     if not thread:
         session = wal.require_session(session)
         if not wal.segments(p, session):
-            raise UsageError(f"no session {session} in {p.rel(p.wal_dir)}/: `stele session list` shows sessions")
+            raise UsageError(f"no session {session} in {p.rel(p.wal_dir)}/: `stele session list` shows "
+                             "sessions")
     report = wal.ReadReport()
     result = for_scope(p, session=session, thread=thread, fidelity=fidelity, task=task, report=report)
     wal.warn_skipped(report)
@@ -251,7 +252,8 @@ def compact(
         return
     verb = "would archive" if dry_run else "archived"
     for a in done:
-        term.line(f"{verb} {a.session}: {a.lines} lines, {a.bytes} bytes -> {a.gz_bytes} bytes in {a.segment}")
+        term.line(f"{verb} {a.session}: {a.lines} lines, {a.bytes} bytes -> {a.gz_bytes} bytes "
+                  f"in {a.segment}")
     if not done:
         term.line("nothing to archive")
 
@@ -260,7 +262,7 @@ def compact(
 def promote(
     entry_id: Annotated[str, typer.Argument(metavar="S-ID", help="The session entry to promote.")],
     kind: Annotated[str, Opt("--kind", "-k", help="lesson, decision, risk, ...")],
-    title: Annotated[Optional[str], Opt(help="One line, <= 120 chars (default: the text's first line).")] = None,
+    title: Annotated[Optional[str], Opt(help="One line, <= 120 chars (default: the first line).")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="Besides the entry's paths; repeatable.")] = [],
     link: Annotated[list[str], Opt("--link", "-l", help="REL:ID; repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
@@ -271,10 +273,12 @@ def promote(
     """Turn a session entry into a committed fact whose `source` records the entry."""
     from ..promote import promote as do_promote
 
-    done = do_promote(project(), entry_id, kind, title=title, anchors=anchor, links=link, tags=tag, again=again)
+    done = do_promote(project(), entry_id, kind, title=title, anchors=anchor, links=link, tags=tag,
+                      again=again)
     fact = done.written.fact
     if wants_json(fmt, json_):
-        emit_json({"id": fact.id, "path": fact.path, "source": fact.source, "redacted": dict(done.written.redacted)})
+        emit_json({"id": fact.id, "path": fact.path, "source": fact.source,
+                   "redacted": dict(done.written.redacted)})
     else:
         term.line(f"promoted {done.entry.id} to {fact.id} {fact.path}")
         term.note("review it, then commit it: the fact becomes project truth through the pull request")
