@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import claims, memory, wal
+from . import claims, memory, session, wal
 from .claims import Claim, Claimed, Identity
 from .errors import SteleError, UsageError
 from .kinds import CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
@@ -201,9 +201,10 @@ def _close(project: Project, task_id: str, status: str, me: Identity, note: str 
 
 
 def _log(project: Project, me: Identity, type_: str, text: str, task: str, **extra: Any) -> None:
-    """Claims and outcomes go to the session log when there is a session to log them to."""
+    """Claims and outcomes go to the session log when there is a session to log them to (stamped, like
+    every entry, with the session's agent and thread)."""
     if me.session:
-        wal.append(project, wal.new_entry(me.session, type_, text, agent=me.agent, task=task, extra=extra))
+        session.log(project, me.session, type_, text, task=task, extra=extra)
 
 
 @dataclass
