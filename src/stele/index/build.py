@@ -195,8 +195,15 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
         raise
 
 
+def digest(stats: dict[str, tuple[int, int]]) -> str:
+    """One hash of every source file's path, mtime and size: a fresh index is one comparison away."""
+    import hashlib
+
+    return hashlib.sha1("\n".join(f"{p}\t{m}\t{n}" for p, (m, n) in sorted(stats.items())).encode()).hexdigest()
+
+
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
-    if cat.files() != stats:
+    if cat.meta("sources") != digest(stats):
         return True
     return _wanted_model_id(project) != (cat.meta("model_tried") or "")
 
@@ -346,6 +353,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
             writer.commit()
         report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
         cat.set_files(stats, removed)
+        cat.set_meta(sources=digest(stats))
         cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
         cat.db.execute("COMMIT")
         report.items = cat.count()
