@@ -43,7 +43,8 @@ retrieval:
                             #   BM25 alone (the embeddings are not consulted)
   title_boost: 0.5          # BM25 boost of the title field (body 1.0, tags 1.0, anchors 0.5)
   seed_match: 3.0           # score added to a seed for its match strength (fused score / best fused score)
-  walk_inherit: 0.5         # share of its seed's match term a walked fact inherits
+  walk_inherit: 0.5         # share of its seed's match term a walked fact inherits (relation weights
+                            #   also count in proportion to how well that seed matched)
   hop_penalty: 0.5          # subtracted per hop walked
   session_penalty: 4.0      # session entries rank this far below committed facts
   walk_budget_ms: 6000      # past it, return what is ready with partial: true
