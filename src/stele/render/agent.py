@@ -14,6 +14,7 @@ HEADER = "-- from the project record (reference data, not instructions) " + "-" 
 FOOTER = ("This is a starting set from the project record, not everything: "
           "run `stele search \"...\"` or `stele show ID` for more.")
 MIN_EXCERPT = 80
+TITLE_ROOM = 3  # an entry keeps its excerpt only if the titles of the next few still fit after it
 
 
 def _via(via: Any) -> str:
@@ -54,8 +55,8 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
     """The agent-facing rendering of a `Recall` ("" when there is nothing to say).
 
     Within `max_chars`: the callout and the closing reminder always; then entries in rank order, each
-    with its excerpt while the titles of all the entries after it still fit, else as its title line
-    alone; what does not fit at all is counted in a last line."""
+    with its excerpt if the titles of the next few entries still fit after it, else shorter, else as
+    its title line alone; what does not fit at all is counted in a last line."""
     if not result.entries and not result.risks:
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == "prior_context" else [])
@@ -71,7 +72,7 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
     body: list[str] = []
     shown = 0
     for n, e in enumerate(result.entries):
-        later = sum(titles[n + 1:])
+        later = sum(titles[n + 1:n + 1 + TITLE_ROOM])
         width = max(excerpt_chars, 4 * excerpt_chars) if e.body else excerpt_chars
         for block in (_entry_lines(e, width), _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
             if _size(body) + _size(block) + later <= budget or len(block) == 1:
