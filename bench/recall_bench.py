@@ -50,26 +50,26 @@ PROMPTS = [
 
 
 CPU: list[float] = []  # CPU seconds (user + system) of each child, in order
+RSS: list[int] = []    # peak RSS (KiB) of each child, in order
 
 
 def timed(cmd: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.CompletedProcess]:
-    """Wall seconds and the result of one child process (its CPU time is appended to CPU)."""
-    import resource
+    """Wall seconds and the result of one child process; its CPU time and peak RSS, which `os.wait4`
+    reports per child, are appended to CPU and RSS."""
+    import tempfile
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    CPU.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        r = subprocess.CompletedProcess(cmd, p.returncode, out.read(), err.read())
+    CPU.append(usage.ru_utime + usage.ru_stime)
+    RSS.append(usage.ru_maxrss)
     return wall, r
-
-
-def _child_rss() -> int:
-    """The largest peak RSS (KiB) of any child so far."""
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 
 
 def pct(values: list[float], p: float) -> float:
@@ -90,7 +90,6 @@ def main() -> int:
         subprocess.run(STELE + ["init"], cwd=repo, env=env, check=True, capture_output=True)
     print(f"record: {repo} ({args.facts} facts); load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
 
-    # Peak RSS of children is cumulative (the largest so far), so measure the small process first.
     walls: list[float] = []
     cpus: list[float] = []
     timed(STELE + ["recall", "--json", PROMPTS[0]], repo, env)  # make sure the index is fresh
@@ -100,7 +99,7 @@ def main() -> int:
             sys.exit(f"recall failed: {r.stderr}")
         walls.append(wall * 1000)
         cpus.append(CPU[-1] * 1000)
-    recall_rss = _child_rss()
+    recall_rss = max(RSS[-args.runs:])
     modes = json.loads(r.stdout)["mode"]
     floors, floor_cpus = [], []
     for n in range(args.runs):
@@ -130,7 +129,7 @@ def main() -> int:
     rebuild_wall, r = timed(STELE + ["rebuild", "--json"], repo, env)
     if r.returncode:
         sys.exit(f"rebuild failed: {r.stderr}")
-    rebuild_rss = _child_rss()
+    rebuild_rss = RSS[-1]
 
     print(f"stele recall, fresh process:   p50 {statistics.median(walls):6.0f} ms   p95 {pct(walls, .95):6.0f} ms"
           f"   CPU p50 {statistics.median(cpus):4.0f} ms   ({args.runs} runs, mode {modes})")
