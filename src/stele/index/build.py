@@ -23,9 +23,9 @@ from typing import Any, Callable
 from ..errors import SteleError
 from ..project import Project
 from . import catalog as catalog_mod
-from .items import COMMITTED, Item, from_entry, from_fact
+from .items import COMMITTED, Item
+from .sources import digest, read_items, scan
 
-ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
 LOCK = "lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
@@ -52,75 +52,6 @@ class Report:
     skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
     vector_error: str | None = None
     seconds: float = 0.0
-
-
-# -- sources -----------------------------------------------------------------------------------------
-
-def scan(project: Project) -> dict[str, tuple[int, int]]:
-    """Every source file (fact candidates and WAL logs): repo-relative path -> (mtime_ns, size).
-
-    This runs on every read, so it is plain `os.scandir` with paths built by concatenation."""
-    out: dict[str, tuple[int, int]] = {}
-
-    def walk(folder: str, rel: str, suffix: str, recurse: bool) -> None:
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            return
-        with entries:
-            for e in entries:
-                name = e.name
-                if name.startswith("."):
-                    continue
-                try:
-                    if recurse and e.is_dir(follow_symlinks=False):
-                        walk(e.path, f"{rel}{name}/", suffix, recurse)
-                    elif name.endswith(suffix) and name.lower() != "readme.md" and e.is_file():
-                        st = e.stat()
-                        out[rel + name] = (st.st_mtime_ns, st.st_size)
-                except OSError:
-                    continue
-
-    walk(str(project.memory_dir), project.rel(project.memory_dir).rstrip("/") + "/", ".md", True)
-    wal_rel = project.rel(project.wal_dir).rstrip("/") + "/"
-    walk(str(project.wal_dir), wal_rel, ".jsonl", False)
-    walk(str(project.wal_dir / ARCHIVE_DIR), f"{wal_rel}{ARCHIVE_DIR}/", ".jsonl.gz", False)  # compacted logs
-    return out
-
-
-def _is_wal(project: Project, rel: str) -> bool:
-    return rel.endswith((".jsonl", ".jsonl.gz")) and (project.root / rel).parent in (
-        project.wal_dir, project.wal_dir / ARCHIVE_DIR)
-
-
-def read_items(project: Project, rel: str, report: Report) -> list[Item]:
-    """The items one source file holds now (none when unreadable or not a fact)."""
-    from ..record import looks_like_fact
-
-    path = project.root / rel
-    if _is_wal(project, rel):
-        from ..session import is_bookkeeping
-        from ..wal import ReadReport, read_file
-
-        wal_report = ReadReport()
-        items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
-        report.skipped += wal_report.skipped
-        return items
-    from ..model import parse_fact
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        report.skipped.append(f"{rel}:1: cannot read the file ({e})")
-        return []
-    if not looks_like_fact(text):
-        return []
-    fact, problems = parse_fact(text, rel)
-    errors = [p for p in problems if p.severity == "error"]
-    if fact is None or errors:
-        report.skipped += [str(p) for p in errors] or [f"{rel}:1: not a valid fact"]
-        return []
-    return [from_fact(fact)]
 
 
 # -- the handle --------------------------------------------------------------------------------------
@@ -198,15 +129,6 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
     except BaseException:
         cat.close()
         raise
-
-
-def digest(stats: dict[str, tuple[int, int]]) -> str:
-    """One hash of every source file's path, mtime and size: a fresh index is one comparison away.
-    (In scan order: directory order only changes when a directory does, and a spurious mismatch
-    costs one refresh that finds nothing to do.)"""
-    import hashlib
-
-    return hashlib.sha1(repr(stats).encode()).hexdigest()
 
 
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
@@ -339,7 +261,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
         advance = _stage(on_stage, "reading the record", len(changed))
         fresh: dict[str, Item] = {}
         for rel in changed:
-            for item in read_items(project, rel, report):
+            for item in read_items(project, rel, report.skipped):
                 owner = fresh.get(item.id)
                 elsewhere = owner.path if owner else cat.path_of(item.id)
                 if elsewhere and elsewhere != item.path and (owner or elsewhere not in changed + removed):
