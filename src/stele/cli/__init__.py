@@ -11,6 +11,7 @@ from . import demo_cmd  # noqa: F401,E402
 from . import install_cmd  # noqa: F401,E402
 from . import session_cmds  # noqa: F401,E402
 from . import task_cmds  # noqa: F401,E402
+from . import anchor_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:
