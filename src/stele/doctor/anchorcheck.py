@@ -72,15 +72,15 @@ def broken_anchors(record: Record, tree: Tree) -> list[tuple[object, int, Broken
             cache["r"] = gitrepo.renames(record.project.root)
         return cache["r"]
 
+    # history (ended facts) describes the code as it was; by file, so each file is parsed once
+    todo = sorted(((split(a)[0], fact.id, i, fact) for fact in record.facts.values() if fact.status not in ENDED
+                   for i, a in enumerate(fact.anchors)), key=lambda t: t[:3])
     found = []
-    for fact in sorted(record.facts.values(), key=lambda f: f.id):
-        if fact.status in ENDED:
-            continue  # history: its anchors describe the code as it was
-        for i, anchor in enumerate(fact.anchors):
-            broken = diagnose(anchor, tree, renames)
-            if broken is not None:
-                found.append((fact, i, broken))
-    return found
+    for _, _, i, fact in todo:
+        broken = diagnose(fact.anchors[i], tree, renames)
+        if broken is not None:
+            found.append((fact, i, broken))
+    return sorted(found, key=lambda t: (t[0].id, t[1]))
 
 
 def check(record: Record, tree: Tree) -> list[Finding]:
