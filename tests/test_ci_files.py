@@ -46,23 +46,24 @@ def fake(bin_dir: Path, name: str, script: str) -> None:
     path.chmod(0o755)
 
 
-def run_step(step, env, tmp_path):
+def run_step(step, env, tmp_path, gh_exit=0):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     log = tmp_path / "log"
     fake(bin_dir, "stele", f'echo "stele $*" >> {log}\n')
-    fake(bin_dir, "gh", f'echo "gh $*" >> {log}\ncase "$*" in *--paginate*) cat {tmp_path}/existing 2>/dev/null;; esac\n')
+    fake(bin_dir, "gh", f'echo "gh $*" >> {log}\ncase "$*" in *--paginate*) cat {tmp_path}/existing 2>/dev/null;; '
+                        f'*) exit {gh_exit};; esac\n')
     full = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path), **env}
     done = subprocess.run(["bash", "-e", "-c", step["run"]], env=full, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return log.read_text().splitlines() if log.exists() else []
+    return (log.read_text().splitlines() if log.exists() else []), done.stdout
 
 
 def test_doctor_step_builds_its_arguments(tmp_path):
     step = steps()["stele doctor"]
-    assert run_step(step, {"BASE": "", "GATE": "true", "ARGS": ""}, tmp_path) == ["stele doctor --format github"]
+    assert run_step(step, {"BASE": "", "GATE": "true", "ARGS": ""}, tmp_path)[0] == ["stele doctor --format github"]
     (tmp_path / "log").unlink()
-    assert run_step(step, {"BASE": "origin/main", "GATE": "true", "ARGS": "--strict"}, tmp_path) == [
+    assert run_step(step, {"BASE": "origin/main", "GATE": "true", "ARGS": "--strict"}, tmp_path)[0] == [
         "stele doctor --format github --base origin/main --gate --strict"]
 
 
@@ -70,20 +71,28 @@ def test_comment_step_updates_its_own_comment_or_creates_one(tmp_path):
     step = steps()["Comment on the pull request"]
     (tmp_path / "stele-review.md").write_text("<!-- stele-review -->\n## Memory changes\n")
     env = {"GH_TOKEN": "t", "PR": "12", "REPO": "o/r"}
-    created = run_step(step, env, tmp_path)
+    created, _ = run_step(step, env, tmp_path)
     assert created[0].startswith("gh api repos/o/r/issues/12/comments --paginate --jq")
     assert created[1] == f"gh api --silent -X POST repos/o/r/issues/12/comments -F body=@{tmp_path}/stele-review.md"
     (tmp_path / "log").unlink()
     (tmp_path / "existing").write_text("987\n")
-    updated = run_step(step, env, tmp_path)
+    updated, out = run_step(step, env, tmp_path)
     assert updated[1] == f"gh api --silent -X PATCH repos/o/r/issues/comments/987 -F body=@{tmp_path}/stele-review.md"
+    assert out == ""
+
+
+def test_a_comment_that_cannot_be_posted_warns_instead_of_failing(tmp_path):
+    (tmp_path / "stele-review.md").write_text("<!-- stele-review -->\n")
+    _, out = run_step(steps()["Comment on the pull request"], {"GH_TOKEN": "t", "PR": "1", "REPO": "o/r"}, tmp_path,
+                      gh_exit=1)
+    assert out.startswith("::warning title=stele review::could not comment")
 
 
 def test_review_step_appends_markdown_to_the_step_summary(tmp_path):
     step = steps()["stele review"]
     summary = tmp_path / "summary.md"
     summary.write_text("doctor summary\n")
-    log = run_step(step, {"BASE": "origin/main", "GITHUB_STEP_SUMMARY": str(summary)}, tmp_path)
+    log, _ = run_step(step, {"BASE": "origin/main", "GITHUB_STEP_SUMMARY": str(summary)}, tmp_path)
     assert log == ["stele review origin/main...HEAD --format markdown"]
     assert summary.read_text() == "doctor summary\n"  # the fake stele printed nothing to stdout
     assert (tmp_path / "stele-review.md").exists()
