@@ -70,7 +70,8 @@ def build(root: Path, n_facts: int, n_files: int, rng: random.Random) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     git(root, "add", "-A")
-    git(root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "-m", "bench")
+    git(root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q",
+        "-m", "bench")
 
 
 def stage(root: Path, n_files: int, rng: random.Random, count: int = 20) -> None:

@@ -68,7 +68,8 @@ def test_lookup_matches_paths_folders_globs_and_symbols(repo):
     write_fact(repo, "RISK-AAAA", "risk", anchors=["src/a.py::f"])
     write_fact(repo, "DEC-BBBB", "decision", anchors=["src/**/*.py"])
     write_fact(repo, "NOTE-CCCC", "note", anchors=["docs/", "*.md"])
-    found = facts_anchored_to(Project(repo), ["src/a.py", "src/x/b.py", "README.md", "docs/a/b.txt", "src/a.txt"])
+    files = ["src/a.py", "src/x/b.py", "README.md", "docs/a/b.txt", "src/a.txt"]
+    found = facts_anchored_to(Project(repo), files)
     assert sorted(f.id for _, f in found["src/a.py"]) == ["DEC-BBBB", "RISK-AAAA"]
     assert [a for a, _ in found["src/a.py"] if a.endswith("::f")] == ["src/a.py::f"]
     assert [f.id for _, f in found["src/x/b.py"]] == ["DEC-BBBB"]

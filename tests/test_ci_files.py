@@ -26,7 +26,8 @@ def test_pre_commit_hooks_are_python_hooks_with_visible_output():
         assert {"id", "name", "entry", "language"} <= set(hook)
     assert hooks["stele-anchored"]["entry"] == "stele hook pre-commit" and "pre-commit" in EVENTS
     assert hooks["stele-anchored"]["require_serial"] is True
-    assert hooks["stele-doctor"]["entry"] == "stele doctor" and hooks["stele-doctor"]["pass_filenames"] is False
+    doctor = hooks["stele-doctor"]
+    assert doctor["entry"] == "stele doctor" and doctor["pass_filenames"] is False
 
 
 def steps():
@@ -51,7 +52,8 @@ def run_step(step, env, tmp_path, gh_exit=0):
     bin_dir.mkdir(exist_ok=True)
     log = tmp_path / "log"
     fake(bin_dir, "stele", f'echo "stele $*" >> {log}\n')
-    fake(bin_dir, "gh", f'echo "gh $*" >> {log}\ncase "$*" in *--paginate*) cat {tmp_path}/existing 2>/dev/null;; '
+    fake(bin_dir, "gh", f'echo "gh $*" >> {log}\n'
+                        f'case "$*" in *--paginate*) cat {tmp_path}/existing 2>/dev/null;;\n'
                         f'*) exit {gh_exit};; esac\n')
     full = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path), **env}
     done = subprocess.run(["bash", "-e", "-c", step["run"]], env=full, capture_output=True, text=True)
@@ -61,7 +63,8 @@ def run_step(step, env, tmp_path, gh_exit=0):
 
 def test_doctor_step_builds_its_arguments(tmp_path):
     step = steps()["stele doctor"]
-    assert run_step(step, {"BASE": "", "GATE": "true", "ARGS": ""}, tmp_path)[0] == ["stele doctor --format github"]
+    log, _ = run_step(step, {"BASE": "", "GATE": "true", "ARGS": ""}, tmp_path)
+    assert log == ["stele doctor --format github"]
     (tmp_path / "log").unlink()
     assert run_step(step, {"BASE": "origin/main", "GATE": "true", "ARGS": "--strict"}, tmp_path)[0] == [
         "stele doctor --format github --base origin/main --gate --strict"]
@@ -73,18 +76,19 @@ def test_comment_step_updates_its_own_comment_or_creates_one(tmp_path):
     env = {"GH_TOKEN": "t", "PR": "12", "REPO": "o/r"}
     created, _ = run_step(step, env, tmp_path)
     assert created[0].startswith("gh api repos/o/r/issues/12/comments --paginate --jq")
-    assert created[1] == f"gh api --silent -X POST repos/o/r/issues/12/comments -F body=@{tmp_path}/stele-review.md"
+    body = f"body=@{tmp_path}/stele-review.md"
+    assert created[1] == f"gh api --silent -X POST repos/o/r/issues/12/comments -F {body}"
     (tmp_path / "log").unlink()
     (tmp_path / "existing").write_text("987\n")
     updated, out = run_step(step, env, tmp_path)
-    assert updated[1] == f"gh api --silent -X PATCH repos/o/r/issues/comments/987 -F body=@{tmp_path}/stele-review.md"
+    assert updated[1] == f"gh api --silent -X PATCH repos/o/r/issues/comments/987 -F {body}"
     assert out == ""
 
 
 def test_a_comment_that_cannot_be_posted_warns_instead_of_failing(tmp_path):
     (tmp_path / "stele-review.md").write_text("<!-- stele-review -->\n")
-    _, out = run_step(steps()["Comment on the pull request"], {"GH_TOKEN": "t", "PR": "1", "REPO": "o/r"}, tmp_path,
-                      gh_exit=1)
+    env = {"GH_TOKEN": "t", "PR": "1", "REPO": "o/r"}
+    _, out = run_step(steps()["Comment on the pull request"], env, tmp_path, gh_exit=1)
     assert out.startswith("::warning title=stele review::could not comment")
 
 

@@ -15,9 +15,20 @@ def ok_fact(root: Path) -> None:
     write_fact(root, "DEC-AAAA", "decision", body="Rate limiting runs before auth.")
 
 
+def instructions(root, n):
+    """`n` always-delivered records of ~6.5 KB each."""
+    for i in range(n):
+        write_fact(root, f"INS-000{i}", "instruction", body=f"{i} {BIG}")
+
+
+def two_decisions(root, first, second):
+    write_fact(root, "DEC-AAAA", "decision", title="Limit first", body=first)
+    write_fact(root, "DEC-BBBB", "decision", title="Limit first", body=second)
+
+
 def cycle(root, closed):
-    write_fact(root, "DEC-AAAA", "decision", links={"supersedes": ["DEC-BBBB"]}, status="superseded" if closed else None,
-               body="Use the gateway.")
+    write_fact(root, "DEC-AAAA", "decision", links={"supersedes": ["DEC-BBBB"]},
+               status="superseded" if closed else None, body="Use the gateway.")
     write_fact(root, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]} if closed else None,
                status="superseded", body="Use middleware.")
 
@@ -57,22 +68,24 @@ CASES = {
     "supersession-cycle": (lambda r: cycle(r, True), lambda r: cycle(r, False), {}),
     "broken-anchor": (lambda r: write_fact(r, "DEC-AAAA", "decision", anchors=["src/gone.py"]),
                       lambda r: (write(r, "src/auth.py", AUTH_PY),
-                                 write_fact(r, "DEC-AAAA", "decision", anchors=["src/auth.py::RateLimiter.check",
-                                                                                "src/**/*.py", "src"])), {}),
-    "always-budget": (lambda r: [write_fact(r, f"INS-000{i}", "instruction", body=f"{i} {BIG}") for i in range(3)],
-                      lambda r: [write_fact(r, f"INS-000{i}", "instruction", body=f"{i} {BIG}") for i in range(2)],
+                                 write_fact(r, "DEC-AAAA", "decision", anchors=[
+                                     "src/auth.py::RateLimiter.check", "src/**/*.py", "src"])),
                       {}),
+    "always-budget": (lambda r: instructions(r, 3), lambda r: instructions(r, 2), {}),
     "secret": (lambda r: write_fact(r, "LSN-AAAA", "lesson", body="Token ghp_" + "a1B2" * 9 + " leaked."),
-               lambda r: write_fact(r, "LSN-AAAA", "lesson", body="Token [REDACTED:GitHub token] leaked."), {}),
+               lambda r: write_fact(r, "LSN-AAAA", "lesson", body="Token [REDACTED:GitHub token] leaked."),
+               {}),
     "contradiction": (lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"contradicts": ["DEC-BBBB"]},
                                             body="Limit before auth."),
                                  write_fact(r, "DEC-BBBB", "decision", body="Limit after auth.")),
                       lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"contradicts": ["DEC-BBBB"]},
                                             body="Limit before auth."),
-                                 write_fact(r, "DEC-BBBB", "decision", status="retired", body="Limit after auth.")),
+                                 write_fact(r, "DEC-BBBB", "decision", status="retired",
+                                            body="Limit after auth.")),
                       {}),
     "knowledge-edited": (lambda r: knowledge(r, True), lambda r: knowledge(r, False), {"base": "HEAD"}),
-    "co-change": (lambda r: cochange(r, ""), lambda r: cochange(r, "Stele-Ack: RISK-AAAA the order is unchanged"),
+    "co-change": (lambda r: cochange(r, ""),
+                  lambda r: cochange(r, "Stele-Ack: RISK-AAAA the order is unchanged"),
                   {"base": "HEAD~1", "gate": True}),
     "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
                 lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
@@ -82,12 +95,10 @@ CASES = {
                    lambda r: write_fact(r, "DEC-AAAA", "decision", verified="2026-11-01"), {}),
     "oversized": (lambda r: write_fact(r, "DEC-AAAA", "decision", body=BIG * 2),
                   lambda r: write_fact(r, "DEC-AAAA", "decision", body=BIG), {}),
-    "near-duplicate": (lambda r: (write_fact(r, "DEC-AAAA", "decision", title="Limit first", body="Rate limiting "
-                                             "runs before auth, so floods never reach bcrypt."),
-                                  write_fact(r, "DEC-BBBB", "decision", title="Limit first", body="Rate limiting "
-                                             "runs before auth, so floods never reach bcrypt!")),
-                       lambda r: (write_fact(r, "DEC-AAAA", "decision", body="Rate limiting runs before auth."),
-                                  write_fact(r, "DEC-BBBB", "decision", body="Sessions expire after a day.")), {}),
+    "near-duplicate": (lambda r: two_decisions(r, "Limits run before auth, so floods never reach bcrypt.",
+                                               "Limits run before auth, so floods never reach bcrypt!"),
+                       lambda r: two_decisions(r, "Limits run before auth.", "Sessions expire after a day."),
+                       {}),
 }
 
 

@@ -24,8 +24,9 @@ def test_pre_commit_try_repo_runs_stele_anchored(repo, tmp_path):
     write(repo, "src/auth.py", AUTH_PY.replace("return True", "return bool(key)"))
     git(repo, "add", "src/auth.py")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
-    done = subprocess.run([str(Path(sys.executable).parent / "pre-commit"), "try-repo", str(ROOT), "stele-anchored",
-                           "--verbose"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    pre_commit = str(Path(sys.executable).parent / "pre-commit")
+    done = subprocess.run([pre_commit, "try-repo", str(ROOT), "stele-anchored", "--verbose"], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "stele anchored facts" in done.stdout and "Passed" in done.stdout
     assert "RISK-AAAA risk: Limiter order" in done.stdout

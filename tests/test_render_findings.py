@@ -4,7 +4,8 @@ import re
 from stele.doctor import Finding, Report
 from stele.render import findings as out
 
-ANNOTATION = re.compile(r"^::(error|warning|notice) ((?:[a-zA-Z]+=[^,:]*)(?:,[a-zA-Z]+=[^,:]*)*)::([^\r\n]*)$")
+PROPERTY = r"[a-zA-Z]+=[^,:]*"
+ANNOTATION = re.compile(rf"^::(error|warning|notice) ({PROPERTY}(?:,{PROPERTY})*)::([^\r\n]*)$")
 
 
 def test_annotation_escapes_data_and_properties():

@@ -14,8 +14,8 @@ from tests.helpers import git, invoke
 def two_commits(root):
     write(root, "src/auth.py", AUTH_PY)
     write_fact(root, "DEC-AAAA", "decision", title="Limit in middleware", body="Middleware limits requests.")
-    write_fact(root, "CON-AAAA", "constraint", title="check stays O(1)", anchors=["src/auth.py::RateLimiter.check"],
-               body="It runs on every request.")
+    write_fact(root, "CON-AAAA", "constraint", title="check stays O(1)",
+               anchors=["src/auth.py::RateLimiter.check"], body="It runs on every request.")
     write_fact(root, "NOTE-AAAA", "note", title="Login note", anchors=["src/auth.py::login"], body="Login.")
     base = commit(root, "one")
     write_fact(root, "RISK-BBBB", "risk", title="Limiter order is load-bearing", anchors=["src/auth.py"],
@@ -91,7 +91,8 @@ def test_retired_deleted_revived_and_knowledge_edited_in_place(repo):
     write_fact(repo, "DOC-AAAA", "document", status="current", body="Knowledge v2.")
     commit(repo, "two")
     r = review(Project(repo), "HEAD~1..HEAD")
-    assert [(f.id, why) for f, why in r.retired] == [("DEC-AAAA", "Retired 2026-11-29: the gateway replaced it")]
+    assert [(f.id, why) for f, why in r.retired] == [
+        ("DEC-AAAA", "Retired 2026-11-29: the gateway replaced it")]
     messages = " | ".join(m for _, m in r.violations)
     assert "NOTE-AAAA (note: NOTE-AAAA title) was deleted" in messages
     assert "LSN-AAAA was retired and is current again" in messages

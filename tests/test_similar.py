@@ -32,5 +32,6 @@ def test_prefix_filtered_join_equals_brute_force():
 
 
 def test_identical_texts_score_one_and_different_texts_nothing():
-    pairs = similar_pairs({"X": "Rate limit before auth.", "Y": "rate LIMIT before auth", "Z": "Totally other"}, 0.92)
+    texts = {"X": "Rate limit before auth.", "Y": "rate LIMIT before auth", "Z": "Totally other"}
+    pairs = similar_pairs(texts, 0.92)
     assert pairs == [("X", "Y", 1.0)]

@@ -17,10 +17,12 @@ from .anchors import normalize, path_matches, split
 from . import anchortable
 from .anchortable import FactHead, index_of
 from .gitrepo import FileDiff
+from .kinds import ENDED_STATUSES
 from .project import Project
 
 FIRST_KINDS = ("risk", "constraint")
-ENDED = frozenset({"superseded", "retired", "done", "cancelled"})
+# no longer about the code: ended facts, and tasks that are over
+CLOSED = ENDED_STATUSES | {"done", "cancelled"}
 _PRIORITY = {"critical": 0, "high": 1, "normal": 2, "low": 3}
 
 
@@ -98,7 +100,7 @@ def for_paths(project: Project, paths: Iterable[str], *, include_ended: bool = F
             everything = table.heads() if table else facts
             pairs += [(a, f) for f in everything for a in f.anchors if path_matches(raw, split(a)[0])]
         for anchor, fact in pairs:
-            if fact.status in ENDED and not include_ended:
+            if fact.status in CLOSED and not include_ended:
                 continue
             path, symbol = split(anchor)
             lines = None
@@ -124,7 +126,7 @@ def for_change(project: Project, change: Change, *, include_ended: bool = False,
         seen = set()
         for path in diff.paths:
             for anchor, fact in index.lookup(path):
-                if (fact.status in ENDED and not include_ended) or (wanted and fact.kind not in wanted):
+                if (fact.status in CLOSED and not include_ended) or (wanted and fact.kind not in wanted):
                     continue
                 if (anchor, fact.id) not in seen:
                     seen.add((anchor, fact.id))
@@ -139,7 +141,8 @@ def for_change(project: Project, change: Change, *, include_ended: bool = False,
         new_text, old_text = texts.get((diff.path, "new")), texts.get((diff.old_path or diff.path, "old"))
         span = symbols.find(new_text, symbol, diff.path) if new_text is not None else None
         if not diff.touches(span, None):  # only then is the old side worth parsing
-            old_span = symbols.find(old_text, symbol, diff.old_path or diff.path) if old_text is not None else None
+            old_path = diff.old_path or diff.path
+            old_span = None if old_text is None else symbols.find(old_text, symbol, old_path)
             if not diff.touches(None, old_span):
                 continue
             span = span or old_span
@@ -160,7 +163,8 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _sides(root: Path, change: Change, wanted: list[tuple[FileDiff, str]]) -> dict[tuple[str, str], str | None]:
+def _sides(root: Path, change: Change,
+           wanted: list[tuple[FileDiff, str]]) -> dict[tuple[str, str], str | None]:
     """Both versions of every file with a symbol anchor in play, read in one `git cat-file` call."""
     texts: dict[tuple[str, str], str | None] = {}
     specs: dict[str, tuple[str, str]] = {}
@@ -169,7 +173,8 @@ def _sides(root: Path, change: Change, wanted: list[tuple[FileDiff, str]]) -> di
             if change.new is None:
                 texts[(diff.path, "new")] = _read(root / diff.path)
             else:
-                specs[f"{change.new}:{diff.path}" if change.new != ":" else f":{diff.path}"] = (diff.path, "new")
+                rev = "" if change.new == ":" else change.new  # `:path` is the index
+                specs[f"{rev}:{diff.path}"] = (diff.path, "new")
         if diff.status != "A" and change.old is not None:
             old = diff.old_path or diff.path
             specs[f"{change.old}:{old}"] = (old, "old")

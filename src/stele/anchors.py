@@ -66,6 +66,11 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(out) + "$")
 
 
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """The compiled (cached) regex of a glob, for callers that match one pattern against many paths."""
+    return _glob_regex(pattern)
+
+
 def path_matches(anchor_path: str, file_path: str) -> bool:
     """Does the path part of an anchor cover `file_path`? A directory anchor covers what is inside it."""
     anchor_path, file_path = normalize(anchor_path), normalize(file_path)

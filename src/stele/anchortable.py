@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from .anchors import AnchorIndex, _glob_regex, is_glob, literal_dir, normalize, split
+from .anchors import AnchorIndex, glob_regex, is_glob, literal_dir, normalize, split
 from .project import Project
 
 TABLE_FILE = "anchors.sqlite"
@@ -113,13 +113,13 @@ class AnchorTable:
         while "/" in chain[-1]:
             chain.append(chain[-1].rsplit("/", 1)[0])
         chain.append("")
+        marks = ",".join("?" * len(chain))
         rows = self.db.execute(
-            f"SELECT a.pattern, a.anchor, f.id, f.kind, f.title, f.status, f.priority, f.rel FROM anchors a "
-            f"JOIN facts f ON f.rel = a.rel WHERE a.key IN ({','.join('?' * len(chain))}) ORDER BY a.rel, a.pos",
-            chain).fetchall()
+            "SELECT a.pattern, a.anchor, f.id, f.kind, f.title, f.status, f.priority, f.rel FROM anchors a "
+            f"JOIN facts f ON f.rel = a.rel WHERE a.key IN ({marks}) ORDER BY a.rel, a.pos", chain).fetchall()
         out = []
         for pattern, anchor, *head in rows:
-            if pattern is None or _glob_regex(pattern).match(file_path):
+            if pattern is None or glob_regex(pattern).match(file_path):
                 out.append((anchor, FactHead(*head, anchors=())))
         return out
 
@@ -127,8 +127,8 @@ class AnchorTable:
         anchors: dict[str, list[str]] = {}
         for rel, anchor in self.db.execute("SELECT rel, anchor FROM anchors ORDER BY rel, pos"):
             anchors.setdefault(rel, []).append(anchor)
-        return [FactHead(*row, tuple(anchors.get(row[-1], ())))
-                for row in self.db.execute("SELECT id, kind, title, status, priority, rel FROM facts ORDER BY rel")]
+        rows = self.db.execute("SELECT id, kind, title, status, priority, rel FROM facts ORDER BY rel")
+        return [FactHead(*row, tuple(anchors.get(row[-1], ()))) for row in rows]
 
 
 def _connect(path: Path | None):
@@ -191,7 +191,8 @@ def table(project: Project) -> AnchorTable:
     return _open(None, project, stats, fingerprint)
 
 
-def _open(path: Path | None, project: Project, stats: dict[str, tuple[int, int]], fingerprint: str) -> AnchorTable:
+def _open(path: Path | None, project: Project, stats: dict[str, tuple[int, int]],
+          fingerprint: str) -> AnchorTable:
     db = _connect(path)
     _refresh(db, project, stats, fingerprint)
     return AnchorTable(db)

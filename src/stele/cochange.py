@@ -49,11 +49,13 @@ def parse_acks(trailers: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
 
 def cochanges(project: Project, change: anchored.Change, base: Record, head: Record,
               acks: dict[str, tuple[str, str]], kinds: tuple[str, ...] = ()) -> list[CoChange]:
-    found = anchored.for_change(project, change, kinds=kinds, facts=[FactHead.of(f) for f in head.facts.values()])
+    heads = [FactHead.of(f) for f in head.facts.values()]
+    found = anchored.for_change(project, change, kinds=kinds, facts=heads)
     out = []
     for entry in found:
         now, before = head.facts[entry.fact.id], base.facts.get(entry.fact.id)
         edited = before is None or content(before) != content(now)
-        verified = before is not None and (before.verified, before.verified_at) != (now.verified, now.verified_at)
+        verified = before is not None and (
+            (before.verified, before.verified_at) != (now.verified, now.verified_at))
         out.append(CoChange(entry, edited, verified, acks.get(entry.fact.id)))
     return out

@@ -58,7 +58,8 @@ def rev_parse(root: Path, ref: str) -> str | None:
 def require_commit(root: Path, ref: str, flag: str) -> str:
     sha = rev_parse(root, ref)
     if sha is None:
-        raise SteleError(f"{flag} {ref!r} names no commit here: fetch it (CI: `fetch-depth: 0`) or check the name")
+        raise SteleError(f"{flag} {ref!r} names no commit here: fetch it (CI: `fetch-depth: 0`) or check "
+                         "the name")
     return sha
 
 
@@ -155,7 +156,8 @@ def _hits(ranges: tuple[tuple[int, int], ...], span: tuple[int, int] | None) -> 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-def diff(root: Path, *, staged: bool = False, ref: str | None = None, paths: Iterable[str] = ()) -> list[FileDiff]:
+def diff(root: Path, *, staged: bool = False, ref: str | None = None,
+         paths: Iterable[str] = ()) -> list[FileDiff]:
     """The change as files with changed line ranges: `staged` (index vs HEAD), or `ref` vs the working
     tree (`ref` may be a range `A..B` or `A...B`). Renames are followed (`-M`)."""
     args = ["diff", "-M", "--unified=0", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/",

@@ -117,5 +117,6 @@ def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -
             if target not in record.facts and not target.startswith("S-"):
                 line = fact.doc.line_of("links", rel_name, fact.links[rel_name].index(target)) if fact.doc else 1
                 record.problems.append(Problem(fact.path, line, f"dangling link {rel_name} -> {target}: no fact has "
-                                               "that id; fix the id or remove the link", check="dangling-link"))
+                                               "that id; fix the id or remove the link",
+                                               check="dangling-link"))
     return record

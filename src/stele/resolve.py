@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from . import gitrepo, symbols
-from .anchors import _glob_regex, is_glob, literal_dir, split
+from .anchors import glob_regex, is_glob, literal_dir, split
 
 
 class Tree(Protocol):
@@ -96,7 +96,7 @@ class Resolution:
 def resolve(anchor: str, tree: Tree) -> Resolution:
     path, symbol = split(anchor)
     if is_glob(path):
-        rx, folder = _glob_regex(path), literal_dir(path)
+        rx, folder = glob_regex(path), literal_dir(path)
         prefix = folder + "/" if folder else ""
         hit = any(f.startswith(prefix) and rx.match(f) for f in tree.files())
         return Resolution(True) if hit else Resolution(False, "no match")

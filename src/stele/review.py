@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 from . import anchored, gitrepo
 from .cochange import ACK_TRAILER, CoChange, cochanges, parse_acks
+from .anchored import FIRST_KINDS
 from .errors import SteleError, UsageError
+from .kinds import ENDED_STATUSES
 from .model import Fact
 from .project import Project
 from .record import load_at
 from .resolve import CommitTree, resolve
 
-FIRST_KINDS = anchored.FIRST_KINDS
-ENDED = frozenset({"superseded", "retired"})
 SKIPPED_FIELDS = ("id", "path", "summary", "body")
 
 
@@ -110,17 +110,20 @@ def review(project: Project, spec: str | None = None) -> Review:
             continue
         out.anchors_added += [(fact, a) for a in fact.anchors if a not in prev.anchors]
         if fact.status == "superseded" and prev.status != "superseded":
-            out.superseded.append((fact, [f for f in after.facts.values() if fid in f.links.get("supersedes", [])]))
+            by = [f for f in after.facts.values() if fid in f.links.get("supersedes", [])]
+            out.superseded.append((fact, by))
         elif fact.status == "retired" and prev.status != "retired":
             out.retired.append((fact, _retire_reason(prev, fact)))
         else:
             edit = _edit(prev, fact)
             if edit is not None:
                 out.edited.append(edit)
-                if prev.status in ENDED:
-                    out.violations.append((fid, f"{fid} is {prev.status} and was edited: history is not rewritten"
-                                           if fact.status in ENDED else f"{fid} was {prev.status} and is "
-                                           f"{fact.status} again: write a new fact instead of reviving it"))
+                if prev.status in ENDED_STATUSES and fact.status in ENDED_STATUSES:
+                    out.violations.append((fid, f"{fid} is {prev.status} and was edited: history is not "
+                                           "rewritten"))
+                elif prev.status in ENDED_STATUSES:
+                    out.violations.append((fid, f"{fid} was {prev.status} and is {fact.status} again: "
+                                           "write a new fact instead of reviving it"))
     for fid, fact in sorted(before.facts.items()):
         if fid not in after.facts:
             out.violations.append((fid, f"{fid} ({fact.kind}: {fact.title}) was deleted: retire or supersede "
@@ -131,7 +134,8 @@ def review(project: Project, spec: str | None = None) -> Review:
     out.anchors_broken = _broken(project, old, new, before, after)
     acks = parse_acks(gitrepo.trailers(project.root, f"{old}..{new}", ACK_TRAILER))
     change = anchored.Change(gitrepo.diff(project.root, ref=f"{old}..{new}"), new, old)
-    out.untouched = [c for c in cochanges(project, change, before, after, acks) if not (c.edited or c.verified)]
+    out.untouched = [c for c in cochanges(project, change, before, after, acks)
+                     if not (c.edited or c.verified)]
     return out
 
 
@@ -156,7 +160,7 @@ def _broken(project: Project, old: str, new: str, before, after) -> list[tuple[F
     head_tree, base_tree = CommitTree(project.root, new), CommitTree(project.root, old)
     found = []
     for fid, fact in sorted(after.facts.items()):
-        if fact.status in ENDED:
+        if fact.status in ENDED_STATUSES:
             continue
         prev = before.facts.get(fid)
         for anchor in fact.anchors:

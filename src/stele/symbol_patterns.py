@@ -18,7 +18,8 @@ class Pattern:
 
 
 _JS_MODS = r"(?:(?:export|default|declare|abstract|async)\s+)*"
-_JS_MEMBER_MODS = r"(?:(?:public|private|protected|static|readonly|async|override|abstract|declare|get|set)\s+)*"
+_JS_MEMBER_MODS = (r"(?:(?:public|private|protected|static|readonly|async|override|abstract|declare|get|"
+                   r"set)\s+)*")
 _JAVA_MODS = (r"(?:(?:public|private|protected|static|final|abstract|synchronized|native|default|strictfp|"
               r"transient|volatile|sealed|non-sealed)\s+|@\w+(?:\([^)]*\))?\s+)*")
 _RUST_VIS = r"(?:pub(?:\([^)]*\))?\s+)?"
@@ -86,5 +87,5 @@ def go_method(owner: str, name: str) -> tuple[Pattern, ...]:
 
 def impl_blocks(owner: str) -> re.Pattern[str]:
     """Rust: the header of an `impl` block for `owner` (`impl Foo`, `impl<T> Trait for Foo<T>`)."""
-    return re.compile(rf"^[ \t]*(?:unsafe\s+)?impl\b[^{{;]*?(?:\bfor\s+|\s|>)(?:[\w:]+::)?{re.escape(owner)}\b"
-                      r"[^{;]*\{", re.M)
+    return re.compile(rf"^[ \t]*(?:unsafe\s+)?impl\b[^{{;]*?(?:\bfor\s+|\s|>)(?:[\w:]+::)?"
+                      rf"{re.escape(owner)}\b[^{{;]*\{{", re.M)

@@ -42,7 +42,8 @@ def test_json_strict_and_github_with_a_step_summary(repo, tmp_path, monkeypatch)
     assert r.out.startswith("::warning file=docs/memory/decisions/DEC-AAAA.md,line=5,title=stele expired::")
     text = summary.read_text()
     assert text.startswith("earlier step\n## stele doctor\n") and "`expired`" in text
-    assert invoke("doctor", "--format", "text").out.startswith("docs/memory/decisions/DEC-AAAA.md:5: warning:")
+    text_out = invoke("doctor", "--format", "text").out
+    assert text_out.startswith("docs/memory/decisions/DEC-AAAA.md:5: warning:")
 
 
 def test_doctor_without_a_memory_folder_says_what_to_do(plain_repo):

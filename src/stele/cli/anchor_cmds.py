@@ -14,10 +14,14 @@ Opt = typer.Option
 
 @app.command()
 def anchored(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Files or folders.")] = None,
-    staged: Annotated[bool, Opt("--staged", help="The staged change (symbols count when a hunk touches them).")] = False,
-    diff: Annotated[Optional[str], Opt("--diff", metavar="REF", help="The change since REF (or A..B, A...B).")] = None,
-    all_: Annotated[bool, Opt("--all", help="Include superseded, retired, done and cancelled facts.")] = False,
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Files or folders.")]
+    = None,
+    staged: Annotated[bool, Opt("--staged", help="The staged change (a symbol counts when a hunk touches "
+                                "it).")] = False,
+    diff: Annotated[Optional[str], Opt("--diff", metavar="REF", help="The change since REF (or A..B, "
+                                       "A...B).")] = None,
+    all_: Annotated[bool, Opt("--all", help="Include superseded, retired, done and cancelled facts.")]
+    = False,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -34,7 +38,8 @@ def anchored(
     if staged or diff:
         change = lib.staged(p.root) if staged else lib.since(p.root, diff)
         if named:
-            keep = [d for d in change.files if any(path_matches(n, x) or not n for n in named for x in d.paths)]
+            keep = [d for d in change.files
+                    if any(not n or path_matches(n, x) for n in named for x in d.paths)]
             change = lib.Change(keep, change.new, change.old)
         found = lib.for_change(p, change, include_ended=all_)
     elif named:

@@ -26,14 +26,18 @@ class DoctorFormat(str, Enum):
 @app.command()
 def doctor(
     base: Annotated[Optional[str], Opt("--base", metavar="REF", help="Also check the change since REF "
-                                       "(merge base): current knowledge must be superseded, not edited.")] = None,
+                                       "(merge base): current knowledge must be superseded, not edited.")]
+    = None,
     gate: Annotated[bool, Opt("--gate", help="With --base: fail when code anchored by a risk or constraint "
-                              "changed and the fact was neither edited, re-verified nor acknowledged.")] = False,
+                              "changed and the fact was neither edited, re-verified nor acknowledged.")]
+    = False,
     strict: Annotated[bool, Opt("--strict", help="Warnings fail too (exit 1).")] = False,
-    fix: Annotated[bool, Opt("--fix", help="Repair what is certain (renamed anchors), showing the diff first.")] = False,
+    fix: Annotated[bool, Opt("--fix", help="Repair what is certain (renamed anchors), showing the diff "
+                             "first.")] = False,
     dry_run: Annotated[bool, Opt("--dry-run", help="With --fix: show the diff, write nothing.")] = False,
     yes: Annotated[bool, Opt("--yes", "-y", help="With --fix: do not ask before writing.")] = False,
-    fmt: Annotated[DoctorFormat, Opt("--format", help="auto is github under GitHub Actions, else text.")] = "auto",
+    fmt: Annotated[DoctorFormat, Opt("--format", help="auto is github under GitHub Actions, else text.")]
+    = "auto",
     json_: JsonOpt = False,
 ) -> int:
     """Check the project memory: schema, ids, links, anchors, budgets, secrets, staleness."""
@@ -74,7 +78,8 @@ def _fix(p, dry_run: bool, yes: bool) -> None:
             term.note(note)
     if dry_run:
         return
-    if not yes and sys.stdin.isatty() and not typer.confirm(f"Write these {len(repairs)} changes?", default=True):
+    ask = not yes and sys.stdin.isatty()
+    if ask and not typer.confirm(f"Write these {len(repairs)} changes?", default=True):
         term.note("nothing was written")
         return
     fix.apply(p, repairs)

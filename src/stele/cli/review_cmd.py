@@ -19,10 +19,11 @@ class ReviewFormat(str, Enum):
 
 @app.command()
 def review(
-    range_: Annotated[Optional[str], typer.Argument(metavar="[BASE..HEAD]", help="Two revisions (A...B: from "
-                                                    "their merge base); default: the PR base or main...HEAD.")] = None,
-    fmt: Annotated[ReviewFormat, typer.Option("--format", help="markdown suits PR comments and job summaries.")]
-    = "text",
+    range_: Annotated[Optional[str], typer.Argument(
+        metavar="[BASE..HEAD]", help="Two revisions (A...B: from their merge base); default: the PR base or "
+        "main...HEAD.")] = None,
+    fmt: Annotated[ReviewFormat, typer.Option(
+        "--format", help="markdown suits PR comments and job summaries.")] = "text",
     json_: JsonOpt = False,
 ) -> None:
     """Summarise what changed in the record: added, edited, superseded, retired, anchors, violations."""

@@ -72,7 +72,8 @@ class Report:
                 "findings": [f.as_dict() for f in self.findings]}
 
 
-def run(project: Project, *, base: str | None = None, gate: bool = False, today: dt.date | None = None) -> Report:
+def run(project: Project, *, base: str | None = None, gate: bool = False,
+        today: dt.date | None = None) -> Report:
     """Every check; `base` adds the checks against a base revision, `gate` the co-change gate."""
     from ..errors import SteleError, UsageError
     from ..lifecycle import today as today_
@@ -83,8 +84,8 @@ def run(project: Project, *, base: str | None = None, gate: bool = False, today:
     if gate and not base:
         raise UsageError("--gate needs --base REF: the change to gate is the one since REF")
     if not project.memory_dir.is_dir():
-        raise SteleError(f"no {project.rel(project.memory_dir)}/ here: run `stele init` first (or set memory_dir "
-                         "in .stele/config.yaml)")
+        raise SteleError(f"no {project.rel(project.memory_dir)}/ here: run `stele init` first (or set "
+                         "memory_dir in .stele/config.yaml)")
     on = today or today_()
     record = load(project)
     findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import gitrepo, symbols
+from ..anchored import CLOSED
 from ..anchors import is_glob, literal_dir, split
 from ..record import Record
 from ..resolve import Tree, explain_missing, resolve
 from . import Finding
-from .checks import ENDED
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,8 @@ def diagnose(anchor: str, tree: Tree, renames: Callable[[], dict[str, tuple[str,
     if res.problem == "symbol gone":
         moved = refind(path, symbol, tree)
         if moved:
-            return Broken(anchor, f"{symbol} is not defined in {path} any more, but {moved} is", f"{path}::{moved}")
+            return Broken(anchor, f"{symbol} is not defined in {path} any more, but {moved} is",
+                          f"{path}::{moved}")
         return Broken(anchor, f"{symbol} is not defined in {path} any more", None)
     target = literal_dir(path) if is_glob(path) else path
     missing = "no file matches it" if is_glob(path) else f"{path} is gone"
@@ -73,8 +74,9 @@ def broken_anchors(record: Record, tree: Tree) -> list[tuple[object, int, Broken
         return cache["r"]
 
     # history (ended facts) describes the code as it was; by file, so each file is parsed once
-    todo = sorted(((split(a)[0], fact.id, i, fact) for fact in record.facts.values() if fact.status not in ENDED
-                   for i, a in enumerate(fact.anchors)), key=lambda t: t[:3])
+    live = [f for f in record.facts.values() if f.status not in CLOSED]
+    todo = sorted(((split(a)[0], f.id, i, f) for f in live for i, a in enumerate(f.anchors)),
+                  key=lambda t: t[:3])
     found = []
     for _, _, i, fact in todo:
         broken = diagnose(fact.anchors[i], tree, renames)

@@ -11,7 +11,6 @@ from ..cochange import ACK_TRAILER, cochanges, content, parse_acks
 from ..record import Record, load_at
 from . import Finding
 
-GATED = ("risk", "constraint")
 
 
 def check(record: Record, base: str, gate: bool) -> list[Finding]:
@@ -36,24 +35,25 @@ def knowledge_edited(before: Record, after: Record, base: str) -> list[Finding]:
             changed = sorted(k for k, v in content(new).items() if content(old).get(k) != v)
             found.append(Finding("knowledge-edited", new.path, 1,
                                  f"{fid} is current knowledge and was edited in place since {base} "
-                                 f"({', '.join(changed)}): restore it, write the change as a new draft, review "
-                                 f"it, and supersede {fid} with it", fid))
+                                 f"({', '.join(changed)}): restore it, write the change as a new draft, "
+                                 f"review it, and supersede {fid} with it", fid))
     return found
 
 
 def co_change(record: Record, base_record: Record, since: str, base: str) -> list[Finding]:
     root = record.project.root
     change = anchored.Change(gitrepo.diff(root, ref=since), None, since)
-    acks = parse_acks(gitrepo.trailers(root, f"{since}..HEAD", ACK_TRAILER)) if gitrepo.rev_parse(root, "HEAD") else {}
+    has_head = gitrepo.rev_parse(root, "HEAD") is not None
+    acks = parse_acks(gitrepo.trailers(root, f"{since}..HEAD", ACK_TRAILER)) if has_head else {}
     found = []
-    for cc in cochanges(record.project, change, base_record, record, acks, kinds=GATED):
+    for cc in cochanges(record.project, change, base_record, record, acks, kinds=anchored.FIRST_KINDS):
         if cc.settled:
             continue
         f = cc.entry.fact
         hit = cc.entry.hits[0]
         bare = " (a Stele-Ack trailer needs a reason after the id)" if cc.ack else ""
         found.append(Finding("co-change", hit.file, hit.lines[0] if hit.lines else 1,
-                             f"{hit.anchor} changed since {base} but {f.kind} {f.id} ({f.title}) did not{bare}: "
-                             f"update it, `stele verify {f.id}` if it still holds, or add a commit trailer "
-                             f"`{ACK_TRAILER}: {f.id} <why it still holds>`", f.id))
+                             f"{hit.anchor} changed since {base} but {f.kind} {f.id} ({f.title}) did "
+                             f"not{bare}: update it, `stele verify {f.id}` if it still holds, or add a "
+                             f"commit trailer `{ACK_TRAILER}: {f.id} <why it still holds>`", f.id))
     return found

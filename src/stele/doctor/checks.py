@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ..anchored import CLOSED
 from ..kinds import CONTAINERS
 from ..model import Fact
 from ..record import Record, fact_files
@@ -11,7 +12,6 @@ from ..redact import Redactor
 from . import Finding
 from .similar import similar_pairs
 
-ENDED = frozenset({"superseded", "retired", "done", "cancelled"})
 WORK_ITEMS = CONTAINERS | {"task"}
 
 
@@ -27,8 +27,10 @@ def _line(fact: Fact, *key) -> int:
 def run_all(record: Record, on: dt.date) -> list[Finding]:
     cfg = record.project.config
     return [*supersession_cycles(record), *contradictions(record), *always_budget(record, on),
-            *secrets(record, Redactor(cfg["redaction.patterns"])), *staleness(record, on, cfg["doctor.unverified_days"]),
-            *oversized(record, cfg["doctor.oversized_bytes"]), *near_duplicates(record, cfg["doctor.near_duplicate"])]
+            *secrets(record, Redactor(cfg["redaction.patterns"])),
+            *staleness(record, on, cfg["doctor.unverified_days"]),
+            *oversized(record, cfg["doctor.oversized_bytes"]),
+            *near_duplicates(record, cfg["doctor.near_duplicate"])]
 
 
 def supersession_cycles(record: Record) -> list[Finding]:
@@ -53,9 +55,10 @@ def supersession_cycles(record: Record) -> list[Finding]:
                 first = cycle.index(min(cycle))
                 cycle = cycle[first:] + cycle[:first]
                 f = facts[cycle[0]]
+                loop = " -> ".join(cycle + cycle[:1])
                 found.append(Finding("supersession-cycle", f.path, _line(f, "links", "supersedes"),
-                                     "supersession cycle " + " -> ".join(cycle + cycle[:1]) + ": a fact cannot "
-                                     "be replaced by what it replaced; remove one `supersedes` link", f.id))
+                                     f"supersession cycle {loop}: a fact cannot be replaced by what it "
+                                     "replaced; remove one `supersedes` link", f.id))
             elif nxt in facts and nxt not in state:
                 state[nxt] = 1
                 path.append(nxt)
@@ -73,8 +76,9 @@ def contradictions(record: Record) -> list[Finding]:
                 continue
             seen.add(pair)
             found.append(Finding("contradiction", fact.path, _line(fact, "links", "contradicts", i),
-                                 f"{fact.id} and {target} are both current but contradict each other: supersede "
-                                 f"or retire one (`stele supersede {target} --by {fact.id}`)", fact.id))
+                                 f"{fact.id} and {target} are both current but contradict each other: "
+                                 f"supersede or retire one (`stele supersede {target} --by {fact.id}`)",
+                                 fact.id))
     return found
 
 
@@ -116,22 +120,25 @@ def secrets(record: Record, redactor: Redactor) -> list[Finding]:
 def staleness(record: Record, on: dt.date, unverified_days: int) -> list[Finding]:
     found = []
     for fact in sorted(record.facts.values(), key=lambda f: f.id):
-        if fact.status in ENDED:
+        if fact.status in CLOSED:
             continue
         if fact.expires and fact.expires < on:
             found.append(Finding("expired", fact.path, _line(fact, "expires"),
-                                 f"{fact.id} expired on {fact.expires}: retire it (`stele retire {fact.id}`) or "
-                                 "move `expires` forward; it is no longer injected", fact.id))
+                                 f"{fact.id} expired on {fact.expires}: retire it (`stele retire {fact.id}`) "
+                                 "or move `expires` forward; it is no longer injected", fact.id))
         if fact.review_after and fact.review_after < on:
             found.append(Finding("review-overdue", fact.path, _line(fact, "review_after"),
                                  f"{fact.id} was due for review on {fact.review_after}: confirm it "
-                                 f"(`stele verify {fact.id}` and a new `review_after`) or retire it", fact.id))
+                                 f"(`stele verify {fact.id}` and a new `review_after`) or retire it",
+                                 fact.id))
         last = fact.verified or fact.created
         if fact.kind not in WORK_ITEMS and last and (on - last).days > unverified_days:
             key = "verified" if fact.verified else "created"
+            days = (on - last).days
             found.append(Finding("unverified", fact.path, _line(fact, key),
-                                 f"{fact.id} not verified for {(on - last).days} days (over {unverified_days}, "
-                                 f"doctor.unverified_days): `stele verify {fact.id}` if it still holds", fact.id))
+                                 f"{fact.id} not verified for {days} days (over {unverified_days}, "
+                                 f"doctor.unverified_days): `stele verify {fact.id}` if it still holds",
+                                 fact.id))
     return found
 
 
@@ -143,7 +150,7 @@ def oversized(record: Record, limit: int) -> list[Finding]:
 
 
 def near_duplicates(record: Record, threshold: float) -> list[Finding]:
-    live = {f.id: f for f in record.facts.values() if f.status not in ENDED}
+    live = {f.id: f for f in record.facts.values() if f.status not in CLOSED}
     by_kind: dict[str, dict[str, str]] = {}
     for f in live.values():
         by_kind.setdefault(f.kind, {})[f.id] = f"{f.title}\n{f.body}"

@@ -48,7 +48,8 @@ def plan(project: Project, today: dt.date) -> list[Repair]:
                 notes.append(f"{fact.id}: {broken.anchor} -> {broken.repair} ({broken.why})")
             else:
                 unrepaired = True
-                notes.append(f"{fact.id}: {broken.anchor} cannot be repaired ({broken.why}); marked for review")
+                notes.append(f"{fact.id}: {broken.anchor} cannot be repaired ({broken.why}); "
+                             "marked for review")
         fact.anchors = list(dict.fromkeys(anchors))
         if unrepaired and (fact.review_after is None or fact.review_after > today):
             fact.review_after = today

@@ -47,7 +47,7 @@ def run(args) -> int:
     if not blocking:
         return 0
     ids = ", ".join(f.id for f in blocking)
-    sys.stderr.write(f"stele: commit blocked (--strict): {ids} anchored here but neither edited nor re-verified "
-                     f"in this commit; run `stele verify ID` (or edit the fact) and stage it, or commit with "
-                     f"--no-verify\n")
+    sys.stderr.write(f"stele: commit blocked (--strict): {ids} anchored here but neither edited nor "
+                     "re-verified in this commit; run `stele verify ID` (or edit the fact) and stage it, or "
+                     "commit with --no-verify\n")
     return 1

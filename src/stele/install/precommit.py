@@ -123,7 +123,8 @@ class PreCommitTarget:
     def _refuse_tracked(self, project: Project, path: Path, wanted: str) -> None:
         if gitrepo.is_tracked(project.root, path):
             lines = f": add these lines after its first line and commit them:\n{wanted}" if wanted else ""
-            raise SteleError(f"{project.rel(path)} is tracked by git and Stele never writes tracked files{lines}")
+            raise SteleError(f"{project.rel(path)} is tracked by git and Stele never writes tracked "
+                             f"files{lines}")
 
 
 TARGET = PreCommitTarget()

@@ -45,7 +45,7 @@ def github(report: Report) -> str:
     out = []
     for group in (report.errors, report.warnings):
         out += [annotation(f) for f in group[:ANNOTATIONS_PER_STEP]]
-    hidden = max(0, len(report.errors) - ANNOTATIONS_PER_STEP) + max(0, len(report.warnings) - ANNOTATIONS_PER_STEP)
+    hidden = sum(max(0, len(group) - ANNOTATIONS_PER_STEP) for group in (report.errors, report.warnings))
     if hidden:
         out.append(f"::notice title=stele doctor::{hidden} more findings are listed in the job summary")
     out.append(_tally(report))
