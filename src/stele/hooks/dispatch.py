@@ -12,7 +12,9 @@ import importlib
 import sys
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
-EVENTS: dict[str, str] = {}
+EVENTS: dict[str, str] = {
+    "pre-commit": "precommit:run",
+}
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..project import Project
 
 # module names under stele.install, in the order `stele install --help` lists them
-TARGET_MODULES: tuple[str, ...] = ()
+TARGET_MODULES: tuple[str, ...] = ("precommit",)
 
 
 @dataclass(frozen=True)
