@@ -30,7 +30,7 @@ LOCK = "lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "3"
+INDEX_VERSION = "4"
 GARBAGE = 0.25  # compact vectors.npy when more than this share of its rows belong to no item
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)

@@ -58,7 +58,7 @@ def _schema():
     import tantivy
 
     b = tantivy.SchemaBuilder()
-    for name in ("id", "kind", "source"):
+    for name in ("id", "kind", "status", "source"):
         # raw: one exact term, so delete-by-term and kind filters work
         b.add_text_field(name, stored=name == "id", tokenizer_name="raw")
     for name in SEARCH_FIELDS:
@@ -153,7 +153,7 @@ class Writer:
         import tantivy
 
         self.w.add_document(tantivy.Document(
-            id=item.id, kind=item.kind, source=item.source, title=expand(item.title), body=expand(item.text),
+            id=item.id, kind=item.kind, status=item.status, source=item.source, title=expand(item.title), body=expand(item.text),
             # people name facts by kind ("the checkout objective"): the kind is searchable with the tags
             tags=" ".join([item.kind, *item.tags]), anchors=expand(" ".join(item.anchors))))
 
