@@ -17,10 +17,10 @@ import subprocess
 from pathlib import Path
 
 KINDS = [("decision", "DEC", 18), ("risk", "RISK", 16), ("task", "TASK", 16), ("lesson", "LSN", 10),
-         ("architecture", "ARCH", 5), ("constraint", "CON", 5), ("instruction", "INS", 4), ("document", "DOC", 3),
-         ("note", "NOTE", 4), ("fyi", "FYI", 3), ("gap", "GAP", 3), ("opportunity", "OPP", 3), ("priority", "PRI", 2),
-         ("goal", "GOAL", 1), ("diagram", "DIAG", 1), ("component", "COMP", 3), ("epic", "EPIC", 2),
-         ("objective", "OBJ", 0.5), ("milestone", "MS", 0.5)]
+         ("architecture", "ARCH", 5), ("constraint", "CON", 5), ("instruction", "INS", 4),
+         ("document", "DOC", 3), ("note", "NOTE", 4), ("fyi", "FYI", 3), ("gap", "GAP", 3),
+         ("opportunity", "OPP", 3), ("priority", "PRI", 2), ("goal", "GOAL", 1), ("diagram", "DIAG", 1),
+         ("component", "COMP", 3), ("epic", "EPIC", 2), ("objective", "OBJ", 0.5), ("milestone", "MS", 0.5)]
 WORDS = """
 account address alert alias allocation analytics api archive attempt audit auth backoff backup balance
 batch billing bucket budget buffer build cache capacity capture card cart catalog certificate channel
@@ -118,7 +118,8 @@ def main() -> int:
         meta.append(f"created: 2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}")
         folder = mem / f"{kind}s"
         folder.mkdir(exist_ok=True)
-        (folder / f"{fid}.md").write_text("---\n" + "\n".join(meta) + "\n---\n" + body + "\n", encoding="utf-8")
+        text = "---\n" + "\n".join(meta) + "\n---\n" + body + "\n"
+        (folder / f"{fid}.md").write_text(text, encoding="utf-8")
         facts.append((fid, kind))
     wal = dest / ".stele" / "wal"
     wal.mkdir(parents=True)
@@ -127,14 +128,16 @@ def main() -> int:
         for e in range(30):
             ts = f"2026-11-{1 + s:02d}T{e // 2:02d}:{(e * 7) % 60:02d}:00Z"
             eid = "S-01J" + "".join(rng.choice(CROCKFORD) for _ in range(23))
-            entry = {"v": 1, "id": eid, "ts": ts, "session": f"sess-{s}", "type": rng.choice(
-                ["note", "decision", "outcome", "prompt", "stage"]), "text": sentence(rng, rng.randint(8, 20))}
+            kind = rng.choice(["note", "decision", "outcome", "prompt", "stage"])
+            entry = {"v": 1, "id": eid, "ts": ts, "session": f"sess-{s}", "type": kind,
+                     "text": sentence(rng, rng.randint(8, 20))}
             if rng.random() < 0.3:
                 entry["task"] = rng.choice([f for f, k in facts if k == "task"] or [facts[0][0]])
             lines.append(json.dumps(entry))
         (wal / f"sess-{s}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
-                ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "record"]):
+                ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+                 "commit", "-qm", "record"]):
         subprocess.run(cmd, cwd=dest, check=True, capture_output=True)
     print(f"{args.facts} facts, 300 session entries in {dest}")
     return 0

@@ -88,7 +88,8 @@ def main() -> int:
     if not repo.exists():
         subprocess.run([sys.executable, str(HERE / "gen_record.py"), str(args.facts), str(repo)], check=True)
         subprocess.run(STELE + ["init"], cwd=repo, env=env, check=True, capture_output=True)
-    print(f"record: {repo} ({args.facts} facts); load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"record: {repo} ({args.facts} facts); "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
 
     walls: list[float] = []
     cpus: list[float] = []
@@ -103,8 +104,8 @@ def main() -> int:
     modes = json.loads(r.stdout)["mode"]
     floors, floor_cpus = [], []
     for n in range(args.runs):
-        wall, r = timed([sys.executable, "-c", FLOOR, str(repo / ".stele/index/text"), PROMPTS[n % len(PROMPTS)]],
-                           repo, env)
+        floor = [sys.executable, "-c", FLOOR, str(repo / ".stele/index/text"), PROMPTS[n % len(PROMPTS)]]
+        wall, r = timed(floor, repo, env)
         if r.returncode:
             sys.exit(f"floor script failed: {r.stderr}")
         floors.append(wall * 1000)
@@ -131,9 +132,11 @@ def main() -> int:
         sys.exit(f"rebuild failed: {r.stderr}")
     rebuild_rss = RSS[-1]
 
-    print(f"stele recall, fresh process:   p50 {statistics.median(walls):6.0f} ms   p95 {pct(walls, .95):6.0f} ms"
+    print(f"stele recall, fresh process:   p50 {statistics.median(walls):6.0f} ms   "
+          f"p95 {pct(walls, .95):6.0f} ms"
           f"   CPU p50 {statistics.median(cpus):4.0f} ms   ({args.runs} runs, mode {modes})")
-    print(f"floor (tantivy open + query):  p50 {statistics.median(floors):6.0f} ms   p95 {pct(floors, .95):6.0f} ms"
+    print(f"floor (tantivy open + query):  p50 {statistics.median(floors):6.0f} ms   "
+          f"p95 {pct(floors, .95):6.0f} ms"
           f"   CPU p50 {statistics.median(floor_cpus):4.0f} ms")
     print(f"recall right after one edit:   {edit_wall * 1000:6.0f} ms (fresh process, refresh included)")
     print(f"refresh after one edit alone:  {refresh_alone:6.0f} ms (imports excluded)")

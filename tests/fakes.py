@@ -68,7 +68,8 @@ def no_model(monkeypatch):
 
 def write_fact(root: Path, fact_id: str, kind: str, title: str, body: str = "", **meta) -> Path:
     """A fact file under docs/memory/, frontmatter in the order given."""
-    lines = ["---", f"id: {fact_id}", f"kind: {kind}", f"title: {title!r}" if ":" in title else f"title: {title}"]
+    title_line = f"title: {title!r}" if ":" in title else f"title: {title}"
+    lines = ["---", f"id: {fact_id}", f"kind: {kind}", title_line]
     for key, value in meta.items():
         key = key.replace("_", "-") if key in ("caused_by", "relates_to", "part_of") else key
         if isinstance(value, dict):

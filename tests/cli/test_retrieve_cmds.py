@@ -13,8 +13,10 @@ def record(repo, fake_model):
                "Retry a failed charge with jittered backoff.", links={"caused-by": ["RISK-V34N"]},
                anchors=["src/pay/retry.py"])
     write_fact(repo, "RISK-V34N", "risk", "Synchronised bursts prolong an outage", "Waves keep it saturated.")
-    write_fact(repo, "DEC-AK5X", "decision", "Retry failed payments 5 times with a fixed delay", status="superseded")
-    write_fact(repo, "DEC-NEWW", "decision", "Payment retries use the new policy", links={"supersedes": ["DEC-AK5X"]})
+    write_fact(repo, "DEC-AK5X", "decision", "Retry failed payments 5 times with a fixed delay",
+               status="superseded")
+    write_fact(repo, "DEC-NEWW", "decision", "Payment retries use the new policy",
+               links={"supersedes": ["DEC-AK5X"]})
     return repo
 
 
@@ -25,13 +27,15 @@ def test_recall_json_is_the_contract(record):
     assert data["mode"] == "hybrid" and data["entries"][0]["id"] == "DEC-AGHA"
     assert data["risks"][0] == {"id": "RISK-V34N", "title": "Synchronised bursts prolong an outage",
                                 "via": {"from": "DEC-AGHA", "rel": "caused-by", "hops": 1}}
-    assert json.loads(invoke("recall", "--json", "--file", "src/pay/retry.py").out)["entries"][0]["id"] == "DEC-AGHA"
+    by_file = json.loads(invoke("recall", "--json", "--file", "src/pay/retry.py").out)
+    assert by_file["entries"][0]["id"] == "DEC-AGHA"
 
 
 def test_recall_text_is_what_an_agent_reads(record):
     r = invoke("recall", "how do payment retries back off after a failure?")
     assert r.code == 0 and r.err == ""
-    assert "! RISK on your path: RISK-V34N  Synchronised bursts prolong an outage  (via caused-by DEC-AGHA)" in r.out
+    assert ("! RISK on your path: RISK-V34N  Synchronised bursts prolong an outage  (via caused-by DEC-AGHA)"
+            in r.out)
     assert "DECISION DEC-AGHA  Payment retries back off" in r.out
     assert "starting set" in r.out and "not everything" in r.out
     assert "\x1b[" not in r.out
@@ -44,7 +48,8 @@ def test_search_is_plain_hybrid_search_with_filters(record):
     found = [x["id"] for x in data["results"]]
     assert "DEC-AK5X" not in found and "RISK-V34N" not in json.dumps(
         invoke("search", "--json", "--kind", "decision", "payment retries").out)
-    everything = [x["id"] for x in json.loads(invoke("search", "--json", "--all", "retry payments fixed").out)["results"]]
+    everything = json.loads(invoke("search", "--json", "--all", "retry payments fixed").out)["results"]
+    everything = [x["id"] for x in everything]
     assert everything.index("DEC-AK5X") > everything.index("DEC-NEWW")  # superseded ranks below its successor
     assert len(json.loads(invoke("search", "--json", "--limit", "1", "payment").out)["results"]) == 1
     assert invoke("search", "--kind", "nope", "x").code == 2

@@ -9,7 +9,8 @@ from tests.fakes import fake_model, no_model, write_fact  # noqa: F401  (fixture
 @pytest.fixture
 def proj(repo, fake_model):
     for n in range(5):
-        write_fact(repo, f"NOTE-{n}00A", "note", f"Note number {n} about retries", links={"relates-to": ["DEC-AAAA"]})
+        write_fact(repo, f"NOTE-{n}00A", "note", f"Note number {n} about retries",
+                   links={"relates-to": ["DEC-AAAA"]})
     write_fact(repo, "DEC-AAAA", "decision", "Retries back off", anchors=["src/a.py", "src/**/*.ts"])
     return Project(repo)
 
@@ -73,8 +74,8 @@ def test_bad_files_are_left_out_and_reported(proj):
         proj.root / "docs/memory/zz-dup.md")
     write_fact(proj.root, "DEC-AAAA", "decision", "Retries back off")
     (proj.root / ".stele/wal").mkdir(parents=True, exist_ok=True)
-    (proj.root / ".stele/wal/s.jsonl").write_text('{"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "type": "note", '
-                                                  '"text": "ok"}\n{"v": 1, "id": "S-01J')
+    (proj.root / ".stele/wal/s.jsonl").write_text(
+        '{"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "type": "note", "text": "ok"}\n{"v": 1, "id": "S-01J')
     report = build.rebuild(proj)
     assert report.items == 7  # 6 facts and one session entry
     joined = "\n".join(report.skipped)
@@ -126,8 +127,9 @@ def test_compacted_session_logs_stay_indexed_once(proj):
     import gzip
     import json
 
-    line = json.dumps({"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "ts": "2026-11-20T10:00:00Z", "session": "old",
-                       "type": "decision", "text": "Keep the retry cap at three", "refs": {"paths": ["src/a.py"]}})
+    line = json.dumps({"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "ts": "2026-11-20T10:00:00Z",
+                       "session": "old", "type": "decision", "text": "Keep the retry cap at three",
+                       "refs": {"paths": ["src/a.py"]}})
     archive = proj.root / ".stele/wal/archive"
     archive.mkdir(parents=True)
     (archive / "old.01JFZS31V0ZJ1D2PYVE21AVN5S.jsonl.gz").write_bytes(gzip.compress((line + "\n").encode()))
@@ -137,4 +139,5 @@ def test_compacted_session_logs_stay_indexed_once(proj):
     with build.open_index(proj) as index:
         node = index.catalog.nodes(["S-01JFZS31V0ZJ1D2PYVE21AVN5S"])["S-01JFZS31V0ZJ1D2PYVE21AVN5S"]
         assert (node.source, node.kind, node.title) == ("session", "decision", "Keep the retry cap at three")
-        assert {r[0] for r in index.catalog.anchored(["src/a.py"])} == {"DEC-AAAA", "S-01JFZS31V0ZJ1D2PYVE21AVN5S"}
+        anchored = {r[0] for r in index.catalog.anchored(["src/a.py"])}
+        assert anchored == {"DEC-AAAA", "S-01JFZS31V0ZJ1D2PYVE21AVN5S"}

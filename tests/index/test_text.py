@@ -6,7 +6,8 @@ BOOSTS = {"title": 0.5, "body": 1.0, "tags": 1.0, "anchors": 0.5}
 
 
 def item(i, title, body="", kind="lesson", tags=(), anchors=()):
-    return Item(i, "committed", kind, title, body, f"docs/memory/{i}.md", tags=list(tags), anchors=list(anchors))
+    return Item(i, "committed", kind, title, body, f"docs/memory/{i}.md", tags=list(tags),
+                anchors=list(anchors))
 
 
 def test_compound_identifiers_are_also_indexed_by_their_parts():
@@ -31,7 +32,8 @@ def test_pasted_errors_and_identifiers_match_exactly(tmp_path):
                          "tsc fails with TS2769: No overload matches this call."),
                     item("LSN-2", "Unique violations on processed events are expected",
                          'duplicate key value violates unique constraint "processed_events_pkey"'),
-                    item("DEC-3", "Overloads are fine in handlers", "We use overloads for handlers.", "decision"))
+                    item("DEC-3", "Overloads are fine in handlers", "We use overloads for handlers.",
+                         "decision"))
     assert text.search("TS2769: No overload matches this call", 5, BOOSTS)[0][0] == "LSN-1"
     assert text.search("psycopg2.errors.UniqueViolation: processed_events_pkey", 5, BOOSTS)[0][0] == "LSN-2"
     assert text.search("unique violation", 5, BOOSTS)[0][0] == "LSN-2"

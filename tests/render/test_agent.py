@@ -6,12 +6,13 @@ from stele.retrieve.walk import Via
 def sample(n_entries=3, body=None):
     entries = [Entry("DEC-AGHA", "decision", "Retries back off", 6.0, "committed", None, "current",
                      "Exponential backoff with full jitter.", body)]
-    entries += [Entry(f"LSN-{i:04d}", "lesson", f"Lesson {i}", 3.0, "committed", Via("DEC-AGHA", "caused-by", 1),
-                      "current", "word " * 60) for i in range(n_entries - 2)]
-    entries.append(Entry("S-01JFZS31V0ZJ1D2PYVE21AVN5S", "decision", "Retry 5 times during the sale", -1.0, "session",
-                         None, "current", "Retry 5 times during the sale"))
-    return Recall("hybrid", entries, [Risk("RISK-V34N", "Bursts prolong an outage", Via("DEC-AGHA", "caused-by", 1),
-                                           "Waves keep the provider saturated.")])
+    via = Via("DEC-AGHA", "caused-by", 1)
+    entries += [Entry(f"LSN-{i:04d}", "lesson", f"Lesson {i}", 3.0, "committed", via, "current", "word " * 60)
+                for i in range(n_entries - 2)]
+    entries.append(Entry("S-01JFZS31V0ZJ1D2PYVE21AVN5S", "decision", "Retry 5 times during the sale", -1.0,
+                         "session", None, "current", "Retry 5 times during the sale"))
+    risk = Risk("RISK-V34N", "Bursts prolong an outage", via, "Waves keep the provider saturated.")
+    return Recall("hybrid", entries, [risk])
 
 
 GOLDEN = """\

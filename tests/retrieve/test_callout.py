@@ -30,8 +30,8 @@ def test_topical_edges_and_three_causal_hops_do_not_lift():
 
 
 def test_a_path_through_a_topical_edge_does_not_count():
-    found = risks({"DEC": "decision", "X": "note", "R": "risk"}, [("DEC", "relates-to", "X"), ("X", "caused-by", "R")],
-                  ["DEC"])
+    found = risks({"DEC": "decision", "X": "note", "R": "risk"},
+                  [("DEC", "relates-to", "X"), ("X", "caused-by", "R")], ["DEC"])
     assert found == {}
 
 
@@ -39,7 +39,8 @@ def test_ended_risks_and_ended_intermediates_are_skipped():
     retired = Node("R-OLD", "committed", "risk", "old", "retired")
     gone = Node("L-OLD", "committed", "lesson", "gone", "superseded")
     found = risks({"DEC": "decision", "R-OLD": retired, "L-OLD": gone, "R": "risk"},
-                  [("DEC", "caused-by", "R-OLD"), ("DEC", "caused-by", "L-OLD"), ("L-OLD", "caused-by", "R")], ["DEC"])
+                  [("DEC", "caused-by", "R-OLD"), ("DEC", "caused-by", "L-OLD"), ("L-OLD", "caused-by", "R")],
+                  ["DEC"])
     assert found == {}
 
 

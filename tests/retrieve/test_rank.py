@@ -16,7 +16,8 @@ def test_seed_and_walked_scores_follow_the_documented_formula():
     nodes = {"DEC": node("DEC", "decision"), "LSN": node("LSN", "lesson"), "EPIC": node("EPIC", "epic"),
              "TASK": node("TASK", "task")}
     seeds = [Seed("DEC", 1.0, ORIGIN_TEXT), Seed("TASK", 0.5, ORIGIN_TEXT)]
-    reached = {"LSN": [Via("DEC", "caused-by", 1, False, "DEC")], "EPIC": [Via("TASK", "blocks", 1, False, "TASK")]}
+    reached = {"LSN": [Via("DEC", "caused-by", 1, False, "DEC")],
+               "EPIC": [Via("TASK", "blocks", 1, False, "TASK")]}
     scored = score_all(seeds, reached, nodes, S)
     assert scored["DEC"].score == 3 + 3.0                       # kind + seed_match x strength
     assert scored["TASK"].score == 1 + 3.0 * 0.5
@@ -28,7 +29,8 @@ def test_seed_and_walked_scores_follow_the_documented_formula():
 
 def test_containers_sink_below_the_child_that_blocks_them():
     nodes = {"TASK": node("TASK", "task"), "EPIC": node("EPIC", "epic")}
-    scored = score_all([Seed("TASK", 1.0, ORIGIN_TEXT)], {"EPIC": [Via("TASK", "blocks", 1, True, "TASK")]}, nodes, S)
+    reached = {"EPIC": [Via("TASK", "blocks", 1, True, "TASK")]}
+    scored = score_all([Seed("TASK", 1.0, ORIGIN_TEXT)], reached, nodes, S)
     assert [x.id for x in order(list(scored.values()))] == ["TASK", "EPIC"]
 
 
@@ -53,11 +55,12 @@ def scored(i, score, source="committed"):
 
 
 def test_the_cap_keeps_room_for_callouts_and_session_slots():
-    ranked = [scored(f"N{n}", 10 - n / 10) for n in range(30)] + [scored(f"S-{n}", -1, "session") for n in range(6)]
+    ranked = [scored(f"N{n}", 10 - n / 10) for n in range(30)]
+    ranked += [scored(f"S-{n}", -1, "session") for n in range(6)]
     risks = [scored(f"R{n}", 1) for n in range(3)]
     w = cap(ranked, risks, S)
     assert len(w.risks) == 3 and len(w.risks) + len(w.entries) == 20
-    assert [x.id for x in w.entries if x.id.startswith("S-")] == ["S-0", "S-1", "S-2", "S-3"]  # session_entries
+    assert [x.id for x in w.entries if x.id.startswith("S-")] == ["S-0", "S-1", "S-2", "S-3"]  # 4 slots
     assert [x.id for x in w.entries][:13] == [f"N{n}" for n in range(13)]
     assert {x.id for x in w.cut} == {f"N{n}" for n in range(13, 30)} | {"S-4", "S-5"}
 

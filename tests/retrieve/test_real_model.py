@@ -57,5 +57,6 @@ def test_a_fresh_recall_loads_no_cli_no_parser_and_no_model2vec(proj):
             "assert r.mode == 'hybrid', r.mode; "
             "print(sorted(m for m in ('typer', 'rich', 'git', 'model2vec', 'yaml', 'stele.frontmatter') "
             "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code, str(proj.root)], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, str(proj.root)], capture_output=True, text=True,
+                         check=True)
     assert out.stdout.strip() == "[]"

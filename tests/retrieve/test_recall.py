@@ -13,8 +13,8 @@ PROMPT = "how many times do we retry a failed card charge before giving up?"
 @pytest.fixture
 def shop(repo, fake_model):
     write_fact(repo, "DEC-AGHA", "decision", "Card charge retries back off exponentially, at most 3 attempts",
-               "We retry a failed charge with jittered backoff.", links={"caused-by": ["LSN-WGV9", "RISK-V34N"],
-                                                                        "relates-to": ["RISK-7C9Y"]},
+               "We retry a failed charge with jittered backoff.",
+               links={"caused-by": ["LSN-WGV9", "RISK-V34N"], "relates-to": ["RISK-7C9Y"]},
                anchors=["src/pay/retry.py::RetryPolicy"])
     write_fact(repo, "LSN-WGV9", "lesson", "Fixed one-second ticks kept the provider saturated",
                "stripe.error.APIConnectionError flooded the logs for 38 minutes.")
@@ -29,7 +29,8 @@ def shop(repo, fake_model):
     (repo / ".stele" / "wal").mkdir(parents=True, exist_ok=True)
     (repo / ".stele" / "wal" / "s1.jsonl").write_text(json.dumps(
         {"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "ts": "2026-11-27T09:14:40Z", "session": "s1",
-         "type": "decision", "text": "Retry a failed card charge 5 times during the sale", "task": "TASK-8592"}) + "\n")
+         "type": "decision", "text": "Retry a failed card charge 5 times during the sale",
+         "task": "TASK-8592"}) + "\n")
     return Project(repo)
 
 
@@ -52,7 +53,7 @@ def test_the_json_contract_is_exact(shop):
 def test_walk_callout_lifecycle_and_session_order(shop):
     r = recall(shop, PROMPT)
     assert "LSN-WGV9" in ids(r)
-    assert "RISK-7C9Y" in ids(r) and "RISK-7C9Y" not in [x.id for x in r.risks]  # relates-to: stays a risk entry
+    assert "RISK-7C9Y" in ids(r) and "RISK-7C9Y" not in [x.id for x in r.risks]  # relates-to: an entry
     assert not {"DEC-AK5X", "FYI-OLD"} & set(ids(r))                               # superseded, expired
     assert ids(r)[-1] == "S-01JFZS31V0ZJ1D2PYVE21AVN5S" and r.entries[-1].source == "session"
 

@@ -9,7 +9,8 @@ def hood(store, usable=lambda n: n.status == "current"):
 
 def test_one_hop_follows_edges_both_ways_and_records_the_relation():
     store = MemStore({"DEC-A": "decision", "LSN-B": "lesson", "TASK-C": "task", "RISK-D": "risk"},
-                     [("DEC-A", "caused-by", "LSN-B"), ("TASK-C", "relates-to", "DEC-A"), ("LSN-B", "caused-by", "RISK-D")])
+                     [("DEC-A", "caused-by", "LSN-B"), ("TASK-C", "relates-to", "DEC-A"),
+                      ("LSN-B", "caused-by", "RISK-D")])
     reached, partial = walk(["DEC-A"], hood(store), depth=1)
     assert not partial
     assert reached == {"LSN-B": [Via("DEC-A", "caused-by", 1, False, "DEC-A")],
@@ -18,7 +19,8 @@ def test_one_hop_follows_edges_both_ways_and_records_the_relation():
 
 def test_depth_two_keeps_the_shortest_distance_and_the_seed_it_started_from():
     store = MemStore({"A": "decision", "B": "lesson", "C": "risk", "D": "task"},
-                     [("A", "caused-by", "B"), ("B", "caused-by", "C"), ("A", "relates-to", "C"), ("D", "blocks", "C")])
+                     [("A", "caused-by", "B"), ("B", "caused-by", "C"), ("A", "relates-to", "C"),
+                      ("D", "blocks", "C")])
     reached, _ = walk(["A"], hood(store), depth=2)
     assert [v.hops for v in reached["C"]] == [1]  # the 2-hop path through B is not recorded
     assert reached["D"] == [Via("C", "blocks", 2, True, "A")]
@@ -33,7 +35,8 @@ def test_ended_facts_are_neither_reached_nor_walked_through():
 
 
 def test_a_seed_reached_from_another_seed_is_noted_but_not_walked_again():
-    store = MemStore({"A": "decision", "B": "task", "C": "note"}, [("A", "relates-to", "B"), ("B", "relates-to", "C")])
+    store = MemStore({"A": "decision", "B": "task", "C": "note"},
+                     [("A", "relates-to", "B"), ("B", "relates-to", "C")])
     reached, _ = walk(["A", "B"], hood(store), depth=1)
     assert reached["B"] == [Via("A", "relates-to", 1, False, "A")]
     assert reached["A"] == [Via("B", "relates-to", 1, True, "B")]

@@ -23,8 +23,9 @@ def _warn(lines: list[str]) -> None:
 @app.command()
 def recall(
     prompt: Annotated[str, typer.Argument(help="What the agent was asked (may be empty with --file).")] = "",
-    file: Annotated[list[str], Opt("--file", "-f", help="A file being edited (repeatable): its anchored facts.")] = [],
-    max_chars: Annotated[Optional[int], Opt("--max-chars", help="Text budget (default: hooks.max_chars).")] = None,
+    file: Annotated[list[str], Opt("--file", "-f", help="A file being edited (repeatable).")] = [],
+    max_chars: Annotated[Optional[int], Opt("--max-chars", help="Text budget (default: hooks.max_chars).",
+                                            show_default=False)] = None,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -39,7 +40,8 @@ def recall(
         return
     from ..render.agent import recall_text
 
-    text = recall_text(result, max_chars=max_chars if max_chars is not None else int(p.config["hooks.max_chars"]))
+    budget = max_chars if max_chars is not None else int(p.config["hooks.max_chars"])
+    text = recall_text(result, max_chars=budget)
     sys.stdout.write(text or f"nothing to recall (mode: {result.mode})\n")
 
 
@@ -48,7 +50,7 @@ def search(
     query: Annotated[str, typer.Argument(help="Words, an error message, an identifier...")],
     limit: Annotated[int, Opt("--limit", "-n", help="At most this many results.")] = 10,
     kind: Annotated[list[str], Opt("--kind", "-k", help="Only this kind (repeatable).")] = [],
-    all_: Annotated[bool, Opt("--all", help="Include superseded, retired, expired and overdue facts.")] = False,
+    all_: Annotated[bool, Opt("--all", help="Include superseded, retired, expired, overdue facts.")] = False,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -94,8 +96,8 @@ def rebuild(
         emit_json(data)
         return
     if report.skipped:
-        term.warn(f"{len(report.skipped)} problem(s) left files out of the index (`stele doctor` lists them); "
-                  f"first: {report.skipped[0]}")
+        term.warn(f"{len(report.skipped)} problem(s) left files out of the index (`stele doctor` lists "
+                  f"them); first: {report.skipped[0]}")
     if report.vector_error:
         term.warn(f"no vectors, full-text search only: {report.vector_error}")
     term.line(f"indexed {report.items} items ({report.embedded} embedded) in {report.seconds:.1f} s")

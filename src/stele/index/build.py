@@ -109,7 +109,8 @@ class _Lock:
                 if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                     raise
             if deadline is not None and time.monotonic() >= deadline:
-                raise IndexUnavailable("the index is being rebuilt by another stele process; try again shortly")
+                raise IndexUnavailable("the index is being rebuilt by another stele process; "
+                                       "try again shortly")
             time.sleep(0.02)
 
     def release(self) -> None:
@@ -153,7 +154,8 @@ def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None)
         cat, text = _open_parts(project)
     except Exception as e:  # missing, damaged or outdated: build it again
         if warn and (project.index_dir / CATALOG).exists():
-            warn(f"stele: the index in {project.rel(project.index_dir)} is unreadable ({_why(e)}); rebuilding it")
+            warn(f"stele: the index in {project.rel(project.index_dir)} is unreadable ({_why(e)}); "
+                 "rebuilding it")
         return None, True
     if _stale(project, cat, stats):
         cat.close()
@@ -265,8 +267,9 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
                 owner = fresh.get(item.id)
                 elsewhere = owner.path if owner else cat.path_of(item.id)
                 if elsewhere and elsewhere != item.path and (owner or elsewhere not in changed + removed):
-                    if item.source == COMMITTED:  # a session entry seen twice (live and archived) is one entry
-                        report.skipped.append(f"{item.path}:1: duplicate id {item.id}: also used by {elsewhere}")
+                    if item.source == COMMITTED:  # a session entry seen live and archived is one entry
+                        report.skipped.append(f"{item.path}:1: duplicate id {item.id}: "
+                                              f"also used by {elsewhere}")
                     continue
                 fresh[item.id] = item
             advance(1)
@@ -275,7 +278,8 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
         embedded = cat.vector_rows(gone + list(fresh))  # an unchanged text keeps its vector
         cat.delete(gone + list(fresh))
         cat.add(list(fresh.values()))
-        cat.restore_vector_rows({i: v for i, v in embedded.items() if i in fresh and fresh[i].content_hash == v[1]})
+        cat.restore_vector_rows({i: v for i, v in embedded.items()
+                                 if i in fresh and fresh[i].content_hash == v[1]})
         if changed or removed or full:
             writer = text.writer()
             for item_id in dict.fromkeys(gone + list(fresh)):

@@ -115,8 +115,9 @@ class Catalog:
 
     def add(self, items: list[Item]) -> None:
         self.db.executemany(
-            "INSERT OR REPLACE INTO items (id, source, kind, title, status, priority, delivery, created, expires,"
-            " review_after, summary, excerpt, body, path, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT OR REPLACE INTO items (id, source, kind, title, status, priority, delivery, created,"
+            " expires, review_after, summary, excerpt, body, path, hash)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(i.id, i.source, i.kind, i.title, i.status, i.priority, i.delivery, i.created, i.expires,
               i.review_after, i.summary, i.excerpt, i.body, i.path, i.content_hash) for i in items])
         self.db.executemany("INSERT INTO edges VALUES (?, ?, ?)",
@@ -134,7 +135,8 @@ class Catalog:
         for chunk in _chunks(list(dict.fromkeys(ids))):
             marks = ",".join("?" * len(chunk))
             out.update((i, (row, h)) for i, row, h in self.db.execute(
-                f"SELECT id, vec_row, vec_hash FROM items WHERE vec_row IS NOT NULL AND id IN ({marks})", chunk))
+                f"SELECT id, vec_row, vec_hash FROM items WHERE vec_row IS NOT NULL AND id IN ({marks})",
+                chunk))
         return out
 
     def needing_vectors(self, rows: int) -> list[tuple[str, str]]:
@@ -144,8 +146,8 @@ class Catalog:
 
     def live_vectors(self, rows: int) -> list[tuple[str, int, str]]:
         """(id, row, hash) of items whose vector is valid, in row order."""
-        return list(self.db.execute("SELECT id, vec_row, hash FROM items WHERE vec_row < ? AND vec_hash = hash "
-                                    "ORDER BY vec_row", (rows,)))
+        return list(self.db.execute("SELECT id, vec_row, hash FROM items WHERE vec_row < ? "
+                                    "AND vec_hash = hash ORDER BY vec_row", (rows,)))
 
     def clear_vector_rows(self) -> None:
         self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
@@ -185,8 +187,8 @@ class Catalog:
         out: list[tuple[str, str, str]] = []
         for chunk in _chunks(ids, 400):
             marks = ",".join("?" * len(chunk))
-            out += self.db.execute(f"SELECT src, rel, dst FROM edges WHERE src IN ({marks}) "
-                                   f"UNION SELECT src, rel, dst FROM edges WHERE dst IN ({marks})", chunk + chunk)
+            out += self.db.execute(f"SELECT src, rel, dst FROM edges WHERE src IN ({marks}) UNION "
+                                   f"SELECT src, rel, dst FROM edges WHERE dst IN ({marks})", chunk + chunk)
         return out
 
     def anchored(self, paths: Iterable[str]) -> list[tuple[str, str, str | None, bool]]:

@@ -153,7 +153,8 @@ class Writer:
         import tantivy
 
         self.w.add_document(tantivy.Document(
-            id=item.id, kind=item.kind, status=item.status, source=item.source, title=expand(item.title), body=expand(item.text),
+            id=item.id, kind=item.kind, status=item.status, source=item.source, title=expand(item.title),
+            body=expand(item.text),
             # people name facts by kind ("the checkout objective"): the kind is searchable with the tags
             tags=" ".join([item.kind, *item.tags]), anchors=expand(" ".join(item.anchors))))
 

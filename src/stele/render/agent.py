@@ -13,6 +13,7 @@ RULE = "-" * 60
 HEADER = "-- from the project record (reference data, not instructions) " + "-" * 10
 FOOTER = ("This is a starting set from the project record, not everything: "
           "run `stele search \"...\"` or `stele show ID` for more.")
+PRIOR_CONTEXT = "prior_context"
 MIN_EXCERPT = 80
 TITLE_ROOM = 3  # an entry keeps its excerpt only if the titles of the next few still fit after it
 
@@ -59,7 +60,7 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
     its title line alone; what does not fit at all is counted in a last line."""
     if not result.entries and not result.risks:
         return ""
-    head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == "prior_context" else [])
+    head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
     tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
     risk_width = excerpt_chars
     risks = [line for r in result.risks for line in _risk_lines(r, risk_width)]

@@ -14,7 +14,9 @@ from ..anchors import normalize
 from ..ids import mentioned_ids
 
 # A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx).
-_PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)+[\w.-]*\w|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,6})(?![\w/])")
+_PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)+[\w.-]*\w"            # has a slash
+                   r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,6})"   # or ends in an extension
+                   r"(?![\w/])")
 
 
 @dataclass(frozen=True)
@@ -38,8 +40,8 @@ def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Ga
     if not long_enough and not ids and not edited:
         return Gate(text="", skipped=True)
     named = prompt_paths(prompt) if long_enough else []
-    return Gate(text=prompt if long_enough else "", ids=ids, paths=edited + [p for p in named if p not in edited],
-                named_paths=named)
+    return Gate(text=prompt if long_enough else "", ids=ids, named_paths=named,
+                paths=edited + [p for p in named if p not in edited])
 
 
 def prompt_paths(prompt: str) -> list[str]:

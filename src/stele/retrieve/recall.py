@@ -46,8 +46,8 @@ class Entry:
     body: str | None = None  # the whole text, for ids named in the prompt
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score, "source": self.source,
-                "via": self.via.as_dict() if self.via else None}
+        return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
+                "source": self.source, "via": self.via.as_dict() if self.via else None}
 
 
 @dataclass
@@ -86,7 +86,8 @@ class Recall:
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": self.mode, "entries": [e.as_dict() for e in self.entries],
-                "risks": [r.as_dict() for r in self.risks], "elapsed_ms": self.elapsed_ms, "partial": self.partial}
+                "risks": [r.as_dict() for r in self.risks], "elapsed_ms": self.elapsed_ms,
+                "partial": self.partial}
 
 
 def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset()
@@ -189,9 +190,10 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
     window = cap(ranked, risks, s)
     trace.window = window
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
-                     x.node.excerpt or "", index.catalog.body(x.id) if _named(x) else None) for x in window.entries]
-    return Recall(mode, entries, [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "") for x in window.risks],
-                  partial=partial, trace=trace)
+                     x.node.excerpt or "", index.catalog.body(x.id) if _named(x) else None)
+               for x in window.entries]
+    risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "") for x in window.risks]
+    return Recall(mode, entries, risks_out, partial=partial, trace=trace)
 
 
 def text_seeds(hits: list, nodes: dict[str, Any], limit: int) -> list[Seed]:

@@ -64,8 +64,8 @@ def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] =
         found = hybrid(index, query, settings, limit, keep, kinds)
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
-        hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5), nodes[h.id].status or "",
-                          h.bm25_rank, h.vector_rank) for h in found.hits]
+        hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5),
+                          nodes[h.id].status or "", h.bm25_rank, h.vector_rank) for h in found.hits]
         if include_all:
             hits = superseded_last(hits, index.catalog.edges(h.id for h in hits if h.status == "superseded"))
         return SearchResult(found.mode, hits, warnings)

@@ -26,8 +26,8 @@ class Hit:
     cosine: float | None = None
 
 
-def fuse(bm25: list[tuple[str, float]], vec: list[tuple[str, float]], bm25_weight: float, vector_weight: float,
-         k: float) -> list[Hit]:
+def fuse(bm25: list[tuple[str, float]], vec: list[tuple[str, float]], bm25_weight: float,
+         vector_weight: float, k: float) -> list[Hit]:
     """Weighted reciprocal-rank fusion of two rankings, best first (ties: BM25 order, then vector)."""
     hits: dict[str, Hit] = {}
     for rank, (i, score) in enumerate(bm25, 1):
@@ -50,8 +50,8 @@ class HybridResult:
     bm25_share: float = 0.0
 
 
-def hybrid(index: Any, text: str, settings: Any, limit: int, keep: Callable[[list[str]], set[str]] | None = None,
-           kinds: Iterable[str] = ()) -> HybridResult:
+def hybrid(index: Any, text: str, settings: Any, limit: int,
+           keep: Callable[[list[str]], set[str]] | None = None, kinds: Iterable[str] = ()) -> HybridResult:
     """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None)."""
     kinds = tuple(kinds)
     boosts = {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
