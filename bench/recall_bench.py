@@ -7,6 +7,7 @@
 Reports, each measured in fresh processes (what a hook or an agent pays):
 - full rebuild time (`stele rebuild`) and its peak RSS;
 - `stele recall --json PROMPT` wall time p50/p95 over varied prompts, and its peak RSS;
+- the same recall as a library call in a bare script (what the hook path pays: no typer);
 - the floor beside it: a bare script that imports tantivy, opens the same text index and runs one query;
 - the incremental refresh after editing one fact: `stele recall` in a fresh process right after the edit
   (refresh included), and the refresh alone as the index reports it.
@@ -26,6 +27,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 STELE = [str(Path(sys.executable).parent / "stele")]  # the console script users run
+LIBRARY = """
+import json, sys
+from stele.project import find
+from stele.retrieve import recall
+sys.stdout.write(json.dumps(recall(find(), sys.argv[1]).as_dict()))
+"""
 FLOOR = """
 import sys, tantivy
 idx = tantivy.Index.open(sys.argv[1])
@@ -102,6 +109,12 @@ def main() -> int:
         cpus.append(CPU[-1] * 1000)
     recall_rss = max(RSS[-args.runs:])
     modes = json.loads(r.stdout)["mode"]
+    library = []
+    for n in range(args.runs):
+        wall, r = timed([sys.executable, "-c", LIBRARY, PROMPTS[n % len(PROMPTS)]], repo, env)
+        if r.returncode:
+            sys.exit(f"library recall failed: {r.stderr}")
+        library.append(wall * 1000)
     floors, floor_cpus = [], []
     for n in range(args.runs):
         floor = [sys.executable, "-c", FLOOR, str(repo / ".stele/index/text"), PROMPTS[n % len(PROMPTS)]]
@@ -135,6 +148,8 @@ def main() -> int:
     print(f"stele recall, fresh process:   p50 {statistics.median(walls):6.0f} ms   "
           f"p95 {pct(walls, .95):6.0f} ms"
           f"   CPU p50 {statistics.median(cpus):4.0f} ms   ({args.runs} runs, mode {modes})")
+    print(f"recall() without the CLI:      p50 {statistics.median(library):6.0f} ms   "
+          f"p95 {pct(library, .95):6.0f} ms   (the library call `stele hook prompt` makes)")
     print(f"floor (tantivy open + query):  p50 {statistics.median(floors):6.0f} ms   "
           f"p95 {pct(floors, .95):6.0f} ms"
           f"   CPU p50 {statistics.median(floor_cpus):4.0f} ms")
