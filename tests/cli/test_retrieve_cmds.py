@@ -81,3 +81,10 @@ def test_damaged_index_files_cost_one_line_on_stderr(record):
     r = invoke("recall", "--json", "how do payment retries back off after a failure?")
     assert r.code == 0 and json.loads(r.out)["mode"] == "hybrid"  # rebuilt
     assert len(r.err.splitlines()) == 1 and "rebuilding" in r.err
+
+
+def test_an_uninitialised_repository_is_told_to_run_init(plain_repo):
+    r = invoke("recall", "--json", "how do payment retries back off after a failure?")
+    assert r.code == 0 and json.loads(r.out)["mode"] == "prior_context" and "stele init" in r.err
+    assert invoke("search", "payments").code == 1 and invoke("rebuild").code == 1
+    assert not (plain_repo / ".stele").exists()

@@ -168,6 +168,8 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
     """The index of `project`, refreshed or built as needed, open for reading under a shared lock.
 
     Raises IndexUnavailable when it cannot be opened or built (never anything else for a bad index)."""
+    if not project.stele_dir.is_dir():  # an index here would show up as untracked files in git status
+        raise IndexUnavailable("Stele is not set up in this repository: run `stele init`")
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(False, deadline)
@@ -213,6 +215,8 @@ def _why(e: BaseException) -> str:
 
 def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
     """Throw the index away and build it from the record and the WAL."""
+    if not project.stele_dir.is_dir():
+        raise IndexUnavailable("Stele is not set up in this repository: run `stele init`")
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(True, None)
