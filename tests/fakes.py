@@ -1,4 +1,4 @@
-"""Test doubles: a deterministic fake embedding model, and fact files written by hand."""
+"""Test doubles: a deterministic fake embedding model, and a fact-file writer for retrieval tests."""
 from __future__ import annotations
 
 import re
@@ -67,20 +67,8 @@ def no_model(monkeypatch):
 
 
 def write_fact(root: Path, fact_id: str, kind: str, title: str, body: str = "", **meta) -> Path:
-    """A fact file under docs/memory/, frontmatter in the order given."""
-    title_line = f"title: {title!r}" if ":" in title else f"title: {title}"
-    lines = ["---", f"id: {fact_id}", f"kind: {kind}", title_line]
-    for key, value in meta.items():
-        key = key.replace("_", "-") if key in ("caused_by", "relates_to", "part_of") else key
-        if isinstance(value, dict):
-            lines.append(f"{key}:")
-            lines += [f"  {k}: [{', '.join(v)}]" for k, v in value.items()]
-        elif isinstance(value, list):
-            lines.append(f"{key}: [{', '.join(value)}]")
-        else:
-            lines.append(f"{key}: {value}")
-    lines += ["---", body or title, ""]
-    path = root / "docs" / "memory" / f"{fact_id}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    """`tests.factfiles.write_fact` with the title positional and the body defaulting to the title
+    (so a fact's words are all its own); returns the file's path."""
+    from tests.factfiles import write_fact as write
+
+    return root / write(root, fact_id, kind, title=title, body=body or title, **meta)

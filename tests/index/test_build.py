@@ -119,7 +119,7 @@ def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_mode
     write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
     assert check() == 7  # one stale row kept, one appended
     monkeypatch.setattr(build, "GARBAGE", 0.0)   # always compact
-    (proj.root / "docs/memory/NOTE-200A.md").unlink()
+    (proj.root / "docs/memory/notes/NOTE-200A.md").unlink()
     assert check() == 5
 
 

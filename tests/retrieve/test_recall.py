@@ -85,7 +85,7 @@ def test_the_index_follows_edits_without_a_rebuild(shop):
     write_fact(shop.root, "TASK-8592", "task", "Refund reconciliation job is owned by team Ledger")
     r = recall(shop, question)
     assert r.trace.seeds[0].id == "TASK-8592" and "team Ledger" in r.entries[ids(r).index("TASK-8592")].title
-    (shop.root / "docs/memory/TASK-8592.md").unlink()
+    (shop.root / "docs/memory/tasks/TASK-8592.md").unlink()
     assert "TASK-8592" not in ids(recall(shop, question))
 
 
