@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..record import load
-from ..render.agent import fact_block, frame
+from ..render.facts import fact_block, frame
 from . import harness, lookup, state
 from .run import Context, Reply, run
 

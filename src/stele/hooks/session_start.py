@@ -7,7 +7,7 @@ session's injected set starts over; on `resume` the transcript replays them, so 
 from __future__ import annotations
 
 from ..record import load
-from ..render.agent import fact_block, frame, label, squash
+from ..render.facts import fact_block, frame, label, squash
 from . import lookup, state
 from .run import Context, Reply, run
 

@@ -1,4 +1,5 @@
-"""Plain text for agents: what hooks inject and what `stele brief` returns.
+"""Plain text about committed facts for agents: what the session-start and edit hooks inject, and
+`stele brief`. (A recall's rendering lives beside the recall, in `render/agent.py`.)
 
 Byte-stable (no colour, no terminal width, no dates that were not in the data) so golden tests can
 pin it, and phrased as reference data about the project rather than instructions: harnesses treat
