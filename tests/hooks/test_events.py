@@ -1,6 +1,5 @@
 """The agent hooks end to end through `stele hook EVENT`, in a real repository."""
 import json
-import os
 
 import pytest
 
@@ -16,27 +15,6 @@ def claude(event_name: str, repo, session="s1", **fields) -> dict:
 def context(result) -> str:
     assert result.code == 0, result.err
     return json.loads(result.out)["hookSpecificOutput"]["additionalContext"]
-
-
-@pytest.fixture
-def record(repo):
-    write_fact(repo, "INS-0001", "instruction", "Open a pull request for every change",
-               "Never push to main directly; open a pull request.")
-    write_fact(repo, "CON-0002", "constraint", "Python 3.11 is the floor", "We support Python 3.11 and newer.",
-               priority="high", delivery="always")
-    write_fact(repo, "INS-0003", "instruction", "Old rule", "Retired.", status="retired")
-    write_fact(repo, "INS-0004", "instruction", "Expired rule", "Gone.", expires="2020-01-01")
-    write_fact(repo, "TASK-0005", "task", "Rate limiter rewrite", status="in-progress")
-    write_fact(repo, "TASK-0006", "task", "Done already", status="done")
-    write_fact(repo, "RISK-0007", "risk", "Middleware order is load-bearing",
-               "Moving the limiter behind auth let floods reach bcrypt.", anchors=["src/auth/**"])
-    write_fact(repo, "DEC-0008", "decision", "Limiter runs before auth", "Floods never reach bcrypt.",
-               anchors=["src/auth/middleware.py::RateLimiter.check"])
-    write_fact(repo, "DEC-0009", "decision", "Unrelated", "About billing.", anchors=["src/billing.py"])
-    old = 1_000_000_000  # facts written long before any session
-    for path in (repo / "docs/memory").rglob("*.md"):
-        os.utime(path, (old, old))
-    return repo
 
 
 def test_session_start_delivers_standing_rules_and_open_tasks(record):
