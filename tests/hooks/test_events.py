@@ -150,7 +150,7 @@ def test_configured_cap_holds(record):
 def test_a_missing_index_is_built_and_a_damaged_one_costs_one_stderr_line(record, event):
     import shutil
 
-    expect = "INS-0001" if event == "session-start" else expect
+    expect = "INS-0001" if event == "session-start" else "RISK-0007"
     payload = claude("X", record, session=f"idx-{event}", prompt="why does the rate limiter run before auth?",
                      tool_input={"file_path": str(record / "src/auth/middleware.py")})
     shutil.rmtree(record / ".stele/index", ignore_errors=True)
