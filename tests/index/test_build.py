@@ -95,3 +95,46 @@ def test_anchor_lookups_use_exact_paths_and_globs(proj):
         assert {r[0] for r in index.catalog.anchored(["src/web/x.ts"])} == {"DEC-AAAA"}
         assert index.catalog.anchored(["src/b.py"]) == []
         assert index.catalog.anchor_paths_ending("a.py") == ["src/a.py"]
+
+
+def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_model, monkeypatch):
+    from stele.index.items import Item
+
+    def check():
+        with build.open_index(proj) as index:
+            m = index.matrix()
+            live = index.catalog.live_vectors(m.shape[0])
+            assert len(live) == index.catalog.count()
+            for item_id, row, _ in live:
+                node = index.catalog.nodes([item_id])[item_id]
+                text = Item(item_id, "", "", node.title, index.catalog.body(item_id), "").embed_text
+                q = fake_model.encoder.encode([text])[0]
+                assert abs(float(m[row] @ q) - 1.0) < 1e-5  # the row holds this item's own vector
+            return m.shape[0]
+
+    build.rebuild(proj)
+    assert check() == 6
+    monkeypatch.setattr(build, "GARBAGE", 10.0)  # never compact: edits append
+    write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
+    assert check() == 7  # one stale row kept, one appended
+    monkeypatch.setattr(build, "GARBAGE", 0.0)   # always compact
+    (proj.root / "docs/memory/NOTE-200A.md").unlink()
+    assert check() == 5
+
+
+def test_compacted_session_logs_stay_indexed_once(proj):
+    import gzip
+    import json
+
+    line = json.dumps({"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "ts": "2026-11-20T10:00:00Z", "session": "old",
+                       "type": "decision", "text": "Keep the retry cap at three", "refs": {"paths": ["src/a.py"]}})
+    archive = proj.root / ".stele/wal/archive"
+    archive.mkdir(parents=True)
+    (archive / "old.01JFZS31V0ZJ1D2PYVE21AVN5S.jsonl.gz").write_bytes(gzip.compress((line + "\n").encode()))
+    (proj.root / ".stele/wal/old.jsonl").write_text(line + "\n")  # compaction interrupted: both copies exist
+    report = build.rebuild(proj)
+    assert report.items == 7 and report.skipped == []
+    with build.open_index(proj) as index:
+        node = index.catalog.nodes(["S-01JFZS31V0ZJ1D2PYVE21AVN5S"])["S-01JFZS31V0ZJ1D2PYVE21AVN5S"]
+        assert (node.source, node.kind, node.title) == ("session", "decision", "Keep the retry cap at three")
+        assert {r[0] for r in index.catalog.anchored(["src/a.py"])} == {"DEC-AAAA", "S-01JFZS31V0ZJ1D2PYVE21AVN5S"}

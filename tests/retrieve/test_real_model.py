@@ -28,9 +28,18 @@ def test_the_bundled_model_finds_a_paraphrase(proj):
     assert search(proj, "the shop sends mails from a queue job", limit=1).results[0].id == "DEC-7KAM"
 
 
-def test_with_the_model_folder_gone_recall_answers_in_full_text_mode(proj):
+def test_with_the_model_folder_gone_recall_answers_in_full_text_mode(proj, tmp_path):
+    import shutil
+
+    from stele.index.encoder import BUNDLED_DIR
+
+    folder = tmp_path / "my-model"
+    shutil.copytree(BUNDLED_DIR, folder)
     cfg = proj.root / ".stele/config.yaml"
-    cfg.write_text(cfg.read_text().replace("model: bundled", "model: models/missing"))
-    r = recall(Project(proj.root), "how long until sessions expire for inactive users?")
+    cfg.write_text(cfg.read_text().replace("model: bundled", f"model: {folder}"))
+    question = "how long until sessions expire for inactive users?"
+    assert recall(Project(proj.root), question).mode == "hybrid"
+    shutil.rmtree(folder)
+    r = recall(Project(proj.root), question)
     assert r.mode == "fts" and r.entries[0].id == "DEC-4F7K"
     assert any("full-text only" in w for w in r.warnings)

@@ -98,18 +98,31 @@ def test_a_zero_walk_budget_returns_the_seeds_marked_partial(shop):
 
 def test_without_a_model_recall_degrades_to_full_text(shop, monkeypatch):
     from stele.index import vectors
-    from stele.retrieve import seeds
 
-    recall(shop, PROMPT)  # built with vectors
-    seeds._ENCODERS.clear()
+    assert recall(shop, PROMPT).mode == "hybrid"
 
-    def broken(ref, bulk):
-        raise vectors.NoModel("embedding model folder /x is corrupt")
+    def gone(project):
+        raise vectors.NoModel("embedding model folder /x does not exist")
 
-    monkeypatch.setattr(vectors, "load_encoder", broken)
+    monkeypatch.setattr(vectors, "model_ref", gone)
     r = recall(shop, PROMPT)
     assert r.mode == "fts" and ids(r)[0] == "DEC-AGHA"
     assert any("full-text only" in w for w in r.warnings)
+
+
+def test_a_model_that_breaks_after_indexing_degrades_the_query_only(shop, monkeypatch):
+    from stele.index import vectors
+    from stele.retrieve import seeds
+
+    recall(shop, PROMPT)
+    seeds._ENCODERS.clear()
+
+    def broken(ref, bulk):
+        raise vectors.NoModel("embedding model /x is corrupt")
+
+    monkeypatch.setattr(vectors, "load_encoder", broken)
+    r = recall(shop, "something nobody ever wrote down anywhere")  # no full-text match: asks the model
+    assert r.mode == "fts" and any("corrupt" in w for w in r.warnings)
 
 
 def test_without_any_index_it_falls_back_to_recent_session_entries(shop, monkeypatch):

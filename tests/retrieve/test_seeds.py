@@ -20,10 +20,11 @@ def test_fusion_ties_keep_bm25_order_first():
 
 
 def test_weak_full_text_matches_hand_the_lead_to_the_embeddings():
-    strong = weights(S, 1.0)
+    assert weights(S, S.strong_match) == (S.bm25_weight, 0.0)  # sure enough: no embeddings
+    fair = weights(S, S.strong_match - 1e-9)
     weak = weights(S, 0.0)
     middle = weights(S, (S.weak_match + S.strong_match) / 2)
-    assert strong == (S.bm25_weight, S.vector_weight)
-    assert weak == (S.bm25_weight / 2, 1.0)
-    assert weak[1] > middle[1] > strong[1] and weak[0] < middle[0] < strong[0]
-    assert weights(dataclasses.replace(S, weak_match=0.5, strong_match=0.5), 0.0) == strong  # disabled
+    assert abs(fair[1] - S.vector_weight) < 1e-6 and weak == (S.bm25_weight / 2, 1.0)
+    assert weak[1] > middle[1] > fair[1] and weak[0] < middle[0] < fair[0]
+    assert weights(dataclasses.replace(S, weak_match=0.5, strong_match=0.5), 0.0) == (S.bm25_weight,
+                                                                                      S.vector_weight)

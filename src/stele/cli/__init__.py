@@ -12,6 +12,8 @@ from . import install_cmd  # noqa: F401,E402
 from . import hooks_cmds  # noqa: F401,E402
 from . import retrieve_cmds  # noqa: F401,E402
 from . import brief_cmd  # noqa: F401,E402
+from . import session_cmds  # noqa: F401,E402
+from . import task_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:

@@ -23,13 +23,15 @@ from typing import Any, Callable
 from ..errors import SteleError
 from ..project import Project
 from . import catalog as catalog_mod
-from .items import Item, from_entry, from_fact
+from .items import COMMITTED, Item, from_entry, from_fact
 
+ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
 LOCK = "lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
+GARBAGE = 0.25  # compact vectors.npy when more than this share of its rows belong to no item
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]
@@ -55,34 +57,40 @@ class Report:
 # -- sources -----------------------------------------------------------------------------------------
 
 def scan(project: Project) -> dict[str, tuple[int, int]]:
-    """Every source file (fact candidates and WAL logs): repo-relative path -> (mtime_ns, size)."""
-    out: dict[str, tuple[int, int]] = {}
-    root = str(project.root)
+    """Every source file (fact candidates and WAL logs): repo-relative path -> (mtime_ns, size).
 
-    def walk(folder: str, suffix: str, recurse: bool) -> None:
+    This runs on every read, so it is plain `os.scandir` with paths built by concatenation."""
+    out: dict[str, tuple[int, int]] = {}
+
+    def walk(folder: str, rel: str, suffix: str, recurse: bool) -> None:
         try:
-            entries = list(os.scandir(folder))
+            entries = os.scandir(folder)
         except OSError:
             return
-        for e in entries:
-            if e.name.startswith("."):
-                continue
-            try:
-                if recurse and e.is_dir(follow_symlinks=False):
-                    walk(e.path, suffix, recurse)
-                elif e.name.endswith(suffix) and e.name.lower() != "readme.md" and e.is_file():
-                    st = e.stat()
-                    out[os.path.relpath(e.path, root).replace(os.sep, "/")] = (st.st_mtime_ns, st.st_size)
-            except OSError:
-                continue
+        with entries:
+            for e in entries:
+                name = e.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if recurse and e.is_dir(follow_symlinks=False):
+                        walk(e.path, f"{rel}{name}/", suffix, recurse)
+                    elif name.endswith(suffix) and name.lower() != "readme.md" and e.is_file():
+                        st = e.stat()
+                        out[rel + name] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    continue
 
-    walk(str(project.memory_dir), ".md", True)
-    walk(str(project.wal_dir), ".jsonl", False)
+    walk(str(project.memory_dir), project.rel(project.memory_dir).rstrip("/") + "/", ".md", True)
+    wal_rel = project.rel(project.wal_dir).rstrip("/") + "/"
+    walk(str(project.wal_dir), wal_rel, ".jsonl", False)
+    walk(str(project.wal_dir / ARCHIVE_DIR), f"{wal_rel}{ARCHIVE_DIR}/", ".jsonl.gz", False)  # compacted logs
     return out
 
 
 def _is_wal(project: Project, rel: str) -> bool:
-    return (project.root / rel).parent == project.wal_dir
+    return rel.endswith((".jsonl", ".jsonl.gz")) and (project.root / rel).parent in (
+        project.wal_dir, project.wal_dir / ARCHIVE_DIR)
 
 
 def read_items(project: Project, rel: str, report: Report) -> list[Item]:
@@ -91,10 +99,11 @@ def read_items(project: Project, rel: str, report: Report) -> list[Item]:
 
     path = project.root / rel
     if _is_wal(project, rel):
+        from ..session import is_bookkeeping
         from ..wal import ReadReport, read_file
 
         wal_report = ReadReport()
-        items = [from_entry(e, rel) for e in read_file(path, wal_report)]
+        items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
         report.skipped += wal_report.skipped
         return items
     from ..model import parse_fact
@@ -191,8 +200,15 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
         raise
 
 
+def digest(stats: dict[str, tuple[int, int]]) -> str:
+    """One hash of every source file's path, mtime and size: a fresh index is one comparison away."""
+    import hashlib
+
+    return hashlib.sha1("\n".join(f"{p}\t{m}\t{n}" for p, (m, n) in sorted(stats.items())).encode()).hexdigest()
+
+
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
-    if cat.files() != stats:
+    if cat.meta("sources") != digest(stats):
         return True
     return _wanted_model_id(project) != (cat.meta("model_tried") or "")
 
@@ -323,7 +339,8 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
                 owner = fresh.get(item.id)
                 elsewhere = owner.path if owner else cat.path_of(item.id)
                 if elsewhere and elsewhere != item.path and (owner or elsewhere not in changed + removed):
-                    report.skipped.append(f"{item.path}:1: duplicate id {item.id}: also used by {elsewhere}")
+                    if item.source == COMMITTED:  # a session entry seen twice (live and archived) is one entry
+                        report.skipped.append(f"{item.path}:1: duplicate id {item.id}: also used by {elsewhere}")
                     continue
                 fresh[item.id] = item
             advance(1)
@@ -342,6 +359,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
             writer.commit()
         report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
         cat.set_files(stats, removed)
+        cat.set_meta(sources=digest(stats))
         cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
         cat.db.execute("COMMIT")
         report.items = cat.count()
@@ -355,7 +373,11 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
 
 def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
                     on_stage: Stages | None) -> tuple[int, str | None]:
-    """Embed what is new or changed, keep every other row; returns (embedded, why there are no vectors)."""
+    """Embed what is new or changed; returns (embedded, why there are no vectors).
+
+    Rows of unchanged items stay where they are and new rows are appended, so an edit costs one
+    embedding and one file write; rows that no item uses any more are dropped (the file compacted)
+    once they are more than a quarter of it."""
     from . import vectors
 
     try:
@@ -364,40 +386,41 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         cat.set_meta(model_id="", model_tried="")
         return 0, str(e)
     cat.set_meta(model_tried=ref.model_id)
-    state = cat.vector_state()
-    same_model = not full and cat.meta("model_id") == ref.model_id
     old = None
-    if same_model:
+    if not full and cat.meta("model_id") == ref.model_id:
         try:
             old = vectors.load(project.index_dir, int(cat.meta("rows") or 0), int(cat.meta("dim") or 0))
         except (OSError, ValueError):
             old = None
-    keep = {i: row for i, (h, row, vh) in state.items()
-            if old is not None and row is not None and vh == h and row < old.shape[0]}
-    need = [i for i in state if i not in keep]
-    if not need and old is not None and len(keep) == old.shape[0]:
+    rows = 0 if old is None else old.shape[0]
+    need = cat.needing_vectors(rows)
+    live = cat.live_vectors(rows)
+    compact = rows - len(live) > GARBAGE * (len(live) + len(need))
+    if not need and not compact:
         return 0, None
     import numpy as np
 
-    new = None
+    new = np.zeros((0, old.shape[1] if old is not None else 0), dtype=np.float32)
     if need:
         try:
             enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
-            texts = _embed_texts(cat, need)
-            new = vectors.embed(enc, texts, _stage(on_stage, "embedding", len(need)))
+            new = vectors.embed(enc, _embed_texts(cat, [i for i, _ in need]),
+                                _stage(on_stage, "embedding", len(need)))
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
             return 0, str(e)
-    kept_ids = sorted(keep, key=keep.get)
-    parts = [np.asarray(old[[keep[i] for i in kept_ids]])] if kept_ids else []
-    if new is not None and len(new):
-        parts.append(new)
-    matrix = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
-    order = kept_ids + (need if new is not None else [])
+    if compact:
+        kept = np.asarray(old[[row for _, row, _ in live]]) if live else new[:0]
+        matrix = np.concatenate([kept, new]) if len(kept) else new
+        cat.clear_vector_rows()
+        cat.restore_vector_rows({i: (n, h) for n, (i, _, h) in enumerate(live)})
+        base = len(live)
+    else:
+        matrix = np.concatenate([np.asarray(old), new]) if old is not None else new
+        base = rows
+    cat.restore_vector_rows({i: (base + n, h) for n, (i, h) in enumerate(need)})
     vectors.save(project.index_dir, matrix)
-    cat.set_vector_rows({i: (n, state[i][0]) for n, i in enumerate(order)})
-    cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1] if matrix.ndim == 2
-                                                                            else 0))
+    cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
     return len(need), None
 
 
