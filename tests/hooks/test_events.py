@@ -68,7 +68,10 @@ def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record):
     hook("post-edit", claude("PostToolUse", record, tool_name="Edit",
                              tool_input={"file_path": str(record / "src/auth/new.py")}, tool_response={}))
     entries = list(wal.read_file(wal.wal_path(Project(record), "s1")))
-    assert [(e.type, e.refs, e.agent) for e in entries] == [("note", {"paths": ["src/auth/new.py"]}, "claude-code")]
+    assert [e.text for e in entries] == ["session started", "edited src/auth/new.py"]
+    assert (entries[1].refs, entries[1].agent) == ({"paths": ["src/auth/new.py"]}, "claude-code")
+    listed = json.loads(invoke("session", "list", "--json").out)
+    assert [(s["id"], s["agent"]) for s in listed["sessions"]] == [("s1", "claude-code")]
     assert hook("stop", {**stop, "stop_hook_active": True}).out == ""  # never loops
     text = context(hook("stop", stop))
     assert "src/auth/new.py" in text and "stele remember" in text and "--retire-when" in text

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from stele.hooks.payload import PayloadError, parse, session_name
+from stele.hooks.payload import PayloadError, parse
 
 
 def test_malformed_payloads_raise_one_clear_error():
@@ -14,16 +14,15 @@ def test_malformed_payloads_raise_one_clear_error():
     assert parse("").data == {} and parse("  \n").harness == "claude"
 
 
-def test_session_ids_are_made_safe_for_file_names(monkeypatch):
-    assert session_name("abc-123") == "abc-123"
-    assert session_name("../../etc/passwd") == "etc-passwd"
-    assert session_name("a b/c:d") == "a-b-c-d"
-    assert session_name("x" * 300) == "x" * 128
-    assert session_name("") is None and session_name(None) is None and session_name(True) is None
+def test_session_ids_come_from_the_payload_first_and_are_safe_file_names(monkeypatch):
+    assert parse(json.dumps({"session_id": "abc-123"})).session == "abc-123"
+    assert "/" not in parse(json.dumps({"session_id": "../../etc/passwd"})).session
     assert parse(json.dumps({"sessionId": "cop 1"})).session == "cop-1"
     assert parse(json.dumps({"conversation_id": "conv-9"})).session == "conv-9"
+    assert parse(json.dumps({"session_id": ""})).session is None
     monkeypatch.setenv("STELE_SESSION", "from-env")
     assert parse("{}").session == "from-env"
+    assert parse(json.dumps({"session_id": "harness-1"})).session == "harness-1"
 
 
 def test_cwd_from_payload_or_cursor_workspace_roots(tmp_path):

@@ -68,19 +68,31 @@ def pre_edit(ctx: Context) -> Reply | None:
     return edit_context(ctx, repo_paths(ctx), fresh=False)
 
 
-def post_edit(ctx: Context) -> Reply | None:
-    from .. import wal
+def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
+    """One session log line per file and session (the log says what changed, not every keystroke). The
+    harness's session becomes a Stele session, named after it and stamped with the agent, at its first
+    edit: `stele session list` and `stele task resume` then see it like any other."""
+    from .. import session as sessions, wal
+    from ..errors import SteleError
 
+    with state.update(ctx.project, session) as st:
+        new = [p for p in paths if p not in st.edited]
+        st.add_edited(new)
+    if not new:
+        return
+    if not wal.segments(ctx.project, session):
+        try:
+            sessions.start(ctx.project, agent=harness.AGENT_NAMES[ctx.harness], session=session)
+        except SteleError:
+            pass  # a parallel hook started it first
+    sessions.log(ctx.project, session, "note", "edited " + ", ".join(new),
+                 paths=[str(ctx.project.root / p) for p in new])
+
+
+def post_edit(ctx: Context) -> Reply | None:
     paths = repo_paths(ctx)
-    session = ctx.payload.session
-    if paths and session:
-        with state.update(ctx.project, session) as st:
-            new = [p for p in paths if p not in st.edited]
-            st.add_edited(new)
-        if new:  # one line per file and session: the log says what changed, not every keystroke
-            wal.append(ctx.project, wal.new_entry(session, "note", "edited " + ", ".join(new),
-                                                  agent=harness.AGENT_NAMES[ctx.harness], refs={"paths": new},
-                                                  thread="edits"))
+    if paths and ctx.payload.session:
+        log_edits(ctx, ctx.payload.session, paths)
     if harness.can_inject(ctx.harness, "post-edit") and not harness.can_inject(ctx.harness, "pre-edit"):
         return edit_context(ctx, paths, fresh=False)
     return None

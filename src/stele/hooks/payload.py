@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import wal
 from ..errors import SteleError
 from . import harness as harness_mod
 
-_SESSION_BAD = re.compile(r"[^A-Za-z0-9._-]+")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
 PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
@@ -58,14 +58,6 @@ class Payload:
         return list(dict.fromkeys(found))
 
 
-def session_name(raw: Any) -> str | None:
-    """A harness session id made safe as a WAL file name (`wal.check_session_name` rules)."""
-    if not isinstance(raw, (str, int)) or isinstance(raw, bool):
-        return None
-    name = _SESSION_BAD.sub("-", str(raw)).lstrip("._-")[:128]
-    return name or None
-
-
 def parse(text: str, flag: str | None = None) -> Payload:
     """Parse the stdin text. Empty input (a hook run by hand) is an empty payload; anything that is
     not a JSON object raises PayloadError."""
@@ -85,8 +77,8 @@ def parse(text: str, flag: str | None = None) -> Payload:
             tool_input = json.loads(tool_input)
         except ValueError:
             tool_input = {"input": tool_input}
-    session = next((session_name(data[k]) for k in ("session_id", "sessionId", "conversation_id")
-                    if data.get(k) not in (None, "")), None) or session_name(os.environ.get("STELE_SESSION"))
+    # the harness's own conversation id first: it is exact, an inherited STELE_SESSION may be shared
+    session = wal.session_from_payload(data) or wal.current_session()
     source = data.get("source", data.get("trigger"))
     return Payload(
         data=data, harness=harness,
