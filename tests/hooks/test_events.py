@@ -169,3 +169,19 @@ def test_a_missing_index_is_built_and_a_damaged_one_costs_one_stderr_line(record
     (record / ".stele/index").write_text("a file where the index folder should be")
     blocked = hook(event, {**payload, "session_id": f"idx3-{event}"})
     assert blocked.code == 0 and blocked.err.count("\n") == 1 and expect not in blocked.out
+
+
+def test_session_start_puts_this_agents_claimed_tasks_first(record, monkeypatch):
+    from tests.helpers import write_fact
+
+    write_fact(record, "TASK-0020", "task", "Billing export", status="open")
+    write_fact(record, "TASK-0021", "task", "Someone else's work", status="open")
+    monkeypatch.setenv("STELE_AGENT", "other-agent")
+    assert invoke("task", "claim", "TASK-0021").code == 0
+    monkeypatch.setenv("STELE_AGENT", "claude-code")
+    assert invoke("task", "claim", "TASK-0020").code == 0
+    text = context(hook("session-start", claude("SessionStart", record, source="startup")))
+    tasks = text.split("Open tasks:\n")[1].split("\n\n")[0].splitlines()
+    assert tasks == ["TASK TASK-0020 [claimed by you]  Billing export",
+                     "TASK TASK-0005 [in-progress]  Rate limiter rewrite",
+                     "TASK TASK-0021 [claimed by other-agent]  Someone else's work"]

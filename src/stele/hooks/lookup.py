@@ -90,11 +90,24 @@ def always(index: Any) -> list[Line]:
     return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
 
 
-def open_tasks(index: Any) -> list[Line]:
-    """Tasks not done or cancelled: in progress first, then blocked, then open."""
+def open_tasks(index: Any, project: Project) -> list[Line]:
+    """Tasks not done or cancelled, each with who holds a live claim on it: the ones claimed by this
+    agent (`stele task list --mine`'s identity) first, then in progress, blocked, open."""
+    from ..claims import Identity, known_claims, utcnow
+
+    held = {tid: c for tid, c in known_claims(project).items() if c.live(utcnow())}
+    me = Identity.current()
     tasks = [n for n in index.catalog.committed_where("kind", "task") if n.status in OPEN_TASK_STATUSES]
-    tasks.sort(key=lambda n: (OPEN_TASK_STATUSES.index(n.status), _order(n)))
-    return [Line(n.id, n.kind, n.title, n.status) for n in tasks]
+    mine = {n.id for n in tasks if n.id in held and me.matches(held[n.id])}
+    tasks.sort(key=lambda n: (n.id not in mine, OPEN_TASK_STATUSES.index(n.status), _order(n)))
+    out = []
+    for n in tasks:
+        status = n.status if n.status != "open" else ""
+        if n.id in held:
+            who = "you" if n.id in mine else held[n.id].holder.agent
+            status = f"{status}, claimed by {who}" if status else f"claimed by {who}"
+        out.append(Line(n.id, n.kind, n.title, status))
+    return out
 
 
 def anchored(index: Any, paths: Iterable[str]) -> list[Line]:

@@ -1,7 +1,7 @@
 """`stele hook session-start`: what an agent should know before its first prompt.
 
-The standing rules (current `delivery: always` facts, whole), the open tasks, and one line on how to
-ask for more. On `clear` and `compact` the earlier injections have left the model's context, so the
+The standing rules (current `delivery: always` facts, whole), the open tasks (the ones this agent has
+claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact` the earlier injections have left the model's context, so the
 session's injected set starts over; on `resume` the transcript replays them, so it is kept.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ def handle(ctx: Context) -> Reply:
             st.injected = []
     warnings: list[str] = []
     with lookup.open_index(ctx.project, warnings.append) as index:
-        rules, tasks = lookup.always(index), lookup.open_tasks(index)
+        rules, tasks = lookup.always(index), lookup.open_tasks(index, ctx.project)
     if warnings:
         print(warnings[0], file=sys.stderr)
     sections = []
