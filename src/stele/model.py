@@ -27,6 +27,7 @@ class Problem:
     line: int
     message: str
     severity: str = "error"  # error | warning
+    check: str = "schema"  # which `stele doctor` check reports it
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"

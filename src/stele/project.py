@@ -50,6 +50,10 @@ class Project:
         p = Path(path)
         if p.is_absolute():
             try:
+                return p.relative_to(self.root).as_posix()  # the common case, without a syscall
+            except ValueError:
+                pass
+            try:
                 p = p.resolve().relative_to(self.root.resolve())
             except ValueError:
                 return p.as_posix()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from .errors import RecordError, SteleError
 from .graph import Graph
@@ -62,14 +62,41 @@ def looks_like_fact(text: str) -> bool:
 
 
 def load(project: Project) -> Record:
+    def texts() -> Iterator[tuple[str, str | None, str]]:
+        for path in fact_files(project.memory_dir):
+            try:
+                yield project.rel(path), path.read_text(encoding="utf-8"), ""
+            except (OSError, UnicodeDecodeError) as e:
+                yield project.rel(path), None, str(e)
+    return from_texts(project, texts())
+
+
+def load_at(project: Project, rev: str) -> Record:
+    """The record as committed at `rev` (same rules as `load`, read through one `git cat-file`)."""
+    from . import gitrepo
+
+    prefix = project.rel(project.memory_dir).rstrip("/") + "/"
+    paths = [p for p in gitrepo.ls_files(project.root, rev) if p.startswith(prefix) and p.endswith(".md")
+             and p.rsplit("/", 1)[-1].lower() != "readme.md"
+             and not any(part.startswith(".") for part in p[len(prefix):].split("/"))]
+    blobs = gitrepo.read_blobs(project.root, [f"{rev}:{p}" for p in paths])
+
+    def texts() -> Iterator[tuple[str, str | None, str]]:
+        for p in paths:
+            try:
+                yield p, (blobs.get(f"{rev}:{p}") or b"").decode("utf-8"), ""
+            except UnicodeDecodeError as e:
+                yield p, None, str(e)
+    return from_texts(project, texts())
+
+
+def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -> Record:
+    """Build a record from (rel path, text or None, read error) triples."""
     record = Record(project)
     paths: dict[str, str] = {}
-    for path in fact_files(project.memory_dir):
-        rel = project.rel(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            record.problems.append(Problem(rel, 1, f"cannot read the file ({e}); save it as UTF-8 text"))
+    for rel, text, error in texts:
+        if text is None:
+            record.problems.append(Problem(rel, 1, f"cannot read the file ({error}); save it as UTF-8 text"))
             continue
         if not looks_like_fact(text):
             continue
@@ -80,7 +107,8 @@ def load(project: Project) -> Record:
         if fact.id in record.facts:
             record.problems.append(Problem(rel, fact.doc.line_of("id") if fact.doc else 1,
                                            f"duplicate id {fact.id}: also used by {paths[fact.id]}; give one of "
-                                           "them a new id (`stele doctor --fix` cannot choose for you)"))
+                                           "them a new id (`stele doctor --fix` cannot choose for you)",
+                                           check="duplicate-id"))
             continue
         record.facts[fact.id] = fact
         paths[fact.id] = rel
@@ -89,5 +117,6 @@ def load(project: Project) -> Record:
             if target not in record.facts and not target.startswith("S-"):
                 line = fact.doc.line_of("links", rel_name, fact.links[rel_name].index(target)) if fact.doc else 1
                 record.problems.append(Problem(fact.path, line, f"dangling link {rel_name} -> {target}: no fact has "
-                                               "that id; fix the id or remove the link"))
+                                               "that id; fix the id or remove the link",
+                                               check="dangling-link"))
     return record

@@ -67,6 +67,19 @@ class Redactor:
                 raise SteleError(f".stele/config.yaml: redaction.patterns entry {pattern!r} is not a valid "
                                  f"regular expression ({e}); fix or remove it") from None
 
+    def find(self, text: str) -> list[tuple[str, int]]:
+        """(kind, offset) of each secret in `text`, to say where without repeating it. Overlapping
+        matches (a token inside a `password = ...` assignment) count once, first rule first."""
+        spans: list[tuple[int, int, str]] = []
+        for kind, rx, group in self.rules:
+            for m in rx.finditer(text):
+                if m.group(group) is None or "[REDACTED:" in m.group(0):
+                    continue
+                start, end = m.span(group)
+                if all(end <= s or start >= e for s, e, _ in spans):
+                    spans.append((start, end, kind))
+        return [(kind, start) for start, _, kind in sorted(spans)]
+
     def redact(self, text: str) -> Redaction:
         result = Redaction(text)
         for kind, rx, group in self.rules:

@@ -160,3 +160,14 @@ def test_every_harness_round_trips(repo, name):
     assert tree(repo) != before
     ok("uninstall", name)
     assert tree(repo) == before
+
+
+def test_pre_commit_target_takes_dry_run_and_refuses_user_scope(repo):
+    hook = Path(git(repo, "rev-parse", "--git-path", "hooks").strip())
+    hook = hook if hook.is_absolute() else repo / hook
+    r = ok("install", "pre-commit", "--dry-run")
+    assert "would create" in r.out and "+#!/bin/sh" in r.out and not (hook / "pre-commit").exists()
+    bad = invoke("install", "pre-commit", "--scope", "user")
+    assert bad.code == 2 and "project only" in bad.err
+    ok("install", "pre-commit")
+    assert "would remove" in ok("uninstall", "pre-commit", "--dry-run").out and (hook / "pre-commit").exists()

@@ -14,6 +14,9 @@ from . import retrieve_cmds  # noqa: F401,E402
 from . import brief_cmd  # noqa: F401,E402
 from . import session_cmds  # noqa: F401,E402
 from . import task_cmds  # noqa: F401,E402
+from . import anchor_cmds  # noqa: F401,E402
+from . import doctor_cmd  # noqa: F401,E402
+from . import review_cmd  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:

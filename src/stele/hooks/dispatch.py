@@ -21,6 +21,7 @@ EVENTS: dict[str, str] = {
     "stop": "stop:main",
     "subagent-stop": "stop:main_subagent",
     "guard-readonly": "guard:main",
+    "pre-commit": "precommit:run",
 }
 
 

@@ -108,7 +108,7 @@ class Ledger:
                 pass
 
 
-def _diff(path: Path, old: str | None, new: str | None) -> str:
+def diff(path: Path, old: str | None, new: str | None) -> str:
     lines = difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
                                  fromfile=f"a/{path.name}" if old is not None else "/dev/null",
                                  tofile=f"b/{path.name}" if new is not None else "/dev/null")
@@ -140,7 +140,7 @@ def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str 
         dirs = _missing_dirs(path, scope.root)
         atomic_write(path, new)
         Ledger(scope).record(path, old, new, dirs)
-    return Change(path, action, note, _diff(path, old, new) if dry_run else "")
+    return Change(path, action, note, diff(path, old, new) if dry_run else "")
 
 
 def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Change:
@@ -162,7 +162,7 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
     if new is None:
         action, detail = "removed", ""
     if dry_run:
-        return Change(path, action, detail, _diff(path, current, new))
+        return Change(path, action, detail, diff(path, current, new))
     if new is None:
         path.unlink()
         for d in (entry or {}).get("dirs", []):  # deepest first, as recorded

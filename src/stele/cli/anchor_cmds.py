@@ -1,0 +1,62 @@
+"""`stele anchored`: the facts anchored to files, or to a change (staged, or since a revision)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from ..render import term
+
+Opt = typer.Option
+
+
+@app.command()
+def anchored(
+    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Files or folders.")]
+    = None,
+    staged: Annotated[bool, Opt("--staged", help="The staged change (a symbol counts when a hunk touches "
+                                "it).")] = False,
+    diff: Annotated[Optional[str], Opt("--diff", metavar="REF", help="The change since REF (or A..B, "
+                                       "A...B).")] = None,
+    all_: Annotated[bool, Opt("--all", help="Include superseded, retired, done and cancelled facts.")]
+    = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """List the facts anchored to files or to a change, risks and constraints first."""
+    from .. import anchored as lib
+    from ..anchors import path_matches
+    from ..errors import UsageError
+    from ..render.anchored import fact_lines
+
+    p = project()
+    if staged and diff:
+        raise UsageError("--staged and --diff REF are two different changes: pass one")
+    named = [_repo_path(p, x) for x in paths or []]
+    if staged or diff:
+        change = lib.staged(p.root) if staged else lib.since(p.root, diff)
+        if named:
+            keep = [d for d in change.files
+                    if any(not n or path_matches(n, x) for n in named for x in d.paths)]
+            change = lib.Change(keep, change.new, change.old)
+        found = lib.for_change(p, change, include_ended=all_)
+    elif named:
+        found = lib.for_paths(p, named, include_ended=all_)
+    else:
+        raise UsageError("name files or folders, or pass --staged or --diff REF")
+    if wants_json(fmt, json_):
+        emit_json({"facts": [a.as_dict() for a in found]})
+        return
+    if not found:
+        term.line("no facts are anchored there")
+        return
+    for line in fact_lines(found):
+        term.line(line[2:])
+
+
+def _repo_path(p, arg: str) -> str:
+    """A path typed relative to the working directory, as a repo-relative anchor path ("" for the root)."""
+    rel = p.rel(Path(arg).absolute())
+    return "" if rel == "." else rel

@@ -1,0 +1,86 @@
+"""`stele doctor`: check the record (and, with --base, the change to it); `--fix` for safe repairs."""
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from .app import JsonOpt, app, emit_json, project
+from ..render import term
+
+Opt = typer.Option
+GITHUB_ENV = "GITHUB_ACTIONS"
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+
+
+class DoctorFormat(str, Enum):
+    auto = "auto"
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+@app.command()
+def doctor(
+    base: Annotated[Optional[str], Opt("--base", metavar="REF", help="Also check the change since REF "
+                                       "(merge base): current knowledge must be superseded, not edited.")]
+    = None,
+    gate: Annotated[bool, Opt("--gate", help="With --base: fail when code anchored by a risk or constraint "
+                              "changed and the fact was neither edited, re-verified nor acknowledged.")]
+    = False,
+    strict: Annotated[bool, Opt("--strict", help="Warnings fail too (exit 1).")] = False,
+    fix: Annotated[bool, Opt("--fix", help="Repair what is certain (renamed anchors), showing the diff "
+                             "first.")] = False,
+    dry_run: Annotated[bool, Opt("--dry-run", help="With --fix: show the diff, write nothing.")] = False,
+    yes: Annotated[bool, Opt("--yes", "-y", help="With --fix: do not ask before writing.")] = False,
+    fmt: Annotated[DoctorFormat, Opt("--format", help="auto is github under GitHub Actions, else text.")]
+    = "auto",
+    json_: JsonOpt = False,
+) -> int:
+    """Check the project memory: schema, ids, links, anchors, budgets, secrets, staleness."""
+    from .. import doctor as doc
+    from ..render import findings as out
+
+    p = project()
+    if fix:
+        _fix(p, dry_run, yes)
+        if dry_run:
+            return 0
+    report = doc.run(p, base=base, gate=gate)
+    if json_ or fmt == DoctorFormat.json:
+        emit_json(report.as_dict())
+    elif fmt == DoctorFormat.github or (fmt == DoctorFormat.auto and os.environ.get(GITHUB_ENV) == "true"):
+        sys.stdout.write(out.github(report))
+        summary_path = os.environ.get(SUMMARY_ENV)
+        if summary_path:
+            with open(summary_path, "a", encoding="utf-8") as f:
+                f.write(out.summary(report) + "\n")
+    else:
+        for line in out.text(report).splitlines():
+            term.line(line)
+    return report.exit_code(strict)
+
+
+def _fix(p, dry_run: bool, yes: bool) -> None:
+    from ..doctor import fix
+    from ..lifecycle import today
+
+    repairs = fix.plan(p, today())
+    if not repairs:
+        term.note("stele doctor --fix: nothing to repair")
+        return
+    for repair in repairs:
+        sys.stdout.write(repair.diff())
+        for note in repair.notes:
+            term.note(note)
+    if dry_run:
+        return
+    ask = not yes and sys.stdin.isatty()
+    if ask and not typer.confirm(f"Write these {len(repairs)} changes?", default=True):
+        term.note("nothing was written")
+        return
+    fix.apply(p, repairs)
+    term.note(f"repaired {len(repairs)} fact file{'s' * (len(repairs) != 1)}")

@@ -1,0 +1,40 @@
+"""`stele review [RANGE]`: the record's changes between two revisions, for people reviewing them."""
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from .app import JsonOpt, app, emit_json, project
+from ..render import term
+
+
+class ReviewFormat(str, Enum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+@app.command()
+def review(
+    range_: Annotated[Optional[str], typer.Argument(
+        metavar="[BASE..HEAD]", help="Two revisions (A...B: from their merge base); default: the PR base or "
+        "main...HEAD.")] = None,
+    fmt: Annotated[ReviewFormat, typer.Option(
+        "--format", help="markdown suits PR comments and job summaries.")] = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Summarise what changed in the record: added, edited, superseded, retired, anchors, violations."""
+    from ..render import review as render
+    from ..review import review as run
+
+    result = run(project(), range_)
+    if json_ or fmt == ReviewFormat.json:
+        emit_json(result.as_dict())
+    elif fmt == ReviewFormat.markdown:
+        sys.stdout.write(render.markdown(result))
+    else:
+        for line in render.text(result).splitlines():
+            term.line(line)

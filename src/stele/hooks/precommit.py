@@ -1,0 +1,53 @@
+"""`stele hook pre-commit`: list the facts anchored to the staged changes before a commit is made.
+
+Non-blocking by default (exit 0, the list on stdout). `--strict` blocks (exit 1) when a risk or
+constraint anchored to the staged code is not itself staged: neither edited nor re-verified
+(`stele verify ID` rewrites the fact file) in this commit. Internal errors still fail open (see
+`dispatch.py`): a broken memory layer must never stop a commit.
+
+Filenames after the event (the pre-commit framework passes them) narrow the staged change to those
+files; with nothing staged (`pre-commit run --all-files`) they are matched as plain paths.
+"""
+from __future__ import annotations
+
+import sys
+
+from .. import anchored
+from ..anchored import FIRST_KINDS
+from ..project import Project, find_root
+from ..render.anchored import text
+
+
+def run(args) -> int:
+    root = find_root()
+    if root is None:
+        return 0
+    project = Project(root)
+    if not project.memory_dir.is_dir():
+        return 0
+    files = {f.replace("\\", "/") for f in args.extra if not f.startswith("-")}
+    change = anchored.staged(root)
+    if files:
+        change = anchored.Change([d for d in change.files if files & set(d.paths)], change.new, change.old)
+    if change.files:
+        found = anchored.for_change(project, change)
+        what = "the staged changes"
+    elif files:
+        found = anchored.for_paths(project, sorted(files))
+        what = "these files"
+    else:
+        return 0
+    if found:
+        sys.stdout.write(text(found, what))
+        sys.stdout.write("Read one with `stele show ID`. If it still holds: `stele verify ID`.\n")
+    if not args.strict:
+        return 0
+    staged = {p for d in change.files for p in d.paths}
+    blocking = [a.fact for a in found if a.fact.kind in FIRST_KINDS and a.fact.path not in staged]
+    if not blocking:
+        return 0
+    ids = ", ".join(f.id for f in blocking)
+    sys.stderr.write(f"stele: commit blocked (--strict): {ids} anchored here but neither edited nor "
+                     "re-verified in this commit; run `stele verify ID` (or edit the fact) and stage it, or "
+                     "commit with --no-verify\n")
+    return 1

@@ -1,0 +1,58 @@
+"""Write fact files and commit them in real temporary repositories (tests of doctor, hooks, review)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from stele.frontmatter import dump_key
+from stele.kinds import KINDS
+from tests.helpers import git
+
+
+def fact_text(fid: str, kind: str, title: str | None = None, body: str = "Body text.", **meta) -> str:
+    head = dump_key("id", fid) + dump_key("kind", kind) + dump_key("title", title or f"{fid} title")
+    head += "".join(dump_key(k, v) for k, v in meta.items() if v is not None)
+    return f"---\n{head}---\n{body}\n"
+
+
+def write_fact(root: Path, fid: str, kind: str, **kw) -> str:
+    """Write docs/memory/<folder>/<ID>.md; returns its repo-relative path."""
+    rel = f"docs/memory/{KINDS[kind].folder}/{fid}.md"
+    write(root, rel, fact_text(fid, kind, **kw))
+    return rel
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def commit(root: Path, message: str = "change") -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+AUTH_PY = '''\
+import time
+
+LIMIT = 10
+
+
+class RateLimiter:
+    def __init__(self, per_second):
+        self.per_second = per_second
+
+    def check(self, key):
+        if key is None:
+            return False
+        return True
+
+    def reset(self):
+        self.per_second = 0
+
+
+def login(user):
+    return user is not None
+'''

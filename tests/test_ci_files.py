@@ -1,0 +1,102 @@
+"""The files CI and the pre-commit framework read: `.pre-commit-hooks.yaml` and the composite `action.yml`.
+
+The action's shell steps run here with fake `stele` and `gh` commands on PATH, so argument building
+and the update-or-create comment logic are tested without GitHub.
+"""
+import os
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from stele.hooks.dispatch import EVENTS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(name):
+    return yaml.safe_load((ROOT / name).read_text())
+
+
+def test_pre_commit_hooks_are_python_hooks_with_visible_output():
+    hooks = {h["id"]: h for h in load(".pre-commit-hooks.yaml")}
+    assert set(hooks) == {"stele-anchored", "stele-doctor"}
+    for hook in hooks.values():
+        assert hook["language"] == "python" and hook["verbose"] is True
+        assert {"id", "name", "entry", "language"} <= set(hook)
+    assert hooks["stele-anchored"]["entry"] == "stele hook pre-commit" and "pre-commit" in EVENTS
+    assert hooks["stele-anchored"]["require_serial"] is True
+    doctor = hooks["stele-doctor"]
+    assert doctor["entry"] == "stele doctor" and doctor["pass_filenames"] is False
+
+
+def steps():
+    return {s["name"]: s for s in load("action.yml")["runs"]["steps"]}
+
+
+def test_action_is_composite_and_every_run_step_names_its_shell():
+    action = load("action.yml")
+    assert action["runs"]["using"] == "composite"
+    assert set(action["inputs"]) == {"args", "base", "gate", "review", "token", "stele"}
+    assert all(s.get("shell") == "bash" for s in action["runs"]["steps"] if "run" in s)
+
+
+def fake(bin_dir: Path, name: str, script: str) -> None:
+    path = bin_dir / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+
+
+def run_step(step, env, tmp_path, gh_exit=0):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    log = tmp_path / "log"
+    fake(bin_dir, "stele", f'echo "stele $*" >> {log}\n')
+    fake(bin_dir, "gh", f'echo "gh $*" >> {log}\n'
+                        f'case "$*" in *--paginate*) cat {tmp_path}/existing 2>/dev/null;;\n'
+                        f'*) exit {gh_exit};; esac\n')
+    full = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path), **env}
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], env=full, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return (log.read_text().splitlines() if log.exists() else []), done.stdout
+
+
+def test_doctor_step_builds_its_arguments(tmp_path):
+    step = steps()["stele doctor"]
+    log, _ = run_step(step, {"BASE": "", "GATE": "true", "ARGS": ""}, tmp_path)
+    assert log == ["stele doctor --format github"]
+    (tmp_path / "log").unlink()
+    assert run_step(step, {"BASE": "origin/main", "GATE": "true", "ARGS": "--strict"}, tmp_path)[0] == [
+        "stele doctor --format github --base origin/main --gate --strict"]
+
+
+def test_comment_step_updates_its_own_comment_or_creates_one(tmp_path):
+    step = steps()["Comment on the pull request"]
+    (tmp_path / "stele-review.md").write_text("<!-- stele-review -->\n## Memory changes\n")
+    env = {"GH_TOKEN": "t", "PR": "12", "REPO": "o/r"}
+    created, _ = run_step(step, env, tmp_path)
+    assert created[0].startswith("gh api repos/o/r/issues/12/comments --paginate --jq")
+    body = f"body=@{tmp_path}/stele-review.md"
+    assert created[1] == f"gh api --silent -X POST repos/o/r/issues/12/comments -F {body}"
+    (tmp_path / "log").unlink()
+    (tmp_path / "existing").write_text("987\n")
+    updated, out = run_step(step, env, tmp_path)
+    assert updated[1] == f"gh api --silent -X PATCH repos/o/r/issues/comments/987 -F {body}"
+    assert out == ""
+
+
+def test_a_comment_that_cannot_be_posted_warns_instead_of_failing(tmp_path):
+    (tmp_path / "stele-review.md").write_text("<!-- stele-review -->\n")
+    env = {"GH_TOKEN": "t", "PR": "1", "REPO": "o/r"}
+    _, out = run_step(steps()["Comment on the pull request"], env, tmp_path, gh_exit=1)
+    assert out.startswith("::warning title=stele review::could not comment")
+
+
+def test_review_step_appends_markdown_to_the_step_summary(tmp_path):
+    step = steps()["stele review"]
+    summary = tmp_path / "summary.md"
+    summary.write_text("doctor summary\n")
+    log, _ = run_step(step, {"BASE": "origin/main", "GITHUB_STEP_SUMMARY": str(summary)}, tmp_path)
+    assert log == ["stele review origin/main...HEAD --format markdown"]
+    assert summary.read_text() == "doctor summary\n"  # the fake stele printed nothing to stdout
+    assert (tmp_path / "stele-review.md").exists()

@@ -1,0 +1,37 @@
+"""The near-duplicate join finds exactly the pairs a brute-force comparison finds."""
+import itertools
+import random
+
+from stele.doctor.similar import shingles, similar_pairs
+
+
+def brute(texts, t):
+    out = []
+    for a, b in itertools.combinations(sorted(texts), 2):
+        x, y = shingles(texts[a]), shingles(texts[b])
+        if x and y and len(x & y) / len(x | y) >= t:
+            out.append((a, b))
+    return sorted(out)
+
+
+def test_prefix_filtered_join_equals_brute_force():
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    base = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 30))) for _ in range(60)]
+    texts = {}
+    for i, text in enumerate(base):
+        texts[f"A{i}"] = text
+        tokens = text.split()
+        if i % 3 == 0 and tokens:  # a near copy: one word changed
+            tokens[rng.randrange(len(tokens))] = rng.choice(words)
+            texts[f"B{i}"] = " ".join(tokens)
+    for t in (0.5, 0.8, 0.92):
+        found = sorted(tuple(sorted((a, b))) for a, b, _ in similar_pairs(texts, t))
+        assert found == brute(texts, t)
+    assert any(a.startswith("A") and b.startswith("B") for a, b in brute(texts, 0.5))
+
+
+def test_identical_texts_score_one_and_different_texts_nothing():
+    texts = {"X": "Rate limit before auth.", "Y": "rate LIMIT before auth", "Z": "Totally other"}
+    pairs = similar_pairs(texts, 0.92)
+    assert pairs == [("X", "Y", 1.0)]
