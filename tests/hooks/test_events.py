@@ -185,3 +185,20 @@ def test_session_start_puts_this_agents_claimed_tasks_first(record, monkeypatch)
     assert tasks == ["TASK TASK-0020 [claimed by you]  Billing export",
                      "TASK TASK-0005 [in-progress]  Rate limiter rewrite",
                      "TASK TASK-0021 [claimed by other-agent]  Someone else's work"]
+
+
+def test_a_symbol_anchor_counts_only_when_the_edit_touches_the_symbol(record):
+    src = record / "src/auth/middleware.py"
+    src.parent.mkdir(parents=True)
+    src.write_text("import time\n\n\nclass RateLimiter:\n    def check(self, key):\n        return True\n\n\n"
+                   "def log_request(req):\n    print(req)\n")
+    (record / "docs/memory/risks/RISK-0007.md").unlink()  # its glob anchor would match any edit here
+    elsewhere = claude("PreToolUse", record, session="sym1", tool_name="Edit",
+                       tool_input={"file_path": str(src), "old_string": "    print(req)", "new_string": "    pass"})
+    assert "DEC-0008" not in context(hook("pre-edit", elsewhere))
+    inside = {**elsewhere, "session_id": "sym2",
+              "tool_input": {"file_path": str(src), "old_string": "        return True", "new_string": "x"}}
+    assert "DEC-0008" in context(hook("pre-edit", inside))
+    whole = {**elsewhere, "session_id": "sym3", "tool_name": "Write",
+             "tool_input": {"file_path": str(src), "content": "new"}}
+    assert "DEC-0008" in context(hook("pre-edit", whole))

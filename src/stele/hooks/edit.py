@@ -2,7 +2,8 @@
 agent is about to change it, and a session log line once it has.
 
 An anchor makes editing the file the trigger, so a fact reaches the agent even when nothing in the
-conversation would have retrieved it. Risks come first. Each fact is shown once per session, and the
+conversation would have retrieved it. Risks come first. A `path::Symbol` anchor counts when the edit
+touches the symbol's lines (found with `symbols.py`), or when either cannot be located. Each fact is shown once per session, and the
 session's first edit carries a one-time nudge to check the record before changing settled things.
 Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
 (AfterTool), so there the same text comes with post-edit.
@@ -36,13 +37,57 @@ def repo_paths(ctx: Context) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def edited_lines(ctx: Context, rel: str) -> list[tuple[int, int]] | None:
+    """The line ranges an edit replaces in `rel` as it is now (from the tool's `old_string`s), or None
+    when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole file
+    counts as touched."""
+    ti = ctx.payload.tool_input
+    olds = [ti.get("old_string"), ti.get("old_str")]
+    olds += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
+    olds = [o for o in olds if isinstance(o, str) and o.strip()]
+    if not olds:
+        return None
+    try:
+        text = (ctx.project.root / rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    spans = []
+    for old in olds:
+        at = text.find(old)
+        if at < 0:
+            return None
+        first = text.count("\n", 0, at) + 1
+        spans.append((first, first + old.count("\n")))
+    return spans
+
+
+def symbol_filter(ctx: Context, paths: list[str]):
+    """`touches(anchor_path, symbol)` for `lookup.anchored`: a symbol anchor counts when the edit
+    overlaps the symbol's lines, or when either cannot be located (precision never hides a fact)."""
+    from .. import symbols
+
+    lines = {p: edited_lines(ctx, p) for p in paths}
+
+    def touches(anchor_path: str, symbol: str) -> bool:
+        spans = lines.get(anchor_path)
+        if spans is None:
+            return True
+        try:
+            where = symbols.find((ctx.project.root / anchor_path).read_text(encoding="utf-8"), symbol, anchor_path)
+        except (OSError, UnicodeDecodeError):
+            return True
+        return where is None or any(a <= where[1] and where[0] <= b for a, b in spans)
+
+    return touches
+
+
 def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
     if not paths:
         return None
     seen = state.load(ctx.project, ctx.payload.session)
     warnings: list[str] = []
     with lookup.open_index(ctx.project, warnings.append, fresh) as index:
-        facts = [f for f in lookup.anchored(index, paths) if f.id not in seen.injected]
+        facts = [f for f in lookup.anchored(index, paths, symbol_filter(ctx, paths)) if f.id not in seen.injected]
     if warnings:
         print(warnings[0], file=sys.stderr)
     nudge = not seen.edit_nudged and ctx.payload.session is not None

@@ -110,10 +110,12 @@ def open_tasks(index: Any, project: Project) -> list[Line]:
     return out
 
 
-def anchored(index: Any, paths: Iterable[str]) -> list[Line]:
+def anchored(index: Any, paths: Iterable[str], touches=None) -> list[Line]:
     """Pushable facts with an anchor covering any of `paths` (repo-relative): risks first, then by
-    priority and weight. Tasks are left out: they are work, not knowledge about the file."""
-    ids = {row[0] for row in index.catalog.anchored(list(paths))}
+    priority and weight. Tasks are left out: they are work, not knowledge about the file.
+    `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file)."""
+    ids = {i for i, path, symbol, _ in index.catalog.anchored(list(paths))
+           if symbol is None or touches is None or touches(path, symbol)}
     nodes = [n for n in _pushable(index.catalog.nodes(ids).values()) if n.kind != "task"]
     nodes.sort(key=lambda n: (n.kind != "risk", _order(n)))
     return [Line(n.id, n.kind, n.title, n.status, n.excerpt or n.summary) for n in nodes]
