@@ -2,7 +2,8 @@
 
     python bench/hooks_bench.py [--facts 10000] [--runs 30] [--keep DIR]
 
-Builds a synthetic record of `--facts` facts in a throwaway git repository (or reuses `--keep DIR`),
+Builds the retrieval bench's synthetic record (`bench/gen_record.py`) of `--facts` facts in a throwaway
+git repository (or reuses `--keep DIR`),
 builds the index once, then times each hook event `--runs` times, each in a new `stele` process with a
 new session id (so nothing is skipped as already shown), and prints p50 / p90 / max wall time and the median CPU time per event.
 Results also go to bench/out/hooks.json. Timing is machine-dependent: compare runs on one machine.
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import shutil
 import statistics
@@ -23,58 +23,35 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-STELE = [sys.executable, "-m", "stele"]
-WORDS = ("auth limiter cache queue billing checkout retry token session index model hook anchor graph walk "
-         "invoice payment webhook migration schema tenant export import search render deploy rollback "
-         "timeout budget backoff lease claim commit branch review merge release config secret").split()
-KINDS = ("decision", "risk", "lesson", "note", "constraint", "instruction", "task", "fyi", "architecture")
-PROMPTS = [
-    "Why does the rate limiter run before the auth middleware, and can I move it?",
-    "How should retries back off when the payment webhook times out?",
-    "What did we decide about tenant exports and the schema migration?",
-    "Is there a known problem with cache invalidation after a rollback?",
-]
+sys.path.insert(0, str(HERE))
+from recall_bench import PROMPTS  # noqa: E402  (the retrieval bench's prompts, for comparable figures)
 
-
-def build_record(root: Path, n: int, seed: int = 7) -> None:
-    """`n` facts of mixed kinds with links, anchors and a few always-delivered rules."""
-    from stele.kinds import KINDS as ALL
-
-    rng = random.Random(seed)
-    ids: list[str] = []
-    for i in range(n):
-        kind = rng.choice(KINDS)
-        fid = f"{ALL[kind].prefix}-{i:05d}"
-        title = " ".join(rng.choices(WORDS, k=rng.randint(4, 9))).capitalize()
-        body = " ".join(rng.choices(WORDS, k=rng.randint(30, 120))) + "."
-        lines = [f"id: {fid}", f"kind: {kind}", f"title: {title}"]
-        if kind == "task":
-            lines.append("status: " + rng.choice(("open", "done", "in-progress", "done", "done")))
-        if kind in ("instruction", "constraint") and rng.random() < 0.02:
-            lines.append("delivery: always")
-        if rng.random() < 0.3:
-            lines.append(f"anchors:\n  - src/{rng.choice(WORDS)}/{rng.choice(WORDS)}.py")
-        if ids and rng.random() < 0.5:
-            rel = rng.choice(("relates-to", "caused-by", "blocks", "part-of"))
-            lines.append(f"links:\n  {rel}: [{rng.choice(ids)}]")
-        path = root / "docs" / "memory" / ALL[kind].folder / f"{fid}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("---\n" + "\n".join(lines) + f"\n---\n{body}\n", encoding="utf-8")
-        ids.append(fid)
+STELE = [str(Path(sys.executable).parent / "stele")]  # the console script a harness runs
 
 
 def setup(root: Path, n: int) -> None:
-    root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    """The retrieval bench's synthetic record (bench/gen_record.py), initialised for Stele."""
+    subprocess.run([sys.executable, str(HERE / "gen_record.py"), str(n), str(root)], check=True)
     subprocess.run([*STELE, "init"], cwd=root, check=True, capture_output=True)
-    build_record(root, n)
 
 
-def payloads(root: Path, run: int) -> dict[str, dict]:
+def anchored_files(root: Path, limit: int = 10) -> list[str]:
+    """Files that facts are anchored to (plain paths or symbols, not globs), for the edit hooks."""
+    found: list[str] = []
+    for path in sorted((root / "docs" / "memory").rglob("*.md")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("  - src/") and "*" not in line:
+                found.append(line[4:].split("::")[0])
+        if len(set(found)) >= limit:
+            break
+    return list(dict.fromkeys(found))[:limit]
+
+
+def payloads(root: Path, run: int, files: list[str]) -> dict[str, dict]:
     base = {"session_id": f"bench-{run}-{time.time_ns()}", "transcript_path": "/tmp/t.jsonl", "cwd": str(root),
             "permission_mode": "default"}
-    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(root / "src/auth/cache.py"), "old_string": "a",
-                                                "new_string": "b"}}
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(root / files[run % len(files)]),
+                                                "old_string": "a", "new_string": "b"}}
     return {
         "session-start": {**base, "hook_event_name": "SessionStart", "source": "startup"},
         "prompt": {**base, "hook_event_name": "UserPromptSubmit", "prompt": PROMPTS[run % len(PROMPTS)]},
@@ -92,7 +69,7 @@ def child_env() -> dict[str, str]:
     import stele
 
     compileall.compile_dir(str(Path(stele.__file__).parent), quiet=1)
-    env = dict(os.environ)
+    env = dict(os.environ, STELE_TODAY="2026-11-29")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
@@ -125,18 +102,17 @@ def main() -> None:
     root = args.keep or tmp / "repo"
     try:
         if not (root / ".stele").is_dir():
-            t0 = time.perf_counter()
             setup(root, args.facts)
-            print(f"record: {args.facts} facts written in {time.perf_counter() - t0:.1f} s")
         t0 = time.perf_counter()
         warm = subprocess.run([*STELE, "rebuild"], cwd=root, capture_output=True)
         print(f"index build (stele rebuild): {time.perf_counter() - t0:.1f} s (exit {warm.returncode})")
         ENV.update(child_env())
         results: dict[str, dict] = {}
+        files = anchored_files(root)
         for event in ("session-start", "prompt", "pre-edit", "post-edit", "stop"):
             times, cpus, sizes = [], [], []
             for run in range(args.runs):
-                ms, cpu, size = time_call(root, event, payloads(root, run)[event])
+                ms, cpu, size = time_call(root, event, payloads(root, run, files)[event])
                 times.append(ms)
                 cpus.append(cpu)
                 sizes.append(size)

@@ -6,6 +6,8 @@ type, is an error naming the key path, so a typo never silently falls back to a 
 """
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -137,8 +139,46 @@ def defaults() -> dict[str, Any]:
     return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def load(path: Path | None) -> Config:
-    """The config at `path` merged over the defaults (`path` may be absent)."""
+def load(path: Path | None, cache: Path | None = None) -> Config:
+    """The config at `path` merged over the defaults (`path` may be absent).
+
+    With `cache`, the merged result is kept there as JSON and reused while the file's size and mtime and
+    this template are unchanged: hooks run on every prompt and edit, and importing PyYAML to parse the
+    template and the file costs ~20 ms of their budget."""
+    key = _cache_key(path) if cache is not None else None
+    if key is not None:
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            if data.get("key") == key:
+                return Config(data["config"])
+        except (OSError, ValueError, AttributeError, KeyError):
+            pass
+    config = _load(path)
+    if key is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"key": key, "config": config.data}), encoding="utf-8")
+            os.replace(tmp, cache)
+        except OSError:
+            pass  # a read-only checkout just parses every time
+    return config
+
+
+def _cache_key(path: Path | None) -> str | None:
+    import zlib
+
+    template = zlib.crc32(TEMPLATE.encode("utf-8"))
+    try:
+        st = path.stat() if path is not None else None
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        return None
+    return f"{template}:{st.st_mtime_ns}:{st.st_size}" if st else f"{template}:absent"
+
+
+def _load(path: Path | None) -> Config:
     base = defaults()
     if path is None or not path.is_file():
         return Config(base)

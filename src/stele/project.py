@@ -26,7 +26,7 @@ class Project:
 
     @cached_property
     def config(self) -> config_mod.Config:
-        return config_mod.load(self.config_path)
+        return config_mod.load(self.config_path, cache=self.state_dir / "config.json")
 
     @property
     def memory_dir(self) -> Path:
