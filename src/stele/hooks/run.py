@@ -73,7 +73,10 @@ def locate(payload: Payload) -> Project | None:
     if root is None:
         return None
     project = Project(root)
-    return project if project.stele_dir.is_dir() else None
+    if not project.stele_dir.is_dir():
+        return None
+    project.state_dir.mkdir(exist_ok=True)  # hooks keep state here; it also lets the config be cached
+    return project
 
 
 def cap(text: str, max_chars: int) -> str:
