@@ -202,3 +202,19 @@ def test_a_symbol_anchor_counts_only_when_the_edit_touches_the_symbol(record):
     whole = {**elsewhere, "session_id": "sym3", "tool_name": "Write",
              "tool_input": {"file_path": str(src), "content": "new"}}
     assert "DEC-0008" in context(hook("pre-edit", whole))
+
+
+def test_the_same_prompt_twice_injects_only_what_is_new(record):
+    from stele.ids import mentioned_ids
+    from tests.helpers import write_fact
+
+    payload = claude("UserPromptSubmit", record, session="twice",
+                     prompt="How is the rate limiter bucket refilled, and why does it run before auth?")
+    first = set(mentioned_ids(context(hook("prompt", payload))))
+    assert {"DEC-0008", "RISK-0007", "LSN-0011"} <= first
+    again = hook("prompt", payload)
+    assert (again.code, again.out) == (0, "")  # everything relevant was shown already
+    write_fact(record, "LSN-0030", "lesson", "Refill jitter avoids thundering herds",
+               "Add jitter to the bucket refill.", links={"relates-to": ["LSN-0011"]})
+    third = set(mentioned_ids(context(hook("prompt", payload))))
+    assert "LSN-0030" in third and not third & first
