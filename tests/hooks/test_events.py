@@ -218,3 +218,18 @@ def test_the_same_prompt_twice_injects_only_what_is_new(record):
                "Add jitter to the bucket refill.", links={"relates-to": ["LSN-0011"]})
     third = set(mentioned_ids(context(hook("prompt", payload))))
     assert "LSN-0030" in third and not third & first
+
+
+def test_async_post_edit_leaves_the_index_fresh_for_the_next_prompt(record, monkeypatch):
+    from stele.index import build
+    from stele.project import Project
+
+    edit = claude("PostToolUse", record, session="fresh", tool_name="Edit",
+                  tool_input={"file_path": str(record / "src/auth/middleware.py")})
+    hook("post-edit", edit, "--harness", "claude")
+    monkeypatch.setattr(build, "update", lambda *a, **k: (_ for _ in ()).throw(AssertionError("stale index")))
+    with build.open_index(Project(record)):
+        pass  # no refresh needed: the hook indexed its own log line
+    hook("post-edit", {**edit, "session_id": "sync", "turn_id": "t"}, "--harness", "gemini")
+    with pytest.raises(build.IndexUnavailable):  # Gemini waits for the hook: indexing is left to the prompt
+        build.open_index(Project(record))

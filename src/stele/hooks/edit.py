@@ -132,6 +132,11 @@ def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
             pass  # a parallel hook started it first
     sessions.log(ctx.project, session, "note", "edited " + ", ".join(new),
                  paths=[str(ctx.project.root / p) for p in new])
+    if "post-edit" in harness.ASYNC.get(ctx.harness, ()):
+        # nobody waits for this hook: index the new log line now rather than in the next prompt's hook
+        warnings: list[str] = []
+        with lookup.open_index(ctx.project, warnings.append, fresh=True):
+            pass
 
 
 def post_edit(ctx: Context) -> Reply | None:

@@ -47,6 +47,10 @@ CAN_INJECT: dict[str, frozenset[str]] = {
     "copilot": frozenset(),
 }
 
+# Events the installer marks `async` (the harness does not wait for them). post-edit there also
+# refreshes the index, so the next prompt does not pay for indexing the session log line it wrote.
+ASYNC: dict[str, frozenset[str]] = {"claude": frozenset({"post-edit"}), "codex": frozenset({"post-edit"})}
+
 _GEMINI_EVENTS = frozenset({"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
                             "AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress",
                             "Notification"})

@@ -22,7 +22,7 @@ HOOKS = JsonHooks({
     "SessionStart": {"matcher": "startup|resume|clear|compact", "hooks": [handler("session-start", 15)]},
     "UserPromptSubmit": {"hooks": [handler("prompt", 10, statusMessage="stele: recalling project memory")]},
     "PreToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("pre-edit", 10)]},
-    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", 10)]},
+    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", 30, **{"async": True})]},
     "Stop": {"hooks": [handler("stop", 10)]},
 })
 

@@ -21,7 +21,7 @@ HOOKS = JsonHooks({
     "SessionStart": {"matcher": "startup|resume|clear", "hooks": [handler("session-start", 15)]},
     "UserPromptSubmit": {"hooks": [handler("prompt", 10, statusMessage="stele: recalling project memory")]},
     "PreToolUse": {"matcher": "apply_patch", "hooks": [handler("pre-edit", 10)]},
-    "PostToolUse": {"matcher": "apply_patch", "hooks": [handler("post-edit", 10)]},
+    "PostToolUse": {"matcher": "apply_patch", "hooks": [handler("post-edit", 30, **{"async": True})]},
 })
 
 
