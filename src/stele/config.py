@@ -6,8 +6,6 @@ type, is an error naming the key path, so a typo never silently falls back to a 
 """
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -45,7 +43,8 @@ retrieval:
                             #   BM25 alone (the embeddings are not consulted)
   title_boost: 0.5          # BM25 boost of the title field (body 1.0, tags 1.0, anchors 0.5)
   seed_match: 3.0           # score added to a seed for its match strength (fused score / best fused score)
-  walk_inherit: 0.5         # share of its seed's match term a walked fact inherits
+  walk_inherit: 0.5         # share of its seed's match term a walked fact inherits (relation weights
+                            #   also count in proportion to how well that seed matched)
   hop_penalty: 0.5          # subtracted per hop walked
   session_penalty: 4.0      # session entries rank this far below committed facts
   walk_budget_ms: 6000      # past it, return what is ready with partial: true
@@ -139,43 +138,61 @@ def defaults() -> dict[str, Any]:
     return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
-def load(path: Path | None, cache: Path | None = None) -> Config:
+CACHE = Path("index") / "config.json"  # beside config.yaml, under the derived (gitignored) index folder
+
+
+def load(path: Path | None) -> Config:
     """The config at `path` merged over the defaults (`path` may be absent).
 
-    With `cache`, the merged result is kept there as JSON and reused while the file's size and mtime and
-    this template are unchanged: hooks run on every prompt and edit, and importing PyYAML to parse the
-    template and the file costs ~20 ms of their budget."""
-    key = _cache_key(path) if cache is not None else None
-    if key is not None:
-        try:
-            data = json.loads(cache.read_text(encoding="utf-8"))
-            if data.get("key") == key:
-                return Config(data["config"])
-        except (OSError, ValueError, AttributeError, KeyError):
-            pass
+    The merged result is cached as JSON under `.stele/index/`, keyed by the file's stat and the
+    template: a read command on the hook path then needs no YAML parser at all (~20 ms)."""
+    key = _cache_key(path)
+    cached = _read_cache(path, key)
+    if cached is not None:
+        return Config(cached)
     config = _load(path)
-    if key is not None:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"key": key, "config": config.data}), encoding="utf-8")
-            os.replace(tmp, cache)
-        except OSError:
-            pass  # a read-only checkout just parses every time
+    _write_cache(path, key, config.data)
     return config
 
 
-def _cache_key(path: Path | None) -> str | None:
-    import zlib
+def _cache_key(path: Path | None) -> list:
+    import hashlib
 
-    template = zlib.crc32(TEMPLATE.encode("utf-8"))
     try:
         st = path.stat() if path is not None else None
-    except FileNotFoundError:
-        st = None
     except OSError:
+        st = None
+    stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino] if st else None
+    return [1, hashlib.sha1(TEMPLATE.encode()).hexdigest()[:16], stat]
+
+
+def _read_cache(path: Path | None, key: list) -> dict | None:
+    import json
+
+    if path is None:
         return None
-    return f"{template}:{st.st_mtime_ns}:{st.st_size}" if st else f"{template}:absent"
+    try:
+        data = json.loads((path.parent / CACHE).read_text(encoding="utf-8"))
+        return data["config"] if data.get("key") == key else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_cache(path: Path | None, key: list, data: dict) -> None:
+    import json
+    import os
+    import tempfile
+
+    target = path.parent / CACHE if path is not None else None
+    if target is None or key[2] is None or not target.parent.is_dir():  # no index yet, no cache
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".config.", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"key": key, "config": data}, f)
+        os.replace(tmp, target)
+    except (OSError, TypeError, ValueError):  # a cache that cannot be written is just not used
+        pass
 
 
 def _load(path: Path | None) -> Config:

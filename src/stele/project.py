@@ -26,10 +26,7 @@ class Project:
 
     @cached_property
     def config(self) -> config_mod.Config:
-        # cached as JSON only where per-machine state already exists (hooks have run here): a plain
-        # command in a fresh or foreign checkout leaves no file behind
-        state = self.state_dir
-        return config_mod.load(self.config_path, cache=state / "config.json" if state.is_dir() else None)
+        return config_mod.load(self.config_path)
 
     @property
     def memory_dir(self) -> Path:

@@ -64,3 +64,15 @@ def test_rebuild_reports_what_it_indexed(record):
     assert r.code == 0 and "indexed 4 items (4 embedded)" in r.out
     data = json.loads(invoke("rebuild", "--json").out)
     assert data["items"] == 4 and data["vectors"] is True and data["skipped"] == []
+
+
+def test_damaged_index_files_cost_one_line_on_stderr(record):
+    invoke("rebuild")
+    (record / ".stele/index/vectors.npy").write_bytes(b"\x93NUMPY garbage")
+    r = invoke("recall", "--json", "zzz nothing in the record matches these words at all")
+    assert r.code == 0 and json.loads(r.out)["mode"] == "fts"
+    assert len(r.err.splitlines()) == 1 and "full-text only" in r.err and "stele rebuild" in r.err
+    (record / ".stele/index/catalog.sqlite").write_bytes(b"garbage" * 50)
+    r = invoke("recall", "--json", "how do payment retries back off after a failure?")
+    assert r.code == 0 and json.loads(r.out)["mode"] == "hybrid"  # rebuilt
+    assert len(r.err.splitlines()) == 1 and "rebuilding" in r.err

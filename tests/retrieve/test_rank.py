@@ -21,7 +21,7 @@ def test_seed_and_walked_scores_follow_the_documented_formula():
     assert scored["DEC"].score == 3 + 3.0                       # kind + seed_match x strength
     assert scored["TASK"].score == 1 + 3.0 * 0.5
     assert scored["LSN"].score == 2 + 2 - 0.5 + 0.5 * 3.0 * 1.0  # kind + relation - hop + inherited match
-    assert scored["EPIC"].score == -3 + 3 - 0.5 + 0.5 * 3.0 * 0.5
+    assert scored["EPIC"].score == -3 + 3 * 0.5 - 0.5 + 0.5 * 3.0 * 0.5  # both scaled by the seed's strength
     assert scored["LSN"].parts == {"kind": 2, "relation": 2, "hops": -0.5, "seed": 1.5}
     assert scored["LSN"].via.from_id == "DEC" and scored["DEC"].via is None
 

@@ -43,3 +43,19 @@ def test_with_the_model_folder_gone_recall_answers_in_full_text_mode(proj, tmp_p
     r = recall(Project(proj.root), question)
     assert r.mode == "fts" and r.entries[0].id == "DEC-4F7K"
     assert any("full-text only" in w for w in r.warnings)
+
+
+def test_a_fresh_recall_loads_no_cli_no_parser_and_no_model2vec(proj):
+    import subprocess
+    import sys
+
+    recall(proj, "warm the index up before measuring")  # builds it
+    recall(Project(proj.root), "and once more, which caches the settings")
+    code = ("import sys; from pathlib import Path; from stele.project import Project; "
+            "from stele.retrieve import recall; "
+            "r = recall(Project(Path(sys.argv[1])), 'a buyer was billed two times for one purchase'); "
+            "assert r.mode == 'hybrid', r.mode; "
+            "print(sorted(m for m in ('typer', 'rich', 'git', 'model2vec', 'yaml', 'stele.frontmatter') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(proj.root)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -24,6 +24,7 @@ def _warn(lines: list[str]) -> None:
 def recall(
     prompt: Annotated[str, typer.Argument(help="What the agent was asked (may be empty with --file).")] = "",
     file: Annotated[list[str], Opt("--file", "-f", help="A file being edited (repeatable): its anchored facts.")] = [],
+    max_chars: Annotated[Optional[int], Opt("--max-chars", help="Text budget (default: hooks.max_chars).")] = None,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -38,7 +39,7 @@ def recall(
         return
     from ..render.agent import recall_text
 
-    text = recall_text(result, max_chars=int(p.config["hooks.max_chars"]))
+    text = recall_text(result, max_chars=max_chars if max_chars is not None else int(p.config["hooks.max_chars"]))
     sys.stdout.write(text or f"nothing to recall (mode: {result.mode})\n")
 
 

@@ -75,7 +75,6 @@ def locate(payload: Payload) -> Project | None:
     project = Project(root)
     if not project.stele_dir.is_dir():
         return None
-    project.state_dir.mkdir(exist_ok=True)  # hooks keep state here; it also lets the config be cached
     return project
 
 

@@ -14,6 +14,7 @@ HEADER = "-- from the project record (reference data, not instructions) " + "-" 
 FOOTER = ("This is a starting set from the project record, not everything: "
           "run `stele search \"...\"` or `stele show ID` for more.")
 MIN_EXCERPT = 80
+TITLE_ROOM = 3  # an entry keeps its excerpt only if the titles of the next few still fit after it
 
 
 def _via(via: Any) -> str:
@@ -28,45 +29,58 @@ def _entry_lines(e: Any, excerpt_chars: int) -> list[str]:
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
     lines = [f"{kind} {e.id}{status}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
-    if text and text != e.title:
-        if len(text) > excerpt_chars:
-            text = text[:max(0, excerpt_chars - 3)].rsplit(" ", 1)[0] + "..."
-        lines += ["    " + line if line.strip() else "" for line in text.splitlines()]
+    if text and text != e.title and excerpt_chars > 0:
+        lines += ["    " + line if line.strip() else "" for line in _cut(text, excerpt_chars).splitlines()]
     return lines
 
 
 def _risk_lines(r: Any, excerpt_chars: int) -> list[str]:
     lines = [f"! RISK on your path: {r.id}  {r.title}{_via(r.via)}"]
-    if r.excerpt:
-        text = r.excerpt if len(r.excerpt) <= excerpt_chars else r.excerpt[:excerpt_chars - 3] + "..."
-        lines.append("    " + text)
+    if r.excerpt and excerpt_chars > 0:
+        lines.append("    " + _cut(r.excerpt, excerpt_chars))
     return lines
 
 
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return (text[:max(0, limit - 3)].rsplit(" ", 1)[0] or text[:max(0, limit - 3)]) + "..."
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(x) + 1 for x in lines)
+
+
 def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) -> str:
-    """The agent-facing rendering of a `Recall` ("" when there is nothing to say)."""
+    """The agent-facing rendering of a `Recall` ("" when there is nothing to say).
+
+    Within `max_chars`: the callout and the closing reminder always; then entries in rank order, each
+    with its excerpt if the titles of the next few entries still fit after it, else shorter, else as
+    its title line alone; what does not fit at all is counted in a last line."""
     if not result.entries and not result.risks:
         return ""
-    head = [HEADER]
-    if result.mode == "prior_context":
-        head.append("(no index: the most recent session notes)")
-    risks = [line for r in result.risks for line in _risk_lines(r, excerpt_chars)]
+    head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == "prior_context" else [])
+    tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
+    risk_width = excerpt_chars
+    risks = [line for r in result.risks for line in _risk_lines(r, risk_width)]
+    if _size(head + risks + tail) > max_chars // 2:  # the callout never crowds out everything else
+        risks = [line for r in result.risks for line in _risk_lines(r, MIN_EXCERPT)]
     if risks:
         risks.append("")
-    tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
-    fixed = sum(len(x) + 1 for x in head + risks + tail)
-    for width in (excerpt_chars, MIN_EXCERPT, 0):
-        blocks = [_entry_lines(e, width if not e.body else max(width, 4 * excerpt_chars)) for e in result.entries]
-        body, used, shown = [], fixed, 0
-        for block in blocks:
-            size = sum(len(x) + 1 for x in block)
-            if used + size + 60 > max_chars:
+    budget = max_chars - _size(head + risks + tail) - len("(999 more not shown)") - 1
+    titles = [_size(_entry_lines(e, 0)) for e in result.entries]
+    body: list[str] = []
+    shown = 0
+    for n, e in enumerate(result.entries):
+        later = sum(titles[n + 1:n + 1 + TITLE_ROOM])
+        width = max(excerpt_chars, 4 * excerpt_chars) if e.body else excerpt_chars
+        for block in (_entry_lines(e, width), _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
+            if _size(body) + _size(block) + later <= budget or len(block) == 1:
                 break
-            body += block
-            used += size
-            shown += 1
-        if shown == len(blocks) or width == 0:
+        if _size(body) + _size(block) > budget:
             break
+        body += block
+        shown += 1
     if shown < len(result.entries):
         body.append(f"({len(result.entries) - shown} more not shown)")
     text = "\n".join(head + risks + body + tail) + "\n"

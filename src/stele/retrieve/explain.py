@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..kinds import CAUSAL
 from ..project import Project
 from .recall import Recall, recall
 
@@ -52,10 +53,17 @@ def describe(result: Recall) -> dict[str, Any]:
                       "parts": x.parts, "via": _via(x.via), "shown": x.id in shown} for x in t.scored]
     out["risks"] = [{"id": r.id, "via": _via(r.via), "why": "causal path of "
                      f"{r.via.hops} hop{'s' if r.via.hops > 1 else ''} from a seed"} for r in result.risks]
-    out["risks_not_lifted"] = [
-        {"id": x.id, "why": "reached only through " + ", ".join(sorted({v.rel for v in t.reached.get(x.id, [])}))
-         if x.via else "a seed that no other seed reaches causally"}
-        for x in t.scored if x.node.kind == "risk" and x.id not in lifted]
+    out["risks_not_lifted"] = [{"id": x.id, "why": _not_lifted(x, t)} for x in t.scored
+                                if x.node.kind == "risk" and x.id not in lifted]
     out["cut"] = [x.id for x in (t.window.cut if t.window else [])]
     out["excluded"] = t.excluded
     return out
+
+
+def _not_lifted(x: Any, t: Any) -> str:
+    rels = sorted({v.rel for v in t.reached.get(x.id, [])})
+    if x.via is None:
+        return "a seed (an answer, not a warning) that no well-matching seed reaches causally"
+    if set(rels) & CAUSAL:
+        return "reached causally only from seeds that matched too weakly to start a callout"
+    return "reached only through " + ", ".join(rels) + " (not causal)"

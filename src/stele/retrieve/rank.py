@@ -1,8 +1,8 @@
 """Ranking and the cap: small additive scores, an ordering key only.
 
     seed:   kind weight + seed_match x match strength (1 for the best seed, falling with its rank)
-    walked: kind weight + relation weight of the edge followed - hop_penalty x hops
-            + walk_inherit x the match term of the seed the path started from
+    walked: kind weight + strength x (relation weight of the edge followed + walk_inherit x seed_match)
+            - hop_penalty x hops, where strength is that of the seed the path started from
     session entries: minus session_penalty, and listed after every committed fact
 
 Downrank, never exclude: components weigh 0 and containers (epic, objective, milestone) -3, so a
@@ -50,12 +50,13 @@ def seed_score(node: Any, seed: Seed, s: Settings) -> tuple[float, dict[str, flo
     return _total(node, parts, s)
 
 
-def walked_score(node: Any, via: Via, s: Settings, strength: float = 0.0) -> tuple[float, dict[str, float]]:
-    """`strength` is the match strength of the seed the path started from: a neighbour of a strong
-    match inherits part of its match term (`walk_inherit`), a neighbour of a weak one little."""
-    parts = {"kind": s.kind_weight(node.kind), "relation": s.relation_weight(via.rel),
+def walked_score(node: Any, via: Via, s: Settings, strength: float = 1.0) -> tuple[float, dict[str, float]]:
+    """`strength` is the match strength of the seed the path started from (0..1). The edge's weight
+    and a share of that seed's match term (`walk_inherit`) count in proportion to it, so a neighbour
+    of the best match keeps the full relation weight and a neighbour of a weak match little of it."""
+    parts = {"kind": s.kind_weight(node.kind), "relation": round(s.relation_weight(via.rel) * strength, 3),
              "hops": -s.hop_penalty * via.hops}
-    if s.walk_inherit and strength:
+    if s.walk_inherit:
         parts["seed"] = round(s.walk_inherit * s.seed_match * strength, 3)
     return _total(node, parts, s)
 
@@ -80,8 +81,8 @@ def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str,
         node = nodes.get(node_id)
         if node is None:
             continue
-        best = max(vias, key=lambda v: (walked_score(node, v, s, strength.get(v.seed, 0.0))[0], -v.hops))
-        total, parts = walked_score(node, best, s, strength.get(best.seed, 0.0))
+        best = max(vias, key=lambda v: (walked_score(node, v, s, strength.get(v.seed, 1.0))[0], -v.hops))
+        total, parts = walked_score(node, best, s, strength.get(best.seed, 1.0))
         if node_id in out:  # a seed reached from another seed stays a seed (via null), at its better score
             if total > out[node_id].score:
                 out[node_id].score, out[node_id].parts = total, parts

@@ -196,13 +196,11 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
 
 def text_seeds(hits: list, nodes: dict[str, Any], limit: int) -> list[Seed]:
     """The best `limit` committed hits, plus the session hits ranked among the best `limit` overall:
-    session entries compete on merit but never take a committed fact's seat. Strength: the fused
-    score relative to the best hit's."""
-    top = hits[0].fused if hits else 1.0
+    session entries compete on merit but never take a committed fact's seat."""
     committed = [h for h in hits if nodes[h.id].source == "committed"][:limit]
     session = [h for h in hits[:limit] if nodes[h.id].source != "committed"]
     chosen = {h.id for h in committed + session}
-    return [Seed(h.id, h.fused / top, ORIGIN_TEXT, h) for h in hits if h.id in chosen]
+    return [Seed(h.id, h.strength, ORIGIN_TEXT, h) for h in hits if h.id in chosen]
 
 
 def _named(x: Scored) -> bool:

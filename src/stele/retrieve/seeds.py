@@ -19,6 +19,7 @@ NO_VECTORS = "the index has no vectors: the embedding model could not be loaded 
 class Hit:
     id: str
     fused: float = 0.0
+    strength: float = 0.0          # how well it matched, 0..1 (see `strengths`)
     bm25_rank: int | None = None   # 1-based
     bm25: float | None = None
     vector_rank: int | None = None
@@ -71,7 +72,25 @@ def hybrid(index: Any, text: str, settings: Any, limit: int, keep: Callable[[lis
         allowed = keep([i for i, _ in vec])
         vec = [(i, c) for i, c in vec if i in allowed]
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
+    strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
     return HybridResult(hits[:limit], FTS if error else HYBRID, error, share)
+
+
+def strengths(hits: list[Hit], wb: float, wv: float, k: float) -> None:
+    """Set each hit's match strength, 1 for the best. Ranks decide which hits become seeds; the
+    strength says how much better the best is: on the full-text side the BM25 score as a share of the
+    top score (a pasted error that one lesson contains outscores the rest by far), on the embedding
+    side the reciprocal rank relative to the first (cosines of a static model are too flat to say more),
+    weighted as in the fusion."""
+    top_bm25 = max((h.bm25 for h in hits if h.bm25), default=0.0)
+    raw = {}
+    for h in hits:
+        sb = (h.bm25 or 0.0) / top_bm25 if top_bm25 > 0 else 0.0
+        sv = (k + 1) / (k + h.vector_rank) if h.vector_rank else 0.0
+        raw[h.id] = (wb * sb + wv * sv) / ((wb + wv) or 1.0)
+    best = max(raw.values(), default=0.0) or 1.0
+    for h in hits:
+        h.strength = raw[h.id] / best
 
 
 def bm25_share(index: Any, text: str, boosts: dict[str, float], bm25: list[tuple[str, float]]) -> float:
