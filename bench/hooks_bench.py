@@ -3,9 +3,9 @@
     python bench/hooks_bench.py [--facts 10000] [--runs 30] [--keep DIR]
 
 Builds the retrieval bench's synthetic record (`bench/gen_record.py`) of `--facts` facts in a throwaway
-git repository (or reuses `--keep DIR`),
-builds the index once, then times each hook event `--runs` times, each in a new `stele` process with a
-new session id (so nothing is skipped as already shown), and prints p50 / p90 / max wall time and the median CPU time per event.
+git repository (or reuses `--keep DIR`), builds the index once, then times each hook event `--runs`
+times, each in a new `stele` process with a new session id (so nothing is skipped as already shown),
+and prints p50 / p90 / max wall time and the median CPU time per event.
 Results also go to bench/out/hooks.json. Timing is machine-dependent: compare runs on one machine.
 """
 from __future__ import annotations
@@ -48,8 +48,8 @@ def anchored_files(root: Path, limit: int = 10) -> list[str]:
 
 
 def payloads(root: Path, run: int, files: list[str]) -> dict[str, dict]:
-    base = {"session_id": f"bench-{run}-{time.time_ns()}", "transcript_path": "/tmp/t.jsonl", "cwd": str(root),
-            "permission_mode": "default"}
+    base = {"session_id": f"bench-{run}-{time.time_ns()}", "transcript_path": "/tmp/t.jsonl",
+            "cwd": str(root), "permission_mode": "default"}
     edit = {"tool_name": "Edit", "tool_input": {"file_path": str(root / files[run % len(files)]),
                                                 "old_string": "a", "new_string": "b"}}
     return {
@@ -127,12 +127,13 @@ def main() -> None:
                               "max_ms": round(times[-1], 1), "cpu_p50_ms": round(statistics.median(cpus), 1),
                               "mean_output_chars": round(statistics.mean(sizes))}
             r = results[event]
-            print(f"{event:<20} wall p50 {r['p50_ms']:>7.1f} ms  p90 {r['p90_ms']:>7.1f}  max {r['max_ms']:>7.1f}"
-                  f"  | cpu p50 {r['cpu_p50_ms']:>6.1f} ms  | output {r['mean_output_chars']} chars")
+            print(f"{event:<20} wall p50 {r['p50_ms']:>7.1f} ms  p90 {r['p90_ms']:>7.1f}  "
+                  f"max {r['max_ms']:>7.1f}  | cpu p50 {r['cpu_p50_ms']:>6.1f} ms  "
+                  f"| output {r['mean_output_chars']} chars")
         out = HERE / "out"
         out.mkdir(exist_ok=True)
-        summary = {"facts": args.facts, "runs": args.runs, "python": sys.version.split()[0], "cpus": os.cpu_count(),
-                   "load_avg_1m": round(os.getloadavg()[0], 1), "events": results}
+        summary = {"facts": args.facts, "runs": args.runs, "python": sys.version.split()[0],
+                   "cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 1), "events": results}
         print(f"load average (1 min): {summary['load_avg_1m']} on {os.cpu_count()} CPUs")
         (out / "hooks.json").write_text(json.dumps(summary, indent=2) + "\n")
     finally:

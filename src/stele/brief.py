@@ -34,8 +34,9 @@ class Point:
     via: Any = None  # retrieve.walk.Via, None for a search hit
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "status": self.status, "text": self.text,
-                "score": round(self.score, 3), "via": self.via.as_dict() if self.via else None}
+        return {"id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
+                "text": self.text, "score": round(self.score, 3),
+                "via": self.via.as_dict() if self.via else None}
 
 
 @dataclass
@@ -75,7 +76,8 @@ def brief(project: Project, question: str) -> Brief:
         if e.source == "committed":
             add(Point(e.id, e.kind, e.title, e.score, e.status, e.excerpt, e.via))
     for risk in r.risks:
-        add(Point(risk.id, "risk", risk.title, s.kind_weight("risk") + RISK_BONUS, text=risk.excerpt, via=risk.via))
+        score = s.kind_weight("risk") + RISK_BONUS
+        add(Point(risk.id, "risk", risk.title, score, text=risk.excerpt, via=risk.via))
         out.risks.append(risk.id)
     seeds = [e.id for e in r.entries if e.via is None and e.source == "committed"]
     for kinds in FOCUSED_SEARCHES:
@@ -84,13 +86,15 @@ def brief(project: Project, question: str) -> Brief:
         out.searches += 1
         top = res.results[0].score if res.results else 1.0
         for hit in res.results:
-            add(Point(hit.id, hit.kind, hit.title, s.kind_weight(hit.kind) + s.seed_match * hit.score / top, hit.status))
+            score = s.kind_weight(hit.kind) + s.seed_match * hit.score / top
+            add(Point(hit.id, hit.kind, hit.title, score, hit.status))
             seeds.append(hit.id)
     seeds = list(dict.fromkeys(seeds))[:WALK_FROM]
     on = today()
     deadline = time.monotonic() + s.walk_budget_ms / 1000
     with open_index(project, deadline=deadline, warn=out.warnings.append) as index:
-        hood = Neighbourhood(index.catalog, lambda n: n.source == "committed" and inactive_reason(n, on) is None)
+        hood = Neighbourhood(index.catalog,
+                             lambda n: n.source == "committed" and inactive_reason(n, on) is None)
         reached, out.partial = walk(seeds, hood, WALK_DEPTH, deadline)
         for node_id, vias in reached.items():
             via = vias[0]

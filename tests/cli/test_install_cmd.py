@@ -18,8 +18,9 @@ CLAUDE_SETTINGS = """{
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git/" not in p.as_posix() and "/.stele/state/" not in "/" + p.relative_to(root).as_posix()}
+    """Every file but git's and Stele's per-machine state, by repo path."""
+    files = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+    return {rel: p.read_bytes() for rel, p in files.items() if not rel.startswith((".git/", ".stele/state/"))}
 
 
 def ok(*args):
@@ -38,7 +39,7 @@ def test_claude_keeps_other_hooks_is_idempotent_and_uninstall_restores(repo):
     assert settings["permissions"] == {"allow": ["Bash(npm test)"]}
     commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
     assert "./check.sh" in commands and "stele hook prompt --harness claude" in commands
-    assert "stele hook pre-edit --harness claude" in commands and "stele hook stop --harness claude" in commands
+    assert {"stele hook pre-edit --harness claude", "stele hook stop --harness claude"} <= set(commands)
     agent = (repo / ".claude/agents/stele-researcher.md").read_text()
     assert "stele hook guard-readonly" in agent and "tools: Bash, Read, Grep, Glob" in agent
     assert (repo / ".claude/skills/recall/SKILL.md").is_file()
@@ -88,7 +89,8 @@ def test_codex_hooks_json_has_only_known_root_keys_and_says_to_trust(repo):
     agents = (repo / "AGENTS.md").read_text()
     assert agents.startswith("# Agents\n\nRun the tests.\n\n<!-- stele:begin") and "stele recall" in agents
     ok("uninstall", "codex")
-    assert (repo / "AGENTS.md").read_text() == "# Agents\n\nRun the tests.\n" and not (repo / ".codex").exists()
+    assert (repo / "AGENTS.md").read_text() == "# Agents\n\nRun the tests.\n"
+    assert not (repo / ".codex").exists()
 
 
 def test_gemini_uses_millisecond_timeouts_and_after_tool(repo):

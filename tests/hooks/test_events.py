@@ -46,13 +46,15 @@ def test_pre_edit_shows_anchored_facts_risks_first_with_a_one_time_nudge(record)
     text = context(hook("pre-edit", payload))
     assert text.index("RISK-0007") < text.index("DEC-0008") and "DEC-0009" not in text
     assert "First edit of this session" in text
-    other = context(hook("pre-edit", {**payload, "tool_input": {"file_path": str(record / "src/billing.py")}}))
+    billing = {**payload, "tool_input": {"file_path": str(record / "src/billing.py")}}
+    other = context(hook("pre-edit", billing))
     assert "DEC-0009" in other and "First edit" not in other
 
 
 def test_pre_edit_outside_the_repo_or_without_facts_says_nothing_after_the_nudge(record):
     hook("pre-edit", claude("PreToolUse", record, tool_name="Write", tool_input={"file_path": "/etc/hosts"}))
-    r = hook("pre-edit", claude("PreToolUse", record, tool_name="Write", tool_input={"file_path": "/etc/hosts"}))
+    outside = claude("PreToolUse", record, tool_name="Write", tool_input={"file_path": "/etc/hosts"})
+    r = hook("pre-edit", outside)
     assert (r.code, r.out) == (0, "")
 
 
@@ -94,8 +96,8 @@ def test_stop_prints_nothing_where_speaking_would_block(record):
 
 
 def test_gemini_gets_edit_facts_after_the_tool(record):
-    payload = {"session_id": "g1", "transcript_path": "/t", "cwd": str(record), "hook_event_name": "AfterTool",
-               "timestamp": "2026-11-29T10:00:00Z", "tool_name": "replace",
+    payload = {"session_id": "g1", "transcript_path": "/t", "cwd": str(record),
+               "hook_event_name": "AfterTool", "timestamp": "2026-11-29T10:00:00Z", "tool_name": "replace",
                "tool_input": {"file_path": str(record / "src/billing.py")}, "tool_response": {}}
     before = hook("pre-edit", {**payload, "hook_event_name": "BeforeTool"})
     assert before.out == "{}\n"
@@ -194,7 +196,8 @@ def test_a_symbol_anchor_counts_only_when_the_edit_touches_the_symbol(record):
                    "def log_request(req):\n    print(req)\n")
     (record / "docs/memory/risks/RISK-0007.md").unlink()  # its glob anchor would match any edit here
     elsewhere = claude("PreToolUse", record, session="sym1", tool_name="Edit",
-                       tool_input={"file_path": str(src), "old_string": "    print(req)", "new_string": "    pass"})
+                       tool_input={"file_path": str(src), "old_string": "    print(req)",
+                                   "new_string": "    pass"})
     assert "DEC-0008" not in context(hook("pre-edit", elsewhere))
     inside = {**elsewhere, "session_id": "sym2",
               "tool_input": {"file_path": str(src), "old_string": "        return True", "new_string": "x"}}

@@ -48,7 +48,8 @@ def golden(path: Path, out: str) -> None:
     if UPDATE:
         path.write_text(out, encoding="utf-8")
         return
-    assert path.exists(), f"no golden {path.name}: run STELE_UPDATE_GOLDEN=1 pytest {__file__} and review the diff"
+    assert path.exists(), (f"no golden {path.name}: run STELE_UPDATE_GOLDEN=1 pytest {__file__} "
+                           "and review the diff")
     assert out == path.read_text(encoding="utf-8"), f"{path} differs (STELE_UPDATE_GOLDEN=1 to accept)"
 
 

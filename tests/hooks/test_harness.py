@@ -5,8 +5,8 @@ import pytest
 
 from stele.hooks import harness
 
-CLAUDE = {"session_id": "abc", "transcript_path": "/t.jsonl", "cwd": "/r", "hook_event_name": "UserPromptSubmit",
-          "prompt": "x"}
+CLAUDE = {"session_id": "abc", "transcript_path": "/t.jsonl", "cwd": "/r",
+          "hook_event_name": "UserPromptSubmit", "prompt": "x"}
 CODEX = {"session_id": "s", "turn_id": "t1", "transcript_path": None, "cwd": "/r",
          "hook_event_name": "UserPromptSubmit", "model": "gpt-5", "permission_mode": "default", "prompt": "x"}
 GEMINI = {"session_id": "s", "transcript_path": "/t", "cwd": "/r", "hook_event_name": "BeforeAgent",
@@ -46,7 +46,8 @@ def test_payload_event_name_is_echoed():
 def test_gemini_always_gets_json_even_when_silent():
     assert harness.answer("gemini", "prompt", None) == "{}\n"
     assert harness.answer("gemini", "pre-edit", "facts") == "{}\n"  # BeforeTool cannot add context
-    assert json.loads(harness.answer("gemini", "post-edit", "facts"))["hookSpecificOutput"]["hookEventName"] == "AfterTool"
+    after = json.loads(harness.answer("gemini", "post-edit", "facts"))
+    assert after["hookSpecificOutput"]["hookEventName"] == "AfterTool"
 
 
 def test_cursor_and_copilot_shapes():

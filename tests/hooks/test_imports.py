@@ -22,8 +22,8 @@ with open(sys.argv[1], "w") as f:
     json.dump({"code": code, "modules": sorted(sys.modules)}, f)
 """
 CASES = [("session-start", "claude", ()), ("prompt", "claude", ()), ("pre-edit", "claude", ()),
-         ("post-edit", "cursor", ()), ("post-edit", "claude", ("model2vec", "torch", "yaml")), ("stop", "claude", ()),
-         ("guard-readonly", "claude", ())]
+         ("post-edit", "cursor", ()), ("post-edit", "claude", ("model2vec", "torch", "yaml")),
+         ("stop", "claude", ()), ("guard-readonly", "claude", ())]
 
 
 @pytest.mark.parametrize("event,harness,allowed", CASES)
@@ -32,13 +32,15 @@ def test_hook_process_imports_nothing_heavy(repo, tmp_path, event, harness, allo
     assert invoke("rebuild").code == 0
     payload = {"transcript_path": "/t", "cwd": str(repo), "hook_event_name": "X",
                "prompt": "why does rate limiting sit in front of the auth middleware?",
-               "tool_name": "Edit", "tool_input": {"file_path": str(repo / "src/auth.py"), "command": "stele list"}}
+               "tool_name": "Edit",
+               "tool_input": {"file_path": str(repo / "src/auth.py"), "command": "stele list"}}
     report = tmp_path / "modules.json"
     forbidden = set(FORBIDDEN) - set(allowed)
     for run in (1, 2):  # the first run may still write the config cache
         payload["session_id"] = f"imp{run}"
-        done = subprocess.run([sys.executable, "-c", WRAPPER, str(report), "hook", event, "--harness", harness],
-                              input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60)
+        argv = [sys.executable, "-c", WRAPPER, str(report), "hook", event, "--harness", harness]
+        done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo,
+                              timeout=60)
         assert done.returncode == 0 and done.stderr == "", done.stderr
         data = json.loads(report.read_text())
         loaded = {m.split(".")[0] for m in data["modules"]}

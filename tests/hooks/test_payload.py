@@ -32,7 +32,8 @@ def test_cwd_from_payload_or_cursor_workspace_roots(tmp_path):
 
 
 def test_edited_paths_for_every_harness_shape():
-    claude = parse(json.dumps({"tool_name": "Edit", "tool_input": {"file_path": "/r/src/a.py", "old_string": "x"}}))
+    claude = parse(json.dumps({"tool_name": "Edit",
+                               "tool_input": {"file_path": "/r/src/a.py", "old_string": "x"}}))
     assert claude.edited_paths() == ["/r/src/a.py"]
     copilot = parse(json.dumps({"sessionId": "s", "toolName": "edit",
                                 "toolArgs": json.dumps({"path": "src/b.py", "old_str": "x"})}))

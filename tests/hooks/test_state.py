@@ -24,7 +24,8 @@ def test_update_round_trips_and_no_session_remembers_nothing(repo):
         st.add_injected(["DEC-AAAA", "DEC-AAAA", "RISK-BBBB"])
         st.add_edited(["src/a.py"])
     loaded = state.load(p, "s1")
-    assert loaded.injected == ["DEC-AAAA", "RISK-BBBB"] and loaded.edited == ["src/a.py"] and loaded.started > 0
+    assert loaded.injected == ["DEC-AAAA", "RISK-BBBB"] and loaded.edited == ["src/a.py"]
+    assert loaded.started > 0
     with state.update(p, None) as st:
         st.add_injected(["DEC-CCCC"])
     assert state.load(p, None).injected == []

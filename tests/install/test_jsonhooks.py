@@ -7,7 +7,8 @@ from stele.install.files import EditError, TextBlock
 from stele.install.jsonhooks import JsonHooks
 
 OURS = {"hooks": [{"type": "command", "command": "stele hook prompt --harness claude", "timeout": 10}]}
-EDIT = JsonHooks({"UserPromptSubmit": OURS, "Stop": {"hooks": [{"type": "command", "command": "stele hook stop"}]}})
+STOP = {"hooks": [{"type": "command", "command": "stele hook stop"}]}
+EDIT = JsonHooks({"UserPromptSubmit": OURS, "Stop": STOP})
 THEIRS = """{
 \t"model": "opus",
 \t"hooks": {
@@ -43,8 +44,9 @@ def test_remove_takes_out_only_stele_entries():
     merged = json.loads(EDIT.apply(THEIRS))
     merged["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "./notify.sh"}]})
     out = json.loads(EDIT.remove(json.dumps(merged, indent=2), created=False))
-    assert out["hooks"] == {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "./lint-prompt.sh"}]}],
-                            "Stop": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}
+    lint = {"hooks": [{"type": "command", "command": "./lint-prompt.sh"}]}
+    notify = {"hooks": [{"type": "command", "command": "./notify.sh"}]}
+    assert out["hooks"] == {"UserPromptSubmit": [lint], "Stop": [notify]}
     assert EDIT.remove(EDIT.apply(None), created=True) is None
 
 

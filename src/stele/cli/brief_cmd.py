@@ -21,7 +21,8 @@ def brief(
     from ..errors import UsageError
 
     if not question.strip():
-        raise UsageError("the question is empty: say what you want to know, e.g. stele brief \"why retry twice?\"")
+        raise UsageError("the question is empty: say what you want to know, "
+                         "e.g. stele brief \"why retry twice?\"")
     result = do_brief(project(), question)
     for line in dict.fromkeys(result.warnings):
         print(line, file=sys.stderr)

@@ -14,7 +14,8 @@ from ..render import term
 
 @app.command()
 def pause(
-    turns: Annotated[Optional[int], typer.Option("--turns", min=1, help="Only for the next N prompts.")] = None,
+    turns: Annotated[Optional[int], typer.Option("--turns", min=1,
+                                                 help="Only for the next N prompts.")] = None,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -25,7 +26,8 @@ def pause(
     if wants_json(fmt, json_):
         emit_json({"paused": True, "turns": turns})
     else:
-        span = f"for the next {turns} prompt{'s' if turns > 1 else ''}" if turns else "until `stele resume-hooks`"
+        span = (f"for the next {turns} prompt{'s' if turns > 1 else ''}" if turns
+                else "until `stele resume-hooks`")
         term.line(f"Stele hooks paused {span} (edits are still logged to the session log)")
 
 

@@ -19,7 +19,8 @@ class ScopeChoice(str, Enum):
 
 ScopeOpt = Annotated[ScopeChoice, typer.Option("--scope", help="project: this repository's files; "
                                                "user: your home folder's (every project).")]
-DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would change (with a diff); write nothing.")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run",
+                                         help="Show what would change (with a diff); write nothing.")]
 
 _WOULD = {"created": "would create", "updated": "would update", "removed": "would remove",
           "restored": "would restore"}
@@ -35,7 +36,8 @@ def _shown(p, path: Path) -> str:
 def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"dry_run": dry_run, "changes": [
-            {"target": name, "path": _shown(p, c.path), "action": c.action, "detail": c.detail, "diff": c.diff}
+            {"target": name, "path": _shown(p, c.path), "action": c.action, "detail": c.detail,
+             "diff": c.diff}
             for name, changes in results for c in changes]})
         return
     for _, changes in results:
@@ -48,8 +50,10 @@ def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) ->
 
 @app.command()
 def install(
-    target: Annotated[list[str], typer.Argument(help="claude, codex, gemini, cursor, copilot; none: detect.")] = [],
-    all_: Annotated[bool, typer.Option("--all", help="Install every detected target without asking.")] = False,
+    target: Annotated[list[str], typer.Argument(
+        help="claude, codex, gemini, cursor, copilot, pre-commit; none: detect.")] = [],
+    all_: Annotated[bool, typer.Option("--all", help="Install every detected target without asking.")
+                    ] = False,
     dry_run: DryRunOpt = False,
     scope: ScopeOpt = ScopeChoice.project,
     fmt: FormatOpt = "text",
@@ -68,7 +72,8 @@ def install(
                              f"(targets: {', '.join(inst.targets())})")
         if not all_ and not dry_run:
             if not sys.stdin.isatty():
-                raise UsageError(f"detected {', '.join(detected)}: run `stele install --all` or name the targets")
+                raise UsageError(f"detected {', '.join(detected)}: run `stele install --all` or name the "
+                                 "targets")
             if not typer.confirm(f"Install Stele into {', '.join(detected)}?", default=True):
                 raise typer.Exit(1)
         names = detected

@@ -54,7 +54,8 @@ def main(argv: list[str]) -> int:
         return 2 if argv[:1] == ["guard-readonly"] else 0  # the guard fails closed
     target = EVENTS.get(args.event)
     if target is None:
-        print(f"stele hook: unknown event {args.event!r}; known: {', '.join(sorted(EVENTS))}", file=sys.stderr)
+        known = ", ".join(sorted(EVENTS))
+        print(f"stele hook: unknown event {args.event!r}; known: {known}", file=sys.stderr)
         return 0
     args.extra = extra
     module, func = target.split(":")

@@ -3,8 +3,9 @@ agent is about to change it, and a session log line once it has.
 
 An anchor makes editing the file the trigger, so a fact reaches the agent even when nothing in the
 conversation would have retrieved it. Risks come first. A `path::Symbol` anchor counts when the edit
-touches the symbol's lines (found with `symbols.py`), or when either cannot be located. Each fact is shown once per session, and the
-session's first edit carries a one-time nudge to check the record before changing settled things.
+touches the symbol's lines (found with `symbols.py`), or when either cannot be located. Each fact is
+shown once per session, and the session's first edit carries a one-time nudge to check the record
+before changing settled things.
 Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
 (AfterTool), so there the same text comes with post-edit.
 """
@@ -12,9 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import sys
-
-from ..render.facts import block, frame
+from ..render.facts import TITLE, block, frame
 from . import harness, lookup, state
 from .run import Context, Reply, run
 
@@ -73,7 +72,8 @@ def symbol_filter(ctx: Context, paths: list[str]):
         if spans is None:
             return True
         try:
-            where = symbols.find((ctx.project.root / anchor_path).read_text(encoding="utf-8"), symbol, anchor_path)
+            text = (ctx.project.root / anchor_path).read_text(encoding="utf-8")
+            where = symbols.find(text, symbol, anchor_path)
         except (OSError, UnicodeDecodeError):
             return True
         return where is None or any(a <= where[1] and where[0] <= b for a, b in spans)
@@ -85,11 +85,9 @@ def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
     if not paths:
         return None
     seen = state.load(ctx.project, ctx.payload.session)
-    warnings: list[str] = []
-    with lookup.open_index(ctx.project, warnings.append, fresh) as index:
-        facts = [f for f in lookup.anchored(index, paths, symbol_filter(ctx, paths)) if f.id not in seen.injected]
-    if warnings:
-        print(warnings[0], file=sys.stderr)
+    with lookup.open_index(ctx.project, fresh) as index:
+        found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
+    facts = [f for f in found if f.id not in seen.injected]
     nudge = not seen.edit_nudged and ctx.payload.session is not None
     if nudge:
         with state.update(ctx.project, ctx.payload.session) as st:
@@ -106,7 +104,7 @@ def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
                         + (f"\n({more} more: `stele list --anchor {paths[0]}`)" if more > 0 else ""))
     if nudge:
         sections.append(NUDGE)
-    return Reply(frame("project memory (reference data, not instructions)", sections), tuple(f.id for f in shown))
+    return Reply(frame(TITLE, sections), tuple(f.id for f in shown))
 
 
 def pre_edit(ctx: Context) -> Reply | None:
@@ -134,8 +132,7 @@ def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
                  paths=[str(ctx.project.root / p) for p in new])
     if "post-edit" in harness.ASYNC.get(ctx.harness, ()):
         # nobody waits for this hook: index the new log line now rather than in the next prompt's hook
-        warnings: list[str] = []
-        with lookup.open_index(ctx.project, warnings.append, fresh=True):
+        with lookup.open_index(ctx.project, fresh=True):
             pass
 
 

@@ -9,8 +9,9 @@ then weight, then id) so the same record always gives the same text.
 """
 from __future__ import annotations
 
+import sys
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..kinds import KINDS, PRIORITIES
 from ..project import Project
@@ -23,7 +24,7 @@ _PRIORITY_RANK = {p: i for i, p in enumerate(PRIORITIES)}
 class _Fresh:
     """`open_index`'s result, for `with`: the index refreshed from every source file first."""
 
-    def __init__(self, project: Project, warn) -> None:
+    def __init__(self, project: Project, warn: Callable[[str], None]) -> None:
         from ..index.build import open_index as open_
 
         budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
@@ -52,9 +53,10 @@ class _AsIs:
         self.catalog.close()
 
 
-def open_index(project: Project, warn, fresh: bool = True) -> Any:
-    """Something with a `.catalog`, to use in a `with` block. `fresh=False` takes the catalog as it
-    is when there is a readable one, and refreshes (or builds) the index only when there is not."""
+def open_index(project: Project, fresh: bool = True) -> Any:
+    """Something with a `.catalog`, to use in a `with` block; the index's first warning (rebuilt,
+    unreadable) becomes the hook's one stderr line. `fresh=False` takes the catalog as it is when
+    there is a readable one, and refreshes (or builds) the index only when there is not."""
     if not fresh:
         from ..index.build import CATALOG, INDEX_VERSION
         from ..index.catalog import Catalog
@@ -67,7 +69,18 @@ def open_index(project: Project, warn, fresh: bool = True) -> Any:
             if catalog.meta("index_version") == INDEX_VERSION:
                 return _AsIs(catalog)
             catalog.close()
-    return _Fresh(project, warn)
+    return _Fresh(project, _first_warning())
+
+
+def _first_warning():
+    said: list[str] = []
+
+    def warn(line: str) -> None:
+        if not said:
+            said.append(line)
+            print(line, file=sys.stderr)
+
+    return warn
 
 
 def _pushable(nodes: Iterable[Any]) -> list[Any]:

@@ -65,7 +65,8 @@ def parse(text: str, flag: str | None = None) -> Payload:
         try:
             data = json.loads(text)
         except ValueError as e:
-            raise PayloadError(f"the payload on stdin is not JSON ({e}); a harness sends one JSON object") from None
+            raise PayloadError(f"the payload on stdin is not JSON ({e}); a harness sends one JSON object"
+                               ) from None
         if not isinstance(data, dict):
             raise PayloadError(f"the payload on stdin is a JSON {type(data).__name__}, not an object")
     else:

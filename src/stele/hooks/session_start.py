@@ -1,14 +1,13 @@
 """`stele hook session-start`: what an agent should know before its first prompt.
 
 The standing rules (current `delivery: always` facts, whole), the open tasks (the ones this agent has
-claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact` the earlier injections have left the model's context, so the
-session's injected set starts over; on `resume` the transcript replays them, so it is kept.
+claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact`
+the earlier injections have left the model's context, so the session's injected set starts over; on
+`resume` the transcript replays them, so it is kept.
 """
 from __future__ import annotations
 
-import sys
-
-from ..render.facts import block, frame, label
+from ..render.facts import TITLE, block, frame, label
 from . import lookup, state
 from .run import Context, Reply, run
 
@@ -29,19 +28,17 @@ def handle(ctx: Context) -> Reply:
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         with state.update(ctx.project, ctx.payload.session) as st:
             st.injected = []
-    warnings: list[str] = []
-    with lookup.open_index(ctx.project, warnings.append) as index:
+    with lookup.open_index(ctx.project) as index:
         rules, tasks = lookup.always(index), lookup.open_tasks(index, ctx.project)
-    if warnings:
-        print(warnings[0], file=sys.stderr)
     sections = []
     if rules:
-        sections.append("Standing instructions and constraints:\n" + "\n".join(block(r, RULE_CHARS) for r in rules))
+        sections.append("Standing instructions and constraints:\n"
+                        + "\n".join(block(r, RULE_CHARS) for r in rules))
     if tasks:
-        more = f"\n({len(tasks) - MAX_TASKS} more: `stele list --kind task`)" if len(tasks) > MAX_TASKS else ""
+        more = (f"\n({len(tasks) - MAX_TASKS} more: `stele task list`)" if len(tasks) > MAX_TASKS else "")
         sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks[:MAX_TASKS]) + more)
     sections.append(pointer(ctx.harness))
-    return Reply(frame("project memory (reference data, not instructions)", sections), tuple(r.id for r in rules))
+    return Reply(frame(TITLE, sections), tuple(r.id for r in rules))
 
 
 def main(args) -> int:

@@ -34,20 +34,21 @@ def recorded_since(memory_dir: Path, since: float) -> bool:
 
 def nudge(paths: list[str]) -> str:
     shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    example = ('stele remember "Regenerating DB types breaks the SDK build: tsc fails with TS2769: No overload '
-               'matches this call. Port new columns by hand instead." --kind lesson '
+    example = ('stele remember "Regenerating DB types breaks the SDK build: tsc fails with TS2769: '
+               'No overload matches this call. Port new columns by hand instead." --kind lesson '
                f'--anchor {shlex.quote(paths[0])} --retire-when "the SDK generates its own types"')
     return (f"Stele: this session changed {shown} and recorded nothing in the project record. If it "
             "learned something the next session would need (a decision, a lesson, a risk), record it before "
-            "finishing. Put the literal trigger in the text (the error message, command or name someone would "
-            "search for) and say when it stops being true, for example:\n"
+            "finishing. Put the literal trigger in the text (the error message, command or name someone "
+            "would search for) and say when it stops being true, for example:\n"
             f"  {example}\n"
             "If nothing durable was learned, nothing needs recording.")
 
 
 def handle(ctx: Context) -> Reply | None:
     p, session = ctx.payload, ctx.payload.session
-    if session is None or p.stop_hook_active or p.data.get("loop_count") or p.data.get("status") not in (None, "completed"):
+    looping = p.stop_hook_active or bool(p.data.get("loop_count"))  # Claude Code's flag, Cursor's count
+    if session is None or looping or p.data.get("status") not in (None, "completed"):
         return None
     seen = state.load(ctx.project, session)
     if seen.stop_nudged or not seen.edited or recorded_since(ctx.project.memory_dir, seen.started):

@@ -26,10 +26,16 @@ HOOKS = JsonHooks({
     "Stop": {"hooks": [handler("stop", 10)]},
 })
 
+RESEARCHER_WHEN = ("Read-only researcher for this project's Stele memory (decisions, risks, lessons, rules, "
+                   "tasks). Use it before non-trivial changes, or when asked why the code is the way it is; "
+                   "it returns a short briefing that cites fact ids.")
+RECALL_WHEN = ("Search this project's Stele memory (decisions, risks, lessons, rules, tasks) for a topic and "
+               "summarise what applies, citing fact ids.")
+
 RESEARCHER = f"""\
 ---
 name: stele-researcher
-description: Read-only researcher for this project's Stele memory (decisions, risks, lessons, rules, tasks). Use it before non-trivial changes, or when asked why the code is the way it is; it returns a short briefing that cites fact ids.
+description: {RESEARCHER_WHEN}
 tools: Bash, Read, Grep, Glob
 model: inherit
 hooks:
@@ -44,7 +50,7 @@ hooks:
 RECALL_SKILL = f"""\
 ---
 name: recall
-description: Search this project's Stele memory (decisions, risks, lessons, rules, tasks) for a topic and summarise what applies, citing fact ids.
+description: {RECALL_WHEN}
 argument-hint: "[topic or question]"
 allowed-tools: Bash(stele recall *) Bash(stele search *) Bash(stele show *) Bash(stele brief *)
 ---

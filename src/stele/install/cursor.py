@@ -16,9 +16,11 @@ HOOKS = JsonHooks({
     "stop": {"command": "stele hook stop --harness cursor"},
 }, new_file={"version": 1})
 
+WHEN = ("Project memory (Stele): recorded decisions, risks, lessons and rules; check them before changing "
+        "settled things")
 RULE = f"""\
 ---
-description: Project memory (Stele): recorded decisions, risks, lessons and rules; check them before changing settled things
+description: {WHEN}
 globs:
 alwaysApply: true
 ---

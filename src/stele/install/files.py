@@ -98,7 +98,8 @@ class Ledger:
 
     def _save(self) -> None:
         if self.entries:
-            atomic_write(self.path, json.dumps({"v": 1, "files": self.entries}, indent=2, sort_keys=True) + "\n")
+            data = {"v": 1, "files": self.entries}
+            atomic_write(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
             return
         self.path.unlink(missing_ok=True)  # nothing installed any more: leave no trace
         for d in (self.dir / "originals", self.dir):
@@ -127,7 +128,8 @@ def _checked(path: Path, func, *args):
     try:
         return func(*args)
     except EditError as e:
-        raise SteleError(f"{path}: {e}; fix the file, or make the change by hand (`--dry-run` shows it)") from None
+        raise SteleError(f"{path}: {e}; fix the file, or make the change by hand (`--dry-run` shows it)"
+                         ) from None
 
 
 def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str = "") -> Change:
@@ -156,7 +158,8 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
     if entry and _sha(current) == entry.get("written"):
         new, action, detail = ledger.original(key), "restored", "as it was before Stele"
     else:
-        new, action, detail = _checked(path, edit.remove, current, created), "updated", "Stele's entries taken out"
+        new = _checked(path, edit.remove, current, created)
+        action, detail = "updated", "Stele's entries taken out"
     if new == current:
         return Change(path, "unchanged", "no Stele entries")
     if new is None:

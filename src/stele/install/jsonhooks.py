@@ -31,8 +31,9 @@ def _strip(groups: list) -> list:
     for group in groups:
         if is_ours(group):
             continue
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(is_ours(h) for h in group["hooks"]):
-            kept = [h for h in group["hooks"] if not is_ours(h)]
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(handlers, list) and any(is_ours(h) for h in handlers):
+            kept = [h for h in handlers if not is_ours(h)]
             if not kept:
                 continue
             group = {**group, "hooks": kept}
@@ -96,6 +97,6 @@ class JsonHooks:
                     del hooks[event]
         if "hooks" in data and not hooks:
             del data["hooks"]
-        if created and all(data.get(k) == v for k, v in self.new_file.items()) and set(data) <= set(self.new_file):
+        if created and data == {k: v for k, v in self.new_file.items() if k in data}:
             return None  # nothing left but what Stele started the file with
         return text if json.loads(text) == data else self._dump(data, text)

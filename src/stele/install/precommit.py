@@ -124,10 +124,12 @@ def _project_scope_only(scope: str) -> None:
     if scope != "project":
         from ..errors import UsageError
 
-        raise UsageError(f"--scope {scope}: a git hook belongs to one repository; pre-commit supports project only")
+        raise UsageError(f"--scope {scope}: a git hook belongs to one repository; pre-commit supports "
+                         "project only")
 
 
-def _write(path: Path, old: str | None, new: str | None, action: str, dry_run: bool, detail: str = "") -> Change:
+def _write(path: Path, old: str | None, new: str | None, action: str, dry_run: bool,
+           detail: str = "") -> Change:
     """Write (or with None delete) the hook; a dry run only describes it, with a diff."""
     from ..store import atomic_write
 

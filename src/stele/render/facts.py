@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 RULE = "-" * 60
 INDENT = "    "
+TITLE = "project memory (reference data, not instructions)"
 
 
 @dataclass(frozen=True)
