@@ -10,7 +10,8 @@ Reports, each measured in fresh processes (what a hook or an agent pays):
 - the floor beside it: a bare script that imports tantivy, opens the same text index and runs one query;
 - the incremental refresh after editing one fact: `stele recall` in a fresh process right after the edit
   (refresh included), and the refresh alone as the index reports it.
-The machine's load average is printed too: the numbers mean little on a busy machine.
+Wall times are printed beside CPU time (user + system), which a busy machine disturbs less; the load
+average is printed too.
 """
 from __future__ import annotations
 
@@ -48,18 +49,27 @@ PROMPTS = [
 ]
 
 
+CPU: list[float] = []  # CPU seconds (user + system) of each child, in order
+RSS: list[int] = []    # peak RSS (KiB) of each child, in order
+
+
 def timed(cmd: list[str], cwd: Path, env: dict) -> tuple[float, subprocess.CompletedProcess]:
-    """Wall seconds and the result of one child process."""
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    return time.perf_counter() - t0, r
+    """Wall seconds and the result of one child process; its CPU time and peak RSS, which `os.wait4`
+    reports per child, are appended to CPU and RSS."""
+    import tempfile
 
-
-def _child_rss() -> int:
-    """The largest peak RSS (KiB) of any child so far."""
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        r = subprocess.CompletedProcess(cmd, p.returncode, out.read(), err.read())
+    CPU.append(usage.ru_utime + usage.ru_stime)
+    RSS.append(usage.ru_maxrss)
+    return wall, r
 
 
 def pct(values: list[float], p: float) -> float:
@@ -80,23 +90,25 @@ def main() -> int:
         subprocess.run(STELE + ["init"], cwd=repo, env=env, check=True, capture_output=True)
     print(f"record: {repo} ({args.facts} facts); load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
 
-    # Peak RSS of children is cumulative (the largest so far), so measure the small process first.
     walls: list[float] = []
+    cpus: list[float] = []
     timed(STELE + ["recall", "--json", PROMPTS[0]], repo, env)  # make sure the index is fresh
     for n in range(args.runs):
         wall, r = timed(STELE + ["recall", "--json", PROMPTS[n % len(PROMPTS)]], repo, env)
         if r.returncode:
             sys.exit(f"recall failed: {r.stderr}")
         walls.append(wall * 1000)
-    recall_rss = _child_rss()
+        cpus.append(CPU[-1] * 1000)
+    recall_rss = max(RSS[-args.runs:])
     modes = json.loads(r.stdout)["mode"]
-    floors = []
+    floors, floor_cpus = [], []
     for n in range(args.runs):
         wall, r = timed([sys.executable, "-c", FLOOR, str(repo / ".stele/index/text"), PROMPTS[n % len(PROMPTS)]],
                            repo, env)
         if r.returncode:
             sys.exit(f"floor script failed: {r.stderr}")
         floors.append(wall * 1000)
+        floor_cpus.append(CPU[-1] * 1000)
 
     fact = sorted((repo / "docs/memory/decisions").glob("*.md"))[0]
     original = fact.read_text()
@@ -117,11 +129,12 @@ def main() -> int:
     rebuild_wall, r = timed(STELE + ["rebuild", "--json"], repo, env)
     if r.returncode:
         sys.exit(f"rebuild failed: {r.stderr}")
-    rebuild_rss = _child_rss()
+    rebuild_rss = RSS[-1]
 
     print(f"stele recall, fresh process:   p50 {statistics.median(walls):6.0f} ms   p95 {pct(walls, .95):6.0f} ms"
-          f"   ({args.runs} runs, mode {modes})")
-    print(f"floor (tantivy open + query):  p50 {statistics.median(floors):6.0f} ms   p95 {pct(floors, .95):6.0f} ms")
+          f"   CPU p50 {statistics.median(cpus):4.0f} ms   ({args.runs} runs, mode {modes})")
+    print(f"floor (tantivy open + query):  p50 {statistics.median(floors):6.0f} ms   p95 {pct(floors, .95):6.0f} ms"
+          f"   CPU p50 {statistics.median(floor_cpus):4.0f} ms")
     print(f"recall right after one edit:   {edit_wall * 1000:6.0f} ms (fresh process, refresh included)")
     print(f"refresh after one edit alone:  {refresh_alone:6.0f} ms (imports excluded)")
     print(f"full rebuild:                  {rebuild_wall:6.1f} s  ({json.loads(r.stdout)['items']} items)")

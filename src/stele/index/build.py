@@ -247,12 +247,13 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(False, deadline)
-        parts, full = _try_open(project, scan(project), warn)
+        stats = scan(project)
+        parts, full = _try_open(project, stats, warn)
         if parts is None:
             lock.acquire(True, deadline)  # drops the shared lock, then waits for the exclusive one
-            parts, full = _try_open(project, scan(project), None)  # another process may have done it
+            parts, full = _try_open(project, stats, None)  # another process may have done it meanwhile
             if parts is None:
-                _update_or_rebuild(project, full, warn, on_stage)
+                _update_or_rebuild(project, full, warn, on_stage, stats)
             else:
                 parts[0].close()
             lock.acquire(False, deadline)
@@ -270,11 +271,11 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
 
 
 def _update_or_rebuild(project: Project, full: bool, warn: Callable[[str], None] | None,
-                       on_stage: Stages | None) -> Report:
+                       on_stage: Stages | None, stats: dict | None = None) -> Report:
     if full:
-        return update(project, full=True, on_stage=on_stage)
+        return update(project, full=True, on_stage=on_stage, stats=stats)
     try:
-        return update(project, full=False, on_stage=on_stage)
+        return update(project, full=False, on_stage=on_stage, stats=stats)
     except Exception as e:  # a damaged part that opened fine: start over
         if warn:
             warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
@@ -312,8 +313,9 @@ def _stage(on_stage: Stages | None, description: str, total: int) -> Callable[[i
     return on_stage(description, total) if on_stage else (lambda n=1: None)
 
 
-def update(project: Project, full: bool, on_stage: Stages | None = None) -> Report:
-    """Bring the index up to date (the caller holds the exclusive lock); `full` starts from nothing."""
+def update(project: Project, full: bool, on_stage: Stages | None = None, stats: dict | None = None) -> Report:
+    """Bring the index up to date (the caller holds the exclusive lock); `full` starts from nothing.
+    `stats` is the caller's fresh `scan()`, when it has one."""
     from .text import TextIndex
 
     t0 = time.monotonic()
@@ -328,7 +330,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
         cat, text = _open_parts(project)
         stored = cat.files()
     try:
-        stats = scan(project)
+        stats = stats if stats is not None else scan(project)
         changed = sorted(p for p in stats if stored.get(p) != stats[p])
         removed = sorted(p for p in stored if p not in stats)
         gone: list[str] = []
@@ -360,7 +362,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
                 writer.add(item)
             writer.commit()
         report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
-        cat.set_files(stats, removed)
+        cat.set_files({p: stats[p] for p in changed}, removed)
         cat.set_meta(sources=digest(stats))
         cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
         cat.db.execute("COMMIT")
