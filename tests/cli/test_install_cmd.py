@@ -173,3 +173,30 @@ def test_pre_commit_target_takes_dry_run_and_refuses_user_scope(repo):
     assert bad.code == 2 and "project only" in bad.err
     ok("install", "pre-commit")
     assert "would remove" in ok("uninstall", "pre-commit", "--dry-run").out and (hook / "pre-commit").exists()
+
+
+def test_a_reinstall_after_the_user_changed_the_file_keeps_their_change_on_uninstall(repo):
+    (repo / "AGENTS.md").write_text("# Agents\n")
+    ok("install", "codex")
+    agents = repo / "AGENTS.md"
+    agents.write_text(agents.read_text() + "\nAlways run the linter.\n")
+    (repo / ".codex/hooks.json").write_text('{"hooks": {}}\n')  # an older or damaged install
+    ok("install", "codex")
+    ok("uninstall", "codex")
+    assert agents.read_text() == "# Agents\n\nAlways run the linter.\n"
+    assert not (repo / ".codex").exists()
+
+
+def test_a_reinstall_over_a_changed_file_makes_their_version_the_one_uninstall_restores(repo):
+    (repo / ".claude").mkdir()
+    settings = repo / ".claude/settings.json"
+    settings.write_text(CLAUDE_SETTINGS)
+    ok("install", "claude")
+    data = json.loads(settings.read_text())
+    data["model"] = "opus"
+    del data["hooks"]["Stop"]  # someone removed one of Stele's hooks, and reinstalls
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    assert "updated .claude/settings.json" in ok("install", "claude").out
+    assert "restored .claude/settings.json" in ok("uninstall", "claude").out
+    left = json.loads(settings.read_text())
+    assert left["model"] == "opus" and left["hooks"] == json.loads(CLAUDE_SETTINGS)["hooks"]

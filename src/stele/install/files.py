@@ -79,9 +79,18 @@ class Ledger:
         entry = self.entries.get(key, {})
         return _read(self.backup_path(key)) if entry.get("existed") else None
 
-    def record(self, path: Path, old: str | None, new: str, created_dirs: list[Path]) -> None:
+    def record(self, path: Path, old: str | None, new: str, created_dirs: list[Path],
+               baseline: Callable[[str, bool], str | None]) -> None:
+        """Note that Stele wrote `new` over `old`. The first time, `old` is what uninstall restores.
+        When someone changed the file after Stele last wrote it, their version minus Stele's entries
+        (`baseline`) becomes what uninstall restores, so a reinstall never costs them that change."""
         key = self.key(path)
         entry = self.entries.get(key)
+        if entry is not None and old is not None and _sha(old) != entry.get("written"):
+            original = baseline(old, not entry.get("existed"))
+            entry["existed"] = original is not None
+            if original is not None:
+                atomic_write(self.backup_path(key), original)
         if entry is None:  # first change: keep what was there before Stele
             entry = {"existed": old is not None, "dirs": [self.key(d) for d in created_dirs]}
             if old is not None:
@@ -141,7 +150,7 @@ def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str 
     if not dry_run:
         dirs = _missing_dirs(path, scope.root)
         atomic_write(path, new)
-        Ledger(scope).record(path, old, new, dirs)
+        Ledger(scope).record(path, old, new, dirs, edit.remove)
     return Change(path, action, note, diff(path, old, new) if dry_run else "")
 
 
@@ -228,7 +237,7 @@ class TextBlock:
         if not span:
             return text
         before, after = text[: span[0]], text[span[1]:]
-        if before.endswith("\n\n") and not after:
+        if before.endswith("\n\n") and (not after or after.startswith("\n")):
             before = before[:-1]  # the blank line install put before the block
         rest = before + after
         return None if created and not rest.strip() else rest
