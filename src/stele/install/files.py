@@ -8,7 +8,8 @@ them out (None to delete the file). This module does the rest, the same way for 
   bytes from the first time (or "did not exist"), the hash of what Stele last wrote and the folders
   it had to create.
 - Uninstall restores the original bytes when the file is exactly as Stele left it. When someone has
-  changed it since, restoring would lose their work, so only Stele's entries are taken out.
+  changed it since, restoring would lose their work, so only Stele's entries are taken out; and a
+  reinstall over such a change makes their version, minus Stele's entries, the one to restore.
 - Writes are atomic, a second install that changes nothing writes nothing, and a dry run computes
   the same changes (with a diff) and touches nothing, ledger included.
 """
