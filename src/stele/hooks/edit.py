@@ -1,0 +1,153 @@
+"""`stele hook pre-edit` and `stele hook post-edit`: the facts anchored to a file, at the moment the
+agent is about to change it, and a session log line once it has.
+
+An anchor makes editing the file the trigger, so a fact reaches the agent even when nothing in the
+conversation would have retrieved it. Risks come first. A `path::Symbol` anchor counts when the edit
+touches the symbol's lines (found with `symbols.py`), or when either cannot be located. Each fact is
+shown once per session, and the session's first edit carries a one-time nudge to check the record
+before changing settled things.
+Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
+(AfterTool), so there the same text comes with post-edit.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..render.facts import TITLE, block, frame
+from . import harness, lookup, state
+from .run import Context, Reply, run
+
+MAX_FACTS = 8
+BODY_CHARS = 400
+NUDGE = ("First edit of this session: where this change touches something the record has settled, "
+         "check it first (`stele recall \"topic\"`, `stele show ID`) and record what changes with "
+         "`stele remember` or `stele supersede`.")
+
+
+def repo_paths(ctx: Context) -> list[str]:
+    """The payload's edited files relative to the repository root; files outside it are dropped."""
+    base = ctx.payload.cwd or Path.cwd()
+    out = []
+    for raw in ctx.payload.edited_paths():
+        path = Path(raw.replace("\\", "/"))
+        rel = ctx.project.rel(path if path.is_absolute() else base / path)
+        if not rel.startswith(("/", "../")) and rel not in ("", "."):
+            out.append(rel)
+    return list(dict.fromkeys(out))
+
+
+def edited_lines(ctx: Context, rel: str) -> list[tuple[int, int]] | None:
+    """The line ranges an edit replaces in `rel` as it is now (from the tool's `old_string`s), or None
+    when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole file
+    counts as touched."""
+    ti = ctx.payload.tool_input
+    olds = [ti.get("old_string"), ti.get("old_str")]
+    olds += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
+    olds = [o for o in olds if isinstance(o, str) and o.strip()]
+    if not olds:
+        return None
+    try:
+        text = (ctx.project.root / rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    spans = []
+    for old in olds:
+        at = text.find(old)
+        if at < 0:
+            return None
+        first = text.count("\n", 0, at) + 1
+        spans.append((first, first + old.count("\n")))
+    return spans
+
+
+def symbol_filter(ctx: Context, paths: list[str]):
+    """`touches(anchor_path, symbol)` for `lookup.anchored`: a symbol anchor counts when the edit
+    overlaps the symbol's lines, or when either cannot be located (precision never hides a fact)."""
+    from .. import symbols
+
+    lines = {p: edited_lines(ctx, p) for p in paths}
+
+    def touches(anchor_path: str, symbol: str) -> bool:
+        spans = lines.get(anchor_path)
+        if spans is None:
+            return True
+        try:
+            text = (ctx.project.root / anchor_path).read_text(encoding="utf-8")
+            where = symbols.find(text, symbol, anchor_path)
+        except (OSError, UnicodeDecodeError):
+            return True
+        return where is None or any(a <= where[1] and where[0] <= b for a, b in spans)
+
+    return touches
+
+
+def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
+    if not paths:
+        return None
+    seen = state.load(ctx.project, ctx.payload.session)
+    with lookup.open_index(ctx.project, fresh) as index:
+        found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
+    facts = [f for f in found if f.id not in seen.injected]
+    nudge = not seen.edit_nudged and ctx.payload.session is not None
+    if nudge:
+        with state.update(ctx.project, ctx.payload.session) as st:
+            nudge = not st.edit_nudged  # a parallel hook may have nudged already
+            st.edit_nudged = True
+    if not facts and not nudge:
+        return None
+    shown = facts[:MAX_FACTS]
+    sections = []
+    if shown:
+        more = len(facts) - len(shown)
+        sections.append("Anchored to the file(s) being edited, risks first:\n"
+                        + "\n".join(block(f, BODY_CHARS) for f in shown)
+                        + (f"\n({more} more: `stele list --anchor {paths[0]}`)" if more > 0 else ""))
+    if nudge:
+        sections.append(NUDGE)
+    return Reply(frame(TITLE, sections), tuple(f.id for f in shown))
+
+
+def pre_edit(ctx: Context) -> Reply | None:
+    return edit_context(ctx, repo_paths(ctx), fresh=False)
+
+
+def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
+    """One session log line per file and session (the log says what changed, not every keystroke). The
+    harness's session becomes a Stele session, named after it and stamped with the agent, at its first
+    edit: `stele session list` and `stele task resume` then see it like any other."""
+    from .. import session as sessions, wal
+    from ..errors import SteleError
+
+    with state.update(ctx.project, session) as st:
+        new = [p for p in paths if p not in st.edited]
+        st.add_edited(new)
+    if not new:
+        return
+    if not wal.segments(ctx.project, session):
+        try:
+            sessions.start(ctx.project, agent=harness.AGENT_NAMES[ctx.harness], session=session)
+        except SteleError:
+            pass  # a parallel hook started it first
+    sessions.log(ctx.project, session, "note", "edited " + ", ".join(new),
+                 paths=[str(ctx.project.root / p) for p in new])
+    if "post-edit" in harness.ASYNC.get(ctx.harness, ()):
+        # nobody waits for this hook: index the new log line now rather than in the next prompt's hook
+        with lookup.open_index(ctx.project, fresh=True):
+            pass
+
+
+def post_edit(ctx: Context) -> Reply | None:
+    paths = repo_paths(ctx)
+    if paths and ctx.payload.session:
+        log_edits(ctx, ctx.payload.session, paths)
+    if harness.can_inject(ctx.harness, "post-edit") and not harness.can_inject(ctx.harness, "pre-edit"):
+        return edit_context(ctx, paths, fresh=False)
+    return None
+
+
+def main_pre(args) -> int:
+    return run(args, pre_edit)
+
+
+def main_post(args) -> int:
+    return run(args, post_edit)

@@ -1,0 +1,134 @@
+"""The committed facts the session-start and edit hooks need, looked up in the index's catalog:
+standing rules, open tasks, and the facts anchored to a file.
+
+Reading them from the catalog (SQLite, indexed by anchor path) instead of parsing every fact file
+keeps these hooks fast on large records: parsing 10,000 fact files takes seconds, the lookups take
+milliseconds. Only current, unexpired facts that are not overdue for review are pushed at an agent
+(DESIGN.md section 2); `stele show` and search still find the rest. Ordering is fixed (priority,
+then weight, then id) so the same record always gives the same text.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable, Iterable
+
+from ..kinds import KINDS, PRIORITIES
+from ..project import Project
+from ..render.facts import Line
+
+OPEN_TASK_STATUSES = ("in-progress", "blocked", "open")
+_PRIORITY_RANK = {p: i for i, p in enumerate(PRIORITIES)}
+
+
+class _Fresh:
+    """`open_index`'s result, for `with`: the index refreshed from every source file first."""
+
+    def __init__(self, project: Project, warn: Callable[[str], None]) -> None:
+        from ..index.build import open_index as open_
+
+        budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
+        self.index = open_(project, deadline=time.monotonic() + budget, warn=warn)
+        self.catalog = self.index.catalog
+
+    def __enter__(self) -> "_Fresh":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.index.close()
+
+
+class _AsIs:
+    """The catalog as the last refresh left it, without the freshness scan (a stat of every source
+    file: the larger part of an edit hook's time on a 10,000-fact record). The prompt hook refreshes the
+    index on every prompt, so an edit sees the record as of the turn's start at worst."""
+
+    def __init__(self, catalog: Any) -> None:
+        self.catalog = catalog
+
+    def __enter__(self) -> "_AsIs":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.catalog.close()
+
+
+def open_index(project: Project, fresh: bool = True) -> Any:
+    """Something with a `.catalog`, to use in a `with` block; the index's first warning (rebuilt,
+    unreadable) becomes the hook's one stderr line. `fresh=False` takes the catalog as it is when
+    there is a readable one, and refreshes (or builds) the index only when there is not."""
+    if not fresh:
+        from ..index.build import CATALOG, INDEX_VERSION
+        from ..index.catalog import Catalog
+
+        try:
+            catalog = Catalog(project.index_dir / CATALOG)
+        except Exception:
+            catalog = None
+        if catalog is not None:
+            if catalog.meta("index_version") == INDEX_VERSION:
+                return _AsIs(catalog)
+            catalog.close()
+    return _Fresh(project, _first_warning())
+
+
+def _first_warning():
+    said: list[str] = []
+
+    def warn(line: str) -> None:
+        if not said:
+            said.append(line)
+            print(line, file=sys.stderr)
+
+    return warn
+
+
+def _pushable(nodes: Iterable[Any]) -> list[Any]:
+    from ..lifecycle import today
+    from ..retrieve.recall import inactive_reason
+
+    on = today()
+    return [n for n in nodes if n.source == "committed" and inactive_reason(n, on) is None]
+
+
+def _order(n: Any) -> tuple:
+    weight = KINDS[n.kind].weight if n.kind in KINDS else 0
+    return (_PRIORITY_RANK.get(n.priority or "normal", 2), -weight, n.id)
+
+
+def always(index: Any) -> list[Line]:
+    """Current facts with `delivery: always` (drafts and proposals are not standing rules), whole."""
+    nodes = sorted((n for n in _pushable(index.catalog.committed_where("delivery", "always"))
+                    if n.status == "current"), key=_order)
+    return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
+
+
+def open_tasks(index: Any, project: Project) -> list[Line]:
+    """Tasks not done or cancelled, each with who holds a live claim on it: the ones claimed by this
+    agent (`stele task list --mine`'s identity) first, then in progress, blocked, open."""
+    from ..claims import Identity, known_claims, utcnow
+
+    held = {tid: c for tid, c in known_claims(project).items() if c.live(utcnow())}
+    me = Identity.current()
+    tasks = [n for n in index.catalog.committed_where("kind", "task") if n.status in OPEN_TASK_STATUSES]
+    mine = {n.id for n in tasks if n.id in held and me.matches(held[n.id])}
+    tasks.sort(key=lambda n: (n.id not in mine, OPEN_TASK_STATUSES.index(n.status), _order(n)))
+    out = []
+    for n in tasks:
+        status = n.status if n.status != "open" else ""
+        if n.id in held:
+            who = "you" if n.id in mine else held[n.id].holder.agent
+            status = f"{status}, claimed by {who}" if status else f"claimed by {who}"
+        out.append(Line(n.id, n.kind, n.title, status))
+    return out
+
+
+def anchored(index: Any, paths: Iterable[str], touches=None) -> list[Line]:
+    """Pushable facts with an anchor covering any of `paths` (repo-relative): risks first, then by
+    priority and weight. Tasks are left out: they are work, not knowledge about the file.
+    `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file)."""
+    ids = {i for i, path, symbol, _ in index.catalog.anchored(list(paths))
+           if symbol is None or touches is None or touches(path, symbol)}
+    nodes = [n for n in _pushable(index.catalog.nodes(ids).values()) if n.kind != "task"]
+    nodes.sort(key=lambda n: (n.kind != "risk", _order(n)))
+    return [Line(n.id, n.kind, n.title, n.status, n.excerpt or n.summary) for n in nodes]

@@ -1,0 +1,45 @@
+"""`stele hook session-start`: what an agent should know before its first prompt.
+
+The standing rules (current `delivery: always` facts, whole), the open tasks (the ones this agent has
+claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact`
+the earlier injections have left the model's context, so the session's injected set starts over; on
+`resume` the transcript replays them, so it is kept.
+"""
+from __future__ import annotations
+
+from ..render.facts import TITLE, block, frame, label
+from . import lookup, state
+from .run import Context, Reply, run
+
+MAX_TASKS = 10
+RULE_CHARS = 600
+FORGETFUL_SOURCES = frozenset({"clear", "compact"})
+
+
+def pointer(harness: str) -> str:
+    helper = ("the stele-researcher subagent runs it in its own context" if harness == "claude"
+              else "a read-only search, best run in a subagent")
+    return ("Each prompt brings the recorded facts that bear on it: a starting set, not everything. "
+            "`stele recall \"question\"` searches and walks the links; `stele brief \"question\"` returns a "
+            f"short cited briefing ({helper}); `stele show ID` shows one fact.")
+
+
+def handle(ctx: Context) -> Reply:
+    if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
+        with state.update(ctx.project, ctx.payload.session) as st:
+            st.injected = []
+    with lookup.open_index(ctx.project) as index:
+        rules, tasks = lookup.always(index), lookup.open_tasks(index, ctx.project)
+    sections = []
+    if rules:
+        sections.append("Standing instructions and constraints:\n"
+                        + "\n".join(block(r, RULE_CHARS) for r in rules))
+    if tasks:
+        more = (f"\n({len(tasks) - MAX_TASKS} more: `stele task list`)" if len(tasks) > MAX_TASKS else "")
+        sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks[:MAX_TASKS]) + more)
+    sections.append(pointer(ctx.harness))
+    return Reply(frame(TITLE, sections), tuple(r.id for r in rules))
+
+
+def main(args) -> int:
+    return run(args, handle)
