@@ -32,11 +32,19 @@ retrieval:
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
   walk_depth: 1             # hops walked from each seed, both edge directions
   callout_hops: 2           # a risk this many causal hops from a seed is called out
-  rrf_k: 60                 # reciprocal-rank-fusion constant
+  callout_strength: 0.4     # ...from seeds matching at least this well (the best seed is 1.0)
+  max_callouts: 5           # risk callouts at most (they count toward max_entries)
+  session_entries: 4        # session entries at most, listed below every committed fact
+  rrf_k: 1                  # reciprocal-rank-fusion constant: small, so the top of each ranking counts
   bm25_weight: 1.0          # weight of the full-text ranking in the fusion
-  vector_weight: 0.5        # weight of the embedding ranking in the fusion
-  title_boost: 1.5          # BM25 boost of the title field
-  seed_match: 3.0           # score added to a seed for its match strength (scaled 1..0 by fused rank)
+  vector_weight: 0.35       # weight of the embedding ranking in the fusion
+  weak_match: 0.3           # when the best full-text hit scores under this share of what the prompt's
+  strong_match: 0.6         #   words could score, the embeddings lead the fusion; from strong_match on,
+                            #   BM25 alone (the embeddings are not consulted)
+  title_boost: 0.5          # BM25 boost of the title field (body 1.0, tags 1.0, anchors 0.5)
+  seed_match: 3.0           # score added to a seed for its match strength (fused score / best fused score)
+  walk_inherit: 0.5         # share of its seed's match term a walked fact inherits (relation weights
+                            #   also count in proportion to how well that seed matched)
   hop_penalty: 0.5          # subtracted per hop walked
   session_penalty: 4.0      # session entries rank this far below committed facts
   walk_budget_ms: 6000      # past it, return what is ready with partial: true
@@ -130,8 +138,64 @@ def defaults() -> dict[str, Any]:
     return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
+CACHE = Path("index") / "config.json"  # beside config.yaml, under the derived (gitignored) index folder
+
+
 def load(path: Path | None) -> Config:
-    """The config at `path` merged over the defaults (`path` may be absent)."""
+    """The config at `path` merged over the defaults (`path` may be absent).
+
+    The merged result is cached as JSON under `.stele/index/`, keyed by the file's stat and the
+    template: a read command on the hook path then needs no YAML parser at all (~20 ms)."""
+    key = _cache_key(path)
+    cached = _read_cache(path, key)
+    if cached is not None:
+        return Config(cached)
+    config = _load(path)
+    _write_cache(path, key, config.data)
+    return config
+
+
+def _cache_key(path: Path | None) -> list:
+    import hashlib
+
+    try:
+        st = path.stat() if path is not None else None
+    except OSError:
+        st = None
+    stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino] if st else None
+    return [1, hashlib.sha1(TEMPLATE.encode()).hexdigest()[:16], stat]
+
+
+def _read_cache(path: Path | None, key: list) -> dict | None:
+    import json
+
+    if path is None:
+        return None
+    try:
+        data = json.loads((path.parent / CACHE).read_text(encoding="utf-8"))
+        return data["config"] if data.get("key") == key else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_cache(path: Path | None, key: list, data: dict) -> None:
+    import json
+    import os
+    import tempfile
+
+    target = path.parent / CACHE if path is not None else None
+    if target is None or key[2] is None or not target.parent.is_dir():  # no index yet, no cache
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".config.", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"key": key, "config": data}, f)
+        os.replace(tmp, target)
+    except (OSError, TypeError, ValueError):  # a cache that cannot be written is just not used
+        pass
+
+
+def _load(path: Path | None) -> Config:
     base = defaults()
     if path is None or not path.is_file():
         return Config(base)

@@ -17,6 +17,7 @@ from .errors import SteleError
 from .render import term
 
 EXAMPLE = Path(__file__).parent / "examples" / "harbor"
+DEMO_RECALL_CHARS = 900  # each recall shortened so the whole demo stays within a couple of screens
 
 
 def build(dest: Path, example: Path = EXAMPLE) -> Path:
@@ -75,6 +76,9 @@ def script(example: Path = EXAMPLE) -> list[tuple[str, ...]]:
         elif line and not line.startswith("#"):
             prompts.append(line)
     steps: list[tuple[str, ...]] = [("list", "--kind", "decision", "--kind", "risk")]
+    # What an agent would be told before each prompt, and before editing each file (shortened to fit).
+    steps += [("recall", "--max-chars", str(DEMO_RECALL_CHARS), prompt) for prompt in prompts]
+    steps += [("recall", "--max-chars", str(DEMO_RECALL_CHARS), "--file", f) for f in files]
     return steps
 
 

@@ -10,10 +10,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
-from .. import claims, tasks
+from .app import FormatOpt, JsonOpt, app, emit_json, lazy_module, project, wants_json
+from .. import claims
 from ..render import term
 
+tasks = lazy_module("stele.tasks")  # the record parser behind it costs every command ~30 ms at import
 Opt = typer.Option
 task_app = typer.Typer(name="task", help="Tasks and atomic claims on them.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
