@@ -159,3 +159,24 @@ def test_unknown_ids_are_clear_errors(repo):
     r = invoke("context", "--task", ids["dec"])
     assert r.code == 2 and "is a decision, not a task" in r.err
     assert "--record DEC-ZZZZ: no fact has that id" in invoke("context", "--record", "DEC-ZZZZ").err
+
+
+def test_every_claim_stores_the_snapshot_of_its_run(repo):
+    ids = _project_with_code(repo)
+    r = invoke("task", "claim", ids["task"], "--agent", "alice")
+    assert r.code == 0, r.err
+    claim_line, stored_line, *_ = r.out.splitlines()
+    run = stored_line.split()[2]
+    assert claim_line.startswith(f"claimed {ids['task']}") and stored_line.startswith(f"context snapshot {run} stored")
+    data = json.loads(invoke("snapshot", "show", run, "--json").out)
+    assert data["inputs"]["task"]["id"] == ids["task"] and data["inputs"]["claim"]["agent"] == "alice"
+    assert r.out.endswith(data["text"]) and "## Code for this task" in data["text"]
+
+
+def test_a_claim_whose_rules_do_not_fit_fails_and_claims_nothing(repo):
+    task = remember("Some work.", "--kind", "task")
+    ids = rules(20)
+    r = invoke("task", "claim", task, "--agent", "alice")
+    assert r.code == 1 and "required records do not fit" in r.err and ids[-1] in r.err
+    assert json.loads(invoke("task", "claims", "--json").out)["claims"] == []
+    assert not (repo / ".stele/snapshots").exists()

@@ -93,13 +93,14 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
         items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped, warnings=warnings)
     snap.text = render_text(snap)
     if save:
-        store.save(project, snap)
-        _log(project, snap, session)
+        keep(project, snap, session)
     return snap
 
 
-def _log(project: Project, snap: Snapshot, session: str | None) -> None:
-    """A saved snapshot is a session event: the log then says what the agent was told, and when."""
+def keep(project: Project, snap: Snapshot, session: str | None = None) -> None:
+    """Store `snap` for good and log it to the session: the log then says what the agent was told.
+    (A claim assembles first and keeps after winning, so rules that do not fit stop the claim.)"""
+    store.save(project, snap)
     name = wal.current_session(session)
     if name is None:
         return
