@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from stele import knowledge, memory, wal
+from stele import knowledge, memory, session, wal
 from stele.errors import SteleError, UsageError
 from stele.project import Project
 from stele.record import load
@@ -141,19 +141,26 @@ def test_distill_drafts_from_a_finished_task_with_its_provenance(project):
     with pytest.raises(SteleError, match=f"`distill` is not allowed for {task}: it is open and only a finished "
                                          r"\(done\) task is distilled"):
         knowledge.distill(project, task)
-    for type_, text, paths in (("note", "Tried a middleware; too late in the chain.", []),
-                               ("prompt", "a prompt is not distilled", []),
-                               ("outcome", "The limiter now runs first. Login is safe.", ["src/limit.py"])):
-        wal.append(project, wal.new_entry("sess-1", type_, text, task=task, refs={"paths": paths}))
-    wal.append(project, wal.new_entry("sess-2", "note", "another task's note", task="TASK-ZZZZ"))
+    sid = session.start(project, agent="claude-code", goal="Stop login floods", task=task).session
+    session.log(project, sid, "note", "Tried a middleware; too late in the chain.")
+    session.log(project, sid, "prompt", "a prompt is not distilled")
+    session.log(project, sid, "stage", "first plan", stage="plan")
+    session.log(project, sid, "stage", "final plan: limiter before auth", stage="plan")
+    session.log(project, sid, "steering", "keep the limiter in-process")
+    session.log(project, sid, "outcome", "The limiter now runs first. Login is safe.", paths=["src/limit.py"])
+    session.log(project, sid, "note", "another task's note", task="TASK-ZZZZ")
     memory.edit(project, task, memory.Changes(status="done"))
     written = knowledge.distill(project, task)
     fact = load(project).get(written.fact.id)
     assert fact.kind == "document" and fact.status == "draft" and fact.title == "Add a rate limit to login."
     assert fact.summary == "The limiter now runs first."
     assert fact.links == {"relates-to": [task]}
-    entries = [e for e in wal.read_all(project) if e.task == task and e.type != "prompt"]
-    assert fact.source == [task, *(e.id for e in entries), dec, "src/auth.py", "src/limit.py"]
-    assert "outcome: The limiter now runs first. Login is safe." in fact.body
-    assert "a prompt is not distilled" not in fact.body and "another task" not in fact.body
-    assert f"- facts: {dec}" in fact.body and "- sessions: sess-1 (2 entries)" in fact.body
+    used = [e for e in wal.read_all(project) if e.type != "prompt" and e.task != "TASK-ZZZZ"]
+    assert fact.source == [task, *(e.id for e in used), dec, "src/auth.py", "src/limit.py"]
+    body = fact.body
+    assert "## Goal\n\nStop login floods\n" in body
+    assert "- plan (2 visits): final plan: limiter before auth\n" in body and "first plan" not in body
+    assert "## Steering\n\n- keep the limiter in-process\n" in body
+    assert "outcome: The limiter now runs first. Login is safe." in body
+    assert "a prompt is not distilled" not in body and "another task" not in body
+    assert f"- facts: {dec}" in body and f"- sessions: {sid} ({len(used)} entries)" in body

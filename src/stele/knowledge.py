@@ -33,7 +33,7 @@ The knowledge itself: how it works, runbook steps, findings.
 
 Tasks, sessions, files and facts this was written from.
 """
-DISTILL_TYPES = ("note", "decision", "outcome", "steering", "stage")
+DISTILL_TYPES = ("note", "decision", "outcome")  # listed one by one; stages and steering are folded
 DISTILL_MAX_ENTRIES = 40
 DISTILL_ENTRY_CHARS = 500
 
@@ -138,9 +138,26 @@ def export(project: Project, fact_id: str, dest: Path, force: bool = False) -> P
     return dest
 
 
+def task_history(project: Project, task_id: str) -> list[wal.Entry]:
+    """A task's session history in time order: entries naming the task, and the untagged entries of
+    sessions started for it."""
+    from .session import START, event, order_key
+
+    report = wal.ReadReport()
+    every = list(wal.read_all(project, report))
+    wal.warn_skipped(report)
+    started = {e.session for e in every if event(e) == START and e.task == task_id}
+    mine = [e for e in every if e.task == task_id or (e.task is None and e.session in started)]
+    return sorted(mine, key=order_key)
+
+
 def distill(project: Project, task_id: str, title: str | None = None) -> memory.Written:
-    """A draft document from a finished task: its session history, the facts linked to it and the
-    files it touched, with all of them named as its sources."""
+    """A draft document from a finished task: its session history (goal, stages folded to their latest
+    visit, steering, notes, decisions and outcomes), the facts linked to it and the files it touched,
+    with all of them named as its sources."""
+    from .preamble import fold
+    from .session import event, is_bookkeeping
+
     record = load(project)
     task = record.get(task_id)
     if "done" not in KINDS[task.kind].statuses:
@@ -148,32 +165,41 @@ def distill(project: Project, task_id: str, title: str | None = None) -> memory.
     if task.status != "done":
         raise refused("distill", task, f"it is {task.status} and only a finished (done) task is distilled",
                       f"finish it first (`stele task done {task.id}`)")
-    report = wal.ReadReport()
-    entries = [e for e in wal.read_all(project, report) if e.task == task.id and e.type in DISTILL_TYPES]
-    wal.warn_skipped(report)
-    entries = entries[-DISTILL_MAX_ENTRIES:]
+    history = task_history(project, task.id)
+    folded = fold(history)
+    said = [e for e in history if e.type in DISTILL_TYPES and event(e) is None and not is_bookkeeping(e)]
+    said = said[-DISTILL_MAX_ENTRIES:]
     linked = [record.facts[i] for i in dict.fromkeys(o for _, o in record.graph.neighbors(task.id))
-              if i in record.facts and record.facts[i].kind not in ("task",)]
-    files = list(dict.fromkeys([*task.anchors, *(p for e in entries for p in _paths(e))]))
-    sessions = list(dict.fromkeys(e.session for e in entries))
-    outcomes = [e.text for e in entries if e.type == "outcome"]
+              if i in record.facts and record.facts[i].kind != "task"]
+    files = list(dict.fromkeys([*task.anchors, *(p for e in history for p in _paths(e))]))
+    outcomes = [e.text for e in said if e.type == "outcome"]
     summary = _first_sentence(outcomes[-1]) if outcomes else task.summary_text
-    lines = ["## Summary", "", summary or task.title, "", "## What was done", ""]
-    lines += [f"- {e.ts[:10]} {e.type}: {_clip(e.text)}" for e in entries] or ["- (no session history)"]
+    lines = ["## Summary", "", summary or task.title]
+    if folded.goal:
+        lines += ["", "## Goal", "", _clip(folded.goal)]
+    if folded.stages:
+        lines += ["", "## Stages", ""]
+        lines += [f"- {st.name}" + (f" ({st.visits} visits)" if st.visits > 1 else "") + f": {_clip(st.text)}"
+                  for st in folded.stages]
+    if folded.steering:
+        lines += ["", "## Steering", ""] + [f"- {_clip(e.text)}" for e in folded.steering]
+    lines += ["", "## What was done", ""]
+    lines += [f"- {e.ts[:10]} {e.type}: {_clip(e.text)}" for e in said] or ["- (no session history)"]
     if linked:
         lines += ["", "## Decisions and facts", ""]
         lines += [f"- [{f.id}] {f.kind}: {f.title}. {f.summary_text}" for f in linked]
     if files:
         lines += ["", "## Files", ""] + [f"- {p}" for p in files]
     lines += ["", "## Sources", "", f"- task {task.id}: {task.title}"]
-    if sessions:
-        lines.append(f"- sessions: {', '.join(sessions)} ({len(entries)} entries)")
+    used = [e for e in history if e in said or e.type in ("stage", "steering") or event(e) is not None]
+    if folded.sessions:
+        lines.append(f"- sessions: {', '.join(folded.sessions)} ({len(used)} entries)")
     if linked:
         lines.append(f"- facts: {', '.join(f.id for f in linked)}")
     if files:
         lines.append(f"- files: {', '.join(files)}")
     title = (title or task.title).strip()[:TITLE_MAX]
-    source = [task.id, *(e.id for e in entries), *(f.id for f in linked), *files]
+    source = [task.id, *(e.id for e in used), *(f.id for f in linked), *files]
     return draft(project, title, "\n".join(lines) + "\n", links=[f"relates-to:{task.id}"], source=source,
                  summary=summary or None, record=record)
 
