@@ -6,6 +6,7 @@ that order. Everything that decides what fits is in `assemble` and runs on the d
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .. import gitrepo, wal
@@ -21,6 +22,7 @@ from .assemble import NOT_RECORDS, fit_code, pick_briefing, render_text, select_
 from .model import RECORD_PARTS, Budgets, Snapshot
 
 RANK_LIMIT = 40  # candidates asked of search; the budgets keep far fewer
+_HEADING = re.compile(r"^#{1,6} .*$\n?", re.M)
 
 
 @dataclass
@@ -39,8 +41,8 @@ def task_of(record: Record, task_id: str) -> Fact:
 
 def query_for(task: Fact | None, prompt: str | None) -> str:
     """What ranked records and code are matched against: the task's title, description, acceptance
-    criteria and notes (its body), and the prompt."""
-    parts = [task.title, task.body] if task else []
+    criteria and notes (its body, without the template's `## Description`-style headings), and the prompt."""
+    parts = [task.title, _HEADING.sub("", task.body)] if task else []
     return "\n".join(p.strip() for p in (*parts, prompt or "") if p and p.strip())
 
 
