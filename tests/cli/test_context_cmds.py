@@ -145,12 +145,13 @@ def test_save_logs_the_run_to_the_session_and_list_show_find_it(repo, monkeypatc
 def test_context_doctor_fails_only_when_every_claim_would(repo):
     ok = invoke("context", "doctor")
     assert ok.code == 0 and "no problems" in ok.out
-    remember("Old rule.", "--kind", "decision", "--expires", "2026-01-01")
+    old = remember("Old rule.", "--kind", "decision", "--expires", "2026-01-01")
     warn = json.loads(invoke("context", "doctor", "--json").out)
-    assert warn["ok"] and [f["check"] for f in warn["findings"]] == ["expired"]
-    rules(20)
+    assert warn["errors"] == 0 and [(f["check"], f["fact"]) for f in warn["findings"]] == [("expired", old)]
+    assert invoke("context", "doctor", "--strict").code == 1
+    ids = rules(20)
     bad = invoke("context", "doctor")
-    assert bad.code == 1 and "make every snapshot fail" in bad.err and "budget" in bad.out
+    assert bad.code == 1 and "[always-budget]" in bad.out and ids[-1] in bad.out and "1 warnings" in bad.out
 
 
 def test_unknown_ids_are_clear_errors(repo):

@@ -69,3 +69,12 @@ def test_a_damaged_or_missing_index_is_rebuilt(repo):
             f.write_bytes(b"garbage")
     index, _ = refresh(repo)
     assert index.search("main", 5)[0].path == "src/app.py"
+
+
+def test_python_files_are_cut_where_ast_says_definitions_start(repo):
+    body = "".join(f"    step_{n}()\n" for n in range(30))
+    write(repo, "src/tricky.py", f'def real():\n    doc = """\nunindented text\n\ndef not_a_definition():\n"""\n'
+                                 f'{body}\n\ndef second():\n{body}')
+    git(repo, "add", "-A")
+    index, _ = refresh(repo)
+    assert [c.start for c in index.chunks_of("src/tricky.py")] == [1, 39]

@@ -72,26 +72,30 @@ def preview(
 
 
 @context_app.command()
-def doctor(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
-    """Flag records that break or bloat snapshots: oversized, expired, duplicate, `always` over budget."""
-    from ..errors import SteleError
+def doctor(
+    strict: Annotated[bool, Opt("--strict", help="Warnings fail too (exit 1).")] = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> int:
+    """Flag records that break or bloat snapshots: `always` records over budget (error), expired,
+    review-overdue, oversized and near-duplicate records (warnings)."""
     from ..lifecycle import today
     from ..record import load
     from ..snapshot.doctor import check
     from ..snapshot.model import Budgets
 
     p = project()
-    findings = check(load(p).require_valid(), Budgets.from_config(p.config), today(),
-                     int(p.config["doctor.oversized_bytes"]), float(p.config["doctor.near_duplicate"]))
-    errors = sum(f.severity == "error" for f in findings)
+    report = check(load(p).require_valid(), Budgets.from_config(p.config), today(),
+                   int(p.config["doctor.oversized_bytes"]), float(p.config["doctor.near_duplicate"]))
     if wants_json(fmt, json_):
-        emit_json({"ok": not errors, "findings": [f.as_dict() for f in findings]})
-    elif findings:
-        term.table(("severity", "id", "check", "problem"), ((f.severity, f.id, f.check, f.message) for f in findings))
+        emit_json(report.as_dict())
     else:
-        term.line("no problems: every snapshot fits, nothing expired, oversized or duplicated")
-    if errors:
-        raise SteleError(f"{errors} record(s) make every snapshot fail (see above)")
+        for finding in report.findings:
+            term.line(str(finding))
+        e, w = len(report.errors), len(report.warnings)
+        term.line(f"stele context doctor: {e} errors, {w} warnings" if e or w else
+                  "stele context doctor: no problems (every snapshot fits; nothing expired, oversized or duplicated)")
+    return report.exit_code(strict)
 
 
 @snapshot_app.command("list")

@@ -24,7 +24,7 @@ from ..project import Project
 from ..store import atomic_write
 from .chunks import Span, spans
 
-VERSION = 1
+VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
 MAX_FILE_BYTES = 256 * 1024
 SOURCE_SUFFIXES = frozenset(
     ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala .groovy .rb .php "
@@ -79,17 +79,20 @@ class CodeIndex:
         self.text = text  # the open TextIndex
         self._lines: dict[str, list[str]] = {}
 
-    def _text(self, path: str, start: int, end: int) -> str:
+    def lines(self, path: str) -> list[str]:
         if path not in self._lines:
             try:
                 self._lines[path] = (self.project.root / path).read_text(encoding="utf-8").split("\n")
             except (OSError, UnicodeDecodeError):
                 self._lines[path] = []
-        return "\n".join(self._lines[path][start - 1:end])
+        return self._lines[path]
+
+    def file_text(self, path: str) -> str:
+        return "\n".join(self.lines(path))
 
     def chunk(self, path: str, span: list) -> Chunk:
         start, end, symbol, names = span
-        return Chunk(path, start, end, symbol, tuple(names), self._text(path, start, end))
+        return Chunk(path, start, end, symbol, tuple(names), "\n".join(self.lines(path)[start - 1:end]))
 
     def chunks_of(self, path: str) -> list[Chunk]:
         return [self.chunk(path, s) for s in self.files.get(path, {}).get("chunks", [])]
@@ -177,6 +180,14 @@ def _update(project: Project, folder: Path, files: dict[str, dict], report: Repo
     return CodeIndex(project, fresh, text)
 
 
+def _definitions(name: str, text: str) -> list[tuple[int, int]] | None:
+    """Top-level definition line ranges where a parser knows them exactly (Python), else None."""
+    from ..symbols import language, python_definitions
+
+    defs = python_definitions(text) if language(name) == "python" else None
+    return [span for qualified, span in defs.items() if "." not in qualified] if defs else None
+
+
 def _scan(path: Path, old: dict | None) -> dict | None:
     """The manifest entry of one file, with `new`: (text, spans) when it must be (re)indexed; None to skip it."""
     try:
@@ -198,5 +209,5 @@ def _scan(path: Path, old: dict | None) -> dict | None:
     entry = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha": sha}
     if old and old["sha"] == sha:
         return {**entry, "chunks": old["chunks"]}
-    found = spans(text)
+    found = spans(text, _definitions(path.name, text))
     return {**entry, "chunks": [[s.start, s.end, s.symbol, list(s.names)] for s in found], "new": (text, found)}

@@ -1,6 +1,7 @@
 """Which code a run receives, in order: what the selected facts anchor, then what the task matches.
 
-1. Symbol anchors (`path::Class.method`) of the selected facts: the chunks holding that definition.
+1. Symbol anchors (`path::Class.method`) of the selected facts: the chunks holding that definition's
+   lines, resolved by `symbols.find` as every other anchor is.
 2. File anchors: the file's chunks, top to bottom.
 3. Search hits inside the folders and globs the selected facts anchor (a folder anchor is too broad
    to deliver whole, but it says where to look first).
@@ -17,12 +18,14 @@ from ..project import Project
 SEARCH_LIMIT = 30  # hits asked of the code index; 32 KiB holds about a dozen chunks
 
 
-def symbol_chunks(chunks: list[code_index.Chunk], symbol: str) -> list[code_index.Chunk]:
-    """The chunks defining `symbol` (`Name` or `Class.method`), judged by the names each chunk defines."""
-    parts = symbol.split(".")
-    found = [c for c in chunks if parts[-1] in c.names]
-    narrowed = [c for c in found if parts[0] in c.names]
-    return narrowed or found
+def symbol_chunks(index: code_index.CodeIndex, path: str, symbol: str) -> list[code_index.Chunk]:
+    """The chunks holding `symbol`'s lines (none when it no longer resolves: doctor reports that)."""
+    from ..symbols import find
+
+    span = find(index.file_text(path), symbol, path)
+    if span is None:
+        return []
+    return [c for c in index.chunks_of(path) if c.start <= span[1] and span[0] <= c.end]
 
 
 def candidates(project: Project, selected: list[Fact], query: str) -> list[tuple[code_index.Chunk, list[str]]]:
@@ -42,8 +45,7 @@ def candidates(project: Project, selected: list[Fact], query: str) -> list[tuple
                     if not want_symbol:
                         broad.append((path, fact.id))
                 elif (symbol is not None) == want_symbol:
-                    chunks = index.chunks_of(path)
-                    for chunk in symbol_chunks(chunks, symbol) if symbol else chunks:
+                    for chunk in symbol_chunks(index, path, symbol) if symbol else index.chunks_of(path):
                         add(chunk, [fact.id])
     hits = index.search(query, SEARCH_LIMIT)
     for chunk in hits:
