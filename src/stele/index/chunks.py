@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 MAX_LINES = 80
 MAX_BYTES = 4096
@@ -44,10 +45,6 @@ def _starts(lines: list[str]) -> list[int]:
     return starts
 
 
-def _size(lines: list[str], a: int, b: int) -> int:
-    return sum(len(line.encode("utf-8")) + 1 for line in lines[a:b])
-
-
 def spans(text: str, definitions: list[tuple[int, int]] | None = None) -> list[Span]:
     """The chunks of a file's text; `definitions` are known top-level (start, end) line ranges, 1-based."""
     lines = text.split("\n")
@@ -59,10 +56,15 @@ def spans(text: str, definitions: list[tuple[int, int]] | None = None) -> list[S
         starts = sorted({0, *(s - 1 for s, _ in definitions if 0 < s <= len(lines))})
     else:
         starts = _starts(lines)
+    offsets = list(accumulate((len(line.encode("utf-8")) + 1 for line in lines), initial=0))
+
+    def size(a: int, b: int) -> int:  # bytes of lines[a:b]
+        return offsets[b] - offsets[a]
+
     pieces = [(a, b) for a, b in zip(starts, starts[1:] + [len(lines)])]
     merged: list[tuple[int, int]] = []
     for a, b in pieces:  # glue small neighbours together while they stay under the limits
-        if merged and (b - merged[-1][0]) <= MAX_LINES // 2 and _size(lines, merged[-1][0], b) <= MAX_BYTES // 2:
+        if merged and (b - merged[-1][0]) <= MAX_LINES // 2 and size(merged[-1][0], b) <= MAX_BYTES // 2:
             merged[-1] = (merged[-1][0], b)
         else:
             merged.append((a, b))
@@ -70,7 +72,7 @@ def spans(text: str, definitions: list[tuple[int, int]] | None = None) -> list[S
     for a, b in merged:
         while a < b:  # cut big pieces into windows
             end = a
-            while end < b and end - a < MAX_LINES and (end == a or _size(lines, a, end + 1) <= MAX_BYTES):
+            while end < b and end - a < MAX_LINES and (end == a or size(a, end + 1) <= MAX_BYTES):
                 end += 1
             while end > a + 1 and not lines[end - 1].strip():
                 end -= 1  # trailing blank lines belong to nobody

@@ -21,7 +21,7 @@ from . import code, store
 from .assemble import NOT_RECORDS, fit_code, pick_briefing, render_text, select_records
 from .model import RECORD_PARTS, Budgets, Snapshot
 
-RANK_LIMIT = 40  # candidates asked of search; the budgets keep far fewer
+RANK_LIMIT = 60  # records and documents asked of search, in one call; the budgets keep far fewer
 _HEADING = re.compile(r"^#{1,6} .*$\n?", re.M)
 
 
@@ -55,7 +55,8 @@ def linked_to(record: Record, task: Fact | None) -> list[str]:
 
 
 def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) -> list[str]:
-    """Best-matching active fact ids of `kinds` for `query`, best first: hybrid search, no walk.
+    """Best-matching active fact ids of `kinds` for `query`, best first: hybrid search, no walk
+    (`select_records` keeps the records among them, `pick_briefing` orders documents by them).
     An index that cannot be opened costs the ranking, not the snapshot: the rules still go out."""
     if not query.strip():
         return []
@@ -79,14 +80,15 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     task = task_of(record, request.task) if request.task else None
     query = query_for(task, request.prompt)
     warnings: list[str] = []
-    record_kinds = [k for k in KINDS if k not in NOT_RECORDS]
-    ranked = linked_to(record, task) + rank(project, query, record_kinds, warnings)
+    searched = [k for k in KINDS if k not in NOT_RECORDS or k == "document"]  # records, and briefing order
+    matches = rank(project, query, searched, warnings)
+    ranked = linked_to(record, task) + matches
     items, skipped, records_limit = select_records(record.facts, request.records, ranked, budgets, on)
     records_bytes = sum(i.size for i in items)
     code_limit = max(0, min(budgets.code_bytes, budgets.total_bytes - records_bytes))
     selected = [record.facts[i.key] for i in items if i.part in RECORD_PARTS]
     code_items, code_skipped = fit_code(code.candidates(project, selected, query), code_limit)
-    brief, brief_skipped = pick_briefing(record.facts, rank(project, query, ["document"], warnings), budgets, on)
+    brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
     snap = Snapshot(
         run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit, code_limit=code_limit,
         inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
