@@ -2,7 +2,7 @@
 
 Layout under `.stele/index/code/`: `manifest.json` (per file: size, mtime, content hash, chunk line
 ranges and names) and `text/` (a `TextIndex` from `text.py`, one document per chunk, id
-`path:start-end`). It is kept fresh without being asked: every `refresh()` lists the tracked files,
+`path:start-end`). It is kept fresh without being asked: every `refresh()` lists the files,
 trusts a file whose size and mtime are unchanged, hashes the rest, and re-chunks only files whose
 content hash changed. Deleting the folder loses nothing. Chunk text is not stored: it is read from the
 file when delivered, which `refresh()` has just made sure the index agrees with.
@@ -59,7 +59,7 @@ class Report:
 
 
 def is_source(path: str, memory_dir: str) -> bool:
-    """A tracked file worth indexing: source by name, and not Stele's own memory or settings."""
+    """A listed file worth indexing: source by name, and not Stele's own memory or settings."""
     name = path.rsplit("/", 1)[-1]
     suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
     return ((suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES)
@@ -107,14 +107,15 @@ class CodeIndex:
         return [self.chunk(*spans_by_key[key]) for key, score in hits if key in spans_by_key and score >= floor]
 
 
-def _manifest(folder: Path) -> dict[str, dict]:
+def _manifest(folder: Path) -> dict[str, dict] | None:
+    """The files as last indexed; None when there is no usable index (start over)."""
     try:
         data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         if data.get("v") == VERSION and (folder / "text" / "meta.json").is_file():
             return data["files"]
     except (OSError, ValueError, AttributeError, KeyError):
         pass
-    return {}
+    return None
 
 
 def _lock(folder: Path) -> int:
@@ -135,19 +136,19 @@ def refresh(project: Project, report: Report | None = None) -> CodeIndex:
     try:
         try:
             return _update(project, folder, _manifest(folder), report)
-        except (OSError, ValueError):
-            shutil.rmtree(folder / "text", ignore_errors=True)
-            return _update(project, folder, {}, report)
+        except (OSError, ValueError):  # tantivy could not open or write it
+            return _update(project, folder, None, report)
     finally:
         os.close(fd)
 
 
-def _update(project: Project, folder: Path, files: dict[str, dict], report: Report) -> CodeIndex:
+def _update(project: Project, folder: Path, files: dict[str, dict] | None, report: Report) -> CodeIndex:
     from .items import Item
     from .text import TextIndex
 
-    if not files and (folder / "text").exists():
-        shutil.rmtree(folder / "text")  # no usable manifest: start over
+    if files is None:
+        shutil.rmtree(folder / "text", ignore_errors=True)
+        files = {}
     memory = project.rel(project.memory_dir)
     tracked = [p for p in gitrepo.ls_files(project.root) if is_source(p, memory)]
     report.files = len(tracked)

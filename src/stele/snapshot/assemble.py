@@ -191,6 +191,10 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
     return items, skipped
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("s" if n != 1 else "")
+
+
 HEADINGS = {
     "always": "## Rules for every run (critical first)",
     "named": "## Records named for this run",
@@ -210,8 +214,8 @@ def render_text(snap: Snapshot) -> str:
     c_n, c_bytes = snap.used("code")
     k_n, k_bytes = snap.used("briefing")
     lines = [head, f"Fixed for this run. Records: {r_n} ({r_bytes} of {snap.budgets.records_bytes} bytes); "
-                   f"code: {c_n} chunks ({c_bytes} of {snap.code_limit} bytes); briefing: {k_n} items "
-                   f"({k_bytes} of {snap.budgets.briefing_bytes} bytes)."]
+                   f"code: {_count(c_n, 'chunk')} ({c_bytes} of {snap.code_limit} bytes); briefing: "
+                   f"{_count(k_n, 'item')} ({k_bytes} of {snap.budgets.briefing_bytes} bytes)."]
     for part, heading in HEADINGS.items():
         items = snap.part(part)
         if items:
