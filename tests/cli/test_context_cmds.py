@@ -130,8 +130,8 @@ def test_save_logs_the_run_to_the_session_and_list_show_find_it(repo, monkeypatc
     monkeypatch.setenv("STELE_SESSION", "sess-1")
     r = invoke("context", "--task", ids["task"], "--save")
     assert r.code == 0, r.err
-    run = r.out.splitlines()[0].split()[3]
-    assert f"saved run {run} to .stele/snapshots/{run}.json" in r.err
+    run = r.err.split("saved run ")[1].split()[0]
+    assert f"saved run {run} to .stele/snapshots/{run}.json" in r.err and r.out.startswith("Stele context snapshot for")
     entries = [e for e in wal.read_all(Project(repo)) if e.type == "snapshot"]
     assert [(e.session, e.task, e.refs) for e in entries] == [("sess-1", ids["task"], {"run": run})]
     listed = json.loads(invoke("snapshot", "list", "--json").out)["runs"]

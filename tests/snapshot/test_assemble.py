@@ -173,7 +173,7 @@ def test_the_text_has_the_parts_in_order_and_is_stable():
     doc = "- [DOC-0001] Login: How login works.\n"
     records = len(rules) + len(related)
     assert render_text(snap) == (
-        "Stele context snapshot 01TEST for TASK-0001: Fix login\n"
+        "Stele context snapshot for TASK-0001: Fix login\n"
         f"Fixed for this run. Records: 2 ({records} of 16384 bytes); code: 1 chunk ({len(chunk)} of 32768 bytes); "
         f"briefing: 1 item ({len(doc)} of 4096 bytes).\n"
         f"\n## Rules for every run (critical first)\n\n{rules}"

@@ -144,6 +144,8 @@ def _show(data: dict[str, Any], where: str) -> None:
     if inputs.get("commit"):
         head.append(f"commit {inputs['commit']}")
     term.line(" · ".join(h for h in head if h) + (f"  ({where})" if where else ""))
+    for warning in data.get("warnings", []):
+        term.warn(warning)
     term.table(("part", "items", "bytes"), ((row["part"], _limit(row["items"], row["limit_items"]),
                                              _limit(row["bytes"], row["limit_bytes"])) for row in data["usage"]),
                title="budget use")

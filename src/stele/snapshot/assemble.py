@@ -207,7 +207,7 @@ HEADINGS = {
 def render_text(snap: Snapshot) -> str:
     """The plain, byte-stable text the agent receives (headings are not counted in the budgets)."""
     task = snap.inputs.get("task")
-    head = f"Stele context snapshot {snap.run}"
+    head = "Stele context snapshot"  # no run id: an unsaved snapshot has none to look up
     if task:
         head += f" for {task['id']}: {task['title']}"
     r_n, r_bytes = snap.used("always", "named", "ranked")
