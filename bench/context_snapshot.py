@@ -56,17 +56,19 @@ def build(root: Path, files: int, facts: int) -> str:
     for n in range(facts):
         a, b = WORDS[n % len(WORDS)], WORDS[(n * 3) % len(WORDS)]
         if n < 10:
-            text = fact(f"INS-{n:04d}", "instruction", f"Rule {n} about {a}", f"Always check the {a} before {b}.")
+            text = fact(f"INS-{n:04d}", "instruction", f"Rule {n} about {a}",
+                        f"Always check the {a} before {b}.")
         elif n % 10 == 0:
             text = fact(f"DOC-{n:04d}", "document", f"How {a} works", f"The {a} flow and its {b}.",
                         "status: current\n")
         else:
-            anchor = f"src/pkg{(n % files) // 100}/mod{n % files}.py::{a}_{WORDS[(n % files * 7) % len(WORDS)]}_0"
+            m = n % files  # anchored to the first function of module m
+            anchor = f"src/pkg{m // 100}/mod{m}.py::{a}_{WORDS[(m * 7) % len(WORDS)]}_0"
             text = fact(f"DEC-{n:04d}", "decision", f"The {a} {b} decision {n}",
                         f"We keep the {a} apart from the {b} because of {n}.", f"anchors:\n  - {anchor}\n")
         (mem / f"{n:05d}.md").write_text(text)
-    (mem / "task.md").write_text(fact("TASK-0001", "task", "Refund an invoice payment",
-                                      "Refund a payment to the customer account and record it in the ledger."))
+    body = "Refund a payment to the customer account and record it in the ledger."
+    (mem / "task.md").write_text(fact("TASK-0001", "task", "Refund an invoice payment", body))
     git(root, "add", "-A")
     git(root, "commit", "-qm", "bench")
     return "TASK-0001"

@@ -31,7 +31,8 @@ def test_draft_review_promote_and_the_review_note_is_kept(project):
     assert "## Summary" in load(project).get(fid).body
     knowledge.review(project, fid, "checked  against\nsrc/auth.py")
     text = (project.root / load(project).get(fid).path).read_text()
-    assert "status: reviewed\n" in text and "review:\n  on: 2026-11-29\n  note: checked against src/auth.py\n" in text
+    assert "status: reviewed\n" in text
+    assert "review:\n  on: 2026-11-29\n  note: checked against src/auth.py\n" in text
     knowledge.promote(project, fid)
     assert status(project, fid) == "current"
     assert "note: checked against src/auth.py" in (project.root / load(project).get(fid).path).read_text()
@@ -50,7 +51,8 @@ def test_an_edit_clears_a_review_and_its_note(project):
 
 @pytest.mark.parametrize("step, start, message", [
     ("review", "reviewed", "`review` is not allowed for {id}: it is already reviewed"),
-    ("review", "current", "`review` is not allowed for {id}: it is current knowledge and only drafts are reviewed"),
+    ("review", "current", "`review` is not allowed for {id}: it is current knowledge and only drafts are "
+                          "reviewed"),
     ("review", "superseded", "`review` is not allowed for {id}: it is superseded and stays only as history"),
     ("promote", "draft", "`promote` is not allowed for {id}: it is a draft that has not been reviewed"),
     ("promote", "current", "`promote` is not allowed for {id}: it is already current"),
@@ -104,8 +106,8 @@ def test_each_disallowed_supersede_fails_naming_it(project):
     with pytest.raises(SteleError, match=rf"is not allowed for {other}: {other} is current, not a reviewed draft"):
         knowledge.supersede(project, old, other)
     reviewed = _reviewed(project)
-    with pytest.raises(SteleError, match=rf"is not allowed for {draft}: {draft} is an unreviewed draft and only current "
-                                         "knowledge is superseded"):
+    with pytest.raises(SteleError, match=rf"is not allowed for {draft}: {draft} is an unreviewed draft and only "
+                                         "current knowledge is superseded"):
         knowledge.supersede(project, draft, reviewed)
     knowledge.supersede(project, old, reviewed)
     with pytest.raises(SteleError, match=rf"is not allowed for {old}: {old} is already superseded"):

@@ -57,7 +57,8 @@ def _ended(action: str, fact: Fact) -> SteleError:
 
 def draft(project: Project, title: str, body: str | None = None, **fields) -> memory.Written:
     """A new document in status draft (`fields`: anchors, tags, links, summary, source)."""
-    return memory.remember(project, body or DRAFT_BODY, kind="document", title=title, status="draft", **fields)
+    return memory.remember(project, body or DRAFT_BODY, kind="document", title=title, status="draft",
+                           **fields)
 
 
 def review(project: Project, fact_id: str, note: str) -> Fact:
@@ -67,8 +68,8 @@ def review(project: Project, fact_id: str, note: str) -> Fact:
         raise UsageError("--note is empty: say what you checked, e.g. --note 'matches the code at 9f3c2e1'")
     fact = document(load(project), fact_id)
     if fact.status == "reviewed":
-        raise refused("review", fact, "it is already reviewed", f"promote it (`stele knowledge promote {fact.id}`), "
-                      "or edit it, which clears the review, and review it again")
+        raise refused("review", fact, "it is already reviewed", f"promote it (`stele knowledge promote "
+                      f"{fact.id}`), or edit it, which clears the review, and review it again")
     if fact.status == "current":
         raise refused("review", fact, "it is current knowledge and only drafts are reviewed",
                       f"write a new draft and `stele knowledge supersede {fact.id} --with NEW`")
@@ -84,8 +85,8 @@ def promote(project: Project, fact_id: str) -> Fact:
     """reviewed -> current: from now on briefings list it."""
     fact = document(load(project), fact_id)
     if fact.status == "draft":
-        raise refused("promote", fact, "it is a draft that has not been reviewed, and only reviewed drafts are "
-                      "promoted", f"review it first: `stele knowledge review {fact.id} --note TEXT`")
+        raise refused("promote", fact, "it is a draft that has not been reviewed, and only reviewed drafts "
+                      "are promoted", f"review it first: `stele knowledge review {fact.id} --note TEXT`")
     if fact.status == "current":
         raise refused("promote", fact, "it is already current", "nothing changed")
     if fact.status != "reviewed":
@@ -108,10 +109,12 @@ def supersede(project: Project, old_id: str, new_id: str) -> tuple[Fact, Fact]:
         raise refused(action, old, f"{old.id} is {which} draft and only current knowledge is superseded",
                       f"edit the draft instead, or retire it (`stele retire {old.id} --why ...`)")
     if old.status != "current":
-        raise refused(action, old, f"{old.id} is already {old.status}", "supersede the document that is current")
+        raise refused(action, old, f"{old.id} is already {old.status}",
+                      "supersede the document that is current")
     if new.status == "draft":
-        raise refused(action, new, f"{new.id} is a draft that has not been reviewed, and only a reviewed draft "
-                      "replaces current knowledge", f"review it first: `stele knowledge review {new.id} --note TEXT`")
+        raise refused(action, new, f"{new.id} is a draft that has not been reviewed, and only a reviewed "
+                      "draft replaces current knowledge",
+                      f"review it first: `stele knowledge review {new.id} --note TEXT`")
     if new.status != "reviewed":
         raise refused(action, new, f"{new.id} is {new.status}, not a reviewed draft",
                       "write a new draft, review it, then supersede")
@@ -126,8 +129,8 @@ def export(project: Project, fact_id: str, dest: Path, force: bool = False) -> P
     fact = document(load(project), fact_id)
     dest = dest if dest.is_absolute() else Path.cwd() / dest
     if dest.resolve().is_relative_to(project.memory_dir.resolve()):
-        raise UsageError(f"{dest}: export outside {project.rel(project.memory_dir)}/; the record already holds "
-                         f"{fact.id}")
+        raise UsageError(f"{dest}: export outside {project.rel(project.memory_dir)}/; the record already "
+                         f"holds {fact.id}")
     if dest.is_dir():
         raise UsageError(f"{dest} is a folder: give a file path, e.g. {dest / (fact.id + '.md')}")
     if dest.exists() and not force:
@@ -211,7 +214,9 @@ def _paths(entry: wal.Entry) -> list[str]:
 
 def _clip(text: str) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= DISTILL_ENTRY_CHARS else text[:DISTILL_ENTRY_CHARS - 3].rsplit(" ", 1)[0] + "..."
+    if len(text) <= DISTILL_ENTRY_CHARS:
+        return text
+    return text[:DISTILL_ENTRY_CHARS - 3].rsplit(" ", 1)[0] + "..."
 
 
 def _first_sentence(text: str) -> str:

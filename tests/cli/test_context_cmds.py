@@ -107,7 +107,8 @@ def test_a_task_snapshot_orders_records_code_and_briefing(repo):
 
 def test_the_code_index_follows_the_working_tree(repo):
     ids = _project_with_code(repo)
-    assert not any("def refund" in c["text"] for c in context("--prompt", "refund an invoice payment")["parts"]["code"])
+    before = context("--prompt", "refund an invoice payment")["parts"]["code"]
+    assert not any("def refund" in c["text"] for c in before)
     billing = repo / "src/billing.py"
     billing.write_text(billing.read_text() + "\n\ndef refund_invoice(payment):\n    return payment.reverse()\n")
     code = context("--prompt", "refund an invoice payment")["parts"]["code"]
@@ -131,14 +132,16 @@ def test_save_logs_the_run_to_the_session_and_list_show_find_it(repo, monkeypatc
     r = invoke("context", "--task", ids["task"], "--save")
     assert r.code == 0, r.err
     run = r.err.split("saved run ")[1].split()[0]
-    assert f"saved run {run} to .stele/snapshots/{run}.json" in r.err and r.out.startswith("Stele context snapshot for")
+    assert f"saved run {run} to .stele/snapshots/{run}.json" in r.err
+    assert r.out.startswith("Stele context snapshot for")
     entries = [e for e in wal.read_all(Project(repo)) if e.type == "snapshot"]
     assert [(e.session, e.task, e.refs) for e in entries] == [("sess-1", ids["task"], {"run": run})]
     listed = json.loads(invoke("snapshot", "list", "--json").out)["runs"]
     assert [(x["run"], x["task"]) for x in listed] == [(run, ids["task"])]
     shown = invoke("snapshot", "show", run[:10])
     assert shown.code == 0 and "budget use" in shown.out and "what the agent saw:" in shown.out
-    assert shown.out.rstrip().endswith(json.loads(invoke("snapshot", "show", run, "--json").out)["text"].rstrip())
+    text = json.loads(invoke("snapshot", "show", run, "--json").out)["text"]
+    assert shown.out.rstrip().endswith(text.rstrip())
     assert invoke("snapshot", "show", "01XXXXXXXX").code == 1
 
 
@@ -168,7 +171,8 @@ def test_every_claim_stores_the_snapshot_of_its_run(repo):
     assert r.code == 0, r.err
     claim_line, stored_line, *_ = r.out.splitlines()
     run = stored_line.split()[2]
-    assert claim_line.startswith(f"claimed {ids['task']}") and stored_line.startswith(f"context snapshot {run} stored")
+    assert claim_line.startswith(f"claimed {ids['task']}")
+    assert stored_line.startswith(f"context snapshot {run} stored")
     data = json.loads(invoke("snapshot", "show", run, "--json").out)
     assert data["inputs"]["task"]["id"] == ids["task"] and data["inputs"]["claim"]["agent"] == "alice"
     assert r.out.endswith(data["text"]) and "## Code for this task" in data["text"]

@@ -60,7 +60,8 @@ def test_closing_braces_do_not_start_a_chunk():
 
 
 def test_big_pieces_are_cut_into_windows_within_the_limits():
-    body = "".join(f"    value_{n} = compute_something_long({n}, 'padding text to make it wide')\n" for n in range(300))
+    line = "    value_{n} = compute_something_long({n}, 'padding text to make it wide')\n"
+    body = "".join(line.format(n=n) for n in range(300))
     found = spans(f"def huge():\n{body}")
     assert len(found) > 3 and found[0].symbol == "huge"
     assert all(s.end - s.start + 1 <= MAX_LINES for s in found)

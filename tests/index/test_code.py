@@ -47,7 +47,8 @@ def test_a_refresh_redoes_only_what_changed(repo):
 
 
 def test_search_ranks_chunks_and_drops_stray_matches(repo):
-    write(repo, "src/limit.py", "class RateLimiter:\n    def check(self, addr):\n        return self.rate_limit(addr)\n")
+    write(repo, "src/limit.py",
+          "class RateLimiter:\n    def check(self, addr):\n        return self.rate_limit(addr)\n")
     write(repo, "src/misc.py", "def unrelated():\n    # one stray mention of a limit\n    return 0\n")
     git(repo, "add", "-A")
     index, _ = refresh(repo)

@@ -60,7 +60,7 @@ def test_the_count_limit_stops_at_the_configured_maximum():
 
 def test_one_required_record_over_12_kib_fails_even_when_alone():
     record = facts(rule(1, body="y" * 13000))
-    with pytest.raises(BudgetError, match=r"INS-0001 \(13\d\d\d bytes, over the 12288-byte limit for one record\)"):
+    with pytest.raises(BudgetError, match=r"INS-0001 \(13\d{3} bytes, over the 12288-byte limit for one record\)"):
         select_records(record, [], [], BUDGETS, ON)
 
 
@@ -160,7 +160,8 @@ def test_the_briefing_lists_only_current_documents_within_20_items_and_4_kib():
 def test_the_text_has_the_parts_in_order_and_is_stable():
     record = facts(rule(1, body="Use snake_case.\n", priority="critical"),
                    Fact(id="DEC-0001", kind="decision", title="Limit first", body="Rate limit before auth.\n"),
-                   Fact(id="DOC-0001", kind="document", title="Login", body="How login works.\n", status="current"))
+                   Fact(id="DOC-0001", kind="document", title="Login", body="How login works.\n",
+                        status="current"))
     items, skipped, limit = select_records(record, [], ["DEC-0001"], BUDGETS, ON)
     code, _ = fit_code([(Chunk("src/a.py", 3, 4, "login", "def login():\n    pass"), ["DEC-0001"])], 32768)
     brief, _ = pick_briefing(record, [], BUDGETS, ON)

@@ -8,8 +8,8 @@ from stele.snapshot.build import linked_to, query_for
 
 
 def test_the_query_is_the_task_without_template_headings_plus_the_prompt():
-    task = Fact(id="TASK-0001", kind="task", title="Limit login",
-                body="## Description\n\nFloods reach bcrypt.\n\n## Acceptance criteria\n\n- [ ] 429 after 5 tries\n")
+    body = "## Description\n\nFloods reach bcrypt.\n\n## Acceptance criteria\n\n- [ ] 429 after 5 tries\n"
+    task = Fact(id="TASK-0001", kind="task", title="Limit login", body=body)
     query = query_for(task, "per route")
     assert query.splitlines()[0] == "Limit login" and "Floods reach bcrypt." in query and "429 after 5" in query
     assert "Description" not in query and "Acceptance" not in query and query.endswith("per route")

@@ -25,7 +25,8 @@ def test_save_writes_a_read_only_file_that_loads_back(tmp_path):
     assert path == tmp_path / ".stele/snapshots/01JAAAAAAAAAAAAAAAAAAAAAAA.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
     data = store.load(project, "01jaaaa")
-    assert data["run"] == "01JAAAAAAAAAAAAAAAAAAAAAAA" and data["stored"] == ".stele/snapshots/01JAAAAAAAAAAAAAAAAAAAAAAA.json"
+    assert data["run"] == "01JAAAAAAAAAAAAAAAAAAAAAAA"
+    assert data["stored"] == ".stele/snapshots/01JAAAAAAAAAAAAAAAAAAAAAAA.json"
     assert data["parts"]["always"][0]["text"] == "[INS-0001] instruction: Rule\nbody\n"
     assert data["text"] == "the text\n" and [p.name for p in path.parent.iterdir()] == [path.name]  # no temp left
 

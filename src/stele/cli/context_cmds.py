@@ -21,7 +21,8 @@ app.add_typer(context_app, name="context")
 app.add_typer(snapshot_app, name="snapshot")
 
 RecordOpt = Annotated[list[str], Opt("--record", "-r", help="A record to include by id; repeatable.")]
-PromptOpt = Annotated[Optional[str], Opt("--prompt", "-p", help="Extra text to match records and code against.")]
+PromptOpt = Annotated[Optional[str], Opt("--prompt", "-p",
+                                         help="Extra text to match records and code against.")]
 
 
 @context_app.callback(invoke_without_command=True)
@@ -30,7 +31,7 @@ def context(
     task: Annotated[Optional[str], Opt("--task", "-t", help="The task the run works on.")] = None,
     record: RecordOpt = [],
     prompt: PromptOpt = None,
-    save: Annotated[bool, Opt("--save", help="Store it under .stele/snapshots/ and print its run id.")] = False,
+    save: Annotated[bool, Opt("--save", help="Store it in .stele/snapshots/ and print its run id.")] = False,
     session: Annotated[Optional[str], Opt(help="Session to log the saved snapshot to (default: "
                                                "$STELE_SESSION).")] = None,
     fmt: FormatOpt = "text",
@@ -94,7 +95,8 @@ def doctor(
             term.line(str(finding))
         e, w = len(report.errors), len(report.warnings)
         term.line(f"stele context doctor: {e} errors, {w} warnings" if e or w else
-                  "stele context doctor: no problems (every snapshot fits; nothing expired, oversized or duplicated)")
+                  "stele context doctor: no problems (every snapshot fits; nothing expired, oversized or "
+                  "duplicated)")
     return report.exit_code(strict)
 
 
@@ -146,9 +148,9 @@ def _show(data: dict[str, Any], where: str) -> None:
     term.line(" · ".join(h for h in head if h) + (f"  ({where})" if where else ""))
     for warning in data.get("warnings", []):
         term.warn(warning)
-    term.table(("part", "items", "bytes"), ((row["part"], _limit(row["items"], row["limit_items"]),
-                                             _limit(row["bytes"], row["limit_bytes"])) for row in data["usage"]),
-               title="budget use")
+    rows = ((r["part"], _limit(r["items"], r["limit_items"]), _limit(r["bytes"], r["limit_bytes"]))
+            for r in data["usage"])
+    term.table(("part", "items", "bytes"), rows, title="budget use")
     if data.get("skipped"):
         term.table(("part", "left out", "why"), ((s["part"], s["key"], s["reason"]) for s in data["skipped"]),
                    title="left out by the budgets")

@@ -27,7 +27,7 @@ def _done(fact, verb: str, as_json: bool, **extra) -> None:
 @knowledge_app.command()
 def draft(
     title: Annotated[str, typer.Argument(help="One line, <= 120 characters.")],
-    body: Annotated[Optional[str], Opt(help="The text (- reads stdin; default: a skeleton to fill in).")] = None,
+    body: Annotated[Optional[str], Opt(help="The text (- reads stdin; default: a skeleton).")] = None,
     body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the text from a file.")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="Repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],

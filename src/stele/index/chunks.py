@@ -15,10 +15,10 @@ from itertools import accumulate
 MAX_LINES = 80
 MAX_BYTES = 4096
 # Names a line defines, in most languages: `def f`, `class C`, `func (r *R) Do`, `fn x`, `function y`...
-_DEF = re.compile(r"^\s*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|async|"
-                  r"abstract|final|override|open|data|inline|unsafe|extern|const)\s+)*"
-                  r"(?:def|class|function\*?|func|fn|struct|interface|trait|impl|enum|type|module|object|record|"
-                  r"macro_rules!|sub|proc)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)")
+_DEF = re.compile(r"^\s*(?:(?:export|default|pub(?:\([^)]*\))?|public|private|protected|internal|static|"
+                  r"async|abstract|final|override|open|data|inline|unsafe|extern|const)\s+)*"
+                  r"(?:def|class|function\*?|func|fn|struct|interface|trait|impl|enum|type|module|object|"
+                  r"record|macro_rules!|sub|proc)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)")
 _CLOSERS = ("}", ")", "]", "end", "fi", "esac", "done", "#endif", "</")
 
 

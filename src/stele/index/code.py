@@ -27,9 +27,10 @@ from .chunks import Span, spans
 VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
 MAX_FILE_BYTES = 256 * 1024
 SOURCE_SUFFIXES = frozenset(
-    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala .groovy .rb .php "
-    ".c .h .cc .cpp .cxx .hpp .hh .m .mm .cs .fs .swift .dart .lua .pl .pm .r .jl .ex .exs .erl .hrl .hs .ml "
-    ".mli .clj .cljs .elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .proto .graphql .tf .yml .yaml .toml".split())
+    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala .groovy "
+    ".rb .php .c .h .cc .cpp .cxx .hpp .hh .m .mm .cs .fs .swift .dart .lua .pl .pm .r .jl .ex .exs .erl "
+    ".hrl .hs .ml .mli .clj .cljs .elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .proto .graphql .tf .yml "
+    ".yaml .toml".split())
 SOURCE_NAMES = frozenset({"Makefile", "Dockerfile", "Rakefile", "Gemfile", "Justfile", "CMakeLists.txt"})
 SEARCH_BOOSTS = {"title": 2.0, "body": 1.0, "anchors": 1.0}
 # Hits scoring under this share of the best hit matched only a stray common word: they would spend the
@@ -104,7 +105,8 @@ class CodeIndex:
         hits = self.text.search(query, limit, SEARCH_BOOSTS)
         spans_by_key = {f"{p}:{s[0]}-{s[1]}": (p, s) for p, e in self.files.items() for s in e["chunks"]}
         floor = hits[0][1] * MIN_SHARE_OF_BEST if hits else 0
-        return [self.chunk(*spans_by_key[key]) for key, score in hits if key in spans_by_key and score >= floor]
+        return [self.chunk(*spans_by_key[key]) for key, score in hits
+                if key in spans_by_key and score >= floor]
 
 
 def _manifest(folder: Path) -> dict[str, dict] | None:
@@ -190,7 +192,8 @@ def _definitions(name: str, text: str) -> list[tuple[int, int]] | None:
 
 
 def _scan(path: Path, old: dict | None) -> dict | None:
-    """The manifest entry of one file, with `new`: (text, spans) when it must be (re)indexed; None to skip it."""
+    """The manifest entry of one file, with `new`: (text, spans) when it must be (re)indexed; None to
+    skip the file."""
     try:
         st = path.stat()
     except OSError:
@@ -211,4 +214,5 @@ def _scan(path: Path, old: dict | None) -> dict | None:
     if old and old["sha"] == sha:
         return {**entry, "chunks": old["chunks"]}
     found = spans(text, _definitions(path.name, text))
-    return {**entry, "chunks": [[s.start, s.end, s.symbol, list(s.names)] for s in found], "new": (text, found)}
+    chunks = [[s.start, s.end, s.symbol, list(s.names)] for s in found]
+    return {**entry, "chunks": chunks, "new": (text, found)}

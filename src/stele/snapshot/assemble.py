@@ -80,6 +80,17 @@ def _record_item(part: str, fact: Fact, on: dt.date) -> Item:
         "priority": fact.priority})
 
 
+def _misfit(item: Item, taken: list[Item], limit: int, budgets: Budgets) -> str | None:
+    """Why `item` cannot join the records already `taken`, or None when it fits."""
+    if item.size > budgets.record_max_bytes:
+        return f"{item.size} bytes, over the {budgets.record_max_bytes}-byte limit for one record"
+    if len(taken) >= limit:
+        return f"past the {limit}-record limit"
+    if sum(i.size for i in taken) + item.size > budgets.records_bytes:
+        return f"{item.size} bytes, past the {budgets.records_bytes}-byte record budget"
+    return None
+
+
 def select_records(facts: dict[str, Fact], named: list[str], ranked: list[str], budgets: Budgets,
                    on: dt.date) -> tuple[list[Item], list[Skip], int]:
     """The record parts, the ranked candidates left out, and the record count limit that applied."""
@@ -93,20 +104,16 @@ def select_records(facts: dict[str, Fact], named: list[str], ranked: list[str], 
             required.append(_record_item("named", fact, on))
             taken.add(fact.id)
     limit = max(budgets.records_count, min(len(required), budgets.records_count_max))
-    items, misfits, used = [], [], 0
+    items: list[Item] = []
+    misfits = []
     for item in required:
-        if item.size > budgets.record_max_bytes:
-            misfits.append((item.key, f"{item.size} bytes, over the {budgets.record_max_bytes}-byte limit for "
-                                      "one record"))
-        elif len(items) >= limit:
-            misfits.append((item.key, f"past the {limit}-record limit"))
-        elif used + item.size > budgets.records_bytes:
-            misfits.append((item.key, f"{item.size} bytes, past the {budgets.records_bytes}-byte record budget"))
+        why = _misfit(item, items, limit, budgets)
+        if why:
+            misfits.append((item.key, why))
         else:
             items.append(item)
-            used += item.size
     if misfits:
-        raise BudgetError(misfits, len(items), used, budgets)
+        raise BudgetError(misfits, len(items), sum(i.size for i in items), budgets)
 
     skipped = []
     for fid in ranked:
@@ -115,17 +122,11 @@ def select_records(facts: dict[str, Fact], named: list[str], ranked: list[str], 
             continue
         taken.add(fact.id)
         item = _record_item("ranked", fact, on)
-        if item.size > budgets.record_max_bytes:
-            skipped.append(Skip("ranked", fact.id, f"{item.size} bytes, over the {budgets.record_max_bytes}-byte "
-                                                   "limit for one record"))
-        elif len(items) >= limit:
-            skipped.append(Skip("ranked", fact.id, f"past the {limit}-record limit"))
-        elif used + item.size > budgets.records_bytes:
-            skipped.append(Skip("ranked", fact.id, f"{item.size} bytes, past the {budgets.records_bytes}-byte "
-                                                   "record budget"))
+        why = _misfit(item, items, limit, budgets)
+        if why:
+            skipped.append(Skip("ranked", fact.id, why))
         else:
             items.append(item)
-            used += item.size
     return items, skipped, limit
 
 
@@ -183,8 +184,8 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
         item = Item("briefing", doc.id, f"- [{doc.id}] {doc.title}: {doc.summary_text}\n",
                     {"title": doc.title, "summary": doc.summary_text})
         if used + item.size > budgets.briefing_bytes:
-            skipped.append(Skip("briefing", doc.id, f"{item.size} bytes, past the {budgets.briefing_bytes}-byte "
-                                                    "briefing budget"))
+            why = f"{item.size} bytes, past the {budgets.briefing_bytes}-byte briefing budget"
+            skipped.append(Skip("briefing", doc.id, why))
             continue
         items.append(item)
         used += item.size
@@ -222,6 +223,6 @@ def render_text(snap: Snapshot) -> str:
             sep = "" if part == "briefing" else "\n"
             lines += ["", heading, "", sep.join(i.text for i in items).rstrip("\n")]
     if snap.skipped:
-        lines += ["", f"This is a starting set, not everything: {len(snap.skipped)} more candidates did not fit the "
-                      "budgets; `stele search QUERY` finds more."]
+        lines += ["", f"This is a starting set, not everything: {len(snap.skipped)} more candidates did not "
+                      "fit the budgets; `stele search QUERY` finds more."]
     return "\n".join(lines) + "\n"

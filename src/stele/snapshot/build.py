@@ -35,7 +35,8 @@ class Request:
 def task_of(record: Record, task_id: str) -> Fact:
     fact = record.get(task_id)
     if "open" not in KINDS[fact.kind].statuses:
-        raise UsageError(f"--task {fact.id} is a {fact.kind}, not a task: give a TASK- id (`stele task list`)")
+        raise UsageError(f"--task {fact.id} is a {fact.kind}, not a task: give a TASK- id "
+                         "(`stele task list`)")
     return fact
 
 
@@ -90,7 +91,8 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     code_items, code_skipped = fit_code(code.candidates(project, selected, query), code_limit)
     brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
     snap = Snapshot(
-        run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit, code_limit=code_limit,
+        run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit,
+        code_limit=code_limit,
         inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
                 "records": [r.upper() for r in request.records], "prompt": request.prompt, "query": query,
                 "commit": gitrepo.head_sha(project.root)},

@@ -28,7 +28,8 @@ def symbol_chunks(index: code_index.CodeIndex, path: str, symbol: str) -> list[c
     return [c for c in index.chunks_of(path) if c.start <= span[1] and span[0] <= c.end]
 
 
-def candidates(project: Project, selected: list[Fact], query: str) -> list[tuple[code_index.Chunk, list[str]]]:
+def candidates(project: Project, selected: list[Fact],
+               query: str) -> list[tuple[code_index.Chunk, list[str]]]:
     index = code_index.refresh(project)
     found: dict[str, tuple[code_index.Chunk, list[str]]] = {}
 

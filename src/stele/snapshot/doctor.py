@@ -36,8 +36,8 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
         for fid, why in e.misfits:
             fact = record.facts[fid]
             line = fact.doc.line_of("delivery") if fact.doc else 1
-            found.append(Finding("always-budget", fact.path, line, f"{fid} is an `always` record that does not fit "
-                                 f"the snapshot ({why}): every context and claim fails until it is shortened or "
-                                 "made `delivery: ranked`", fid))
+            message = (f"{fid} is an `always` record that does not fit the snapshot ({why}): every context "
+                       "and claim fails until it is shortened or made `delivery: ranked`")
+            found.append(Finding("always-budget", fact.path, line, message, fid))
         return found
     return []

@@ -57,10 +57,11 @@ def resolve(project: Project, run: str) -> Path:
     folder = snapshots_dir(project)
     matches = sorted(folder.glob(f"{wanted}*.json")) if folder.is_dir() else []
     if not matches:
-        raise SteleError(f"no stored snapshot {wanted} in {project.rel(folder)}/: `stele snapshot list` shows "
-                         "the runs")
+        raise SteleError(f"no stored snapshot {wanted} in {project.rel(folder)}/: `stele snapshot list` "
+                         "shows the runs")
     if len(matches) > 1:
-        raise UsageError(f"run {wanted} is ambiguous ({len(matches)} runs start with it): give more characters")
+        raise UsageError(f"run {wanted} is ambiguous ({len(matches)} runs start with it): give more "
+                         "characters")
     return matches[0]
 
 
