@@ -17,15 +17,17 @@ def refresh(root) -> tuple[code.CodeIndex, code.Report]:
     return code.refresh(Project(root), report), report
 
 
-def test_only_tracked_source_files_are_indexed(repo):
+def test_source_files_git_tracks_or_would_track_are_indexed(repo):
     write(repo, "src/app.py", "def main():\n    return 1\n")
-    write(repo, "src/untracked.py", "def nope():\n    pass\n")
+    write(repo, "src/new.py", "def just_written():\n    pass\n")  # untracked, not ignored
+    write(repo, ".gitignore", "build/\n")
+    write(repo, "build/gen.py", "def generated():\n    pass\n")
     write(repo, "README.md", "# docs are not code\n")
     write(repo, "Makefile", "test:\n\tpytest\n")
     write(repo, "docs/memory/notes/x.py", "def memory_is_not_code():\n    pass\n")
     git(repo, "add", "src/app.py", "README.md", "Makefile", "docs/memory/notes/x.py", ".stele")
     index, report = refresh(repo)
-    assert sorted(index.files) == ["Makefile", "src/app.py"] and report.files == 2
+    assert sorted(index.files) == ["Makefile", "src/app.py", "src/new.py"] and report.files == 3
     assert index.chunks_of("src/app.py")[0].text == "def main():\n    return 1"
 
 

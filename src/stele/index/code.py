@@ -1,4 +1,8 @@
-"""The code index: git-tracked source files, chunked, searchable with the record's BM25 analysis.
+"""The code index: the repository's source files, chunked, searchable with the record's BM25 analysis.
+
+Files are those git tracks plus new ones it would track (untracked, not ignored): a module an agent
+just wrote is found before it is committed, and nothing `.gitignore` excludes (builds, vendored
+environments) is ever read.
 
 Layout under `.stele/index/code/`: `manifest.json` (per file: size, mtime, content hash, chunk line
 ranges and names) and `text/` (a `TextIndex` from `text.py`, one document per chunk, id
