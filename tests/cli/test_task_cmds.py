@@ -41,7 +41,8 @@ def test_new_list_ready_show(repo):
 def test_claim_conflict_is_exit_1_and_one_line_naming_the_holder(repo):
     t = task("Contended")
     won = invoke("task", "claim", t, "--agent", "alice", "--lease", "30m")
-    assert won.code == 0 and won.out.startswith(f"claimed {t} until ") and won.out.endswith("(token 1)\n")
+    first = won.out.splitlines()[0]  # the claim line; the run's context snapshot follows it
+    assert won.code == 0 and first.startswith(f"claimed {t} until ") and first.endswith("(token 1)")
     lost = invoke("task", "claim", t, "--agent", "bob")
     assert lost.code == 1 and lost.out == ""
     assert lost.err.count("\n") == 1
@@ -75,7 +76,7 @@ def test_agent_and_session_from_the_environment(repo, monkeypatch):
     assert "claim: held by claude-code (session sess-1" in resumed.out
     assert "sess-1 claim: claimed" in resumed.out
     data = json.loads(invoke("task", "resume", "--json").out)
-    assert data["id"] == t and [h["type"] for h in data["history"]] == ["claim"]
+    assert data["id"] == t and [h["type"] for h in data["history"]] == ["claim", "snapshot"]
 
 
 def test_done_and_cancel(repo):
@@ -125,7 +126,7 @@ def two_clones(tmp_path, repo, monkeypatch):
 def test_remote_claims_between_two_clones(two_clones, monkeypatch):
     first, second, t = two_clones
     won = invoke("task", "claim", t, "--agent", "alice", "--remote")
-    assert won.code == 0 and won.out.rstrip().endswith("pushed to origin"), won.err
+    assert won.code == 0 and won.out.splitlines()[0].endswith("pushed to origin"), won.err
     monkeypatch.chdir(second)
     lost = invoke("task", "claim", t, "--agent", "bob", "--remote")
     assert lost.code == 1 and lost.err.startswith(f"stele: {t} is held by alice ")

@@ -17,6 +17,8 @@ from . import task_cmds  # noqa: F401,E402
 from . import anchor_cmds  # noqa: F401,E402
 from . import doctor_cmd  # noqa: F401,E402
 from . import review_cmd  # noqa: F401,E402
+from . import context_cmds  # noqa: F401,E402
+from . import knowledge_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:

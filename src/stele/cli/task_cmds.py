@@ -134,20 +134,27 @@ def claim(
     json_: JsonOpt = False,
 ) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
+    from ..snapshot.build import Request, keep, take
+
     p = project()
     me = claims.Identity.current(agent, session)
-    claimed = tasks.claim_task(p, task_id, me, lease=claims.parse_lease(lease) if lease else None,
-                               remote=_remote(p, remote, remote_name))
-    # Whatever a successful claim sets off (issue 8: the run's snapshot) is called here with `claimed`.
+    lease_ = claims.parse_lease(lease) if lease else None
+    snap = take(p, Request(task=task_id))  # rules that do not fit fail here, before anything is claimed
+    claimed = tasks.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name))
     c = claimed.claim
+    snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
+    keep(p, snap, me.session)  # every claim stores what its run is told
     if wants_json(fmt, json_):
         emit_json({"action": claimed.action, "claim": c.as_dict(claims.utcnow()),
-                   "previous": claimed.previous.as_dict() if claimed.previous else None})
+                   "previous": claimed.previous.as_dict() if claimed.previous else None,
+                   "snapshot": snap.as_dict()})
         return
     line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
     if c.took_over and claimed.action == "took over":
         line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
     _say(line + (f"; pushed to {c.remote}" if c.remote else ""))
+    _say(f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n")
+    sys.stdout.write(snap.text)
 
 
 @task_app.command("release")
