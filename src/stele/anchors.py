@@ -74,3 +74,9 @@ def path_matches(anchor_path: str, file_path: str) -> bool:
 
 def covers(anchor: str, file_path: str) -> bool:
     return path_matches(split(anchor)[0], file_path)
+
+
+def about(anchor: str, path: str) -> bool:
+    """Is the anchor about `path`, or (when `path` is a folder) about something inside it?"""
+    want = normalize(path)
+    return covers(anchor, want) or path_matches(want, split(anchor)[0])

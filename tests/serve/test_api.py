@@ -1,0 +1,86 @@
+"""The JSON API as plain functions: filters, one fact with its edges both ways, the graph, and the
+status codes of bad requests."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stele import memory
+from stele.project import Project
+from stele.serve.api import MAX_PARAM_CHARS, handle
+
+
+def get(repo, path: str, **params) -> tuple[int, dict]:
+    query = {k: v if isinstance(v, list) else [v] for k, v in params.items()}
+    r = handle(Project(repo), path, query)
+    return r.status, json.loads(r.body)
+
+
+@pytest.fixture
+def facts(repo) -> dict[str, str]:
+    p = Project(repo)
+    dec = memory.remember(p, "Rate limiting runs before auth.", kind="decision", anchors=["src/auth/mw.py"],
+                          tags=["auth"]).fact
+    risk = memory.remember(p, "Reordering middleware lets floods reach bcrypt.", kind="risk",
+                           links=[f"caused-by:{dec.id}"]).fact
+    note = memory.remember(p, f"Benchmarks of bcrypt cost, see {risk.id}.", kind="note", expires="2026-01-01").fact
+    return {"dec": dec.id, "risk": risk.id, "note": note.id}
+
+
+def test_facts_filters_by_kind_status_anchor_tag_and_words(repo, facts):
+    status, data = get(repo, "/api/memory/facts")
+    assert status == 200 and data["total"] == 3 and data["problems"] == []
+    assert {f["id"] for f in data["facts"]} == set(facts.values())
+    assert all("body" not in f for f in data["facts"])
+    assert [f["id"] for f in get(repo, "/api/memory/facts", kind="risk")[1]["facts"]] == [facts["risk"]]
+    assert len(get(repo, "/api/memory/facts", kind="risk,decision")[1]["facts"]) == 2
+    assert len(get(repo, "/api/memory/facts", kind=["risk", "note"])[1]["facts"]) == 2
+    assert [f["id"] for f in get(repo, "/api/memory/facts", anchor="src/auth")[1]["facts"]] == [facts["dec"]]
+    assert [f["id"] for f in get(repo, "/api/memory/facts", tag="auth")[1]["facts"]] == [facts["dec"]]
+    assert [f["id"] for f in get(repo, "/api/memory/facts", q="FLOODS bcrypt")[1]["facts"]] == [facts["risk"]]
+    assert get(repo, "/api/memory/facts", q="floods nowhere")[1]["facts"] == []
+    assert get(repo, "/api/memory/facts", status="retired")[1]["facts"] == []
+    expired = [f for f in data["facts"] if f["id"] == facts["note"]][0]
+    assert expired["inactive"] == "expired 2026-01-01"
+
+
+def test_bad_parameters_are_400_with_a_message(repo, facts):
+    status, data = get(repo, "/api/memory/facts", kind="opinion")
+    assert status == 400 and "kind='opinion' is not a kind" in data["error"]
+    assert get(repo, "/api/memory/facts", status="pending")[0] == 400
+    status, data = get(repo, "/api/memory/facts", q="x" * (MAX_PARAM_CHARS + 1))
+    assert status == 400 and "longer than 2048" in data["error"]
+    assert get(repo, "/api/memory/facts", q="x" * MAX_PARAM_CHARS)[0] == 200
+
+
+def test_one_fact_with_edges_both_ways(repo, facts):
+    status, data = get(repo, f"/api/memory/facts/{facts['risk'].lower()}")
+    assert status == 200 and data["id"] == facts["risk"] and data["body"].startswith("Reordering")
+    assert data["outgoing"] == [{"rel": "caused-by", "id": facts["dec"], "title": "Rate limiting runs before auth.",
+                                 "kind": "decision", "causal": True}]
+    assert data["incoming"] == [{"rel": "mentions", "id": facts["note"], "title": data["incoming"][0]["title"],
+                                 "kind": "note", "causal": False}]
+    status, data = get(repo, "/api/memory/facts/DEC-ZZZZ")
+    assert status == 404 and "no fact with id DEC-ZZZZ" in data["error"]
+
+
+def test_graph_has_every_fact_and_typed_edge(repo, facts):
+    status, data = get(repo, "/api/memory/graph")
+    assert status == 200 and [n["id"] for n in data["nodes"]] == sorted(facts.values())
+    edges = {(e["src"], e["rel"], e["dst"], e["causal"]) for e in data["edges"]}
+    assert edges == {(facts["risk"], "caused-by", facts["dec"], True), (facts["note"], "mentions", facts["risk"], False)}
+
+
+def test_unknown_route_is_404_and_a_broken_file_does_not_take_the_list_down(repo, facts):
+    assert get(repo, "/api/memory/nothing")[0] == 404
+    (repo / "docs/memory/notes/NOTE-BAD0-broken.md").write_text("---\nid: NOTE-BAD0\nkind: note\n---\nno title\n")
+    status, data = get(repo, "/api/memory/facts")
+    assert status == 200 and len(data["facts"]) == 4
+    assert any("NOTE-BAD0-broken.md" in p and "title" in p for p in data["problems"])
+
+
+def test_a_broken_config_is_a_500_naming_the_file(repo, facts):
+    (repo / ".stele/config.yaml").write_text("retrieval: [\n")
+    status, data = get(repo, "/api/memory/facts")
+    assert status == 500 and "config.yaml" in data["error"]
