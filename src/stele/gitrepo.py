@@ -24,3 +24,9 @@ def head_sha(root: Path, short: bool = True) -> str | None:
     except (ValueError, git.BadName):
         return None
     return sha[:7] if short else sha
+
+
+def tracked_files(root: Path) -> list[str]:
+    """Every file git tracks in the working tree, repo-relative, sorted."""
+    out = repo(root).git.ls_files("-z")
+    return sorted(p for p in out.split("\0") if p)
