@@ -43,6 +43,8 @@ def context(
     from ..snapshot.build import Request, take
 
     snap = take(project(), Request(task=task, records=record, prompt=prompt), save=save, session=session)
+    for warning in snap.warnings:
+        term.warn(warning)
     if wants_json(fmt, json_):
         emit_json(snap.as_dict())
     else:

@@ -32,6 +32,9 @@ SOURCE_SUFFIXES = frozenset(
     ".mli .clj .cljs .elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .proto .graphql .tf .yml .yaml .toml".split())
 SOURCE_NAMES = frozenset({"Makefile", "Dockerfile", "Rakefile", "Gemfile", "Justfile", "CMakeLists.txt"})
 SEARCH_BOOSTS = {"title": 2.0, "body": 1.0, "anchors": 1.0}
+# Hits scoring under this share of the best hit matched only a stray common word: they would spend the
+# code budget on noise.
+MIN_SHARE_OF_BEST = 0.25
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,11 @@ class Report:
 
 
 def is_source(path: str, memory_dir: str) -> bool:
+    """A tracked file worth indexing: source by name, and not Stele's own memory or settings."""
     name = path.rsplit("/", 1)[-1]
     suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
-    return (suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES) and not path.startswith(memory_dir + "/")
+    return ((suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES)
+            and not path.startswith((memory_dir + "/", ".stele/")))
 
 
 def code_dir(project: Project) -> Path:
@@ -68,9 +73,10 @@ def code_dir(project: Project) -> Path:
 class CodeIndex:
     """The manifest of a refreshed code index, and search over it."""
 
-    def __init__(self, project: Project, files: dict[str, dict]) -> None:
+    def __init__(self, project: Project, files: dict[str, dict], text) -> None:
         self.project = project
         self.files = files
+        self.text = text  # the open TextIndex
         self._lines: dict[str, list[str]] = {}
 
     def _text(self, path: str, start: int, end: int) -> str:
@@ -89,14 +95,13 @@ class CodeIndex:
         return [self.chunk(path, s) for s in self.files.get(path, {}).get("chunks", [])]
 
     def search(self, query: str, limit: int) -> list[Chunk]:
-        """Chunks best matching `query` (BM25), best first."""
-        from .text import TextIndex
-
+        """Chunks best matching `query` (BM25), best first, down to a share of the best score."""
         if not query.strip() or not self.files:
             return []
-        hits = TextIndex(code_dir(self.project) / "text").search(query, limit, SEARCH_BOOSTS)
+        hits = self.text.search(query, limit, SEARCH_BOOSTS)
         spans_by_key = {f"{p}:{s[0]}-{s[1]}": (p, s) for p, e in self.files.items() for s in e["chunks"]}
-        return [self.chunk(*spans_by_key[key]) for key, _ in hits if key in spans_by_key]
+        floor = hits[0][1] * MIN_SHARE_OF_BEST if hits else 0
+        return [self.chunk(*spans_by_key[key]) for key, score in hits if key in spans_by_key and score >= floor]
 
 
 def _manifest(folder: Path) -> dict[str, dict]:
@@ -154,8 +159,8 @@ def _update(project: Project, folder: Path, files: dict[str, dict], report: Repo
         fresh[path] = entry
     gone = [p for p in files if p not in fresh or p in changed]
     report.chunked, report.removed = sorted(changed), sorted(p for p in files if p not in fresh)
-    if changed or gone or not (folder / "text" / "meta.json").is_file():
-        text = TextIndex(folder / "text", create=not (folder / "text" / "meta.json").is_file())
+    text = TextIndex(folder / "text", create=not (folder / "text" / "meta.json").is_file())
+    if changed or gone:
         writer = text.writer()
         for path in gone:
             for start, end, *_ in files[path]["chunks"]:
@@ -169,7 +174,7 @@ def _update(project: Project, folder: Path, files: dict[str, dict], report: Repo
         writer.commit()
     if fresh != files:
         atomic_write(folder / "manifest.json", json.dumps({"v": VERSION, "files": fresh}) + "\n")
-    return CodeIndex(project, fresh)
+    return CodeIndex(project, fresh, text)
 
 
 def _scan(path: Path, old: dict | None) -> dict | None:

@@ -52,13 +52,21 @@ def linked_to(record: Record, task: Fact | None) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def rank(project: Project, record: Record, query: str, kinds: list[str]) -> list[str]:
-    """Best-matching fact ids of `kinds` for `query`, best first: the one call into retrieval."""
+def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) -> list[str]:
+    """Best-matching active fact ids of `kinds` for `query`, best first: hybrid search, no walk.
+    An index that cannot be opened costs the ranking, not the snapshot: the rules still go out."""
     if not query.strip():
         return []
-    from .fallback_rank import rank as fallback
+    from ..index.build import IndexUnavailable
+    from ..retrieve import search
 
-    return fallback(record, query, RANK_LIMIT, kinds)
+    try:
+        result = search(project, query, RANK_LIMIT, kinds)
+    except IndexUnavailable as e:
+        warnings.append(f"stele: no ranked records: {e}")
+        return []
+    warnings.extend(w for w in result.warnings if w not in warnings)
+    return [hit.id for hit in result.results]
 
 
 def take(project: Project, request: Request, *, save: bool = False, session: str | None = None) -> Snapshot:
@@ -68,20 +76,21 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None
     query = query_for(task, request.prompt)
+    warnings: list[str] = []
     record_kinds = [k for k in KINDS if k not in NOT_RECORDS]
-    ranked = linked_to(record, task) + rank(project, record, query, record_kinds)
+    ranked = linked_to(record, task) + rank(project, query, record_kinds, warnings)
     items, skipped, records_limit = select_records(record.facts, request.records, ranked, budgets, on)
     records_bytes = sum(i.size for i in items)
     code_limit = max(0, min(budgets.code_bytes, budgets.total_bytes - records_bytes))
     selected = [record.facts[i.key] for i in items if i.part in RECORD_PARTS]
     code_items, code_skipped = fit_code(code.candidates(project, selected, query), code_limit)
-    brief, brief_skipped = pick_briefing(record.facts, rank(project, record, query, ["document"]), budgets, on)
+    brief, brief_skipped = pick_briefing(record.facts, rank(project, query, ["document"], warnings), budgets, on)
     snap = Snapshot(
         run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit, code_limit=code_limit,
         inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
                 "records": [r.upper() for r in request.records], "prompt": request.prompt, "query": query,
                 "commit": gitrepo.head_sha(project.root)},
-        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped)
+        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped, warnings=warnings)
     snap.text = render_text(snap)
     if save:
         store.save(project, snap)

@@ -66,6 +66,7 @@ class Snapshot:
     code_limit: int = 0  # the code byte limit after the total budget took its share
     text: str = ""
     stored: str | None = None  # repo-relative path once saved
+    warnings: list[str] = field(default_factory=list)  # what degraded (e.g. no vectors, no index)
 
     def part(self, name: str) -> list[Item]:
         return [i for i in self.items if i.part == name]
@@ -97,5 +98,5 @@ class Snapshot:
             "v": SCHEMA_VERSION, "run": self.run, "created": self.created, "stored": self.stored,
             "inputs": self.inputs, "budgets": asdict(self.budgets), "usage": self.usage(),
             "parts": {name: [i.as_dict() for i in self.part(name)] for name in PARTS},
-            "skipped": [asdict(s) for s in self.skipped], "text": self.text,
+            "skipped": [asdict(s) for s in self.skipped], "warnings": self.warnings, "text": self.text,
         }
