@@ -9,6 +9,7 @@ from .app import app
 from . import record_cmds  # noqa: F401  (registers commands)
 from . import demo_cmd  # noqa: F401,E402
 from . import install_cmd  # noqa: F401,E402
+from . import task_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:
