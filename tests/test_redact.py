@@ -66,6 +66,7 @@ LOOK_ALIKES = [
     "sha256:9f3c2e1b8d4f6a0c5e2b9d8f7a6c5e4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d",
     "commit 9f3c2e1b8d4f6a0c5e2b9d8f7a6c5e4b3a2f1e0d",
     "UUID 123e4567-e89b-12d3-a456-426614174000",
+    "A block '-----BEGIN RSA PRIVATE KEY----- ... -----END RSA PRIVATE KEY-----' was redacted whole.",
 ]
 
 

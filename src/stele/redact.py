@@ -16,7 +16,9 @@ _E = r"(?![A-Za-z0-9_-])"
 
 # (kind, pattern, group to replace: 0 = whole match)
 BUILTIN: tuple[tuple[str, str, int], ...] = (
-    ("PEM private key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----.*?(?:-----END \1PRIVATE KEY\2-----|\Z)", 0),
+    # a key body (a run of base64) must follow: "-----BEGIN RSA PRIVATE KEY----- ... -----END" in prose survives
+    ("PEM private key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----(?=[^-]{0,300}?[A-Za-z0-9+/]{20})"
+     r".*?(?:-----END \1PRIVATE KEY\2-----|\Z)", 0),
     ("GitHub token", _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E, 0),
     ("GitHub token", _B + r"github_pat_[A-Za-z0-9_]{22,255}" + _E, 0),
     ("AWS access key id", r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])", 0),

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 BUNDLED = "bundled"
-BUNDLED_DIR = Path(__file__).parent.parent / "model" / "bundled"
+BUNDLED_DIR = Path(__file__).parent.parent / "bundled_model"
 MODEL_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 SUMS_FILE = "SHA256SUMS"
 DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json has no max_length
