@@ -32,11 +32,17 @@ retrieval:
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
   walk_depth: 1             # hops walked from each seed, both edge directions
   callout_hops: 2           # a risk this many causal hops from a seed is called out
-  rrf_k: 60                 # reciprocal-rank-fusion constant
+  callout_strength: 0.4     # ...from seeds matching at least this well (the best seed is 1.0)
+  max_callouts: 5           # risk callouts at most (they count toward max_entries)
+  session_entries: 4        # session entries at most, listed below every committed fact
+  rrf_k: 1                  # reciprocal-rank-fusion constant: small, so the top of each ranking counts
   bm25_weight: 1.0          # weight of the full-text ranking in the fusion
-  vector_weight: 0.5        # weight of the embedding ranking in the fusion
-  title_boost: 1.5          # BM25 boost of the title field
-  seed_match: 3.0           # score added to a seed for its match strength (scaled 1..0 by fused rank)
+  vector_weight: 0.35       # weight of the embedding ranking in the fusion
+  weak_match: 0.3           # when the best full-text hit scores under this share of what the prompt's
+  strong_match: 0.6         #   words could score, the embeddings lead the fusion; above strong_match BM25 does
+  title_boost: 0.5          # BM25 boost of the title field (body 1.0, tags 1.0, anchors 0.5)
+  seed_match: 3.0           # score added to a seed for its match strength (fused score / best fused score)
+  walk_inherit: 0.5         # share of its seed's match term a walked fact inherits
   hop_penalty: 0.5          # subtracted per hop walked
   session_penalty: 4.0      # session entries rank this far below committed facts
   walk_budget_ms: 6000      # past it, return what is ready with partial: true

@@ -21,6 +21,7 @@ from .record import Record, load
 from .redact import Redactor, describe
 
 KNOWLEDGE_STATUSES = ("draft", "reviewed")
+REVIEW_KEY = "review"  # frontmatter: {on: DATE, note: TEXT}, written by `stele knowledge review`
 
 
 @dataclass
@@ -238,9 +239,10 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     for rel, targets in added.items():
         for target in targets:
             _add_link(fact, rel, target)
-    if was_reviewed and changes.status is None:
-        fact.status = "draft"  # an edit clears a review
-    store.save(project, fact)
+    cleared = was_reviewed and changes.status is None
+    if cleared:
+        fact.status = "draft"  # an edit clears a review, and the note of that review
+    store.save(project, fact, extra={REVIEW_KEY: None} if cleared else None)
     return Written(fact, found)
 
 

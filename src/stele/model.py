@@ -105,8 +105,15 @@ class Fact:
                 meta[key] = value
         return meta
 
-    def render(self) -> str:
-        return frontmatter.render(self.to_meta(), self.body, self.doc)
+    def render(self, extra: dict[str, Any] | None = None) -> str:
+        """The file text; `extra` sets keys the model does not know (None removes one), e.g. `review`."""
+        meta = self.to_meta()
+        for key, value in (extra or {}).items():
+            if value is None:
+                meta.pop(key, None)
+            else:
+                meta[key] = value
+        return frontmatter.render(meta, self.body, self.doc)
 
     def as_dict(self) -> dict[str, Any]:
         """The `--json` shape of a fact (stable: keys are only ever added)."""

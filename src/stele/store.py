@@ -57,9 +57,10 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def save(project: Project, fact: Fact, *, create: bool = False) -> Path:
-    """Validate and write `fact`; returns its path. `create` refuses to overwrite an existing file."""
-    text = fact.render()
+def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None) -> Path:
+    """Validate and write `fact`; returns its path. `create` refuses to overwrite an existing file;
+    `extra` sets (None: removes) frontmatter keys the model does not know."""
+    text = fact.render(extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     reparsed, problems = parse_fact(text, rel)
     errors = [p for p in problems if p.severity == "error"]

@@ -63,3 +63,17 @@ def progress(description: str, total: int) -> Iterator:
                   console=console(stderr=True), transient=False) as p:
         task = p.add_task(description, total=total)
         yield lambda n=1: p.advance(task, n)
+
+
+@contextmanager
+def stages() -> Iterator:
+    """Progress bars on stderr, one per stage; yields `start(description, total) -> advance(n=1)`."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console(stderr=True), transient=False) as p:
+        def start(description: str, total: int):
+            task = p.add_task(description, total=max(total, 0))
+            return lambda n=1: p.advance(task, n)
+
+        yield start

@@ -1,0 +1,151 @@
+"""`stele context` (assemble a snapshot), `context preview`, `context doctor`, and `stele snapshot list|show`
+("what the agent saw"). Each: find the project, call one library function, render.
+
+The snapshot's text is agent-facing: it is written to stdout byte for byte, never through Rich. The
+budget tables around it are for people and go through `render.term`.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from ..render import term
+
+Opt = typer.Option
+context_app = typer.Typer(no_args_is_help=False)
+snapshot_app = typer.Typer(help="Stored snapshots: what each run was told.", no_args_is_help=True)
+app.add_typer(context_app, name="context")
+app.add_typer(snapshot_app, name="snapshot")
+
+RecordOpt = Annotated[list[str], Opt("--record", "-r", help="A record to include by id; repeatable.")]
+PromptOpt = Annotated[Optional[str], Opt("--prompt", "-p", help="Extra text to match records and code against.")]
+
+
+@context_app.callback(invoke_without_command=True)
+def context(
+    ctx: typer.Context,
+    task: Annotated[Optional[str], Opt("--task", "-t", help="The task the run works on.")] = None,
+    record: RecordOpt = [],
+    prompt: PromptOpt = None,
+    save: Annotated[bool, Opt("--save", help="Store it under .stele/snapshots/ and print its run id.")] = False,
+    session: Annotated[Optional[str], Opt(help="Session to log the saved snapshot to (default: "
+                                               "$STELE_SESSION).")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Always records, records named by id, ranked records, code and a knowledge briefing, within the
+    snapshot budgets. Fails, naming them, when required records do not fit."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from ..snapshot.build import Request, take
+
+    snap = take(project(), Request(task=task, records=record, prompt=prompt), save=save, session=session)
+    for warning in snap.warnings:
+        term.warn(warning)
+    if wants_json(fmt, json_):
+        emit_json(snap.as_dict())
+    else:
+        sys.stdout.write(snap.text)
+    if snap.stored:
+        term.note(f"saved run {snap.run} to {snap.stored}")
+
+
+@context_app.command()
+def preview(
+    task: Annotated[str, typer.Argument(metavar="TASK")],
+    record: RecordOpt = [],
+    prompt: PromptOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """What claiming TASK would deliver, with its budget use; nothing is stored."""
+    from ..snapshot.build import Request, take
+
+    snap = take(project(), Request(task=task, records=record, prompt=prompt))
+    if wants_json(fmt, json_):
+        emit_json(snap.as_dict())
+        return
+    _show(snap.as_dict(), "preview (not stored)")
+
+
+@context_app.command()
+def doctor(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+    """Flag records that break or bloat snapshots: oversized, expired, duplicate, `always` over budget."""
+    from ..errors import SteleError
+    from ..lifecycle import today
+    from ..record import load
+    from ..snapshot.doctor import check
+    from ..snapshot.model import Budgets
+
+    p = project()
+    findings = check(load(p).require_valid(), Budgets.from_config(p.config), today(),
+                     int(p.config["doctor.oversized_bytes"]), float(p.config["doctor.near_duplicate"]))
+    errors = sum(f.severity == "error" for f in findings)
+    if wants_json(fmt, json_):
+        emit_json({"ok": not errors, "findings": [f.as_dict() for f in findings]})
+    elif findings:
+        term.table(("severity", "id", "check", "problem"), ((f.severity, f.id, f.check, f.message) for f in findings))
+    else:
+        term.line("no problems: every snapshot fits, nothing expired, oversized or duplicated")
+    if errors:
+        raise SteleError(f"{errors} record(s) make every snapshot fail (see above)")
+
+
+@snapshot_app.command("list")
+def list_(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+    """Stored runs, oldest first."""
+    from ..snapshot.store import runs
+
+    rows = list(runs(project()))
+    if wants_json(fmt, json_):
+        emit_json({"runs": rows})
+        return
+    if not rows:
+        term.line("no stored snapshots yet: `stele context --save` or a task claim stores one")
+        return
+    term.table(("run", "created", "task", "records", "code", "briefing", "bytes"),
+               ((r["run"], r.get("created", ""), r.get("task") or "", r.get("records", ""), r.get("code", ""),
+                 r.get("briefing", ""), r.get("bytes", r.get("error", ""))) for r in rows))
+
+
+@snapshot_app.command()
+def show(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="A run id or a unique prefix of one.")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """What the agent saw in RUN: its budget table, what was left out, and the exact text."""
+    from ..snapshot.store import load
+
+    data = load(project(), run)
+    if wants_json(fmt, json_):
+        emit_json(data)
+        return
+    _show(data, data.get("stored") or "")
+
+
+def _limit(used: int, limit: Any) -> str:
+    return f"{used} / {limit}" if limit is not None else str(used)
+
+
+def _show(data: dict[str, Any], where: str) -> None:
+    inputs = data.get("inputs", {})
+    task = inputs.get("task") or {}
+    head = [f"run {data['run']}", data.get("created", "")]
+    if task:
+        head.append(f"task {task['id']}")
+    if inputs.get("commit"):
+        head.append(f"commit {inputs['commit']}")
+    term.line(" · ".join(h for h in head if h) + (f"  ({where})" if where else ""))
+    term.table(("part", "items", "bytes"), ((row["part"], _limit(row["items"], row["limit_items"]),
+                                             _limit(row["bytes"], row["limit_bytes"])) for row in data["usage"]),
+               title="budget use")
+    if data.get("skipped"):
+        term.table(("part", "left out", "why"), ((s["part"], s["key"], s["reason"]) for s in data["skipped"]),
+                   title="left out by the budgets")
+    term.line("what the agent saw:", style="bold")
+    sys.stdout.flush()
+    sys.stdout.write(data.get("text", ""))

@@ -1,0 +1,100 @@
+"""`stele knowledge draft|review|promote|supersede|export|distill`: thin over `stele.knowledge`."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from .. import knowledge
+from ..render import term
+
+Opt = typer.Option
+knowledge_app = typer.Typer(help="Knowledge documents: draft -> reviewed -> current -> superseded.",
+                            no_args_is_help=True)
+app.add_typer(knowledge_app, name="knowledge")
+IdArg = Annotated[str, typer.Argument(metavar="ID")]
+
+
+def _done(fact, verb: str, as_json: bool, **extra) -> None:
+    if as_json:
+        emit_json({"id": fact.id, "status": fact.status, "path": fact.path, **extra})
+    else:
+        term.line(f"{verb} {fact.id} ({fact.status}) {fact.path}")
+
+
+@knowledge_app.command()
+def draft(
+    title: Annotated[str, typer.Argument(help="One line, <= 120 characters.")],
+    body: Annotated[Optional[str], Opt(help="The text (- reads stdin; default: a skeleton to fill in).")] = None,
+    body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the text from a file.")] = None,
+    anchor: Annotated[list[str], Opt("--anchor", "-a", help="Repeatable.")] = [],
+    tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
+    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID; repeatable.")] = [],
+    summary: Annotated[Optional[str], Opt(help="One line for briefings.")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Start a knowledge document as a draft (edit it with `stele edit`, then review it)."""
+    from .record_cmds import _read_body
+
+    text = _read_body(body, body_file) if body is not None or body_file is not None else None
+    written = knowledge.draft(project(), title, text, anchors=anchor, tags=tag, links=link, summary=summary)
+    _done(written.fact, "drafted", wants_json(fmt, json_))
+    if written.redacted:
+        term.warn(f"redacted before writing: {written.redaction_summary}")
+
+
+@knowledge_app.command()
+def review(
+    fact_id: IdArg,
+    note: Annotated[str, Opt("--note", "-m", help="What you checked (kept in the file).")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Mark a draft reviewed, with a note (an edit afterwards clears the review)."""
+    _done(knowledge.review(project(), fact_id, note), "reviewed", wants_json(fmt, json_))
+
+
+@knowledge_app.command()
+def promote(fact_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+    """Make a reviewed draft current: briefings list it from now on."""
+    _done(knowledge.promote(project(), fact_id), "promoted", wants_json(fmt, json_))
+
+
+@knowledge_app.command()
+def supersede(
+    old: Annotated[str, typer.Argument(metavar="OLD")],
+    with_: Annotated[str, Opt("--with", metavar="NEW", help="The reviewed draft that replaces OLD.")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Replace current OLD with reviewed NEW (OLD stays readable as history)."""
+    old_fact, new_fact = knowledge.supersede(project(), old, with_)
+    if wants_json(fmt, json_):
+        emit_json({"current": new_fact.id, "superseded": old_fact.id})
+    else:
+        term.line(f"{new_fact.id} is current and supersedes {old_fact.id}")
+
+
+@knowledge_app.command()
+def export(
+    fact_id: IdArg,
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The file to write (outside docs/memory/).")],
+    force: Annotated[bool, Opt("--force", help="Replace PATH if it exists.")] = False,
+) -> None:
+    """Write a document as a plain Markdown file."""
+    term.line(f"exported to {knowledge.export(project(), fact_id, path, force)}")
+
+
+@knowledge_app.command()
+def distill(
+    task: Annotated[str, typer.Argument(metavar="TASK")],
+    title: Annotated[Optional[str], Opt(help="Default: the task's title.")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Draft a document from a finished task: its session history, linked facts and files, as sources."""
+    written = knowledge.distill(project(), task, title)
+    _done(written.fact, "distilled", wants_json(fmt, json_), source=written.fact.source)

@@ -1,0 +1,243 @@
+"""`stele task ...`: create, list and close tasks, claim and release them, resume one.
+
+Claim, release and resume print plain lines (agents read them); listings are tables for people, with
+`--json` for agents. A lost claim is an error: exit 1 and one line naming the holder.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from .. import claims, tasks
+from ..render import term
+
+Opt = typer.Option
+task_app = typer.Typer(name="task", help="Tasks and atomic claims on them.", no_args_is_help=True)
+app.add_typer(task_app, name="task")
+
+IdArg = Annotated[str, typer.Argument(metavar="ID")]
+AgentOpt = Annotated[Optional[str], Opt("--agent", help=f"Your agent name (default: ${claims.AGENT_ENV}, "
+                                                         "else your user name).")]
+SessionOpt = Annotated[Optional[str], Opt("--session", help="Your session id (default: $STELE_SESSION).")]
+RemoteOpt = Annotated[bool, Opt("--remote", help="Also decide it on the remote (origin, or the only remote).")]
+RemoteNameOpt = Annotated[Optional[str], Opt("--remote-name", metavar="NAME",
+                                             help="The remote (name, URL or path) for --remote; implies it.")]
+
+
+def _say(text: str) -> None:
+    """Plain output for agents: never through Rich."""
+    sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def _remote(p, remote: bool, remote_name: str | None) -> str | None:
+    return claims.resolve_remote(p, remote_name) if remote or remote_name else None
+
+
+def _rows_out(found: list[tasks.TaskRow], as_json: bool, empty: str) -> None:
+    now = claims.utcnow()
+    if as_json:
+        emit_json({"tasks": [r.as_dict(now) for r in found]})
+        return
+    if not found:
+        term.line(empty)
+        return
+    term.table(("id", "kind", "status", "claim", "title"), (
+        (r.fact.id, r.fact.kind, r.fact.status, _claim_cell(r.claim, now), r.fact.title) for r in found))
+
+
+def _claim_cell(claim: claims.Claim | None, now) -> str:
+    if claim is None or claim.state != "held":
+        return ""
+    return f"{claim.holder.agent} until {claims.iso(claim.until)}" if claim.live(now) else "expired"
+
+
+@task_app.command("new")
+def new(
+    title: Annotated[str, typer.Argument(help="One line, <= 120 chars.")],
+    parent: Annotated[Optional[str], Opt("--parent", "-p", help="The task or container this one blocks.")] = None,
+    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID, e.g. relates-to:DEC-4F7K; repeatable.")] = [],
+    kind: Annotated[str, Opt("--kind", "-k", help="task, epic, objective or milestone.")] = "task",
+    body: Annotated[Optional[str], Opt("--body", help="What needs doing and why (default: the title).")] = None,
+    priority: Annotated[Optional[str], Opt(help="critical | high | normal | low")] = None,
+    anchor: Annotated[list[str], Opt("--anchor", "-a", help="PATH, glob or PATH::Symbol; repeatable.")] = [],
+    tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Create an open task (or container) in docs/memory/."""
+    w = tasks.new_task(project(), title, kind=kind, parent=parent, links=link, body=body, priority=priority,
+                       anchors=anchor, tags=tag)
+    if wants_json(fmt, json_):
+        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
+    else:
+        term.line(f"created {w.fact.id} {w.fact.path}")
+    if w.redacted:
+        term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
+
+
+@task_app.command("list")
+def list_(
+    status: Annotated[list[str], Opt("--status", "-s", help="Repeatable (default: all but done/cancelled).")] = [],
+    mine: Annotated[bool, Opt("--mine", help="Only tasks you hold a live claim on.")] = False,
+    all_: Annotated[bool, Opt("--all", help="Include done and cancelled tasks.")] = False,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """List tasks and containers with their claims."""
+    from ..record import load
+
+    p = project()
+    me = claims.Identity.current(agent, session) if mine else None
+    found = tasks.list_tasks(p, load(p).require_valid(), statuses=status, mine=me, include_closed=all_)
+    _rows_out(found, wants_json(fmt, json_), "no tasks match")
+
+
+@task_app.command("ready")
+def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+    """Open tasks with nothing open blocking them and nobody holding them."""
+    from ..record import load
+
+    p = project()
+    _rows_out(tasks.ready(p, load(p).require_valid()), wants_json(fmt, json_), "no ready tasks")
+
+
+@task_app.command("show")
+def show(task_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+    """Show a task: status, claim, parents, children and linked facts."""
+    from ..render.task_text import task_text
+
+    r = tasks.resume(project(), claims.Identity.current(), task_id, history_limit=0)
+    now = claims.utcnow()
+    if wants_json(fmt, json_):
+        emit_json({k: v for k, v in r.as_dict(now).items() if k != "history"})
+        return
+    title, _, body = task_text(r, now, history=False).partition("\n")
+    term.section(title, body.rstrip("\n"), subtitle=r.row.fact.path)
+
+
+@task_app.command("claim")
+def claim(
+    task_id: IdArg,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    lease: Annotated[Optional[str], Opt("--lease", help="How long it holds: 2h, 30m, 1d (default: "
+                                                         "tasks.lease in .stele/config.yaml).")] = None,
+    remote: RemoteOpt = False,
+    remote_name: RemoteNameOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
+    p = project()
+    me = claims.Identity.current(agent, session)
+    claimed = tasks.claim_task(p, task_id, me, lease=claims.parse_lease(lease) if lease else None,
+                               remote=_remote(p, remote, remote_name))
+    # Whatever a successful claim sets off (issue 8: the run's snapshot) is called here with `claimed`.
+    c = claimed.claim
+    if wants_json(fmt, json_):
+        emit_json({"action": claimed.action, "claim": c.as_dict(claims.utcnow()),
+                   "previous": claimed.previous.as_dict() if claimed.previous else None})
+        return
+    line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
+    if c.took_over and claimed.action == "took over":
+        line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
+    _say(line + (f"; pushed to {c.remote}" if c.remote else ""))
+
+
+@task_app.command("release")
+def release(
+    task_id: IdArg,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    force: Annotated[bool, Opt("--force", help="Release someone else's claim.")] = False,
+    remote: RemoteOpt = False,
+    remote_name: RemoteNameOpt = None,
+) -> None:
+    """Release your claim (a claim that was pushed to a remote is released there too)."""
+    p = project()
+    released = tasks.release_task(p, task_id, claims.Identity.current(agent, session), force=force,
+                                  remote=_remote(p, remote, remote_name))
+    _say(f"released {released.task} (token {released.token})"
+         + (f"; pushed to {released.remote}" if released.remote else ""))
+
+
+@task_app.command("claims")
+def list_claims(
+    remote: RemoteOpt = False,
+    remote_name: RemoteNameOpt = None,
+    all_: Annotated[bool, Opt("--all", help="Include released claims.")] = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """List claims of this clone (all its worktrees), or the remote's with --remote."""
+    p = project()
+    name = _remote(p, remote, remote_name)
+    found = claims.remote_claims(p, name) if name else claims.local_claims(p)
+    found = [c for c in found if all_ or c.state == "held"]
+    now = claims.utcnow()
+    if wants_json(fmt, json_):
+        emit_json({"remote": name, "claims": [c.as_dict(now) for c in found]})
+        return
+    if not found:
+        term.line("no claims" + (f" on {name}" if name else ""))
+        return
+    term.table(("task", "status", "holder", "since", "until", "token"), (
+        (c.task, c.status(now), c.holder.describe(), claims.iso(c.since), claims.iso(c.until), str(c.token))
+        for c in found))
+
+
+@task_app.command("done")
+def done(
+    task_id: IdArg,
+    note: Annotated[Optional[str], Opt("--note", help="What was done (appended to the task's body).")] = None,
+    force: Annotated[bool, Opt("--force", help="Even if someone else holds a live claim.")] = False,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+) -> None:
+    """Mark a task done: its claim is released and facts that `expires-on` it are retired."""
+    closed = tasks.done(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
+    _closed(closed, "done")
+
+
+@task_app.command("cancel")
+def cancel(
+    task_id: IdArg,
+    note: Annotated[Optional[str], Opt("--note", help="Why (appended to the task's body).")] = None,
+    force: Annotated[bool, Opt("--force", help="Even if someone else holds a live claim.")] = False,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+) -> None:
+    """Mark a task cancelled and release its claim."""
+    closed = tasks.cancel(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
+    _closed(closed, "cancelled")
+
+
+def _closed(closed: tasks.Closed, status: str) -> None:
+    term.line(f"{closed.fact.id} is {status}" + (f"; released its claim (token {closed.released.token})"
+                                                 if closed.released else ""))
+    for fact in closed.retired:
+        term.line(f"retired {fact.id} {fact.title} (it expires on {closed.fact.id})")
+
+
+@task_app.command("resume")
+def resume(
+    task_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the task you hold.")] = None,
+    agent: AgentOpt = None,
+    session: SessionOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """What was I doing: the task, its claim, linked decisions and risks, and its session history."""
+    from ..render.task_text import task_text
+
+    r = tasks.resume(project(), claims.Identity.current(agent, session), task_id)
+    now = claims.utcnow()
+    if wants_json(fmt, json_):
+        emit_json(r.as_dict(now))
+        return
+    _say(task_text(r, now))

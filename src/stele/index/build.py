@@ -1,0 +1,409 @@
+"""Keeping `.stele/index/` in step with the record and the WAL: open, refresh, rebuild.
+
+Every read goes through `open_index()`, which stats the source files (no parsing), compares them with
+the manifest in the catalog and re-indexes only what changed: a changed fact file is parsed again, a
+changed WAL log is re-read whole (logs are small and append-only), an item whose embedded text did not
+change keeps its vector. A different embedding model re-embeds everything. Deleting the folder loses
+nothing: the next open builds it again. A damaged file is reported in one line and rebuilt.
+
+Concurrency: one `flock` on `.stele/index/lock`. Readers hold it shared while they read (so the
+vectors and the catalog they read belong together); a refresh or rebuild holds it exclusively.
+Waiting for the lock honours the caller's deadline.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import SteleError
+from ..project import Project
+from . import catalog as catalog_mod
+from .items import Item, from_entry, from_fact
+
+LOCK = "lock"
+CATALOG = "catalog.sqlite"
+TEXT_DIR = "text"
+# Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
+INDEX_VERSION = "2"
+
+# on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
+Stages = Callable[[str, int], Callable[[int], None]]
+
+
+class IndexUnavailable(SteleError):
+    """The index can neither be opened nor built (retrieval degrades to session context)."""
+
+
+@dataclass
+class Report:
+    """What a refresh or rebuild did."""
+    full: bool = False
+    parsed: int = 0
+    removed: int = 0
+    embedded: int = 0
+    items: int = 0
+    skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
+    vector_error: str | None = None
+    seconds: float = 0.0
+
+
+# -- sources -----------------------------------------------------------------------------------------
+
+def scan(project: Project) -> dict[str, tuple[int, int]]:
+    """Every source file (fact candidates and WAL logs): repo-relative path -> (mtime_ns, size)."""
+    out: dict[str, tuple[int, int]] = {}
+    root = str(project.root)
+
+    def walk(folder: str, suffix: str, recurse: bool) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            try:
+                if recurse and e.is_dir(follow_symlinks=False):
+                    walk(e.path, suffix, recurse)
+                elif e.name.endswith(suffix) and e.name.lower() != "readme.md" and e.is_file():
+                    st = e.stat()
+                    out[os.path.relpath(e.path, root).replace(os.sep, "/")] = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                continue
+
+    walk(str(project.memory_dir), ".md", True)
+    walk(str(project.wal_dir), ".jsonl", False)
+    return out
+
+
+def _is_wal(project: Project, rel: str) -> bool:
+    return (project.root / rel).parent == project.wal_dir
+
+
+def read_items(project: Project, rel: str, report: Report) -> list[Item]:
+    """The items one source file holds now (none when unreadable or not a fact)."""
+    from ..record import looks_like_fact
+
+    path = project.root / rel
+    if _is_wal(project, rel):
+        from ..wal import ReadReport, read_file
+
+        wal_report = ReadReport()
+        items = [from_entry(e, rel) for e in read_file(path, wal_report)]
+        report.skipped += wal_report.skipped
+        return items
+    from ..model import parse_fact
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        report.skipped.append(f"{rel}:1: cannot read the file ({e})")
+        return []
+    if not looks_like_fact(text):
+        return []
+    fact, problems = parse_fact(text, rel)
+    errors = [p for p in problems if p.severity == "error"]
+    if fact is None or errors:
+        report.skipped += [str(p) for p in errors] or [f"{rel}:1: not a valid fact"]
+        return []
+    return [from_fact(fact)]
+
+
+# -- the handle --------------------------------------------------------------------------------------
+
+class Index:
+    """An open, fresh index. Use as a context manager (it holds the shared lock until closed)."""
+
+    def __init__(self, project: Project, lock: "_Lock", cat: catalog_mod.Catalog, text: Any) -> None:
+        self.project = project
+        self.dir = project.index_dir
+        self.lock = lock
+        self.catalog = cat
+        self.text = text
+        self._matrix: Any = None
+
+    @property
+    def model_id(self) -> str:
+        return self.catalog.meta("model_id") or ""
+
+    def matrix(self) -> Any:
+        """The vectors (memory-mapped); ValueError when the file is damaged."""
+        if self._matrix is None:
+            from . import vectors
+
+            self._matrix = vectors.load(self.dir, int(self.catalog.meta("rows") or 0),
+                                        int(self.catalog.meta("dim") or 0))
+        return self._matrix
+
+    def close(self) -> None:
+        self._matrix = None
+        self.catalog.close()
+        self.lock.release()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class _Lock:
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+
+    def acquire(self, exclusive: bool, deadline: float | None) -> None:
+        import fcntl
+
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        while True:
+            try:
+                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+                return
+            except OSError as e:
+                if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+            if deadline is not None and time.monotonic() >= deadline:
+                raise IndexUnavailable("the index is being rebuilt by another stele process; try again shortly")
+            time.sleep(0.02)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing drops the flock
+            self.fd = -1
+
+
+def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
+    from .text import TextIndex
+
+    cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    try:
+        if cat.meta("index_version") != INDEX_VERSION:
+            raise ValueError("index from another Stele version")
+        return cat, TextIndex(project.index_dir / TEXT_DIR)
+    except BaseException:
+        cat.close()
+        raise
+
+
+def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
+    if cat.files() != stats:
+        return True
+    return _wanted_model_id(project) != (cat.meta("model_tried") or "")
+
+
+def _wanted_model_id(project: Project) -> str:
+    """The model id the vectors should have ("" when there is no usable model)."""
+    from .vectors import NoModel, model_ref
+
+    try:
+        return model_ref(project).model_id
+    except NoModel:
+        return ""
+
+
+def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None) -> tuple[Any, bool]:
+    """((catalog, text) when fresh, else None; whether only a full build can help)."""
+    try:
+        cat, text = _open_parts(project)
+    except Exception as e:  # missing, damaged or outdated: build it again
+        if warn and (project.index_dir / CATALOG).exists():
+            warn(f"stele: the index in {project.rel(project.index_dir)} is unreadable ({_why(e)}); rebuilding it")
+        return None, True
+    if _stale(project, cat, stats):
+        cat.close()
+        return None, False
+    return (cat, text), False
+
+
+def open_index(project: Project, deadline: float | None = None, warn: Callable[[str], None] | None = None,
+               on_stage: Stages | None = None) -> Index:
+    """The index of `project`, refreshed or built as needed, open for reading under a shared lock.
+
+    Raises IndexUnavailable when it cannot be opened or built (never anything else for a bad index)."""
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(False, deadline)
+        parts, full = _try_open(project, scan(project), warn)
+        if parts is None:
+            lock.acquire(True, deadline)  # drops the shared lock, then waits for the exclusive one
+            parts, full = _try_open(project, scan(project), None)  # another process may have done it
+            if parts is None:
+                _update_or_rebuild(project, full, warn, on_stage)
+            else:
+                parts[0].close()
+            lock.acquire(False, deadline)
+            parts = _open_parts(project)
+        return Index(project, lock, *parts)
+    except IndexUnavailable:
+        lock.release()
+        raise
+    except Exception as e:
+        lock.release()
+        raise IndexUnavailable(f"the index cannot be opened ({_why(e)}); run `stele rebuild`") from e
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _update_or_rebuild(project: Project, full: bool, warn: Callable[[str], None] | None,
+                       on_stage: Stages | None) -> Report:
+    if full:
+        return update(project, full=True, on_stage=on_stage)
+    try:
+        return update(project, full=False, on_stage=on_stage)
+    except Exception as e:  # a damaged part that opened fine: start over
+        if warn:
+            warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
+        return update(project, full=True, on_stage=on_stage)
+
+
+def _why(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:160]}" if text else type(e).__name__
+
+
+def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
+    """Throw the index away and build it from the record and the WAL."""
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(True, None)
+        return update(project, full=True, on_stage=on_stage)
+    finally:
+        lock.release()
+
+
+# -- writing -----------------------------------------------------------------------------------------
+
+def _wipe(folder: Path) -> None:
+    for child in folder.iterdir():
+        if child.name == LOCK:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def _stage(on_stage: Stages | None, description: str, total: int) -> Callable[[int], None]:
+    return on_stage(description, total) if on_stage else (lambda n=1: None)
+
+
+def update(project: Project, full: bool, on_stage: Stages | None = None) -> Report:
+    """Bring the index up to date (the caller holds the exclusive lock); `full` starts from nothing."""
+    from .text import TextIndex
+
+    t0 = time.monotonic()
+    report = Report(full=full)
+    folder = project.index_dir
+    if full:
+        _wipe(folder)
+        cat = catalog_mod.Catalog(folder / CATALOG, create=True)
+        text = TextIndex(folder / TEXT_DIR, create=True)
+        stored: dict[str, tuple[int, int]] = {}
+    else:
+        cat, text = _open_parts(project)
+        stored = cat.files()
+    try:
+        stats = scan(project)
+        changed = sorted(p for p in stats if stored.get(p) != stats[p])
+        removed = sorted(p for p in stored if p not in stats)
+        gone: list[str] = []
+        for rel in changed + removed:
+            gone += cat.ids_at(rel)
+        advance = _stage(on_stage, "reading the record", len(changed))
+        fresh: dict[str, Item] = {}
+        for rel in changed:
+            for item in read_items(project, rel, report):
+                owner = fresh.get(item.id)
+                elsewhere = owner.path if owner else cat.path_of(item.id)
+                if elsewhere and elsewhere != item.path and (owner or elsewhere not in changed + removed):
+                    report.skipped.append(f"{item.path}:1: duplicate id {item.id}: also used by {elsewhere}")
+                    continue
+                fresh[item.id] = item
+            advance(1)
+        report.parsed, report.removed = len(changed), len(set(gone) - set(fresh))
+        cat.db.execute("BEGIN")
+        cat.delete(gone + list(fresh))
+        cat.add(list(fresh.values()))
+        if changed or removed or full:
+            writer = text.writer()
+            for item_id in dict.fromkeys(gone + list(fresh)):
+                writer.delete(item_id)
+            for item in fresh.values():
+                writer.add(item)
+            writer.commit()
+        report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
+        cat.set_files(stats, removed)
+        cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
+        cat.db.execute("COMMIT")
+        report.items = cat.count()
+    finally:
+        if cat.db.in_transaction:
+            cat.db.execute("ROLLBACK")
+        cat.close()
+    report.seconds = time.monotonic() - t0
+    return report
+
+
+def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
+                    on_stage: Stages | None) -> tuple[int, str | None]:
+    """Embed what is new or changed, keep every other row; returns (embedded, why there are no vectors)."""
+    from . import vectors
+
+    try:
+        ref = vectors.model_ref(project)
+    except vectors.NoModel as e:
+        cat.set_meta(model_id="", model_tried="")
+        return 0, str(e)
+    cat.set_meta(model_tried=ref.model_id)
+    state = cat.vector_state()
+    same_model = not full and cat.meta("model_id") == ref.model_id
+    old = None
+    if same_model:
+        try:
+            old = vectors.load(project.index_dir, int(cat.meta("rows") or 0), int(cat.meta("dim") or 0))
+        except (OSError, ValueError):
+            old = None
+    keep = {i: row for i, (h, row, vh) in state.items()
+            if old is not None and row is not None and vh == h and row < old.shape[0]}
+    need = [i for i in state if i not in keep]
+    if not need and old is not None and len(keep) == old.shape[0]:
+        return 0, None
+    import numpy as np
+
+    new = None
+    if need:
+        try:
+            enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
+            texts = _embed_texts(cat, need)
+            new = vectors.embed(enc, texts, _stage(on_stage, "embedding", len(need)))
+        except vectors.NoModel as e:
+            cat.set_meta(model_id="")
+            return 0, str(e)
+    kept_ids = sorted(keep, key=keep.get)
+    parts = [np.asarray(old[[keep[i] for i in kept_ids]])] if kept_ids else []
+    if new is not None and len(new):
+        parts.append(new)
+    matrix = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+    order = kept_ids + (need if new is not None else [])
+    vectors.save(project.index_dir, matrix)
+    cat.set_vector_rows({i: (n, state[i][0]) for n, i in enumerate(order)})
+    cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1] if matrix.ndim == 2
+                                                                            else 0))
+    return len(need), None
+
+
+def _embed_texts(cat: catalog_mod.Catalog, ids: list[str]) -> list[str]:
+    texts: dict[str, str] = {}
+    for chunk in catalog_mod._chunks(ids):
+        marks = ",".join("?" * len(chunk))
+        for i, title, body, summary in cat.db.execute(
+                f"SELECT id, title, body, summary FROM items WHERE id IN ({marks})", chunk):
+            texts[i] = Item(i, "", "", title, body, "", summary=summary or "").embed_text
+    return [texts[i] for i in ids]

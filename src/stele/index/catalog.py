@@ -1,0 +1,204 @@
+"""The catalog: one SQLite file holding what the walk, the ranker and the renderer look up by id.
+
+SQLite (standard library, ~4 ms to import) because recall touches a few dozen of possibly 50,000
+items: random access by id, by edge end and by anchor path must not mean loading the whole record.
+It also holds the manifest (schema version, model id, the stat of every source file, each item's
+content hash and vector row) so freshness is a matter of stat() calls and one query.
+
+Tables:
+- meta(key, value): `schema`, `model_id`, `dim`, `rows` (of vectors.npy), `built_at`.
+- files(path, mtime_ns, size): every source file as last indexed (facts and WAL logs).
+- items(id, source, kind, title, status, priority, delivery, created, expires, review_after, summary,
+  excerpt, body, path, hash, vec_row, vec_hash): one row per fact or session entry.
+- edges(src, rel, dst): declared links, body mentions and session task links, as written.
+- anchors(id, path, symbol, glob): anchor paths split from their symbols; exact paths are looked up
+  by index, globs (few) are matched in Python against the queried files only.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..anchors import is_glob, split
+from .items import Item
+
+SCHEMA = 1
+_DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE items (
+  id TEXT PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, status TEXT,
+  priority TEXT, delivery TEXT, created TEXT, expires TEXT, review_after TEXT, summary TEXT, excerpt TEXT,
+  body TEXT, path TEXT NOT NULL, hash TEXT NOT NULL, vec_row INTEGER, vec_hash TEXT);
+CREATE INDEX items_path ON items(path);
+CREATE TABLE edges (src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL);
+CREATE INDEX edges_src ON edges(src);
+CREATE INDEX edges_dst ON edges(dst);
+CREATE TABLE anchors (id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, glob INTEGER NOT NULL);
+CREATE INDEX anchors_path ON anchors(path);
+CREATE INDEX anchors_id ON anchors(id);
+"""
+NODE_COLUMNS = ("id", "source", "kind", "title", "status", "priority", "delivery", "created", "expires",
+                "review_after", "summary", "excerpt", "path")
+
+
+@dataclass
+class Node:
+    """What retrieval needs to know about an item (the body is fetched only when it is shown whole)."""
+    id: str
+    source: str
+    kind: str
+    title: str
+    status: str = ""
+    priority: str = "normal"
+    delivery: str = ""
+    created: str | None = None
+    expires: str | None = None
+    review_after: str | None = None
+    summary: str = ""
+    excerpt: str = ""
+    path: str = ""
+
+
+def _chunks(values: list, size: int = 500) -> Iterator[list]:
+    for i in range(0, len(values), size):
+        yield values[i:i + size]
+
+
+class Catalog:
+    def __init__(self, path: Path, create: bool = False) -> None:
+        if not create and not path.is_file():
+            raise FileNotFoundError(f"no catalog at {path}")
+        self.path = path
+        self.db = sqlite3.connect(str(path), isolation_level=None)
+        if create:
+            self.db.executescript("PRAGMA journal_mode=WAL;" + _DDL)
+            self.set_meta(schema=str(SCHEMA))
+        elif self.meta("schema") != str(SCHEMA):
+            raise ValueError(f"catalog schema {self.meta('schema')!r}, expected {SCHEMA}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- manifest
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, **values: str) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(values.items()))
+
+    def files(self) -> dict[str, tuple[int, int]]:
+        return {p: (m, s) for p, m, s in self.db.execute("SELECT path, mtime_ns, size FROM files")}
+
+    def set_files(self, stats: dict[str, tuple[int, int]], removed: Iterable[str] = ()) -> None:
+        self.db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
+        self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
+                            [(p, m, s) for p, (m, s) in stats.items()])
+
+    # -- writing items
+    def ids_at(self, path: str) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM items WHERE path = ?", (path,))]
+
+    def path_of(self, item_id: str) -> str | None:
+        row = self.db.execute("SELECT path FROM items WHERE id = ?", (item_id,)).fetchone()
+        return row[0] if row else None
+
+    def delete(self, ids: list[str]) -> None:
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id")):
+                self.db.execute(f"DELETE FROM {table} WHERE {col} IN ({marks})", chunk)
+
+    def add(self, items: list[Item]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO items (id, source, kind, title, status, priority, delivery, created, expires,"
+            " review_after, summary, excerpt, body, path, hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(i.id, i.source, i.kind, i.title, i.status, i.priority, i.delivery, i.created, i.expires,
+              i.review_after, i.summary, i.excerpt, i.body, i.path, i.content_hash) for i in items])
+        self.db.executemany("INSERT INTO edges VALUES (?, ?, ?)",
+                            [(i.id, rel, dst) for i in items for rel, dst in i.edges])
+        rows = []
+        for i in items:
+            for anchor in i.anchors:
+                path, symbol = split(anchor)
+                rows.append((i.id, path, symbol, int(is_glob(path))))
+        self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?)", rows)
+
+    def vector_state(self) -> dict[str, tuple[str, int | None, str | None]]:
+        """id -> (content hash, vector row, hash of the embedded text)."""
+        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute("SELECT id, hash, vec_row, vec_hash FROM items")}
+
+    def set_vector_rows(self, rows: dict[str, tuple[int | None, str | None]]) -> None:
+        self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
+        self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",
+                            [(row, h, i) for i, (row, h) in rows.items()])
+
+    # -- reading
+    def count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM items").fetchone()[0]
+
+    def nodes(self, ids: Iterable[str]) -> dict[str, Node]:
+        ids = list(dict.fromkeys(ids))
+        out: dict[str, Node] = {}
+        cols = ", ".join(NODE_COLUMNS)
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT {cols} FROM items WHERE id IN ({marks})", chunk):
+                out[row[0]] = Node(*row)
+        return out
+
+    def body(self, item_id: str) -> str:
+        row = self.db.execute("SELECT body FROM items WHERE id = ?", (item_id,)).fetchone()
+        return row[0] if row else ""
+
+    def ids_at_rows(self, rows: list[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for chunk in _chunks(rows):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT vec_row, id FROM items WHERE vec_row IN ({marks})", chunk))
+        return out
+
+    def edges(self, ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """Every edge with either end in `ids`, as (src, rel, dst)."""
+        ids = list(dict.fromkeys(ids))
+        out: list[tuple[str, str, str]] = []
+        for chunk in _chunks(ids, 400):
+            marks = ",".join("?" * len(chunk))
+            out += self.db.execute(f"SELECT src, rel, dst FROM edges WHERE src IN ({marks}) "
+                                   f"UNION SELECT src, rel, dst FROM edges WHERE dst IN ({marks})", chunk + chunk)
+        return out
+
+    def anchored(self, paths: Iterable[str]) -> list[tuple[str, str, str | None, bool]]:
+        """(id, anchor path, symbol, is glob) for anchors covering any of `paths`."""
+        from ..anchors import normalize, path_matches
+
+        paths = [normalize(p) for p in paths if p]
+        if not paths:
+            return []
+        wanted: set[str] = set()
+        for p in paths:  # an exact anchor covers the file itself and anything below it
+            parts = p.split("/")
+            wanted.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+        rows: list = []
+        for chunk in _chunks(sorted(wanted)):
+            marks = ",".join("?" * len(chunk))
+            rows += self.db.execute(f"SELECT id, path, symbol, glob FROM anchors WHERE glob = 0 AND path IN "
+                                    f"({marks})", chunk)
+        for row in self.db.execute("SELECT id, path, symbol, glob FROM anchors WHERE glob = 1"):
+            if any(path_matches(row[1], p) for p in paths):
+                rows.append(row)
+        return [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows]
+
+    def anchor_paths_ending(self, tail: str) -> list[str]:
+        """Exact anchor paths that end with `/tail` (a file named in a prompt by its short path)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT path FROM anchors WHERE glob = 0 AND (path = ? OR path LIKE ? ESCAPE '\\')",
+            (tail, "%/" + tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")))]
+
+    def recent_session(self, limit: int) -> list[Node]:
+        cols = ", ".join(NODE_COLUMNS)
+        return [Node(*r) for r in self.db.execute(
+            f"SELECT {cols} FROM items WHERE source = 'session' ORDER BY created DESC LIMIT ?", (limit,))]

@@ -1,0 +1,202 @@
+"""The code index: git-tracked source files, chunked, searchable with the record's BM25 analysis.
+
+Layout under `.stele/index/code/`: `manifest.json` (per file: size, mtime, content hash, chunk line
+ranges and names) and `text/` (a `TextIndex` from `text.py`, one document per chunk, id
+`path:start-end`). It is kept fresh without being asked: every `refresh()` lists the tracked files,
+trusts a file whose size and mtime are unchanged, hashes the rest, and re-chunks only files whose
+content hash changed. Deleting the folder loses nothing. Chunk text is not stored: it is read from the
+file when delivered, which `refresh()` has just made sure the index agrees with.
+
+Writers take an exclusive `flock` on `lock`; the tantivy commit lands before the manifest, so a crash
+between them only makes the next refresh redo those files.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import gitrepo
+from ..project import Project
+from ..store import atomic_write
+from .chunks import Span, spans
+
+VERSION = 1
+MAX_FILE_BYTES = 256 * 1024
+SOURCE_SUFFIXES = frozenset(
+    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala .groovy .rb .php "
+    ".c .h .cc .cpp .cxx .hpp .hh .m .mm .cs .fs .swift .dart .lua .pl .pm .r .jl .ex .exs .erl .hrl .hs .ml "
+    ".mli .clj .cljs .elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .proto .graphql .tf .yml .yaml .toml".split())
+SOURCE_NAMES = frozenset({"Makefile", "Dockerfile", "Rakefile", "Gemfile", "Justfile", "CMakeLists.txt"})
+SEARCH_BOOSTS = {"title": 2.0, "body": 1.0, "anchors": 1.0}
+# Hits scoring under this share of the best hit matched only a stray common word: they would spend the
+# code budget on noise.
+MIN_SHARE_OF_BEST = 0.25
+
+
+@dataclass(frozen=True)
+class Chunk:
+    path: str
+    start: int
+    end: int
+    symbol: str | None
+    names: tuple[str, ...] = ()
+    text: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}:{self.start}-{self.end}"
+
+
+@dataclass
+class Report:
+    files: int = 0
+    chunked: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def is_source(path: str, memory_dir: str) -> bool:
+    """A tracked file worth indexing: source by name, and not Stele's own memory or settings."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    return ((suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES)
+            and not path.startswith((memory_dir + "/", ".stele/")))
+
+
+def code_dir(project: Project) -> Path:
+    return project.index_dir / "code"
+
+
+class CodeIndex:
+    """The manifest of a refreshed code index, and search over it."""
+
+    def __init__(self, project: Project, files: dict[str, dict], text) -> None:
+        self.project = project
+        self.files = files
+        self.text = text  # the open TextIndex
+        self._lines: dict[str, list[str]] = {}
+
+    def _text(self, path: str, start: int, end: int) -> str:
+        if path not in self._lines:
+            try:
+                self._lines[path] = (self.project.root / path).read_text(encoding="utf-8").split("\n")
+            except (OSError, UnicodeDecodeError):
+                self._lines[path] = []
+        return "\n".join(self._lines[path][start - 1:end])
+
+    def chunk(self, path: str, span: list) -> Chunk:
+        start, end, symbol, names = span
+        return Chunk(path, start, end, symbol, tuple(names), self._text(path, start, end))
+
+    def chunks_of(self, path: str) -> list[Chunk]:
+        return [self.chunk(path, s) for s in self.files.get(path, {}).get("chunks", [])]
+
+    def search(self, query: str, limit: int) -> list[Chunk]:
+        """Chunks best matching `query` (BM25), best first, down to a share of the best score."""
+        if not query.strip() or not self.files:
+            return []
+        hits = self.text.search(query, limit, SEARCH_BOOSTS)
+        spans_by_key = {f"{p}:{s[0]}-{s[1]}": (p, s) for p, e in self.files.items() for s in e["chunks"]}
+        floor = hits[0][1] * MIN_SHARE_OF_BEST if hits else 0
+        return [self.chunk(*spans_by_key[key]) for key, score in hits if key in spans_by_key and score >= floor]
+
+
+def _manifest(folder: Path) -> dict[str, dict]:
+    try:
+        data = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        if data.get("v") == VERSION and (folder / "text" / "meta.json").is_file():
+            return data["files"]
+    except (OSError, ValueError, AttributeError, KeyError):
+        pass
+    return {}
+
+
+def _lock(folder: Path) -> int:
+    import fcntl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def refresh(project: Project, report: Report | None = None) -> CodeIndex:
+    """Bring the code index in step with the working tree and return it (built on first use).
+    A damaged index is thrown away and built again once."""
+    report = report if report is not None else Report()
+    folder = code_dir(project)
+    fd = _lock(folder)
+    try:
+        try:
+            return _update(project, folder, _manifest(folder), report)
+        except (OSError, ValueError):
+            shutil.rmtree(folder / "text", ignore_errors=True)
+            return _update(project, folder, {}, report)
+    finally:
+        os.close(fd)
+
+
+def _update(project: Project, folder: Path, files: dict[str, dict], report: Report) -> CodeIndex:
+    from .items import Item
+    from .text import TextIndex
+
+    if not files and (folder / "text").exists():
+        shutil.rmtree(folder / "text")  # no usable manifest: start over
+    memory = project.rel(project.memory_dir)
+    tracked = [p for p in gitrepo.tracked_files(project.root) if is_source(p, memory)]
+    report.files = len(tracked)
+    fresh: dict[str, dict] = {}
+    changed: dict[str, tuple[str, list[Span]]] = {}
+    for path in tracked:
+        entry = _scan(project.root / path, files.get(path))
+        if entry is None:
+            continue
+        if "new" in entry:
+            changed[path] = entry.pop("new")
+        fresh[path] = entry
+    gone = [p for p in files if p not in fresh or p in changed]
+    report.chunked, report.removed = sorted(changed), sorted(p for p in files if p not in fresh)
+    text = TextIndex(folder / "text", create=not (folder / "text" / "meta.json").is_file())
+    if changed or gone:
+        writer = text.writer()
+        for path in gone:
+            for start, end, *_ in files[path]["chunks"]:
+                writer.delete(f"{path}:{start}-{end}")
+        for path, (content, found) in changed.items():
+            lines = content.split("\n")
+            for span in found:
+                writer.add(Item(id=f"{path}:{span.start}-{span.end}", source="code", kind="code",
+                                title=" ".join((*span.names, path)), path=path, anchors=[path],
+                                body="\n".join(lines[span.start - 1:span.end])))
+        writer.commit()
+    if fresh != files:
+        atomic_write(folder / "manifest.json", json.dumps({"v": VERSION, "files": fresh}) + "\n")
+    return CodeIndex(project, fresh, text)
+
+
+def _scan(path: Path, old: dict | None) -> dict | None:
+    """The manifest entry of one file, with `new`: (text, spans) when it must be (re)indexed; None to skip it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    if st.st_size > MAX_FILE_BYTES:
+        return None
+    if old and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
+        return old
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "\0" in text:
+        return None
+    sha = hashlib.sha1(raw).hexdigest()
+    entry = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha": sha}
+    if old and old["sha"] == sha:
+        return {**entry, "chunks": old["chunks"]}
+    found = spans(text)
+    return {**entry, "chunks": [[s.start, s.end, s.symbol, list(s.names)] for s in found], "new": (text, found)}

@@ -1,0 +1,95 @@
+"""What the index holds about one fact or session entry: an `Item`, made from either source.
+
+Facts and WAL entries are flattened into one shape so the text index, the vectors and the catalog
+treat them alike; `source` tells them apart (committed facts outrank session entries at query time).
+The content hash covers exactly the text that is embedded, so an edit that only touches, say, a date
+never re-embeds anything.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..ids import mentioned_ids
+
+if TYPE_CHECKING:  # the parsers are only needed when something changed (they pull in PyYAML)
+    from ..model import Fact
+    from ..wal import Entry
+
+COMMITTED = "committed"
+SESSION = "session"
+TITLE_MAX = 120
+EXCERPT_CHARS = 320
+# A session entry reaches its task through this relation (both directions are walked).
+SESSION_TASK_REL = "relates-to"
+
+
+@dataclass
+class Item:
+    id: str
+    source: str
+    kind: str
+    title: str
+    body: str
+    path: str
+    status: str = ""
+    priority: str = "normal"
+    delivery: str = ""
+    tags: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    edges: list[tuple[str, str]] = field(default_factory=list)  # (relation, target id), declared on this item
+    created: str | None = None  # ISO date (facts) or timestamp (session entries)
+    expires: str | None = None
+    review_after: str | None = None
+    summary: str = ""  # the author's one-line summary, when they wrote one
+
+    @property
+    def text(self) -> str:
+        """The searchable and embedded text besides the title: the body, and a summary if one was written."""
+        return f"{self.body}\n{self.summary}" if self.summary and self.summary not in self.body else self.body
+
+    @property
+    def embed_text(self) -> str:
+        return f"{self.title}\n{self.text}".strip()
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha1(self.embed_text.encode("utf-8")).hexdigest()
+
+    @property
+    def excerpt(self) -> str:
+        text = " ".join(self.body.split())
+        return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS - 3].rsplit(" ", 1)[0] + "..."
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value else None
+
+
+def from_fact(fact: Fact) -> Item:
+    declared = fact.targets()
+    joined = {dst for _, dst in declared}
+    edges = declared + [("mentions", m) for m in fact.mentions if m not in joined]
+    return Item(
+        id=fact.id, source=COMMITTED, kind=fact.kind, title=fact.title, body=fact.body.strip(), path=fact.path,
+        status=fact.status, priority=fact.priority, delivery=fact.delivery, tags=list(fact.tags),
+        anchors=list(fact.anchors), edges=edges, created=_iso(fact.created), expires=_iso(fact.expires),
+        review_after=_iso(fact.review_after), summary=fact.summary or "",
+    )
+
+
+def from_entry(entry: Entry, path: str) -> Item:
+    """A WAL entry: its type is its kind, its first line its title; its task and the ids it names are
+    edges, and the paths it touched are anchors."""
+    text = entry.text.strip()
+    first = text.splitlines()[0] if text else entry.type
+    title = first if len(first) <= TITLE_MAX else first[:TITLE_MAX - 3].rsplit(" ", 1)[0] + "..."
+    edges: list[tuple[str, str]] = []
+    if entry.task:
+        edges.append((SESSION_TASK_REL, str(entry.task)))
+    edges += [("mentions", m) for m in mentioned_ids(text) if m != entry.id and m != entry.task]
+    paths = entry.refs.get("paths") if isinstance(entry.refs, dict) else None
+    anchors = [str(p) for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+    return Item(id=entry.id, source=SESSION, kind=entry.type, title=title, body=text, path=path,
+                status="current", anchors=anchors, edges=edges, created=entry.ts or None)

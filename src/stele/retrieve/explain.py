@@ -1,0 +1,61 @@
+"""`explain()` (`stele why`): one recall taken apart, as plain data.
+
+The seeds with their BM25 and vector ranks, every edge the walk followed, each score's parts, which
+risks were lifted into the callout and why (and which risks in reach were not), what lifecycle rules
+kept out, and what the cap cut. Built from the same `Trace` the recall records, so it explains the
+real run rather than a re-enactment.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..project import Project
+from .recall import Recall, recall
+
+
+def explain(project: Project, prompt: str, files: Iterable[str] = ()) -> dict[str, Any]:
+    result = recall(project, prompt, files)
+    return describe(result)
+
+
+def _via(v: Any) -> dict[str, Any] | None:
+    if v is None:
+        return None
+    return {"from": v.from_id, "rel": v.rel, "hops": v.hops, "direction": "in" if v.incoming else "out"}
+
+
+def describe(result: Recall) -> dict[str, Any]:
+    t = result.trace
+    out: dict[str, Any] = {"mode": result.mode, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
+                           "warnings": result.warnings}
+    if t is None:
+        return out
+    g = t.gate
+    out["gate"] = {"skipped": g.skipped, "searched": bool(g.text), "ids": g.ids, "files": g.paths}
+    seeds = []
+    for n, s in enumerate(t.seeds, 1):
+        row: dict[str, Any] = {"rank": n, "id": s.id, "origin": s.origin, "strength": round(s.strength, 3)}
+        if s.origin == "text":
+            h = s.detail
+            row.update(bm25_rank=h.bm25_rank, bm25=None if h.bm25 is None else round(h.bm25, 3),
+                       vector_rank=h.vector_rank, cosine=None if h.cosine is None else round(h.cosine, 3),
+                       fused=round(h.fused, 5))
+        elif s.origin == "anchor":
+            row["anchor"] = s.detail
+        seeds.append(row)
+    out["seeds"] = seeds
+    out["filtered"] = [{"id": i, "why": why} for i, why in t.filtered.items()]
+    out["walk"] = [{"id": i, **_via(v)} for i, vias in t.reached.items() for v in vias]
+    lifted = {r.id: r for r in result.risks}
+    shown = {e.id for e in result.entries}
+    out["scores"] = [{"id": x.id, "kind": x.node.kind, "source": x.node.source, "score": x.score,
+                      "parts": x.parts, "via": _via(x.via), "shown": x.id in shown} for x in t.scored]
+    out["risks"] = [{"id": r.id, "via": _via(r.via), "why": "causal path of "
+                     f"{r.via.hops} hop{'s' if r.via.hops > 1 else ''} from a seed"} for r in result.risks]
+    out["risks_not_lifted"] = [
+        {"id": x.id, "why": "reached only through " + ", ".join(sorted({v.rel for v in t.reached.get(x.id, [])}))
+         if x.via else "a seed that no other seed reaches causally"}
+        for x in t.scored if x.node.kind == "risk" and x.id not in lifted]
+    out["cut"] = [x.id for x in (t.window.cut if t.window else [])]
+    out["excluded"] = t.excluded
+    return out

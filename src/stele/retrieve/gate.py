@@ -1,0 +1,52 @@
+"""The gate: what a prompt names, and whether it is worth retrieving for at all.
+
+A prompt under `min_prompt_chars` injects nothing: "ok", "keep going" and "fix retries" carry too
+little signal, and a guess injected into a short turn derails the agent. Naming an id (`TASK-418`)
+or editing a file bypasses the gate, because both say exactly what the turn is about. In a long
+prompt, file paths it names (`src/auth/middleware.py`, `retry.py`) also become anchor queries.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..anchors import normalize
+from ..ids import mentioned_ids
+
+# A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx).
+_PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)+[\w.-]*\w|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,6})(?![\w/])")
+
+
+@dataclass(frozen=True)
+class Gate:
+    text: str                    # the prompt to search for ("" when the gate is closed)
+    ids: list[str] = field(default_factory=list)    # ids named in the prompt, in order
+    paths: list[str] = field(default_factory=list)  # --file paths, then paths named in a long prompt
+    named_paths: list[str] = field(default_factory=list)  # the subset named in the prompt
+    skipped: bool = False         # nothing to do: short prompt, no id, no file
+
+    @property
+    def identifier_only(self) -> bool:
+        return not self.text and bool(self.ids) and not self.paths
+
+
+def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Gate:
+    prompt = (prompt or "").strip()
+    ids = mentioned_ids(prompt.upper()) if prompt else []
+    edited = list(dict.fromkeys(normalize(f) for f in files if f and f.strip()))
+    long_enough = len(prompt) >= min_chars
+    if not long_enough and not ids and not edited:
+        return Gate(text="", skipped=True)
+    named = prompt_paths(prompt) if long_enough else []
+    return Gate(text=prompt if long_enough else "", ids=ids, paths=edited + [p for p in named if p not in edited],
+                named_paths=named)
+
+
+def prompt_paths(prompt: str) -> list[str]:
+    """Path-like tokens of a prompt (whether they are anchored anywhere is the index's question)."""
+    out: dict[str, None] = {}
+    for m in _PATH.finditer(prompt):
+        token = normalize(m.group(1).strip(".-"))
+        if token and not token.startswith(("http", "www.")) and "//" not in token:
+            out.setdefault(token, None)
+    return list(out)

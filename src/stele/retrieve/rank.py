@@ -1,0 +1,118 @@
+"""Ranking and the cap: small additive scores, an ordering key only.
+
+    seed:   kind weight + seed_match x match strength (1 for the best seed, falling with its rank)
+    walked: kind weight + relation weight of the edge followed - hop_penalty x hops
+            + walk_inherit x the match term of the seed the path started from
+    session entries: minus session_penalty, and listed after every committed fact
+
+Downrank, never exclude: components weigh 0 and containers (epic, objective, milestone) -3, so a
+child task that `blocks` its epic outranks it, yet the epic still shows when nothing beats it. The
+window holds at most `max_entries` (20) items, callouts included, and keeps room for them: callouts
+are placed first, then a few session entries are given their slots, then committed facts fill the rest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..index.items import SESSION
+from .settings import Settings
+from .walk import Via
+
+ORIGIN_ID, ORIGIN_ANCHOR, ORIGIN_TEXT = "id", "anchor", "text"
+
+
+@dataclass
+class Seed:
+    id: str
+    strength: float          # 0..1: how well it matched
+    origin: str              # id | anchor | text
+    detail: Any = None       # the search Hit, or the anchor that matched
+
+
+@dataclass
+class Scored:
+    id: str
+    node: Any
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    via: Via | None = None   # None for seeds
+    seed: Seed | None = None
+    order: int = 0           # seeds in seed order, then walked nodes in discovery order (tie-break)
+
+    @property
+    def session(self) -> bool:
+        return self.node.source == SESSION
+
+
+def seed_score(node: Any, seed: Seed, s: Settings) -> tuple[float, dict[str, float]]:
+    parts = {"kind": s.kind_weight(node.kind), "match": round(s.seed_match * seed.strength, 3)}
+    return _total(node, parts, s)
+
+
+def walked_score(node: Any, via: Via, s: Settings, strength: float = 0.0) -> tuple[float, dict[str, float]]:
+    """`strength` is the match strength of the seed the path started from: a neighbour of a strong
+    match inherits part of its match term (`walk_inherit`), a neighbour of a weak one little."""
+    parts = {"kind": s.kind_weight(node.kind), "relation": s.relation_weight(via.rel),
+             "hops": -s.hop_penalty * via.hops}
+    if s.walk_inherit and strength:
+        parts["seed"] = round(s.walk_inherit * s.seed_match * strength, 3)
+    return _total(node, parts, s)
+
+
+def _total(node: Any, parts: dict[str, float], s: Settings) -> tuple[float, dict[str, float]]:
+    if node.source == SESSION:
+        parts["session"] = -s.session_penalty
+    return round(sum(parts.values()), 3), parts
+
+
+def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str, Any], s: Settings
+              ) -> dict[str, Scored]:
+    out: dict[str, Scored] = {}
+    strength = {x.id: x.strength for x in reversed(seeds)}
+    for n, seed in enumerate(seeds):
+        node = nodes.get(seed.id)
+        if node is None or seed.id in out:
+            continue
+        total, parts = seed_score(node, seed, s)
+        out[seed.id] = Scored(seed.id, node, total, parts, None, seed, n)
+    for n, (node_id, vias) in enumerate(reached.items(), len(seeds)):
+        node = nodes.get(node_id)
+        if node is None:
+            continue
+        best = max(vias, key=lambda v: (walked_score(node, v, s, strength.get(v.seed, 0.0))[0], -v.hops))
+        total, parts = walked_score(node, best, s, strength.get(best.seed, 0.0))
+        if node_id in out:  # a seed reached from another seed stays a seed (via null), at its better score
+            if total > out[node_id].score:
+                out[node_id].score, out[node_id].parts = total, parts
+            continue
+        out[node_id] = Scored(node_id, node, total, parts, best, None, n)
+    return out
+
+
+def order(scored: list[Scored]) -> list[Scored]:
+    """Named ids first (as named), then committed facts, then session entries, each by score."""
+    def key(x: Scored) -> tuple:
+        named = x.seed is not None and x.seed.origin == ORIGIN_ID
+        return (0 if named else 1, x.order if named else 0, x.session, -x.score, x.order, x.id)
+    return sorted(scored, key=key)
+
+
+@dataclass
+class Window:
+    risks: list[Scored]
+    entries: list[Scored]
+    cut: list[Scored]
+
+
+def cap(ranked: list[Scored], risks: list[Scored], s: Settings) -> Window:
+    """Apply the window: callouts first (at most max_callouts), a few session slots, the rest committed."""
+    limit = s.max_entries
+    risks = risks[:min(s.max_callouts, limit)]
+    room = limit - len(risks)
+    session = [x for x in ranked if x.session][:min(s.session_entries, room)]
+    committed = [x for x in ranked if not x.session][:room - len(session)]
+    if len(committed) + len(session) < room:  # unused committed room goes to further session entries
+        session = [x for x in ranked if x.session][:room - len(committed)]
+    keep = {x.id for x in committed} | {x.id for x in session}
+    return Window(risks, [x for x in ranked if x.id in keep], [x for x in ranked if x.id not in keep])

@@ -1,0 +1,275 @@
+"""`recall()`: what the agent is told before it answers. The library API the CLI and the hooks call.
+
+    from stele.retrieve import recall
+    r = recall(project, "why do retries back off?", files=["src/pay/retry.py"], exclude=already_shown)
+    r.as_dict()          # the JSON contract of DESIGN.md section 4 (`stele recall --format json`)
+    render.recall_text(r, max_chars=9000)   # what an agent sees
+
+The pipeline, in order: gate (short prompts inject nothing unless they name an id or a file), seeds
+(ids named, facts anchored to the files, BM25 + embedding hits fused), a one-hop walk both ways, the
+causal risk callout, ranking, the 20-entry cap. It never raises: a missing or broken embedding model
+degrades to full text (`mode: "fts"`), an index that cannot be built to recent session entries
+(`mode: "prior_context"`), and the time budgets (walk 6 s, whole call 8 s) return what is ready with
+`partial: true`. Problems worth knowing go to `Recall.warnings` (one line each) for the caller to print.
+Facts that are superseded, retired, expired or overdue for review are never returned (unless named
+by id), and `exclude` (ids a session has already been shown) are walked through but not returned.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..project import Project
+from . import gate as gate_mod
+from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
+from .settings import Settings
+from .walk import Via
+
+SKIPPED, IDENTIFIER, PRIOR_CONTEXT = "skipped", "identifier", "prior_context"
+PRIOR_LIMIT = 5
+# An anchor's strength as a seed: the file itself (or a symbol in it) beats its folder, which beats a glob.
+ANCHOR_STRENGTH = {"file": 1.0, "folder": 0.8, "glob": 0.6}
+
+
+@dataclass
+class Entry:
+    id: str
+    kind: str
+    title: str
+    score: float
+    source: str
+    via: Via | None = None
+    status: str = ""
+    excerpt: str = ""
+    body: str | None = None  # the whole text, for ids named in the prompt
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score, "source": self.source,
+                "via": self.via.as_dict() if self.via else None}
+
+
+@dataclass
+class Risk:
+    id: str
+    title: str
+    via: Via
+    excerpt: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "via": self.via.as_dict()}
+
+
+@dataclass
+class Trace:
+    """Everything `stele why` explains: seeds, the walk, every score's parts, lifted risks, the cut."""
+    gate: Any = None
+    seeds: list[Seed] = field(default_factory=list)
+    search: Any = None                    # seeds.HybridResult of the prompt, when searched
+    filtered: dict[str, str] = field(default_factory=dict)  # id -> why it may not be injected
+    reached: dict[str, list[Via]] = field(default_factory=dict)
+    scored: list[Scored] = field(default_factory=list)
+    window: Window | None = None
+    excluded: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Recall:
+    mode: str
+    entries: list[Entry] = field(default_factory=list)
+    risks: list[Risk] = field(default_factory=list)
+    elapsed_ms: int = 0
+    partial: bool = False
+    warnings: list[str] = field(default_factory=list)
+    trace: Trace | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "entries": [e.as_dict() for e in self.entries],
+                "risks": [r.as_dict() for r in self.risks], "elapsed_ms": self.elapsed_ms, "partial": self.partial}
+
+
+def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset()
+           ) -> Recall:
+    """Retrieve the starting set for `prompt` (and the files being edited). Never raises."""
+    t0 = time.monotonic()
+    warnings: list[str] = []
+    try:
+        settings = Settings.from_config(project.config)
+    except Exception as e:  # a broken config must not cost the agent its memory
+        warnings.append(f"stele: {e}; using the default retrieval settings")
+        settings = Settings.defaults()
+    try:
+        result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings)
+    except Exception as e:
+        warnings.append(f"stele: recall failed ({type(e).__name__}: {e}); showing recent session context")
+        result = prior_context(project, warnings)
+    result.warnings = warnings
+    result.elapsed_ms = int((time.monotonic() - t0) * 1000)
+    return result
+
+
+def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[str], s: Settings, t0: float,
+            warnings: list[str]) -> Recall:
+    from ..index.build import IndexUnavailable, open_index
+
+    g = gate_mod.check(prompt, files, s.min_prompt_chars)
+    if g.skipped:
+        return Recall(SKIPPED, trace=Trace(gate=g))
+    deadline = t0 + s.hook_budget_ms / 1000
+    try:
+        index = open_index(project, deadline=deadline, warn=warnings.append)
+    except IndexUnavailable as e:
+        warnings.append(f"stele: {e}; showing recent session context")
+        return prior_context(project, warnings)
+    with index:
+        return gather(index, g, exclude, s, t0, warnings)
+
+
+def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
+           warnings: list[str]) -> Recall:
+    """The pipeline over an open index (separate from `recall` so `why` and tests can call it)."""
+    from .callout import causal_risks
+    from .seeds import FTS, HYBRID, hybrid
+    from .walk import Neighbourhood, walk
+
+    today = _today()
+    trace = Trace(gate=g)
+    hood = Neighbourhood(index.catalog, lambda node: inactive_reason(node, today) is None)
+    seeds: list[Seed] = []
+    hood.load_nodes(g.ids)
+    for i in g.ids:
+        if hood.nodes.get(i) is not None:  # named: returned even when it has ended
+            seeds.append(Seed(i, 1.0, ORIGIN_ID))
+    seeds += anchor_seeds(index.catalog, g, hood, s, {x.id for x in seeds})
+    mode = HYBRID if index.model_id else FTS
+    if g.identifier_only:
+        mode = IDENTIFIER
+    elif g.text:
+        taken = {x.id for x in seeds}
+
+        def keep(ids: list[str]) -> set[str]:
+            hood.load_nodes(ids)
+            ok = set()
+            for i in dict.fromkeys(ids):
+                why = inactive_reason(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
+                if why:
+                    trace.filtered[i] = why
+                elif i not in taken:
+                    ok.add(i)
+            return ok
+
+        found = hybrid(index, g.text, s, 2 * s.max_seeds, keep)
+        trace.search = found
+        mode = found.mode
+        if found.vector_error:
+            warnings.append(f"stele: full-text only: {found.vector_error}")
+        seeds += text_seeds(found.hits, hood.nodes, s.max_seeds)
+    trace.seeds = seeds
+    seed_ids = [x.id for x in seeds]
+    partial = time.monotonic() > t0 + s.hook_budget_ms / 1000
+    reached: dict[str, list[Via]] = {}
+    lifted: dict[str, Via] = {}
+    if not partial:
+        reached, partial = walk(seed_ids, hood, s.walk_depth, t0 + s.walk_budget_ms / 1000)
+    if not partial:
+        # a warning needs a confident start: only seeds that matched well open a causal path
+        lifted = causal_risks([x.id for x in seeds if x.strength >= s.callout_strength], hood, s.callout_hops)
+    trace.reached = reached
+    scored = score_all(seeds, reached, hood.nodes, s)
+    risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
+                   key=lambda x: (lifted[x.id].hops, -x.score, x.id))
+    risks = [x for x in risks if x.id not in exclude]
+    for x in risks:
+        x.via = lifted[x.id]
+    ranked = [x for x in order(list(scored.values())) if x.id not in lifted]
+    trace.excluded = [x.id for x in ranked if x.id in exclude and not _named(x)]
+    ranked = [x for x in ranked if x.id not in exclude or _named(x)]
+    trace.scored = ranked
+    window = cap(ranked, risks, s)
+    trace.window = window
+    entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
+                     x.node.excerpt or "", index.catalog.body(x.id) if _named(x) else None) for x in window.entries]
+    return Recall(mode, entries, [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "") for x in window.risks],
+                  partial=partial, trace=trace)
+
+
+def text_seeds(hits: list, nodes: dict[str, Any], limit: int) -> list[Seed]:
+    """The best `limit` committed hits, plus the session hits ranked among the best `limit` overall:
+    session entries compete on merit but never take a committed fact's seat. Strength: the fused
+    score relative to the best hit's."""
+    top = hits[0].fused if hits else 1.0
+    committed = [h for h in hits if nodes[h.id].source == "committed"][:limit]
+    session = [h for h in hits[:limit] if nodes[h.id].source != "committed"]
+    chosen = {h.id for h in committed + session}
+    return [Seed(h.id, h.fused / top, ORIGIN_TEXT, h) for h in hits if h.id in chosen]
+
+
+def _named(x: Scored) -> bool:
+    return x.seed is not None and x.seed.origin == ORIGIN_ID
+
+
+def _risk_only(risk_id: str, via: Via, node: Any, s: Settings) -> Scored:
+    from .rank import walked_score
+
+    total, parts = walked_score(node, via, s)
+    return Scored(risk_id, node, total, parts, via)
+
+
+def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: set[str]) -> list[Seed]:
+    """Facts anchored to the edited files and to files the prompt names, strongest anchors first."""
+    if not g.paths:
+        return []
+    queries = list(g.paths)
+    for p in g.named_paths:  # `retry.py` in a prompt: the anchored files it can mean
+        queries += catalog.anchor_paths_ending(p)
+    best: dict[str, tuple[float, str]] = {}
+    for item_id, path, symbol, glob in catalog.anchored(queries):
+        kind = "glob" if glob else ("file" if path in queries or symbol else "folder")
+        strength = ANCHOR_STRENGTH[kind]
+        if strength > best.get(item_id, (-1.0, ""))[0]:
+            best[item_id] = (strength, path + (f"::{symbol}" if symbol else ""))
+    hood.load_nodes(best)
+    usable = [i for i in best if i not in taken and hood.ok(i)]
+    usable.sort(key=lambda i: (-best[i][0], -s.kind_weight(hood.nodes[i].kind), i))
+    return [Seed(i, best[i][0], ORIGIN_ANCHOR, best[i][1]) for i in usable[:s.max_seeds]]
+
+
+def _today() -> dt.date:
+    from ..lifecycle import today
+
+    return today()
+
+
+def inactive_reason(node: Any, on: dt.date) -> str | None:
+    """Why `node` must not be auto-injected on day `on`, or None (session entries never end)."""
+    from ..lifecycle import inactive_reason as reason
+
+    if node.source != "committed":
+        return None
+    return reason(node.status or "", _date(node.expires), _date(node.review_after), on)
+
+
+def _date(value: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def prior_context(project: Project, warnings: list[str]) -> Recall:
+    """No index at all: the most recent session entries, read straight from the WAL (score 0.0)."""
+    from ..wal import ReadReport, read_all
+
+    try:
+        entries = [e for e in read_all(project, ReadReport()) if e.type != "prompt"]
+    except Exception as e:
+        warnings.append(f"stele: the session log cannot be read ({type(e).__name__}: {e})")
+        entries = []
+    entries.sort(key=lambda e: e.ts, reverse=True)
+    out = []
+    for e in entries[:PRIOR_LIMIT]:
+        text = " ".join(e.text.split())
+        out.append(Entry(e.id, e.type, text[:117] + "..." if len(text) > 120 else text, 0.0, "session",
+                         excerpt=text[:320]))
+    return Recall(PRIOR_CONTEXT, out)

@@ -1,0 +1,90 @@
+"""`search()`: plain hybrid search over the committed record. No gate, no walk, no callout.
+
+    from stele.retrieve import search
+    res = search(project, "alias swap reindex", limit=10, kinds=("decision",), include_all=False)
+    res.as_dict()   # {"mode": "hybrid", "results": [{"id", "kind", "title", "score"}, ...]}, best first
+
+By default only facts that may be injected are returned; `include_all` adds superseded, retired,
+expired and overdue ones (a superseded fact then ranks below the fact that superseded it). Session
+entries are not searched here: they are recalled by `recall()`, below committed facts.
+Unlike `recall`, a broken index is an error here (`IndexUnavailable`): a person asked for it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..project import Project
+from .settings import Settings
+
+
+@dataclass
+class SearchHit:
+    id: str
+    kind: str
+    title: str
+    score: float
+    status: str = ""
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score}
+
+
+@dataclass
+class SearchResult:
+    mode: str
+    results: list[SearchHit] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "results": [h.as_dict() for h in self.results]}
+
+
+def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] = (), include_all: bool = False
+           ) -> SearchResult:
+    from ..index.build import open_index
+    from .recall import _today, inactive_reason
+    from .seeds import FTS, HYBRID, hybrid
+
+    settings = Settings.from_config(project.config)
+    warnings: list[str] = []
+    with open_index(project, warn=warnings.append) as index:
+        if not query.strip() or limit <= 0:
+            return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
+        today = _today()
+        nodes: dict[str, Any] = {}
+
+        def keep(ids: list[str]) -> set[str]:
+            nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
+            return {i for i in ids if i in nodes and nodes[i].source == "committed"
+                    and (include_all or inactive_reason(nodes[i], today) is None)}
+
+        found = hybrid(index, query, settings, limit, keep, kinds)
+        if found.vector_error:
+            warnings.append(f"stele: full-text only: {found.vector_error}")
+        hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5), nodes[h.id].status or "",
+                          h.bm25_rank, h.vector_rank) for h in found.hits]
+        if include_all:
+            hits = superseded_last(hits, index.catalog.edges(h.id for h in hits if h.status == "superseded"))
+        return SearchResult(found.mode, hits, warnings)
+
+
+def superseded_last(hits: list[SearchHit], edges: list[tuple[str, str, str]]) -> list[SearchHit]:
+    """Move each superseded hit just below the lowest hit that supersedes it, if it ranks above it."""
+    by = {}
+    for src, rel, dst in edges:
+        if rel == "supersedes":
+            by.setdefault(dst, set()).add(src)
+    out = list(hits)
+    for hit in hits:
+        newer = by.get(hit.id)
+        if not newer:
+            continue
+        pos = out.index(hit)
+        last = max((n for n, h in enumerate(out) if h.id in newer), default=-1)
+        if last > pos:
+            out.pop(pos)
+            out.insert(last, hit)  # the superseder moved up one, so this lands right below it
+    return out

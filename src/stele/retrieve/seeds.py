@@ -1,0 +1,115 @@
+"""Seeds: where the walk starts. Full-text (BM25) and embedding hits, fused by weighted reciprocal rank.
+
+Rank fusion, not score fusion: BM25 scores and static-embedding cosines live on unrelated scales, and
+static cosines separate related from unrelated text poorly (DESIGN.md section 9), so no cosine is ever
+thresholded. The weights are tuned on both evaluations: BM25 is what wins on long documents
+(SciFact), the embeddings are what finds paraphrases of short facts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+FTS, HYBRID = "fts", "hybrid"
+POOL = 100  # candidates taken from each ranking before filtering and fusion
+
+
+@dataclass
+class Hit:
+    id: str
+    fused: float = 0.0
+    bm25_rank: int | None = None   # 1-based
+    bm25: float | None = None
+    vector_rank: int | None = None
+    cosine: float | None = None
+
+
+def fuse(bm25: list[tuple[str, float]], vec: list[tuple[str, float]], bm25_weight: float, vector_weight: float,
+         k: float) -> list[Hit]:
+    """Weighted reciprocal-rank fusion of two rankings, best first (ties: BM25 order, then vector)."""
+    hits: dict[str, Hit] = {}
+    for rank, (i, score) in enumerate(bm25, 1):
+        h = hits.setdefault(i, Hit(i))
+        h.bm25_rank, h.bm25 = rank, score
+        h.fused += bm25_weight / (k + rank)
+    for rank, (i, cos) in enumerate(vec, 1):
+        h = hits.setdefault(i, Hit(i))
+        h.vector_rank, h.cosine = rank, cos
+        h.fused += vector_weight / (k + rank)
+    order = {i: n for n, i in enumerate(hits)}
+    return sorted(hits.values(), key=lambda h: (-h.fused, order[h.id]))
+
+
+@dataclass
+class HybridResult:
+    hits: list[Hit]
+    mode: str
+    vector_error: str | None = None
+
+
+def hybrid(index: Any, text: str, settings: Any, limit: int, keep: Callable[[list[str]], set[str]] | None = None,
+           kinds: Iterable[str] = ()) -> HybridResult:
+    """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None)."""
+    kinds = tuple(kinds)
+    boosts = {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
+    bm25 = index.text.search(text, POOL, boosts, kinds=kinds)
+    vec, error = vector_hits(index, text, POOL)
+    if kinds and vec:
+        found = index.catalog.nodes(i for i, _ in vec)
+        vec = [(i, c) for i, c in vec if i in found and found[i].kind in kinds]
+    if keep is not None:
+        allowed = keep([i for i, _ in bm25] + [i for i, _ in vec])
+        bm25 = [(i, s) for i, s in bm25 if i in allowed]
+        vec = [(i, c) for i, c in vec if i in allowed]
+    wb, wv = weights(settings, bm25_share(index, text, boosts, bm25))
+    hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
+    return HybridResult(hits[:limit], FTS if error else HYBRID, error)
+
+
+def bm25_share(index: Any, text: str, boosts: dict[str, float], bm25: list[tuple[str, float]]) -> float:
+    """The top BM25 hit's score as a share of what the query's terms could score at best."""
+    if not bm25:
+        return 0.0
+    ceiling = index.text.ceiling(text, boosts)
+    return bm25[0][1] / ceiling if ceiling > 0 else 0.0
+
+
+def weights(s: Any, share: float) -> tuple[float, float]:
+    """Fusion weights for one query. When full text matched only weakly (the best hit holds a small
+    share of what the prompt's words could score: a paraphrase, no rare word in common), the
+    embeddings lead; when it matched well, BM25 leads."""
+    lo, hi = s.weak_match, s.strong_match
+    t = min(1.0, max(0.0, (hi - share) / (hi - lo))) if hi > lo else 0.0
+    return s.bm25_weight * (1 - 0.5 * t), s.vector_weight + (1.0 - s.vector_weight) * t
+
+
+def vector_hits(index: Any, text: str, k: int) -> tuple[list[tuple[str, float]], str | None]:
+    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used."""
+    from ..index import vectors
+
+    if not index.model_id:
+        return [], "the index has no vectors (no usable embedding model when it was built)"
+    try:
+        enc = query_encoder(index.project)
+        matrix = index.matrix()
+        query = enc.encode([text])
+    except vectors.NoModel as e:
+        return [], str(e)
+    except (OSError, ValueError) as e:
+        return [], f"the vectors cannot be read ({e}); `stele rebuild` rebuilds them"
+    top = vectors.top_k(matrix, query[0], k)
+    ids = index.catalog.ids_at_rows([r for r, _ in top])
+    return [(ids[r], c) for r, c in top if r in ids], None
+
+
+_ENCODERS: dict[str, Any] = {}
+
+
+def query_encoder(project: Any) -> Any:
+    """The lean query encoder of the configured model, loaded once per process."""
+    from ..index import vectors
+
+    ref = vectors.model_ref(project)
+    if ref.model_id not in _ENCODERS:
+        _ENCODERS[ref.model_id] = vectors.load_encoder(ref, bulk=False)
+    return _ENCODERS[ref.model_id]

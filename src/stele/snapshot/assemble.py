@@ -1,0 +1,223 @@
+"""Deciding what fits: the ordered parts of a snapshot and their budgets (DESIGN.md section 5).
+
+Pure functions over facts and chunks already in memory, so every budget rule is tested without a
+repository. The order is fixed: `always` records by priority critical..low, records named by id,
+ranked records, code, then the knowledge briefing (counted apart). Required records (`always` and
+named) either all fit or the snapshot fails naming the ones that do not: a rule is never dropped
+silently. Optional things (ranked records, code, briefing items) that do not fit are left out and
+listed in `skipped` with the budget that left them out.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Iterable, Protocol
+
+from ..errors import SteleError, UsageError
+from ..kinds import CONTAINERS, PRIORITIES
+from ..lifecycle import inactive_reason
+from ..model import Fact
+from .model import Budgets, Item, Skip, Snapshot
+
+# Task progress stays with the task and knowledge reaches a run only through the briefing: neither is
+# copied in as a record unless a run names it by id.
+NOT_RECORDS = frozenset({"task", "document"}) | CONTAINERS
+
+
+class BudgetError(SteleError):
+    """Required records that do not fit; `misfits` holds (id, why) for each."""
+
+    def __init__(self, misfits: list[tuple[str, str]], fitted: int, used: int, budgets: Budgets) -> None:
+        self.misfits = misfits
+        listed = ", ".join(f"{fid} ({why})" for fid, why in misfits)
+        super().__init__(
+            f"required records do not fit the snapshot: {listed}; {fitted} records using {used} of "
+            f"{budgets.records_bytes} bytes fit before them. Shorten them, make some `delivery: ranked`, or "
+            "raise snapshot.records_bytes / snapshot.records_count_max in .stele/config.yaml")
+
+
+class Chunk(Protocol):
+    path: str
+    start: int
+    end: int
+    symbol: str | None
+    text: str
+
+
+def inactive(fact: Fact, on: dt.date) -> str | None:
+    return inactive_reason(fact.status, fact.expires, fact.review_after, on)
+
+
+def is_always(fact: Fact, on: dt.date) -> bool:
+    """Delivered to every run: `always`, current, not a task or document, not expired or overdue."""
+    return (fact.delivery == "always" and fact.status == "current" and fact.kind not in NOT_RECORDS
+            and inactive(fact, on) is None)
+
+
+def may_rank(fact: Fact, on: dt.date) -> bool:
+    return fact.kind not in NOT_RECORDS and fact.delivery != "manual" and inactive(fact, on) is None
+
+
+def always_records(facts: Iterable[Fact], on: dt.date) -> list[Fact]:
+    return sorted((f for f in facts if is_always(f, on)), key=lambda f: (PRIORITIES.index(f.priority), f.id))
+
+
+def record_text(fact: Fact, on: dt.date) -> str:
+    labels = [f"priority {fact.priority}"] if fact.priority != "normal" else []
+    if fact.status != "current":
+        labels.append(f"status {fact.status}")
+    why = inactive(fact, on)
+    if why and why != fact.status:
+        labels.append(why)
+    head = f"[{fact.id}] {fact.kind}: {fact.title}" + (f" ({', '.join(labels)})" if labels else "")
+    body = fact.body.strip("\n")
+    return f"{head}\n{body}\n" if body else head + "\n"
+
+
+def _record_item(part: str, fact: Fact, on: dt.date) -> Item:
+    return Item(part, fact.id, record_text(fact, on), {
+        "kind": fact.kind, "title": fact.title, "status": fact.status, "delivery": fact.delivery,
+        "priority": fact.priority})
+
+
+def select_records(facts: dict[str, Fact], named: list[str], ranked: list[str], budgets: Budgets,
+                   on: dt.date) -> tuple[list[Item], list[Skip], int]:
+    """The record parts, the ranked candidates left out, and the record count limit that applied."""
+    required = [_record_item("always", f, on) for f in always_records(facts.values(), on)]
+    taken = {i.key for i in required}
+    for fid in named:
+        fact = facts.get(fid) or facts.get(fid.upper())
+        if fact is None:
+            raise UsageError(f"--record {fid}: no fact has that id (`stele list` shows the ids)")
+        if fact.id not in taken:
+            required.append(_record_item("named", fact, on))
+            taken.add(fact.id)
+    limit = max(budgets.records_count, min(len(required), budgets.records_count_max))
+    items, misfits, used = [], [], 0
+    for item in required:
+        if item.size > budgets.record_max_bytes:
+            misfits.append((item.key, f"{item.size} bytes, over the {budgets.record_max_bytes}-byte limit for "
+                                      "one record"))
+        elif len(items) >= limit:
+            misfits.append((item.key, f"past the {limit}-record limit"))
+        elif used + item.size > budgets.records_bytes:
+            misfits.append((item.key, f"{item.size} bytes, past the {budgets.records_bytes}-byte record budget"))
+        else:
+            items.append(item)
+            used += item.size
+    if misfits:
+        raise BudgetError(misfits, len(items), used, budgets)
+
+    skipped = []
+    for fid in ranked:
+        fact = facts.get(fid)
+        if fact is None or fact.id in taken or not may_rank(fact, on):
+            continue
+        taken.add(fact.id)
+        item = _record_item("ranked", fact, on)
+        if item.size > budgets.record_max_bytes:
+            skipped.append(Skip("ranked", fact.id, f"{item.size} bytes, over the {budgets.record_max_bytes}-byte "
+                                                   "limit for one record"))
+        elif len(items) >= limit:
+            skipped.append(Skip("ranked", fact.id, f"past the {limit}-record limit"))
+        elif used + item.size > budgets.records_bytes:
+            skipped.append(Skip("ranked", fact.id, f"{item.size} bytes, past the {budgets.records_bytes}-byte "
+                                                   "record budget"))
+        else:
+            items.append(item)
+            used += item.size
+    return items, skipped, limit
+
+
+def _fence(code: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def code_text(chunk: Chunk, anchored_by: list[str]) -> str:
+    head = f"{chunk.path}:{chunk.start}-{chunk.end}" + (f" {chunk.symbol}" if chunk.symbol else "")
+    if anchored_by:
+        head += f" (anchored by {', '.join(anchored_by)})"
+    code = chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
+    fence = _fence(code)
+    return f"{head}\n{fence}\n{code}{fence}\n"
+
+
+def fit_code(candidates: Iterable[tuple[Chunk, list[str]]], limit: int) -> tuple[list[Item], list[Skip]]:
+    """Chunks in candidate order (anchored first), each at most once, within `limit` bytes."""
+    items, skipped, used = [], [], 0
+    seen: dict[str, list[tuple[int, int]]] = {}
+    for chunk, anchored_by in candidates:
+        spans = seen.setdefault(chunk.path, [])
+        if any(chunk.start <= e and s <= chunk.end for s, e in spans):
+            continue  # already delivered (an anchored chunk that search also found)
+        spans.append((chunk.start, chunk.end))
+        key = f"{chunk.path}:{chunk.start}-{chunk.end}"
+        item = Item("code", key, code_text(chunk, anchored_by), {
+            "path": chunk.path, "start": chunk.start, "end": chunk.end, "symbol": chunk.symbol,
+            "anchored_by": list(anchored_by)})
+        if used + item.size > limit:
+            skipped.append(Skip("code", key, f"{item.size} bytes, past the {limit}-byte code budget"))
+            continue
+        items.append(item)
+        used += item.size
+    return items, skipped
+
+
+def is_current_knowledge(fact: Fact, on: dt.date) -> bool:
+    return fact.kind == "document" and fact.status == "current" and inactive(fact, on) is None
+
+
+def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
+                  on: dt.date) -> tuple[list[Item], list[Skip]]:
+    """Titles and summaries of current documents: those matching the task first, then the newest."""
+    docs = [f for f in facts.values() if is_current_knowledge(f, on)]
+    by_rank = {fid: n for n, fid in enumerate(ranked)}
+    docs.sort(key=lambda f: (by_rank.get(f.id, len(by_rank)), -(f.created or dt.date.min).toordinal(), f.id))
+    items, skipped, used = [], [], 0
+    for n, doc in enumerate(docs):
+        if len(items) >= budgets.briefing_items:
+            skipped.append(Skip("briefing", "*", f"{len(docs) - n} more current documents, past the "
+                                                 f"{budgets.briefing_items}-item briefing budget"))
+            break
+        item = Item("briefing", doc.id, f"- [{doc.id}] {doc.title}: {doc.summary_text}\n",
+                    {"title": doc.title, "summary": doc.summary_text})
+        if used + item.size > budgets.briefing_bytes:
+            skipped.append(Skip("briefing", doc.id, f"{item.size} bytes, past the {budgets.briefing_bytes}-byte "
+                                                    "briefing budget"))
+            continue
+        items.append(item)
+        used += item.size
+    return items, skipped
+
+
+HEADINGS = {
+    "always": "## Rules for every run (critical first)",
+    "named": "## Records named for this run",
+    "ranked": "## Records related to this task",
+    "code": "## Code for this task",
+    "briefing": "## Knowledge briefing (current documents; read one in full with `stele show ID`)",
+}
+
+
+def render_text(snap: Snapshot) -> str:
+    """The plain, byte-stable text the agent receives (headings are not counted in the budgets)."""
+    task = snap.inputs.get("task")
+    head = f"Stele context snapshot {snap.run}"
+    if task:
+        head += f" for {task['id']}: {task['title']}"
+    r_n, r_bytes = snap.used("always", "named", "ranked")
+    c_n, c_bytes = snap.used("code")
+    k_n, k_bytes = snap.used("briefing")
+    lines = [head, f"Fixed for this run. Records: {r_n} ({r_bytes} of {snap.budgets.records_bytes} bytes); "
+                   f"code: {c_n} chunks ({c_bytes} of {snap.code_limit} bytes); briefing: {k_n} items "
+                   f"({k_bytes} of {snap.budgets.briefing_bytes} bytes)."]
+    for part, heading in HEADINGS.items():
+        items = snap.part(part)
+        if items:
+            sep = "" if part == "briefing" else "\n"
+            lines += ["", heading, "", sep.join(i.text for i in items).rstrip("\n")]
+    if snap.skipped:
+        lines += ["", f"This is a starting set, not everything: {len(snap.skipped)} more candidates did not fit the "
+                      "budgets; `stele search QUERY` finds more."]
+    return "\n".join(lines) + "\n"

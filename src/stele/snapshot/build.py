@@ -1,0 +1,108 @@
+"""Taking a snapshot of a project: gather the inputs, assemble under the budgets, store if asked.
+
+This is the library call behind `stele context`, `stele context preview` and every task claim: the
+one place that touches the record, the ranking, the code index, the store and the session log, in
+that order. Everything that decides what fits is in `assemble` and runs on the data gathered here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import gitrepo, wal
+from ..errors import UsageError
+from ..ids import ulid
+from ..kinds import KINDS
+from ..lifecycle import today
+from ..model import Fact
+from ..project import Project
+from ..record import Record, load
+from . import code, store
+from .assemble import NOT_RECORDS, fit_code, pick_briefing, render_text, select_records
+from .model import RECORD_PARTS, Budgets, Snapshot
+
+RANK_LIMIT = 40  # candidates asked of search; the budgets keep far fewer
+
+
+@dataclass
+class Request:
+    task: str | None = None
+    records: list[str] = field(default_factory=list)  # ids named for this run
+    prompt: str | None = None
+
+
+def task_of(record: Record, task_id: str) -> Fact:
+    fact = record.get(task_id)
+    if "open" not in KINDS[fact.kind].statuses:
+        raise UsageError(f"--task {fact.id} is a {fact.kind}, not a task: give a TASK- id (`stele task list`)")
+    return fact
+
+
+def query_for(task: Fact | None, prompt: str | None) -> str:
+    """What ranked records and code are matched against: the task's title, description, acceptance
+    criteria and notes (its body), and the prompt."""
+    parts = [task.title, task.body] if task else []
+    return "\n".join(p.strip() for p in (*parts, prompt or "") if p and p.strip())
+
+
+def linked_to(record: Record, task: Fact | None) -> list[str]:
+    """Facts the task links to, then facts that link to it: the best matches there are."""
+    if task is None:
+        return []
+    ids = [dst for _, dst in task.targets()] + [other for _, other in record.graph.neighbors(task.id)]
+    return list(dict.fromkeys(ids))
+
+
+def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) -> list[str]:
+    """Best-matching active fact ids of `kinds` for `query`, best first: hybrid search, no walk.
+    An index that cannot be opened costs the ranking, not the snapshot: the rules still go out."""
+    if not query.strip():
+        return []
+    from ..index.build import IndexUnavailable
+    from ..retrieve import search
+
+    try:
+        result = search(project, query, RANK_LIMIT, kinds)
+    except IndexUnavailable as e:
+        warnings.append(f"stele: no ranked records: {e}")
+        return []
+    warnings.extend(w for w in result.warnings if w not in warnings)
+    return [hit.id for hit in result.results]
+
+
+def take(project: Project, request: Request, *, save: bool = False, session: str | None = None) -> Snapshot:
+    """Assemble the snapshot for `request`; with `save`, store it and log it to the session."""
+    record = load(project).require_valid()
+    on = today()
+    budgets = Budgets.from_config(project.config)
+    task = task_of(record, request.task) if request.task else None
+    query = query_for(task, request.prompt)
+    warnings: list[str] = []
+    record_kinds = [k for k in KINDS if k not in NOT_RECORDS]
+    ranked = linked_to(record, task) + rank(project, query, record_kinds, warnings)
+    items, skipped, records_limit = select_records(record.facts, request.records, ranked, budgets, on)
+    records_bytes = sum(i.size for i in items)
+    code_limit = max(0, min(budgets.code_bytes, budgets.total_bytes - records_bytes))
+    selected = [record.facts[i.key] for i in items if i.part in RECORD_PARTS]
+    code_items, code_skipped = fit_code(code.candidates(project, selected, query), code_limit)
+    brief, brief_skipped = pick_briefing(record.facts, rank(project, query, ["document"], warnings), budgets, on)
+    snap = Snapshot(
+        run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit, code_limit=code_limit,
+        inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
+                "records": [r.upper() for r in request.records], "prompt": request.prompt, "query": query,
+                "commit": gitrepo.head_sha(project.root)},
+        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped, warnings=warnings)
+    snap.text = render_text(snap)
+    if save:
+        store.save(project, snap)
+        _log(project, snap, session)
+    return snap
+
+
+def _log(project: Project, snap: Snapshot, session: str | None) -> None:
+    """A saved snapshot is a session event: the log then says what the agent was told, and when."""
+    name = wal.current_session(session)
+    if name is None:
+        return
+    task = (snap.inputs.get("task") or {}).get("id")
+    text = f"context snapshot {snap.run}" + (f" for {task}" if task else "")
+    wal.append(project, wal.new_entry(name, "snapshot", text, task=task, refs={"run": snap.run}))

@@ -1,0 +1,92 @@
+"""Stored snapshots: `.stele/snapshots/<run>.json`, written once and never modified.
+
+"What the agent saw" must stay what it saw: the file embeds every delivered text, is created with a
+hard link from a fully written temp file (so it appears whole or not at all, and an existing run is
+never overwritten), and is left read-only. Run ids are ULIDs, so file names sort by time. Snapshots are
+per-machine history like the WAL: `.stele/` keeps them out of git.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import SteleError, UsageError
+from ..project import Project
+from .model import Snapshot
+
+_RUN_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
+
+
+def snapshots_dir(project: Project) -> Path:
+    return project.stele_dir / "snapshots"
+
+
+def save(project: Project, snap: Snapshot) -> Path:
+    """Write `snap` as its run's file; refuses to replace an existing run."""
+    folder = snapshots_dir(project)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{snap.run}.json"
+    snap.stored = project.rel(path)
+    data = json.dumps(snap.as_dict(), indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{snap.run}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o444)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            snap.stored = None
+            raise SteleError(f"{project.rel(path)} already exists: a stored run is never replaced") from None
+    finally:
+        os.unlink(tmp)
+    return path
+
+
+def resolve(project: Project, run: str) -> Path:
+    """The file of `run` (a full run id or a unique prefix of one)."""
+    wanted = run.strip().upper()
+    if not _RUN_RE.match(wanted):
+        raise UsageError(f"{run!r} is not a run id: `stele snapshot list` shows them")
+    folder = snapshots_dir(project)
+    matches = sorted(folder.glob(f"{wanted}*.json")) if folder.is_dir() else []
+    if not matches:
+        raise SteleError(f"no stored snapshot {wanted} in {project.rel(folder)}/: `stele snapshot list` shows "
+                         "the runs")
+    if len(matches) > 1:
+        raise UsageError(f"run {wanted} is ambiguous ({len(matches)} runs start with it): give more characters")
+    return matches[0]
+
+
+def load(project: Project, run: str) -> dict[str, Any]:
+    path = resolve(project, run)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise SteleError(f"{project.rel(path)}: cannot read the stored snapshot ({e})") from None
+    if not isinstance(data, dict) or "run" not in data:
+        raise SteleError(f"{project.rel(path)}: not a stored snapshot (no `run`)")
+    return data
+
+
+def runs(project: Project) -> Iterator[dict[str, Any]]:
+    """A summary of every stored run, oldest first; unreadable files are reported, not fatal."""
+    folder = snapshots_dir(project)
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            usage = {row["part"]: row for row in data["usage"]}
+            task = data["inputs"].get("task") or {}
+            yield {"run": data["run"], "created": data["created"], "task": task.get("id"),
+                   "records": usage["records"]["items"], "code": usage["code"]["items"],
+                   "briefing": usage["briefing"]["items"], "bytes": usage["total"]["bytes"],
+                   "path": project.rel(path)}
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            yield {"run": path.stem, "error": f"cannot read {project.rel(path)} ({type(e).__name__}: {e})",
+                   "path": project.rel(path)}

@@ -1,0 +1,138 @@
+"""`stele task ...` through the real entry point, in real temporary git repositories."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import git, invoke
+
+
+def task(*args: str) -> str:
+    r = invoke("task", "new", *args, "--json")
+    assert r.code == 0, r.err
+    return json.loads(r.out)["id"]
+
+
+def ids(*args: str) -> list[str]:
+    r = invoke("task", *args, "--json")
+    assert r.code == 0, r.err
+    return [t["id"] for t in json.loads(r.out)["tasks"]]
+
+
+def test_new_list_ready_show(repo):
+    epic = task("Auth hardening", "--kind", "epic")
+    redis = task("Set up redis", "--parent", epic)
+    limit = task("Rate limit login", "--parent", epic, "--priority", "high")
+    assert invoke("link", redis, "blocks", limit).code == 0
+    assert ids("list") == [limit, epic, redis]
+    assert ids("ready") == [redis]
+    table = invoke("task", "ready")
+    assert table.code == 0 and "Set up redis" in table.out and "Rate limit" not in table.out
+    shown = json.loads(invoke("task", "show", limit, "--json").out)
+    assert [p["id"] for p in shown["parents"]] == [epic] and shown["blocked_by"] == [redis]
+    human = invoke("task", "show", epic)
+    assert human.code == 0 and "Set up redis" in human.out and "Rate limit login" in human.out
+    assert invoke("task", "show", "TASK-ZZZZ").code == 1
+
+
+def test_claim_conflict_is_exit_1_and_one_line_naming_the_holder(repo):
+    t = task("Contended")
+    won = invoke("task", "claim", t, "--agent", "alice", "--lease", "30m")
+    assert won.code == 0 and won.out.startswith(f"claimed {t} until ") and won.out.endswith("(token 1)\n")
+    lost = invoke("task", "claim", t, "--agent", "bob")
+    assert lost.code == 1 and lost.out == ""
+    assert lost.err.count("\n") == 1
+    assert lost.err.startswith(f"stele: {t} is held by alice (host ") and " since 20" in lost.err
+    assert " lease until 20" in lost.err and "(token 1)" in lost.err
+    assert ids("list", "--mine", "--agent", "alice") == [t] and ids("list", "--mine", "--agent", "bob") == []
+    assert ids("ready") == []
+    listed = json.loads(invoke("task", "claims", "--json").out)
+    assert [(c["task"], c["agent"], c["status"], c["token"]) for c in listed["claims"]] == [(t, "alice", "held", 1)]
+
+    assert invoke("task", "release", t, "--agent", "bob").code == 1
+    released = invoke("task", "release", t, "--agent", "alice")
+    assert released.code == 0 and released.out == f"released {t} (token 1)\n"
+    again = invoke("task", "claim", t, "--agent", "bob", "--json")
+    data = json.loads(again.out)
+    assert (data["action"], data["claim"]["agent"], data["claim"]["token"]) == ("claimed", "bob", 2)
+    assert invoke("task", "claim", t, "--lease", "soon").code == 2
+
+
+def test_agent_and_session_from_the_environment(repo, monkeypatch):
+    t = task("Env")
+    monkeypatch.setenv("STELE_AGENT", "claude-code")
+    monkeypatch.setenv("STELE_SESSION", "sess-1")
+    assert invoke("task", "claim", t).code == 0
+    claim = json.loads(invoke("task", "claims", "--json").out)["claims"][0]
+    assert (claim["agent"], claim["session"]) == ("claude-code", "sess-1")
+    assert ids("list", "--mine") == [t]
+    resumed = invoke("task", "resume")
+    assert resumed.code == 0 and resumed.out.startswith(f"{t}: Env\n")
+    assert "claim: held by claude-code (session sess-1" in resumed.out and "sess-1 claim: claimed" in resumed.out
+    data = json.loads(invoke("task", "resume", "--json").out)
+    assert data["id"] == t and [h["type"] for h in data["history"]] == ["claim"]
+
+
+def test_done_and_cancel(repo):
+    t = task("Ship it")
+    fyi = json.loads(invoke("remember", "Old gateway still routes /v1.", "--kind", "fyi",
+                            "--link", f"expires-on:{t}", "--json").out)["id"]
+    assert invoke("task", "claim", t, "--agent", "alice").code == 0
+    assert invoke("task", "done", t, "--agent", "bob").code == 1
+    r = invoke("task", "done", t, "--agent", "alice", "--note", "shipped")
+    assert r.code == 0 and f"{t} is done; released its claim (token 1)" in r.out and f"retired {fyi}" in r.out
+    assert json.loads(invoke("show", fyi, "--json").out)["status"] == "retired"
+    c = task("Never mind")
+    assert invoke("task", "cancel", c).code == 0
+    assert ids("list") == [] and ids("list", "--status", "cancelled") == [c]
+    assert ids("list", "--all") == [t, c] or ids("list", "--all") == [c, t]
+
+
+def test_concurrent_cli_processes_one_winner(repo):
+    """Real `stele task claim` processes started together: one exit 0, the rest exit 1 naming it."""
+    t = task("Raced by processes")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    procs = [subprocess.Popen([sys.executable, "-m", "stele", "task", "claim", t, "--agent", f"agent-{i}"],
+                              cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(6)]
+    results = [(p.wait(timeout=60), p.stdout.read(), p.stderr.read()) for p in procs]
+    winners = [i for i, (code, _, _) in enumerate(results) if code == 0]
+    assert len(winners) == 1, results
+    for i, (code, out, err) in enumerate(results):
+        if i != winners[0]:
+            assert code == 1 and err.startswith(f"stele: {t} is held by agent-{winners[0]} "), err
+
+
+@pytest.fixture
+def two_clones(tmp_path, repo, monkeypatch):
+    """`repo` (with one task) pushed to a bare remote, and a second clone of it."""
+    t = task("Shared across machines")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "task")
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(repo, "remote", "add", "origin", str(bare))
+    git(repo, "push", "-q", "origin", "main")
+    git(tmp_path, "clone", "-q", str(bare), "second")
+    return repo, tmp_path / "second", t
+
+
+def test_remote_claims_between_two_clones(two_clones, monkeypatch):
+    first, second, t = two_clones
+    won = invoke("task", "claim", t, "--agent", "alice", "--remote")
+    assert won.code == 0 and won.out.rstrip().endswith("pushed to origin"), won.err
+    monkeypatch.chdir(second)
+    lost = invoke("task", "claim", t, "--agent", "bob", "--remote")
+    assert lost.code == 1 and lost.err.startswith(f"stele: {t} is held by alice ")
+    listed = json.loads(invoke("task", "claims", "--remote", "--json").out)
+    assert listed["remote"] == "origin" and [c["agent"] for c in listed["claims"]] == ["alice"]
+    assert invoke("task", "claims", "--json").out.count('"task"') == 0  # nothing claimed in this clone
+    assert ids("ready") == []  # the fetched remote claim counts
+
+    monkeypatch.chdir(first)
+    assert invoke("task", "release", t, "--agent", "alice").code == 0  # released on origin too
+    monkeypatch.chdir(second)
+    again = invoke("task", "claim", t, "--agent", "bob", "--remote-name", "origin")
+    assert again.code == 0 and "(token 2)" in again.out

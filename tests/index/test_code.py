@@ -1,0 +1,71 @@
+"""The code index: what it indexes, how little a refresh redoes, and search over chunks."""
+import os
+
+from stele.index import code
+from stele.project import Project
+from tests.helpers import git
+
+
+def write(root, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def refresh(root) -> tuple[code.CodeIndex, code.Report]:
+    report = code.Report()
+    return code.refresh(Project(root), report), report
+
+
+def test_only_tracked_source_files_are_indexed(repo):
+    write(repo, "src/app.py", "def main():\n    return 1\n")
+    write(repo, "src/untracked.py", "def nope():\n    pass\n")
+    write(repo, "README.md", "# docs are not code\n")
+    write(repo, "Makefile", "test:\n\tpytest\n")
+    write(repo, "docs/memory/notes/x.py", "def memory_is_not_code():\n    pass\n")
+    git(repo, "add", "src/app.py", "README.md", "Makefile", "docs/memory/notes/x.py", ".stele")
+    index, report = refresh(repo)
+    assert sorted(index.files) == ["Makefile", "src/app.py"] and report.files == 2
+    assert index.chunks_of("src/app.py")[0].text == "def main():\n    return 1"
+
+
+def test_a_refresh_redoes_only_what_changed(repo):
+    for name in ("a", "b", "c"):
+        write(repo, f"src/{name}.py", f"def {name}_function():\n    return '{name}'\n")
+    git(repo, "add", "-A")
+    _, first = refresh(repo)
+    assert first.chunked == ["src/a.py", "src/b.py", "src/c.py"]
+    _, again = refresh(repo)
+    assert again.chunked == [] and again.removed == []
+    os.utime(repo / "src/b.py", ns=(1, 1))  # touched, same content: rehashed, not re-chunked
+    write(repo, "src/c.py", "def c_function():\n    return 'changed'\n\n\ndef brand_new_helper():\n    pass\n")
+    (repo / "src/a.py").unlink()
+    index, report = refresh(repo)
+    assert report.chunked == ["src/c.py"] and report.removed == ["src/a.py"]
+    assert [c.path for c in index.search("brand new helper", 5)] == ["src/c.py"]
+    assert "src/a.py" not in {c.path for c in index.search("a_function", 5)}
+
+
+def test_search_ranks_chunks_and_drops_stray_matches(repo):
+    write(repo, "src/limit.py", "class RateLimiter:\n    def check(self, addr):\n        return self.rate_limit(addr)\n")
+    write(repo, "src/misc.py", "def unrelated():\n    # one stray mention of a limit\n    return 0\n")
+    git(repo, "add", "-A")
+    index, _ = refresh(repo)
+    hits = index.search("rate limiter check for an address", 10)
+    assert [h.path for h in hits] == ["src/limit.py"]
+    assert hits[0].names == ("RateLimiter", "check") and hits[0].text.startswith("class RateLimiter:")
+
+
+def test_a_damaged_or_missing_index_is_rebuilt(repo):
+    write(repo, "src/app.py", "def main():\n    return 1\n")
+    git(repo, "add", "-A")
+    refresh(repo)
+    folder = code.code_dir(Project(repo))
+    (folder / "manifest.json").write_text("{broken")
+    index, report = refresh(repo)
+    assert report.chunked == ["src/app.py"] and index.search("main", 5)[0].path == "src/app.py"
+    for f in (folder / "text").iterdir():
+        if f.name != "meta.json" and f.is_file():
+            f.write_bytes(b"garbage")
+    index, _ = refresh(repo)
+    assert index.search("main", 5)[0].path == "src/app.py"
