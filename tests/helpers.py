@@ -37,3 +37,25 @@ def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Res
     if result.code == 3 and not allow_bug:
         raise AssertionError(f"stele {' '.join(args)} hit a bug:\n{result.err}")
     return result
+
+
+def write_fact(root: Path, fact_id: str, kind: str, title: str, body: str = "", **meta) -> Path:
+    """Write a fact file with a fixed id (tests need stable ids; `remember` draws random ones)."""
+    import yaml
+
+    from stele.kinds import KINDS
+
+    head = {"id": fact_id, "kind": kind, "title": title, **meta}
+    path = root / "docs" / "memory" / KINDS[kind].folder / f"{fact_id}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
+    path.write_text(f"---\n{front}---\n{body or title}\n", encoding="utf-8")
+    return path
+
+
+def hook(event: str, payload: dict | str | None = None, *flags: str) -> Result:
+    """`stele hook EVENT FLAGS` with `payload` (a dict is sent as JSON) on stdin."""
+    import json
+
+    text = payload if isinstance(payload, str) or payload is None else json.dumps(payload)
+    return invoke("hook", event, *flags, input=text or "")

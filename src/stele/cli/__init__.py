@@ -14,6 +14,7 @@ from . import task_cmds  # noqa: F401,E402
 from . import context_cmds  # noqa: F401,E402
 from . import knowledge_cmds  # noqa: F401,E402
 from . import serve_cmds  # noqa: F401,E402
+from . import hooks_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:

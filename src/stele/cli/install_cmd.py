@@ -2,54 +2,96 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .app import app, project
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from ..render import term
 
 
-def _report(changes) -> None:
-    p = project()
-    for change in changes:
-        detail = f" ({change.detail})" if change.detail else ""
-        term.line(f"{change.action} {p.rel(change.path)}{detail}")
+class ScopeChoice(str, Enum):
+    project = "project"
+    user = "user"
+
+
+ScopeOpt = Annotated[ScopeChoice, typer.Option("--scope", help="project: this repository's files; "
+                                               "user: your home folder's (every project).")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would change (with a diff); write nothing.")]
+
+_WOULD = {"created": "would create", "updated": "would update", "removed": "would remove",
+          "restored": "would restore"}
+
+
+def _shown(p, path: Path) -> str:
+    home = Path.home()
+    if path.is_relative_to(p.root):
+        return p.rel(path)
+    return "~/" + path.relative_to(home).as_posix() if path.is_relative_to(home) else path.as_posix()
+
+
+def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) -> None:
+    if as_json:
+        emit_json({"dry_run": dry_run, "changes": [
+            {"target": name, "path": _shown(p, c.path), "action": c.action, "detail": c.detail, "diff": c.diff}
+            for name, changes in results for c in changes]})
+        return
+    for _, changes in results:
+        for c in changes:
+            action = _WOULD.get(c.action, c.action) if dry_run else c.action
+            term.line(f"{action} {_shown(p, c.path)}" + (f" ({c.detail})" if c.detail else ""))
+            if c.diff:
+                sys.stdout.write(c.diff)
 
 
 @app.command()
 def install(
-    target: Annotated[list[str], typer.Argument(help="What to wire Stele into (see below); none: detect.")] = [],
+    target: Annotated[list[str], typer.Argument(help="claude, codex, gemini, cursor, copilot; none: detect.")] = [],
     all_: Annotated[bool, typer.Option("--all", help="Install every detected target without asking.")] = False,
+    dry_run: DryRunOpt = False,
+    scope: ScopeOpt = ScopeChoice.project,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
 ) -> None:
-    """Wire Stele into agent harnesses and git hooks (idempotent)."""
+    """Wire Stele into agent harnesses and git hooks (idempotent; keeps everything already there)."""
     from .. import install as inst
-    from ..errors import UsageError
+    from ..errors import SteleError, UsageError
 
     p = project()
-    names = list(target)
+    names = list(dict.fromkeys(target))
     if not names:
         detected = [t.name for t in inst.targets().values() if t.detect(p)]
         if not detected:
             raise UsageError("no harness detected here: name one, e.g. `stele install claude` "
                              f"(targets: {', '.join(inst.targets())})")
-        if not all_:
+        if not all_ and not dry_run:
             if not sys.stdin.isatty():
                 raise UsageError(f"detected {', '.join(detected)}: run `stele install --all` or name the targets")
             if not typer.confirm(f"Install Stele into {', '.join(detected)}?", default=True):
                 raise typer.Exit(1)
         names = detected
-    for name in names:
-        _report(inst.get(name).install(p))
+    chosen = [inst.get(name) for name in names]  # every name checked before anything is written
+    if scope == ScopeChoice.project and not dry_run and not p.stele_dir.is_dir():
+        raise SteleError(f"{p.root} has no .stele/ yet: run `stele init` first (the hooks stay silent "
+                         "in a repository without Stele)")
+    results = [(t.name, t.install(p, dry_run=dry_run, scope=scope.value)) for t in chosen]
+    _report(p, results, dry_run, wants_json(fmt, json_))
 
 
 @app.command()
 def uninstall(
     target: Annotated[list[str], typer.Argument(help="Targets to remove Stele from.")],
+    dry_run: DryRunOpt = False,
+    scope: ScopeOpt = ScopeChoice.project,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
 ) -> None:
     """Take Stele out of harnesses and git hooks, restoring what was there before."""
     from .. import install as inst
 
     p = project()
-    for name in target:
-        _report(inst.get(name).uninstall(p))
+    chosen = [inst.get(name) for name in dict.fromkeys(target)]
+    results = [(t.name, t.uninstall(p, dry_run=dry_run, scope=scope.value)) for t in chosen]
+    _report(p, results, dry_run, wants_json(fmt, json_))

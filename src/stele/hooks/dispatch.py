@@ -12,11 +12,29 @@ import importlib
 import sys
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
-EVENTS: dict[str, str] = {}
+EVENTS: dict[str, str] = {
+    "session-start": "session_start:main",
+    "session": "session_start:main",  # the name HARNESSES.md's examples use
+    "prompt": "prompt:main",
+    "pre-edit": "edit:main_pre",
+    "post-edit": "edit:main_post",
+    "stop": "stop:main",
+    "subagent-stop": "stop:main_subagent",
+    "guard-readonly": "guard:main",
+}
+
+
+class _ArgError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not argparse's usage block, and no exit
+        raise _ArgError(message)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="stele hook", description="Run one Stele hook (reads a JSON payload on "
+    p = _Parser(prog="stele hook", description="Run one Stele hook (reads a JSON payload on "
                                 "stdin for agent-harness events).")
     p.add_argument("event", help=", ".join(sorted(EVENTS)) or "(none registered)")
     p.add_argument("--harness", choices=("claude", "codex", "gemini", "cursor", "copilot"),
@@ -28,8 +46,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     try:
         args, extra = _parser().parse_known_args(argv)
-    except SystemExit as e:  # argparse already printed its usage line
+    except SystemExit:  # --help was printed
         return 0
+    except _ArgError as e:
+        print(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])", file=sys.stderr)
+        return 2 if argv[:1] == ["guard-readonly"] else 0  # the guard fails closed
     target = EVENTS.get(args.event)
     if target is None:
         print(f"stele hook: unknown event {args.event!r}; known: {', '.join(sorted(EVENTS))}", file=sys.stderr)
@@ -47,5 +68,14 @@ def main(argv: list[str]) -> int:
             import traceback
 
             traceback.print_exc()
-        print(f"stele hook {args.event}: {type(e).__name__}: {e} (continuing without memory)", file=sys.stderr)
+        print(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)", file=sys.stderr)
         return 0
+
+
+def _one_line(e: Exception) -> str:
+    """A Stele error's own message (a record error's first problem), else the exception's type and text."""
+    from ..errors import SteleError
+
+    lines = str(e).splitlines() or [""]
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return (lines[0] if isinstance(e, SteleError) else f"{type(e).__name__}: {lines[0]}") + more

@@ -1,8 +1,11 @@
 """Installers: wire Stele into agent harnesses and git, and take it out again.
 
 Each target is a small module exposing `TARGET`, an object with `name`, `summary`, `detect(project)`,
-`install(project)` and `uninstall(project)`. Installs are idempotent (a second run changes nothing),
-never drop what the user already had, and uninstall gives back what was there before.
+`install(project, *, dry_run=False, scope="project")` and `uninstall(project, *, dry_run=False,
+scope="project")`. Installs are idempotent (a second run changes nothing), never drop what the user
+already had, and uninstall gives back what was there before. A dry run returns the same changes
+(with a diff) and writes nothing; `scope="user"` targets the home folder where the harness has one
+(a target without a user scope raises UsageError).
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from ..errors import UsageError
 from ..project import Project
 
 # module names under stele.install, in the order `stele install --help` lists them
-TARGET_MODULES: tuple[str, ...] = ()
+TARGET_MODULES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot")
+SCOPES = ("project", "user")
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class Change:
     path: Path
     action: str  # created | updated | unchanged | removed | restored
     detail: str = ""
+    diff: str = ""  # unified diff, filled in by dry runs
 
 
 class Target(Protocol):
@@ -31,9 +36,9 @@ class Target(Protocol):
 
     def detect(self, project: Project) -> bool: ...
 
-    def install(self, project: Project) -> list[Change]: ...
+    def install(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]: ...
 
-    def uninstall(self, project: Project) -> list[Change]: ...
+    def uninstall(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]: ...
 
 
 def targets() -> dict[str, Target]:

@@ -1,0 +1,88 @@
+"""`stele hook pre-edit` and `stele hook post-edit`: the facts anchored to a file, at the moment the
+agent is about to change it, and a session log line once it has.
+
+An anchor makes editing the file the trigger, so a fact reaches the agent even when nothing in the
+conversation would have retrieved it. Risks come first. Each fact is shown once per session, and the
+session's first edit carries a one-time nudge to check the record before changing settled things.
+Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
+(AfterTool), so there the same text comes with post-edit.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..record import load
+from ..render.facts import fact_block, frame
+from . import harness, lookup, state
+from .run import Context, Reply, run
+
+MAX_FACTS = 8
+BODY_CHARS = 400
+NUDGE = ("First edit of this session: where this change touches something the record has settled, "
+         "check it first (`stele recall \"topic\"`, `stele show ID`) and record what changes with "
+         "`stele remember` or `stele supersede`.")
+
+
+def repo_paths(ctx: Context) -> list[str]:
+    """The payload's edited files relative to the repository root; files outside it are dropped."""
+    base = ctx.payload.cwd or Path.cwd()
+    out = []
+    for raw in ctx.payload.edited_paths():
+        path = Path(raw.replace("\\", "/"))
+        rel = ctx.project.rel(path if path.is_absolute() else base / path)
+        if not rel.startswith(("/", "../")) and rel not in ("", "."):
+            out.append(rel)
+    return list(dict.fromkeys(out))
+
+
+def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
+    if not paths:
+        return None
+    seen = state.load(ctx.project, ctx.payload.session)
+    facts = [f for f in lookup.anchored(load(ctx.project), paths) if f.id not in seen.injected]
+    nudge = not seen.edit_nudged and ctx.payload.session is not None
+    if nudge:
+        with state.update(ctx.project, ctx.payload.session) as st:
+            nudge = not st.edit_nudged  # a parallel hook may have nudged already
+            st.edit_nudged = True
+    if not facts and not nudge:
+        return None
+    shown = facts[:MAX_FACTS]
+    sections = []
+    if shown:
+        more = len(facts) - len(shown)
+        sections.append("Reference data from the record, anchored to the file(s) being edited, risks first:\n"
+                        + "\n".join(fact_block(f, BODY_CHARS) for f in shown)
+                        + (f"\n({more} more: `stele list --anchor {paths[0]}`)" if more > 0 else ""))
+    if nudge:
+        sections.append(NUDGE)
+    title = f"Stele: recorded facts about {', '.join(paths[:3])}" if shown else "Stele"
+    return Reply(frame(title, sections), tuple(f.id for f in shown))
+
+
+def pre_edit(ctx: Context) -> Reply | None:
+    return edit_context(ctx, repo_paths(ctx))
+
+
+def post_edit(ctx: Context) -> Reply | None:
+    from .. import wal
+
+    paths = repo_paths(ctx)
+    session = ctx.payload.session
+    if paths and session:
+        wal.append(ctx.project, wal.new_entry(session, "note", "edited " + ", ".join(paths),
+                                              agent=harness.AGENT_NAMES[ctx.harness], refs={"paths": paths},
+                                              thread="edits"))
+        with state.update(ctx.project, session) as st:
+            st.add_edited(paths)
+    if harness.can_inject(ctx.harness, "post-edit") and not harness.can_inject(ctx.harness, "pre-edit"):
+        return edit_context(ctx, paths)
+    return None
+
+
+def main_pre(args) -> int:
+    return run(args, pre_edit)
+
+
+def main_post(args) -> int:
+    return run(args, post_edit)

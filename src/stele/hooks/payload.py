@@ -1,0 +1,117 @@
+"""What a harness sent: one JSON object on stdin, reduced to the few fields Stele uses.
+
+Each harness spells things its own way: Claude Code, Codex and Gemini use snake_case and `cwd`;
+Copilot CLI uses camelCase and passes tool arguments as a JSON *string*; Cursor has
+`conversation_id` and `workspace_roots` instead of a session id and `cwd`; Codex edits files through
+`apply_patch`, whose paths are only in the patch text. This module is the one place that knows;
+hooks see a `Payload`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SteleError
+from . import harness as harness_mod
+
+_SESSION_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+_PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
+PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+
+
+class PayloadError(SteleError):
+    """The payload on stdin is not what a harness sends."""
+
+
+@dataclass
+class Payload:
+    data: dict[str, Any]
+    harness: str
+    event_name: str | None = None
+    session: str | None = None
+    cwd: Path | None = None
+    prompt: str = ""
+    tool_name: str = ""
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    source: str = ""  # session-start: startup | resume | clear | compact | new
+    stop_hook_active: bool = False
+
+    def edited_paths(self) -> list[str]:
+        """Files an edit tool is about to change or has changed, as sent (usually absolute)."""
+        found: list[str] = []
+        for holder in (self.data, self.tool_input):
+            for key in _PATH_KEYS:
+                value = holder.get(key)
+                if isinstance(value, str) and value.strip():
+                    found.append(value.strip())
+        for edit in self.tool_input.get("edits") or ():
+            if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
+                found.append(edit["file_path"])
+        for value in self.tool_input.values():  # Codex apply_patch: paths live in the patch text
+            if isinstance(value, str) and "*** " in value:
+                found.extend(a or b for a, b in _PATCH_FILE.findall(value))
+        return list(dict.fromkeys(found))
+
+
+def session_name(raw: Any) -> str | None:
+    """A harness session id made safe as a WAL file name (`wal.check_session_name` rules)."""
+    if not isinstance(raw, (str, int)) or isinstance(raw, bool):
+        return None
+    name = _SESSION_BAD.sub("-", str(raw)).lstrip("._-")[:128]
+    return name or None
+
+
+def parse(text: str, flag: str | None = None) -> Payload:
+    """Parse the stdin text. Empty input (a hook run by hand) is an empty payload; anything that is
+    not a JSON object raises PayloadError."""
+    if text.strip():
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise PayloadError(f"the payload on stdin is not JSON ({e}); a harness sends one JSON object") from None
+        if not isinstance(data, dict):
+            raise PayloadError(f"the payload on stdin is a JSON {type(data).__name__}, not an object")
+    else:
+        data = {}
+    harness = harness_mod.resolve(flag, data)
+    tool_input = data.get("tool_input", data.get("toolArgs"))
+    if isinstance(tool_input, str):  # Copilot (and Cursor's MCP events) send arguments as JSON text
+        try:
+            tool_input = json.loads(tool_input)
+        except ValueError:
+            tool_input = {"input": tool_input}
+    session = next((session_name(data[k]) for k in ("session_id", "sessionId", "conversation_id")
+                    if data.get(k) not in (None, "")), None) or session_name(os.environ.get("STELE_SESSION"))
+    source = data.get("source", data.get("trigger"))
+    return Payload(
+        data=data, harness=harness,
+        event_name=data["hook_event_name"] if isinstance(data.get("hook_event_name"), str) else None,
+        session=session, cwd=_cwd(data), prompt=_text(data.get("prompt")),
+        tool_name=_text(data.get("tool_name", data.get("toolName"))),
+        tool_input=tool_input if isinstance(tool_input, dict) else {},
+        source=source if isinstance(source, str) else "",
+        stop_hook_active=data.get("stop_hook_active") is True,
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _cwd(data: dict[str, Any]) -> Path | None:
+    """Where the agent works: the payload's `cwd` (it follows worktrees), Cursor's first workspace
+    root, the harness's project-dir variable, else None (the process's own directory)."""
+    candidates = [data.get("cwd")]
+    roots = data.get("workspace_roots")
+    if isinstance(roots, list) and roots:
+        candidates.append(roots[0])
+    candidates += [os.environ.get(name) for name in PROJECT_DIR_ENVS]
+    for value in candidates:
+        if isinstance(value, str) and value.strip() and Path(value).is_dir():
+            return Path(value)
+    return None

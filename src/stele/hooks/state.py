@@ -1,0 +1,163 @@
+"""Per-session hook state and the pause switch, under `.stele/state/hooks/`.
+
+A session's state remembers what its hooks already did: the ids put in front of the model (never
+injected twice), the files it edited, and which one-time nudges it got. Harnesses run hooks in
+parallel (Claude Code runs all matching handlers at once, and parallel tool calls fire parallel
+PreToolUse hooks), so every change is read-modify-write under an exclusive `flock`, written to a
+temporary file and renamed into place: a reader sees the old state or the new one, never half, and
+two writers never lose each other's ids. Reads take no lock. State is per machine and disposable:
+a missing or unreadable file is an empty state.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from ..project import Project
+
+VERSION = 1
+
+
+@dataclass
+class SessionState:
+    started: float = 0.0  # when a hook first saw this session (unix time)
+    injected: list[str] = field(default_factory=list)  # ids already put in front of the model
+    edited: list[str] = field(default_factory=list)  # repo-relative paths the session changed
+    edit_nudged: bool = False
+    stop_nudged: bool = False
+
+    def add_injected(self, ids) -> None:
+        self.injected += [i for i in dict.fromkeys(ids) if i not in self.injected]
+
+    def add_edited(self, paths) -> None:
+        self.edited += [p for p in dict.fromkeys(paths) if p not in self.edited]
+
+
+def hooks_dir(project: Project) -> Path:
+    return project.state_dir / "hooks"
+
+
+def session_path(project: Project, session: str) -> Path:
+    return hooks_dir(project) / "sessions" / f"{session}.json"
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _from_dict(data: dict) -> SessionState:
+    known = SessionState.__dataclass_fields__
+    state = SessionState(**{k: v for k, v in data.items() if k in known})
+    for name in ("injected", "edited"):
+        if not isinstance(getattr(state, name), list):
+            setattr(state, name, [])
+    return state
+
+
+def load(project: Project, session: str | None) -> SessionState:
+    """The session's state (empty without a session: nothing is remembered then)."""
+    if session is None:
+        return SessionState()
+    return _from_dict(_read_json(session_path(project, session)))
+
+
+@contextmanager
+def update(project: Project, session: str | None) -> Iterator[SessionState]:
+    """Change a session's state atomically: yields the current state, writes it back on exit."""
+    if session is None:
+        yield SessionState()
+        return
+    path = session_path(project, session)
+    with _locked(path):
+        state = _from_dict(_read_json(path))
+        if not state.started:
+            state.started = time.time()
+        yield state
+        _write_json(path, {"v": VERSION, **asdict(state)})
+
+
+# The pause switch: `stele pause [--turns N]` / `stele resume-hooks`. Per checkout, not per session
+# (the person typing `stele pause` has no session id).
+
+def pause_path(project: Project) -> Path:
+    return hooks_dir(project) / "pause.json"
+
+
+def pause(project: Project, turns: int | None = None) -> None:
+    """Silence the context hooks: for the next `turns` prompts, or until `resume` when None."""
+    path = pause_path(project)
+    with _locked(path):
+        _write_json(path, {"v": VERSION, "turns": turns, "since": time.time()})
+
+
+def resume(project: Project) -> bool:
+    """Turn the hooks back on; False when they were not paused."""
+    path = pause_path(project)
+    with _locked(path):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+    return True
+
+
+def paused(project: Project) -> dict | None:
+    """The pause in force, or None."""
+    data = _read_json(pause_path(project))
+    return data if data else None
+
+
+def consume_paused_turn(project: Project) -> bool:
+    """For a prompt: True when paused (one counted turn is used up; the last one lifts the pause)."""
+    path = pause_path(project)
+    if not path.exists():
+        return False
+    with _locked(path):
+        data = _read_json(path)
+        if not data:
+            return False
+        turns = data.get("turns")
+        if isinstance(turns, int) and not isinstance(turns, bool):
+            if turns <= 1:
+                path.unlink(missing_ok=True)
+            else:
+                _write_json(path, {**data, "turns": turns - 1})
+    return True

@@ -1,0 +1,67 @@
+"""`stele hook stop`: at the end of a turn, once per session, a nudge to write back what was learned.
+
+Only when the session changed files and recorded nothing since it started, and never in a loop:
+Claude Code's `stop_hook_active` (set when a stop hook already continued this turn) and Cursor's
+`loop_count` silence it, and the session state makes it once per session in any case. Where the only
+way to speak at a stop is to block it (Codex, Gemini, Copilot), the harness table says so and this
+hook prints nothing. A subagent finishing is not the session finishing: `subagent-stop` is silent.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+from . import state
+from .run import Context, Reply, run
+
+
+def recorded_since(memory_dir: Path, since: float) -> bool:
+    """Has any fact file been written since `since` (a unix time)?"""
+    todo = [memory_dir]
+    while todo:
+        try:
+            entries = list(os.scandir(todo.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                todo.append(entry.path)
+            elif entry.name.endswith(".md") and entry.stat().st_mtime >= since:
+                return True
+    return False
+
+
+def nudge(paths: list[str]) -> str:
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    example = ('stele remember "Regenerating DB types breaks the SDK build: tsc fails with TS2769: No overload '
+               'matches this call. Port new columns by hand instead." --kind lesson '
+               f'--anchor {shlex.quote(paths[0])} --retire-when "the SDK generates its own types"')
+    return (f"Stele: this session changed {shown} and recorded nothing in the project record. If it "
+            "learned something the next session would need (a decision, a lesson, a risk), record it before "
+            "finishing. Put the literal trigger in the text (the error message, command or name someone would "
+            "search for) and say when it stops being true, for example:\n"
+            f"  {example}\n"
+            "If nothing durable was learned, nothing needs recording.")
+
+
+def handle(ctx: Context) -> Reply | None:
+    p, session = ctx.payload, ctx.payload.session
+    if session is None or p.stop_hook_active or p.data.get("loop_count") or p.data.get("status") not in (None, "completed"):
+        return None
+    seen = state.load(ctx.project, session)
+    if seen.stop_nudged or not seen.edited or recorded_since(ctx.project.memory_dir, seen.started):
+        return None
+    with state.update(ctx.project, session) as st:
+        if st.stop_nudged:
+            return None
+        st.stop_nudged = True
+    return Reply(nudge(seen.edited))
+
+
+def main(args) -> int:
+    return run(args, handle)
+
+
+def main_subagent(args) -> int:
+    return run(args, lambda ctx: None)

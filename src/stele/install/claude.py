@@ -1,0 +1,64 @@
+"""Claude Code: hooks in `.claude/settings.json`, the read-only `stele-researcher` subagent and the
+`/recall` skill (user scope: the same files under `~/.claude/`).
+
+The subagent may use Bash, but a PreToolUse hook in its own frontmatter runs
+`stele hook guard-readonly` on every command and refuses all but read-only stele commands: the
+restriction is enforced, not merely asked for.
+"""
+from __future__ import annotations
+
+from . import guidance
+from .files import FileTarget, Scope, WholeFile
+from .jsonhooks import JsonHooks
+
+EDIT_TOOLS = "Edit|Write|MultiEdit"
+
+
+def handler(event: str, timeout: int, **extra) -> dict:
+    return {"type": "command", "command": f"stele hook {event} --harness claude", "timeout": timeout, **extra}
+
+
+HOOKS = JsonHooks({
+    "SessionStart": {"matcher": "startup|resume|clear|compact", "hooks": [handler("session-start", 15)]},
+    "UserPromptSubmit": {"hooks": [handler("prompt", 10, statusMessage="stele: recalling project memory")]},
+    "PreToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("pre-edit", 10)]},
+    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", 10)]},
+    "Stop": {"hooks": [handler("stop", 10)]},
+})
+
+RESEARCHER = f"""\
+---
+name: stele-researcher
+description: Read-only researcher for this project's Stele memory (decisions, risks, lessons, rules, tasks). Use it before non-trivial changes, or when asked why the code is the way it is; it returns a short briefing that cites fact ids.
+tools: Bash, Read, Grep, Glob
+model: inherit
+hooks:
+  PreToolUse:
+    - matcher: "Bash"
+      hooks:
+        - type: command
+          command: "stele hook guard-readonly --harness claude"
+---
+{guidance.RESEARCHER}"""
+
+RECALL_SKILL = f"""\
+---
+name: recall
+description: Search this project's Stele memory (decisions, risks, lessons, rules, tasks) for a topic and summarise what applies, citing fact ids.
+argument-hint: "[topic or question]"
+allowed-tools: Bash(stele recall *) Bash(stele search *) Bash(stele show *) Bash(stele brief *)
+---
+{guidance.RECALL_SKILL}"""
+
+
+def plan(scope: Scope):
+    base = scope.root / ".claude"
+    return [
+        (base / "settings.json", HOOKS, ""),
+        (base / "agents" / "stele-researcher.md", WholeFile(RESEARCHER), ""),
+        (base / "skills" / "recall" / "SKILL.md", WholeFile(RECALL_SKILL), ""),
+    ]
+
+
+TARGET = FileTarget("claude", "Claude Code: hooks, a read-only research subagent, a /recall skill",
+                    (".claude", "CLAUDE.md"), plan)

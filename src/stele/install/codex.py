@@ -1,0 +1,35 @@
+"""Codex CLI: hooks in `.codex/hooks.json` and a block in `AGENTS.md` (user scope: `~/.codex/`).
+
+Codex silently skips a new or changed hook until the user trusts it with `/hooks`, and Stele cannot
+write that trust; the install says so. `hooks.json` gets no root key but `hooks`: Codex rejects the
+file over an unknown one. There is no Stop hook: Codex can only continue a stopped turn by blocking.
+"""
+from __future__ import annotations
+
+from . import guidance
+from .files import FileTarget, Scope, TextBlock
+from .jsonhooks import JsonHooks
+
+TRUST = "Codex skips new hooks until you trust them: run /hooks in Codex and approve the stele entries"
+
+
+def handler(event: str, timeout: int, **extra) -> dict:
+    return {"type": "command", "command": f"stele hook {event} --harness codex", "timeout": timeout, **extra}
+
+
+HOOKS = JsonHooks({
+    "SessionStart": {"matcher": "startup|resume|clear", "hooks": [handler("session-start", 15)]},
+    "UserPromptSubmit": {"hooks": [handler("prompt", 10, statusMessage="stele: recalling project memory")]},
+    "PreToolUse": {"matcher": "apply_patch", "hooks": [handler("pre-edit", 10)]},
+    "PostToolUse": {"matcher": "apply_patch", "hooks": [handler("post-edit", 10)]},
+})
+
+
+def plan(scope: Scope):
+    hooks_dir = scope.root / ".codex"
+    agents = scope.root / "AGENTS.md" if scope.name == "project" else hooks_dir / "AGENTS.md"
+    return [(hooks_dir / "hooks.json", HOOKS, TRUST), (agents, TextBlock(guidance.AGENTS_BLOCK), "")]
+
+
+TARGET = FileTarget("codex", "Codex CLI: hooks (trust them with /hooks) and an AGENTS.md block",
+                    (".codex", "AGENTS.md"), plan)

@@ -1,0 +1,36 @@
+"""Cursor: hooks in `.cursor/hooks.json` and an always-applied rule `.cursor/rules/stele.mdc` (user
+scope: `~/.cursor/hooks.json`; Cursor keeps user rules in its settings, not in files).
+
+Cursor's prompt hook cannot add context, so memory reaches the model through sessionStart
+(`additional_context`), the rule, and the `stele` commands the rule points to.
+"""
+from __future__ import annotations
+
+from . import guidance
+from .files import FileTarget, Scope, WholeFile
+from .jsonhooks import JsonHooks
+
+HOOKS = JsonHooks({
+    "sessionStart": {"command": "stele hook session-start --harness cursor"},
+    "afterFileEdit": {"command": "stele hook post-edit --harness cursor"},
+    "stop": {"command": "stele hook stop --harness cursor"},
+}, new_file={"version": 1})
+
+RULE = f"""\
+---
+description: Project memory (Stele): recorded decisions, risks, lessons and rules; check them before changing settled things
+globs:
+alwaysApply: true
+---
+{guidance.AGENTS_BLOCK}"""
+
+
+def plan(scope: Scope):
+    base = scope.root / ".cursor"
+    files = [(base / "hooks.json", HOOKS, "")]
+    if scope.name == "project":
+        files.append((base / "rules" / "stele.mdc", WholeFile(RULE), ""))
+    return files
+
+
+TARGET = FileTarget("cursor", "Cursor: hooks and an always-applied rule", (".cursor", ".cursorrules"), plan)

@@ -1,0 +1,258 @@
+"""Changing other tools' files so that uninstall can give them back.
+
+Every installer describes its change to a file as an `Edit`: `apply(old)` gives the file with
+Stele's entries in (from the old text, None when absent), `remove(text, created)` gives it with
+them out (None to delete the file). This module does the rest, the same way for every target:
+
+- A ledger under `<scope>/.stele/state/install/` keeps, for each file Stele changed, the original
+  bytes from the first time (or "did not exist"), the hash of what Stele last wrote and the folders
+  it had to create.
+- Uninstall restores the original bytes when the file is exactly as Stele left it. When someone has
+  changed it since, restoring would lose their work, so only Stele's entries are taken out.
+- Writes are atomic, a second install that changes nothing writes nothing, and a dry run computes
+  the same changes (with a diff) and touches nothing, ledger included.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from ..errors import SteleError, UsageError
+from ..project import Project
+from ..store import atomic_write
+from . import Change
+
+
+class EditError(ValueError):
+    """A file Stele must change is not in the shape it expects (e.g. not valid JSON)."""
+
+
+class Edit(Protocol):
+    def apply(self, old: str | None) -> str: ...
+
+    def remove(self, text: str, created: bool) -> str | None: ...
+
+
+@dataclass
+class Scope:
+    """Where a target writes: the repository root (`project`) or the home folder (`user`)."""
+    name: str
+    root: Path
+
+    @property
+    def ledger_dir(self) -> Path:
+        return self.root / ".stele" / "state" / "install"
+
+
+def _sha(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+class Ledger:
+    def __init__(self, scope: Scope) -> None:
+        self.dir = scope.ledger_dir
+        self.root = scope.root
+        self.path = self.dir / "ledger.json"
+        try:
+            self.entries: dict[str, dict] = json.loads(self.path.read_text(encoding="utf-8")).get("files", {})
+        except (OSError, ValueError, AttributeError):
+            self.entries = {}
+
+    def key(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def backup_path(self, key: str) -> Path:
+        return self.dir / "originals" / (key.replace("/", "__") + ".orig")
+
+    def original(self, key: str) -> str | None:
+        entry = self.entries.get(key, {})
+        return _read(self.backup_path(key)) if entry.get("existed") else None
+
+    def record(self, path: Path, old: str | None, new: str, created_dirs: list[Path]) -> None:
+        key = self.key(path)
+        entry = self.entries.get(key)
+        if entry is None:  # first change: keep what was there before Stele
+            entry = {"existed": old is not None, "dirs": [self.key(d) for d in created_dirs]}
+            if old is not None:
+                atomic_write(self.backup_path(key), old)
+        entry["written"] = _sha(new)
+        self.entries[key] = entry
+        self._save()
+
+    def forget(self, path: Path) -> None:
+        key = self.key(path)
+        if self.entries.pop(key, None) is not None:
+            self.backup_path(key).unlink(missing_ok=True)
+            self._save()
+
+    def _save(self) -> None:
+        if self.entries:
+            atomic_write(self.path, json.dumps({"v": 1, "files": self.entries}, indent=2, sort_keys=True) + "\n")
+            return
+        self.path.unlink(missing_ok=True)  # nothing installed any more: leave no trace
+        for d in (self.dir / "originals", self.dir):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+
+
+def _diff(path: Path, old: str | None, new: str | None) -> str:
+    lines = difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+                                 fromfile=f"a/{path.name}" if old is not None else "/dev/null",
+                                 tofile=f"b/{path.name}" if new is not None else "/dev/null")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _missing_dirs(path: Path, stop: Path) -> list[Path]:
+    out, d = [], path.parent
+    while d != stop and not d.exists():
+        out.append(d)
+        d = d.parent
+    return out
+
+
+def _checked(path: Path, func, *args):
+    try:
+        return func(*args)
+    except EditError as e:
+        raise SteleError(f"{path}: {e}; fix the file, or make the change by hand (`--dry-run` shows it)") from None
+
+
+def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str = "") -> Change:
+    old = _read(path)
+    new = _checked(path, edit.apply, old)
+    if new == old:
+        return Change(path, "unchanged")
+    action = "created" if old is None else "updated"
+    if not dry_run:
+        dirs = _missing_dirs(path, scope.root)
+        atomic_write(path, new)
+        Ledger(scope).record(path, old, new, dirs)
+    return Change(path, action, note, _diff(path, old, new) if dry_run else "")
+
+
+def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Change:
+    ledger = Ledger(scope)
+    key = ledger.key(path)
+    entry = ledger.entries.get(key)
+    current = _read(path)
+    if current is None:
+        if entry and not dry_run:
+            ledger.forget(path)
+        return Change(path, "unchanged", "not there")
+    created = bool(entry) and not entry.get("existed")
+    if entry and _sha(current) == entry.get("written"):
+        new, action, detail = ledger.original(key), "restored", "as it was before Stele"
+    else:
+        new, action, detail = _checked(path, edit.remove, current, created), "updated", "Stele's entries taken out"
+    if new == current:
+        return Change(path, "unchanged", "no Stele entries")
+    if new is None:
+        action, detail = "removed", ""
+    if dry_run:
+        return Change(path, action, detail, _diff(path, current, new))
+    if new is None:
+        path.unlink()
+        for d in (entry or {}).get("dirs", []):  # deepest first, as recorded
+            try:
+                (scope.root / d).rmdir()
+            except OSError:
+                break  # not empty: someone else's files live there
+    else:
+        atomic_write(path, new)
+    ledger.forget(path)
+    return Change(path, action, detail)
+
+
+# Edits shared by several targets.
+
+@dataclass
+class WholeFile:
+    """A file that is all Stele's (a subagent, a skill, a rule)."""
+    text: str
+
+    def apply(self, old: str | None) -> str:
+        return self.text
+
+    def remove(self, text: str, created: bool) -> str | None:
+        return None if text == self.text else text  # changed by someone: theirs now
+
+
+BEGIN = "<!-- stele:begin (managed by `stele install`; `stele uninstall` removes this block) -->"
+END = "<!-- stele:end -->"
+
+
+@dataclass
+class TextBlock:
+    """A marked block inside a Markdown file someone else owns (AGENTS.md, copilot-instructions.md)."""
+    body: str
+
+    @property
+    def block(self) -> str:
+        return f"{BEGIN}\n{self.body.strip()}\n{END}\n"
+
+    @staticmethod
+    def _span(text: str) -> tuple[int, int] | None:
+        start = text.find("<!-- stele:begin")
+        end = text.find(END, start)
+        if start < 0 or end < 0:
+            return None
+        end += len(END)
+        return start, end + 1 if text[end:end + 1] == "\n" else end
+
+    def apply(self, old: str | None) -> str:
+        if not old:
+            return self.block
+        span = self._span(old)
+        if span:
+            return old[: span[0]] + self.block + old[span[1]:]
+        return old + ("\n" if old.endswith("\n") else "\n\n") + self.block
+
+    def remove(self, text: str, created: bool) -> str | None:
+        span = self._span(text)
+        if not span:
+            return text
+        before, after = text[: span[0]], text[span[1]:]
+        if before.endswith("\n\n") and not after:
+            before = before[:-1]  # the blank line install put before the block
+        rest = before + after
+        return None if created and not rest.strip() else rest
+
+
+
+@dataclass
+class FileTarget:
+    """A harness target: a name, how to detect it, and the files it changes per scope."""
+    name: str
+    summary: str
+    markers: tuple[str, ...]  # repo paths whose presence says the harness is in use
+    plan: Callable[[Scope], list[tuple[Path, Edit, str]]]  # (path, edit, note shown when it changes)
+    scopes: tuple[str, ...] = ("project", "user")
+
+    def detect(self, project: Project) -> bool:
+        return any((project.root / m).exists() for m in self.markers)
+
+    def _scope(self, project: Project, scope: str) -> Scope:
+        if scope not in self.scopes:
+            raise UsageError(f"--scope {scope}: {self.name} supports " + " and ".join(self.scopes))
+        return Scope(scope, project.root if scope == "project" else Path.home())
+
+    def install(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]:
+        where = self._scope(project, scope)
+        return [install_file(where, path, edit, dry_run, note) for path, edit, note in self.plan(where)]
+
+    def uninstall(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]:
+        where = self._scope(project, scope)
+        return [uninstall_file(where, path, edit, dry_run) for path, edit, _ in reversed(self.plan(where))]

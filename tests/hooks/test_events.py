@@ -1,0 +1,146 @@
+"""The agent hooks end to end through `stele hook EVENT`, in a real repository."""
+import json
+
+import pytest
+
+from stele.hooks.run import CUT_MARK, cap
+from tests.helpers import hook, invoke, write_fact
+
+
+def claude(event_name: str, repo, session="s1", **fields) -> dict:
+    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
+            "hook_event_name": event_name, "permission_mode": "default", **fields}
+
+
+def context(result) -> str:
+    assert result.code == 0, result.err
+    return json.loads(result.out)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_session_start_delivers_standing_rules_and_open_tasks(record):
+    text = context(hook("session-start", claude("SessionStart", record, source="startup")))
+    assert text.index("CON-0002") < text.index("INS-0001")  # high priority first
+    assert "INS-0003" not in text and "INS-0004" not in text
+    assert "TASK-0005 task [in-progress]: Rate limiter rewrite" in text and "TASK-0006" not in text
+    assert "stele recall" in text and "stele-researcher" in text
+
+
+def test_session_alias_and_clear_resets_what_was_injected(record):
+    first = context(hook("session", claude("SessionStart", record, source="startup")))
+    assert "INS-0001" in first
+    pre = context(hook("pre-edit", claude("PreToolUse", record, tool_name="Edit",
+                                          tool_input={"file_path": str(record / "src/auth/middleware.py")})))
+    assert "RISK-0007" in pre
+    again = hook("pre-edit", claude("PreToolUse", record, tool_name="Edit",
+                                    tool_input={"file_path": str(record / "src/auth/middleware.py")}))
+    assert again.out == ""  # every fact shown and the nudge given already
+    hook("session-start", claude("SessionStart", record, source="clear"))
+    after_clear = context(hook("pre-edit", claude("PreToolUse", record, tool_name="Edit",
+                                                  tool_input={"file_path": str(record / "src/auth/x.py")})))
+    assert "RISK-0007" in after_clear
+
+
+def test_pre_edit_shows_anchored_facts_risks_first_with_a_one_time_nudge(record):
+    payload = claude("PreToolUse", record, tool_name="Edit",
+                     tool_input={"file_path": str(record / "src/auth/middleware.py"), "old_string": "a"})
+    text = context(hook("pre-edit", payload))
+    assert text.index("RISK-0007") < text.index("DEC-0008") and "DEC-0009" not in text
+    assert "First edit of this session" in text
+    other = context(hook("pre-edit", {**payload, "tool_input": {"file_path": str(record / "src/billing.py")}}))
+    assert "DEC-0009" in other and "First edit" not in other
+
+
+def test_pre_edit_outside_the_repo_or_without_facts_says_nothing_after_the_nudge(record):
+    hook("pre-edit", claude("PreToolUse", record, tool_name="Write", tool_input={"file_path": "/etc/hosts"}))
+    r = hook("pre-edit", claude("PreToolUse", record, tool_name="Write", tool_input={"file_path": "/etc/hosts"}))
+    assert (r.code, r.out) == (0, "")
+
+
+def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record):
+    from stele import wal
+    from stele.project import Project
+
+    stop = claude("Stop", record, stop_hook_active=False)
+    assert hook("stop", stop).out == ""  # nothing edited yet
+    r = hook("post-edit", claude("PostToolUse", record, tool_name="Write",
+                                 tool_input={"file_path": str(record / "src/auth/new.py")}, tool_response={}))
+    assert (r.code, r.out) == (0, "")
+    entries = list(wal.read_file(wal.wal_path(Project(record), "s1")))
+    assert [(e.type, e.refs, e.agent) for e in entries] == [("note", {"paths": ["src/auth/new.py"]}, "claude-code")]
+    assert hook("stop", {**stop, "stop_hook_active": True}).out == ""  # never loops
+    text = context(hook("stop", stop))
+    assert "src/auth/new.py" in text and "stele remember" in text and "--retire-when" in text
+    assert hook("stop", stop).out == ""  # once per session
+
+
+def test_stop_is_silent_when_the_session_recorded_something(record):
+    hook("post-edit", claude("PostToolUse", record, tool_name="Edit",
+                             tool_input={"file_path": str(record / "src/a.py")}))
+    write_fact(record, "LSN-0010", "lesson", "Learned today")
+    assert hook("stop", claude("Stop", record)).out == ""
+
+
+def test_stop_prints_nothing_where_speaking_would_block(record):
+    for name in ("codex", "gemini", "copilot"):
+        hook("post-edit", claude("PostToolUse", record, tool_name="Edit",
+                                 tool_input={"file_path": str(record / "src/a.py")}), "--harness", name)
+        r = hook("stop", claude("Stop", record), "--harness", name)
+        assert r.code == 0 and r.out == ("{}\n" if name == "gemini" else "")
+
+
+def test_gemini_gets_edit_facts_after_the_tool(record):
+    payload = {"session_id": "g1", "transcript_path": "/t", "cwd": str(record), "hook_event_name": "AfterTool",
+               "timestamp": "2026-11-29T10:00:00Z", "tool_name": "replace",
+               "tool_input": {"file_path": str(record / "src/billing.py")}, "tool_response": {}}
+    before = hook("pre-edit", {**payload, "hook_event_name": "BeforeTool"})
+    assert before.out == "{}\n"
+    data = json.loads(hook("post-edit", payload).out)["hookSpecificOutput"]
+    assert data["hookEventName"] == "AfterTool" and "DEC-0009" in data["additionalContext"]
+
+
+def test_stele_off_and_pause_silence_the_hooks(record, monkeypatch):
+    payload = claude("SessionStart", record, source="startup")
+    assert invoke("pause").code == 0
+    assert hook("session-start", payload).out == ""
+    assert invoke("resume-hooks").code == 0
+    monkeypatch.setenv("STELE_OFF", "1")
+    assert hook("session-start", payload).out == ""
+    assert hook("session-start", payload, "--harness", "gemini").out == "{}\n"
+    monkeypatch.setenv("STELE_OFF", "0")
+    assert "INS-0001" in context(hook("session-start", payload))
+
+
+def test_not_a_stele_project_is_silent(plain_repo):
+    r = hook("session-start", claude("SessionStart", plain_repo, source="startup"))
+    assert (r.code, r.out, r.err) == (0, "", "")
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt", "pre-edit", "post-edit", "stop"])
+def test_failures_exit_0_with_one_stderr_line(record, event):
+    bad = hook(event, "{not json")
+    assert (bad.code, bad.out) == (0, "") and bad.err.count("\n") == 1 and "not JSON" in bad.err
+    (record / ".stele/config.yaml").write_text("hooks: [broken\n")
+    broken = hook(event, claude("X", record, prompt="a long enough prompt about rate limiting",
+                                tool_input={"file_path": str(record / "src/a.py")}))
+    assert (broken.code, broken.out) == (0, "") and broken.err.count("\n") == 1, broken.err
+    assert "config.yaml" in broken.err
+
+
+def test_unknown_event_exits_0_with_one_stderr_line():
+    r = hook("frobnicate", {})
+    assert (r.code, r.out) == (0, "") and r.err.count("\n") == 1 and "unknown event" in r.err
+
+
+def test_cap_cuts_at_a_line_and_says_so():
+    text = "\n".join(f"line {i} " + "x" * 50 for i in range(400))
+    out = cap(text, 9000)
+    assert len(out) <= 9000 and out.endswith(CUT_MARK) and out[: -len(CUT_MARK)].endswith("x")
+    assert cap("short", 9000) == "short"
+
+
+def test_configured_cap_holds(record):
+    for n in range(40):
+        write_fact(record, f"INS-1{n:03d}", "instruction", f"Rule number {n}", "word " * 200)
+    (record / ".stele/config.yaml").write_text("hooks:\n  max_chars: 3000\n")
+    text = context(hook("session-start", claude("SessionStart", record, source="startup")))
+    assert len(text) <= 3000 and text.endswith(CUT_MARK)

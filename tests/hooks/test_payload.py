@@ -1,0 +1,51 @@
+"""Payload parsing: the fields each harness spells its own way."""
+import json
+
+import pytest
+
+from stele.hooks.payload import PayloadError, parse, session_name
+
+
+def test_malformed_payloads_raise_one_clear_error():
+    with pytest.raises(PayloadError, match="not JSON"):
+        parse("{nope")
+    with pytest.raises(PayloadError, match="JSON list, not an object"):
+        parse("[1, 2]")
+    assert parse("").data == {} and parse("  \n").harness == "claude"
+
+
+def test_session_ids_are_made_safe_for_file_names(monkeypatch):
+    assert session_name("abc-123") == "abc-123"
+    assert session_name("../../etc/passwd") == "etc-passwd"
+    assert session_name("a b/c:d") == "a-b-c-d"
+    assert session_name("x" * 300) == "x" * 128
+    assert session_name("") is None and session_name(None) is None and session_name(True) is None
+    assert parse(json.dumps({"sessionId": "cop 1"})).session == "cop-1"
+    assert parse(json.dumps({"conversation_id": "conv-9"})).session == "conv-9"
+    monkeypatch.setenv("STELE_SESSION", "from-env")
+    assert parse("{}").session == "from-env"
+
+
+def test_cwd_from_payload_or_cursor_workspace_roots(tmp_path):
+    assert parse(json.dumps({"cwd": str(tmp_path)})).cwd == tmp_path
+    assert parse(json.dumps({"workspace_roots": [str(tmp_path)], "conversation_id": "c"})).cwd == tmp_path
+    assert parse(json.dumps({"cwd": str(tmp_path / "missing")})).cwd is None
+
+
+def test_edited_paths_for_every_harness_shape():
+    claude = parse(json.dumps({"tool_name": "Edit", "tool_input": {"file_path": "/r/src/a.py", "old_string": "x"}}))
+    assert claude.edited_paths() == ["/r/src/a.py"]
+    copilot = parse(json.dumps({"sessionId": "s", "toolName": "edit",
+                                "toolArgs": json.dumps({"path": "src/b.py", "old_str": "x"})}))
+    assert copilot.tool_name == "edit" and copilot.edited_paths() == ["src/b.py"]
+    cursor = parse(json.dumps({"conversation_id": "c", "file_path": "/r/c.ts", "edits": []}))
+    assert cursor.edited_paths() == ["/r/c.ts"]
+    patch = ("*** Begin Patch\n*** Update File: src/d.py\n@@\n-a\n+b\n*** Add File: docs/new.md\n+x\n"
+             "*** Update File: src/old.py\n*** Move to: src/new.py\n*** End Patch")
+    codex = parse(json.dumps({"turn_id": "t", "tool_name": "apply_patch", "tool_input": {"command": patch}}))
+    assert codex.edited_paths() == ["src/d.py", "docs/new.md", "src/old.py", "src/new.py"]
+
+
+def test_stop_hook_active_must_be_true_exactly():
+    assert parse(json.dumps({"stop_hook_active": True})).stop_hook_active
+    assert not parse(json.dumps({"stop_hook_active": "false"})).stop_hook_active
