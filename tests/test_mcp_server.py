@@ -87,15 +87,27 @@ def test_real_client_lists_tools_and_calls_them(repo):
             async with ClientSession(read, write) as s:
                 await s.initialize()
                 tools = {t.name: t for t in (await s.list_tools()).tools}
+                recalled = await s.call_tool("recall", {"prompt": "Where should the rate limiting middleware "
+                                                                  "go relative to auth?"})
+                short = await s.call_tool("recall", {"prompt": "auth"})
+                found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
                 shown = await s.call_tool("show", {"id": ids["risk"]})
                 missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
                 written = await s.call_tool("remember", {"text": f"Key {AWS_KEY} lives in CI only.",
                                                          "kind": "lesson", "links": [f"relates-to:{ids['dec']}"]})
                 bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
-                return {"tools": tools, "shown": shown, "missing": missing, "written": written, "bad": bad}
+                return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown, "missing": missing, "written": written, "bad": bad}
 
     r = anyio.run(session)
-    assert {"show", "remember"} <= set(r["tools"])
+    assert set(r["tools"]) == {"recall", "search", "show", "remember"}  # no tasks here: no task tools
+    assert r["tools"]["recall"].annotations.model_dump(by_alias=True)["readOnlyHint"] is True
+    recalled = r["recalled"].content[0].text
+    assert not _is_error(r["recalled"])
+    assert f"! RISK on your path: {ids['risk']}  Middleware order is load-bearing  (via caused-by {ids['dec']})" \
+        in recalled
+    assert f"DECISION {ids['dec']}  Rate limiting runs before auth" in recalled
+    assert "under 25 characters" in r["short"].content[0].text
+    assert {line.split()[0] for line in r["found"].content[0].text.splitlines()} == {ids["dec"], ids["risk"]}
     schemas = json.dumps([t.model_dump(mode="json") for t in r["tools"].values()])
     assert len(schemas) < 6000  # every session pays for these
     assert all("\n" not in t.description for t in r["tools"].values())
@@ -107,6 +119,32 @@ def test_real_client_lists_tools_and_calls_them(repo):
     fact = load(Project(repo)).get(new_id)
     assert fact.links == {"relates-to": [ids["dec"]]} and AWS_KEY not in (repo / fact.path).read_text()
     assert _is_error(r["bad"]) and "--kind 'opinion' is not a kind" in r["bad"].content[0].text
+
+
+def test_task_tools_come_with_tasks(repo):
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from stele import tasks
+
+    task = tasks.new_task(Project(repo), "Move the limiter into the gateway").fact
+
+    async def session() -> tuple:
+        async with stdio_client(_params(repo)) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                names = {t.name for t in (await s.list_tools()).tools}
+                ready = await s.call_tool("task_ready", {})
+                first = await s.call_tool("task_claim", {"id": task.id})
+                after = await s.call_tool("task_ready", {})
+                return names, ready, first, after
+
+    names, ready, first, after = anyio.run(session)
+    assert {"task_ready", "task_claim"} <= names
+    assert ready.content[0].text == f"{task.id} [normal] Move the limiter into the gateway\n"
+    assert not _is_error(first) and first.content[0].text.startswith(f"claimed {task.id} for ")
+    assert "Move the limiter into the gateway" in first.content[0].text
+    assert after.content[0].text.startswith("no ready tasks")
 
 
 NOISY = """

@@ -28,6 +28,7 @@ from .record import Record, load
 
 SERVER_NAME = "stele"
 MAX_CHARS = 24_000  # ~6k tokens: under Claude Code's 10k-token warning with room for the frame
+SEARCH_LIMIT = 50
 INSTRUCTIONS = (
     "Stele holds this repository's committed project memory: decisions, risks, lessons, rules and tasks, "
     "reviewed in git. Call `recall` with the task before changing code; `show` an id for the full fact; "
@@ -92,6 +93,64 @@ def remember_text(project: Project, text: str, kind: str = "note", title: str | 
     return out + "\n"
 
 
+def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
+    """What the prompt hook would inject for `prompt` (the same entries and risk callout), as text."""
+    from .render.agent import recall_text as render
+    from .retrieve import recall
+
+    result = recall(project, prompt, files=list(files))
+    for warning in dict.fromkeys(result.warnings):
+        print(warning, file=sys.stderr)
+    text = render(result, max_chars=MAX_CHARS)
+    if text:
+        return text
+    if result.mode == "skipped":
+        return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe the "
+                "task in a sentence, or use `search`\n")
+    return f"nothing in the project memory bears on this (mode {result.mode}); `search` with other words\n"
+
+
+def search_text(project: Project, query: str, limit: int = 10, kind: str | None = None,
+                include_ended: bool = False) -> str:
+    """Plain hybrid search, one `ID kind score title` line per hit, best first."""
+    from .kinds import KINDS
+    from .render.agent import search_text as render
+    from .retrieve import search
+
+    if kind is not None and kind not in KINDS:
+        raise SteleError(f"kind {kind!r} is not a kind: use one of " + ", ".join(KINDS))
+    result = search(project, query, limit=max(1, min(limit, SEARCH_LIMIT)), kinds=[kind] if kind else [],
+                    include_all=include_ended)
+    return render(result)
+
+
+def has_tasks(project: Project) -> bool:
+    from .tasks import WORK_KINDS
+
+    return any(f.kind in WORK_KINDS for f in load(project).facts.values())
+
+
+def ready_text(project: Project) -> str:
+    from . import tasks
+
+    found = tasks.ready(project, load(project).require_valid())
+    if not found:
+        return "no ready tasks: every open task is blocked or claimed\n"
+    return "".join(f"{r.fact.id} [{r.fact.priority}] {r.fact.title}\n" for r in found)
+
+
+def claim_text(project: Project, task_id: str) -> str:
+    """Claim a task for this agent (STELE_AGENT / STELE_SESSION, else the OS user), then show it."""
+    from . import claims, tasks
+    from .render.task_text import task_text
+
+    me = claims.Identity.current()
+    claimed = tasks.claim_task(project, task_id, me)
+    c = claimed.claim
+    head = f"{claimed.action} {c.task} for {me.describe()} until {claims.iso(c.until)} (token {c.token})"
+    return head + "\n\n" + task_text(tasks.resume(project, me, c.task), claims.utcnow())
+
+
 def build(project: Project) -> Any:
     """The MCP server for `project`, its tools registered (started with `.run()`)."""
     Server, ToolError, Annotations = sdk()
@@ -116,6 +175,19 @@ def build(project: Project) -> Any:
         return register
 
     @tool(read_only)
+    def recall(prompt: str, files: list[str] = []) -> str:
+        """Project memory for a task: the decisions, rules, lessons and tasks that bear on `prompt`, with risks
+        on their causal path called out first. Call it before changing code; `files` are paths you will edit
+        (their anchored facts are included)."""
+        return recall_text(project, prompt, files)
+
+    @tool(read_only)
+    def search(query: str, limit: int = 10, kind: str | None = None, include_ended: bool = False) -> str:
+        """Search the project memory by words (no graph walk): `ID kind score title` lines, best first. kind:
+        only this kind (decision, risk, lesson, ...). include_ended: also superseded, retired, expired facts."""
+        return search_text(project, query, limit, kind, include_ended)
+
+    @tool(read_only)
     def show(id: str) -> str:
         """One fact of the project memory in full: fields, anchors, links in both directions, body.
         `id` is a fact id such as DEC-4F7K (recall and search answers list them)."""
@@ -128,6 +200,18 @@ def build(project: Project) -> Any:
         git). kind: decision, risk, lesson, instruction, constraint, note, ... anchors: files, globs or
         path::Symbol it is about. links: RELATION:ID, e.g. caused-by:RISK-2M9Q. Secrets are redacted."""
         return remember_text(project, text, kind, title, anchors, links, tags)
+
+    if has_tasks(project):  # schemas cost context: no task tools in a project without tasks
+        @tool(read_only)
+        def task_ready() -> str:
+            """Tasks ready to pick up: open, nothing open blocking them, nobody holding them."""
+            return ready_text(project)
+
+        @tool(writes)
+        def task_claim(id: str) -> str:
+            """Claim a task atomically before working on it (if another agent holds it, says who and until
+            when); answers with the task, its linked decisions and risks, and its session history."""
+            return claim_text(project, id)
 
     return server
 
