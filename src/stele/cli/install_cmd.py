@@ -48,7 +48,8 @@ def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) ->
 
 @app.command()
 def install(
-    target: Annotated[list[str], typer.Argument(help="claude, codex, gemini, cursor, copilot; none: detect.")] = [],
+    target: Annotated[list[str], typer.Argument(help="claude, codex, gemini, cursor, copilot, claude-mcp, "
+                                                "codex-mcp; none: detect.")] = [],
     all_: Annotated[bool, typer.Option("--all", help="Install every detected target without asking.")] = False,
     dry_run: DryRunOpt = False,
     scope: ScopeOpt = ScopeChoice.project,
