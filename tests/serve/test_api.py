@@ -84,3 +84,31 @@ def test_a_broken_config_is_a_500_naming_the_file(repo, facts):
     (repo / ".stele/config.yaml").write_text("retrieval: [\n")
     status, data = get(repo, "/api/memory/facts")
     assert status == 500 and "config.yaml" in data["error"]
+
+
+def _saved_snapshot(repo) -> str:
+    from stele.ids import ulid
+    from stele.snapshot.model import Budgets, Item, Snapshot
+    from stele.snapshot.store import save
+
+    p = Project(repo)
+    snap = Snapshot(run=ulid(), created="2026-11-29T10:00:00Z", inputs={"task": None, "prompt": "rate limits"},
+                    budgets=Budgets.from_config(p.config),
+                    items=[Item("ranked", "DEC-AAAA", "[DEC-AAAA] decision: limit first\n")], text="limit first\n")
+    save(p, snap)
+    return snap.run
+
+
+def test_snapshots_list_and_one_run(repo):
+    assert get(repo, "/api/snapshots") == (200, {"snapshots": []})
+    first, second = _saved_snapshot(repo), _saved_snapshot(repo)
+    status, data = get(repo, "/api/snapshots")
+    assert status == 200 and [s["run"] for s in data["snapshots"]] == [second, first]  # newest first
+    assert data["snapshots"][0]["records"] == 1
+    status, data = get(repo, f"/api/snapshots/{first.lower()}")
+    assert status == 200 and data["run"] == first and data["text"] == "limit first\n"
+    assert data["parts"]["ranked"][0]["key"] == "DEC-AAAA"
+    assert [row["part"] for row in data["usage"]][-1] == "briefing"
+    assert get(repo, "/api/snapshots/0000000000")[0] == 404
+    assert get(repo, "/api/snapshots/not-a-run!")[0] == 400
+    assert get(repo, "/api/snapshots/0")[0] == 400  # both runs start with 0: ambiguous

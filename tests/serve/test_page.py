@@ -28,8 +28,11 @@ RISK, RULE, CAUSED_BY = (214, 39, 40), (31, 111, 209), (228, 87, 46)  # style.cs
 def site(tmp_path_factory):
     if CHROMIUM is None:
         pytest.skip("no chromium on PATH (apt-get install chromium)")
+    from stele.snapshot.build import Request, take
+
     root = build(tmp_path_factory.mktemp("example") / "harbor")
     srv = Server(Project(root), "127.0.0.1", 0, quiet=True)
+    srv.run = take(srv.project, Request(task="TASK-V5VH"), save=True).run  # what a claim stores
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
     srv.shutdown()
@@ -101,14 +104,20 @@ def test_screenshot_of_the_graph_shows_nodes_and_edges(site, tmp_path):
     assert _count(pixels, CAUSED_BY) > 100  # causal edges are drawn in their relation's colour
 
 
-@pytest.mark.parametrize("view", ["#/", "#/fact/RISK-3EHX", "#/fact/NOPE-0000", "#/nowhere"])
+@pytest.mark.parametrize("view", ["#/", "#/fact/RISK-3EHX", "#/fact/NOPE-0000", "#/nowhere", "#/snapshots",
+                                  "#/snapshot/RUN"])
 def test_views_render_without_script_errors(site, tmp_path, view):
-    r = chromium(tmp_path, site.url + view, "--dump-dom")
+    r = chromium(tmp_path, site.url + view.replace("RUN", site.run), "--dump-dom")
     assert r.returncode == 0 and not script_errors(r.stderr), r.stderr[-2000:]
     assert 'data-ready="1"' in r.stdout or "Nothing at" in r.stdout
     if view == "#/":
         assert r.stdout.count('<tr') == 56  # the header and 55 facts
     if view == "#/fact/RISK-3EHX":
         assert "Links to this fact" in r.stdout and "registry/internal/db/refcount.go" in r.stdout
+    if view == "#/snapshots":
+        assert f'href="#/snapshot/{site.run}"' in r.stdout and "TASK-V5VH" in r.stdout
+    if view == "#/snapshot/RUN":
+        assert "Budget use" in r.stdout and r.stdout.count("<meter") == 4  # records, code, total, briefing
+        assert "Always records" in r.stdout and "The whole text, as delivered" in r.stdout
     if view == "#/fact/NOPE-0000":
         assert 'class="error"' in r.stdout and "no fact with id NOPE-0000" in r.stdout

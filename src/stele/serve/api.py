@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..anchors import about
-from ..errors import SteleError
+from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
 from ..lifecycle import inactive_reason, today
 from ..model import Fact
@@ -144,11 +144,33 @@ def graph(project: Project, q: Query) -> Response:
     return json_response({"nodes": nodes, "edges": edges})
 
 
+def snapshots(project: Project, q: Query) -> Response:
+    """GET /api/snapshots -> every stored run's summary, newest first."""
+    from ..snapshot.store import runs
+
+    return json_response({"snapshots": list(reversed(list(runs(project))))})
+
+
+def snapshot(project: Project, q: Query, run: str) -> Response:
+    """GET /api/snapshots/{run} -> the stored snapshot (a run id or a unique prefix of one)."""
+    from ..snapshot import store
+
+    try:
+        store.resolve(project, run)
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    except SteleError as e:
+        raise ApiError(404, str(e)) from None
+    return json_response(store.load(project, run))
+
+
 Handler = Callable[..., Response]
 ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/facts$"), facts),
     (re.compile(r"^/api/memory/facts/(?P<fact_id>[A-Za-z0-9-]+)$"), fact),
     (re.compile(r"^/api/memory/graph$"), graph),
+    (re.compile(r"^/api/snapshots$"), snapshots),
+    (re.compile(r"^/api/snapshots/(?P<run>[^/]+)$"), snapshot),
 ]
 
 

@@ -2,6 +2,7 @@
 
 import { api, badge, factLink, h, kindBadge, matcher, problems } from "./dom.js";
 import { drawGraph } from "./graph.js";
+import { snapshotView, snapshotsView } from "./saw.js";
 
 const main = document.getElementById("main");
 
@@ -119,6 +120,8 @@ const views = [
   [/^#?\/?$/, recordView, "record"],
   [/^#\/graph$/, graphView, "graph"],
   [/^#\/fact\/([^/?]+)$/, id => factView(decodeURIComponent(id)), "record"],
+  [/^#\/snapshots$/, () => snapshotsView(main), "snapshots"],
+  [/^#\/snapshot\/([^/?]+)$/, run => snapshotView(main, decodeURIComponent(run)), "snapshots"],
 ];
 
 async function route() {
