@@ -7,6 +7,11 @@ Why it is shaped this way:
 - Nothing is rewritten in place. A crash mid-write can leave a torn last line; readers skip it (and
   say so once) instead of failing, because the WAL must never make a command fail.
 - Every line is redacted before it is written, with the same patterns as committed facts.
+- A session's log is one live file plus any gzipped segments `stele session compact` moved, whole,
+  into `archive/` (see `walarchive.py`). Readers see archived segments first, then the live file, so
+  compaction changes where lines are stored, never which lines there are. An appender that waited on
+  the lock of a file compaction just archived notices (the path no longer names its inode) and
+  reopens, so no line lands in an archived file.
 """
 from __future__ import annotations
 
@@ -14,9 +19,10 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from .errors import SteleError, UsageError
 from .ids import session_entry_id
@@ -24,6 +30,10 @@ from .project import Project
 
 SCHEMA_VERSION = 1
 SESSION_ENV = "STELE_SESSION"
+ARCHIVE_DIR = "archive"
+ARCHIVE_SUFFIX = ".jsonl.gz"
+# Harness payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor).
+PAYLOAD_SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
 TYPES = ("prompt", "note", "decision", "outcome", "steering", "claim", "release", "stage", "snapshot")
 _SESSION_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -82,8 +92,10 @@ def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None) -> Entry:
-    """Redact and append one entry to its session's log (locked, flushed, fsynced)."""
+def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
+           found: Counter | None = None) -> Entry:
+    """Redact and append one entry to its session's log (locked, flushed, fsynced). What was redacted
+    (kind of secret -> count) is added to `found` when given."""
     import fcntl
 
     from .redact import Redactor
@@ -91,34 +103,51 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
     if entry.type not in TYPES:
         raise UsageError(f"entry type {entry.type!r} is not one of " + ", ".join(TYPES))
     patterns = project.config["redaction.patterns"] if extra_patterns is None else extra_patterns
-    clean = _redact_values(entry.as_dict(), Redactor(patterns))  # values, not the JSON: keeps it valid
+    counts: Counter = Counter() if found is None else found
+    # redact values, not the serialized JSON: that keeps the line valid
+    clean = _redact_values(entry.as_dict(), Redactor(patterns), counts)
     line = json.dumps(clean, ensure_ascii=False, separators=(", ", ": "))
     data = (line + "\n").encode("utf-8")
     path = wal_path(project, entry.session)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            _repair_torn_tail(fd)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if is_replaced(fd, path):
+                    continue  # archived while we waited for the lock: append to the new live file
+                _repair_torn_tail(fd)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+                return Entry.from_dict(clean)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-    return Entry.from_dict(clean)
+            os.close(fd)
 
 
-def _redact_values(value: Any, redactor: Any) -> Any:
+def is_replaced(fd: int, path: Path) -> bool:
+    """Does `path` no longer name the file open as `fd` (moved away or unlinked by compaction)?"""
+    mine = os.fstat(fd)
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return True
+    return (mine.st_ino, mine.st_dev) != (now.st_ino, now.st_dev)
+
+
+def _redact_values(value: Any, redactor: Any, found: Counter) -> Any:
     if isinstance(value, str):
-        return redactor.redact(value).text
+        result = redactor.redact(value)
+        found.update(result.found)
+        return result.text
     if isinstance(value, dict):
-        return {k: _redact_values(v, redactor) for k, v in value.items()}
+        return {k: _redact_values(v, redactor, found) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_values(v, redactor) for v in value]
+        return [_redact_values(v, redactor, found) for v in value]
     return value
 
 
@@ -140,10 +169,18 @@ class ReadReport:
 
 
 def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
-    """Entries of one log, in file order; unreadable lines are skipped and noted in `report`."""
+    """Entries of one log (live `.jsonl` or archived `.jsonl.gz`), in file order; unreadable lines
+    are skipped and noted in `report`."""
+    import zlib
+
     try:
-        raw = path.read_bytes()
-    except OSError as e:
+        if path.name.endswith(".gz"):
+            import gzip
+
+            raw = gzip.decompress(path.read_bytes())
+        else:
+            raw = path.read_bytes()
+    except (OSError, EOFError, zlib.error) as e:  # a damaged archive is reported, never fatal
         if report is not None:
             report.skipped.append(f"{path}: cannot read ({e})")
         return
@@ -163,12 +200,43 @@ def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
                 report.skipped.append(f"{path}:{n}: {why}; skipped")
 
 
-def read_all(project: Project, report: ReadReport | None = None) -> Iterator[Entry]:
-    """Every entry of every session log (each file in order; files by name)."""
-    if not project.wal_dir.is_dir():
-        return
-    for path in sorted(project.wal_dir.glob("*.jsonl")):
-        yield from read_file(path, report)
+def archive_dir(project: Project) -> Path:
+    return project.wal_dir / ARCHIVE_DIR
+
+
+def session_of_segment(path: Path) -> str:
+    """`archive/<session>.<ULID>.jsonl.gz` -> session (a session name may itself contain dots)."""
+    return path.name[: -len(ARCHIVE_SUFFIX)].rsplit(".", 1)[0]
+
+
+def segments(project: Project, session: str | None = None) -> list[Path]:
+    """The files holding a session's lines (every session's, by name, when `session` is None): its
+    archived segments oldest first, then its live file."""
+    by_session: dict[str, list[Path]] = {}
+    archived = archive_dir(project)
+    if archived.is_dir():
+        pattern = f"{check_session_name(session)}.*{ARCHIVE_SUFFIX}" if session else f"*{ARCHIVE_SUFFIX}"
+        for path in sorted(archived.glob(pattern)):
+            name = session_of_segment(path)
+            if session is None or name == session:
+                by_session.setdefault(name, []).append(path)
+    if project.wal_dir.is_dir():
+        for path in project.wal_dir.glob(f"{check_session_name(session)}.jsonl" if session else "*.jsonl"):
+            by_session.setdefault(path.name[: -len(".jsonl")], []).append(path)
+    return [path for name in sorted(by_session) for path in by_session[name]]
+
+
+def read_all(project: Project, report: ReadReport | None = None,
+             session: str | None = None) -> Iterator[Entry]:
+    """Every entry of every session log (or of one `session`): each session's segments in order,
+    sessions by name. An entry seen twice (a compaction interrupted between archiving and removing
+    the live file) is yielded once."""
+    seen: set[str] = set()
+    for path in segments(project, session):
+        for entry in read_file(path, report):
+            if entry.id not in seen:
+                seen.add(entry.id)
+                yield entry
 
 
 def warn_skipped(report: ReadReport) -> None:
@@ -179,14 +247,28 @@ def warn_skipped(report: ReadReport) -> None:
         print(f"stele: {first}{more}", file=sys.stderr)
 
 
-def current_session(explicit: str | None = None) -> str | None:
-    """The session id from the flag, else STELE_SESSION."""
-    return check_session_name(explicit) if explicit else (
-        check_session_name(os.environ[SESSION_ENV]) if os.environ.get(SESSION_ENV) else None)
+def current_session(explicit: str | None = None, payload: Mapping[str, Any] | None = None) -> str | None:
+    """The session id: the flag, else STELE_SESSION, else a harness hook payload's conversation id."""
+    if explicit:
+        return check_session_name(explicit)
+    if os.environ.get(SESSION_ENV):
+        return check_session_name(os.environ[SESSION_ENV])
+    return session_from_payload(payload) if payload else None
 
 
-def require_session(explicit: str | None = None) -> str:
-    session = current_session(explicit)
+def session_from_payload(payload: Mapping[str, Any]) -> str | None:
+    """The session id a harness put in its hook payload, made safe as a file name (a harness id is
+    not ours to reject: characters outside the allowed set become '-')."""
+    for key in PAYLOAD_SESSION_KEYS:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            name = re.sub(r"[^A-Za-z0-9._-]", "-", value.strip())[:128]
+            return check_session_name(name if name[0].isalnum() else "s" + name[:127])
+    return None
+
+
+def require_session(explicit: str | None = None, payload: Mapping[str, Any] | None = None) -> str:
+    session = current_session(explicit, payload)
     if session is None:
         raise SteleError("no session: run `stele session start` and export STELE_SESSION=<id>, or pass --session")
     return session

@@ -1,0 +1,286 @@
+"""Session memory commands: the `session` group (start, log, list, show, preamble, restart, compact)
+and the top-level shorthands `note` and `promote`. Each finds the project, calls one library function
+in `stele.session`, `stele.preamble`, `stele.promote` or `stele.walarchive`, and renders."""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import Annotated, Optional
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from .. import session as sessions
+from .. import wal
+from ..errors import SteleError, UsageError
+from ..redact import describe
+from ..render import term
+
+Opt = typer.Option
+session_app = typer.Typer(help="Session memory: what happened, in an append-only log per session.",
+                          no_args_is_help=True)
+app.add_typer(session_app, name="session")
+
+SessionOpt = Annotated[Optional[str], Opt("--session", help="Session id (default: $STELE_SESSION).")]
+TaskOpt = Annotated[Optional[str], Opt("--task", help="The task this is about (TASK-...).")]
+IssueOpt = Annotated[Optional[str], Opt("--issue", help="Issue number.")]
+PrOpt = Annotated[Optional[str], Opt("--pr", help="Pull request number.")]
+ShaOpt = Annotated[Optional[str], Opt("--sha", help="Commit id.")]
+PathOpt = Annotated[list[str], Opt("--path", help="A file this is about; repeatable.")]
+
+
+def _text(text: str) -> str:
+    return sys.stdin.read() if text == "-" else text
+
+
+def _logged(entry: wal.Entry, found: Counter, as_json: bool) -> None:
+    if as_json:
+        emit_json({"entry": entry.as_dict(), "redacted": dict(found)})
+    else:
+        term.line(entry.id)
+    if found:
+        term.warn(f"redacted before writing: {describe(found)} (the secret text is not in the log)")
+
+
+@session_app.command("start")
+def start(
+    agent: Annotated[Optional[str], Opt("--agent", help="Who runs it: claude-code, codex, a name.")] = None,
+    thread: Annotated[Optional[str], Opt("--thread", help="Share history within this thread.")] = None,
+    goal: Annotated[Optional[str], Opt("--goal", help="What the session is for (in every preamble).")] = None,
+    task: TaskOpt = None,
+    session: Annotated[Optional[str], Opt("--session", help="Adopt this id (e.g. a harness's).")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Start a session and print its id (export it as STELE_SESSION)."""
+    entry = sessions.start(project(), agent=agent, thread=thread, goal=goal, task=task, session=session)
+    if wants_json(fmt, json_):
+        emit_json({"session": entry.session, "entry": entry.id, "agent": entry.agent, "thread": entry.thread,
+                   "goal": entry.extra.get("goal"), "task": entry.task})
+        return
+    sys.stdout.write(entry.session + "\n")  # bare, for `export STELE_SESSION=$(stele session start)`
+    term.note(f"export {wal.SESSION_ENV}={entry.session}")
+
+
+@session_app.command("log")
+def log(
+    type_: Annotated[str, typer.Argument(metavar="TYPE", help=", ".join(wal.TYPES))],
+    text: Annotated[str, typer.Argument(help="What happened; - reads stdin.")],
+    task: TaskOpt = None,
+    issue: IssueOpt = None,
+    pr: PrOpt = None,
+    sha: ShaOpt = None,
+    path: PathOpt = [],
+    stage: Annotated[Optional[str], Opt("--stage", help="For `stage` entries: the stage completed.")] = None,
+    session: SessionOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Append an entry to the session's log (secrets are redacted first); prints its id."""
+    p, found = project(), Counter()
+    entry = sessions.log(p, wal.require_session(session), type_, _text(text), task=task, issue=issue, pr=pr,
+                         sha=sha, paths=path, stage=stage, found=found)
+    _logged(entry, found, wants_json(fmt, json_))
+
+
+@app.command("note")
+def note(
+    text: Annotated[str, typer.Argument(help="The note; - reads stdin.")],
+    task: TaskOpt = None,
+    issue: IssueOpt = None,
+    pr: PrOpt = None,
+    sha: ShaOpt = None,
+    path: PathOpt = [],
+    session: SessionOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Log a note in the current session (shorthand for `stele session log note TEXT`)."""
+    p, found = project(), Counter()
+    entry = sessions.log(p, wal.require_session(session), "note", _text(text), task=task, issue=issue, pr=pr,
+                         sha=sha, paths=path, found=found)
+    _logged(entry, found, wants_json(fmt, json_))
+
+
+@session_app.command("list")
+def list_(
+    issue: IssueOpt = None,
+    pr: PrOpt = None,
+    path: Annotated[Optional[str], Opt("--path", help="Entries about this file, folder or glob.")] = None,
+    task: TaskOpt = None,
+    thread: Annotated[Optional[str], Opt("--thread", help="Sessions of this thread.")] = None,
+    q: Annotated[Optional[str], Opt("--q", help="Full text: entries containing every word.")] = None,
+    limit: Annotated[int, Opt("--limit", help="At most this many (capped at 32).")] = sessions.DEFAULT_LIMIT,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """List sessions, most recently active first, filtered by what their entries are about."""
+    filters = sessions.Filters(issue=issue, pr=pr, path=path, task=task, thread=thread, q=q)
+    report = wal.ReadReport()
+    listed, total = sessions.list_sessions(project(), filters, limit, report)
+    wal.warn_skipped(report)
+    if wants_json(fmt, json_):
+        emit_json({"sessions": [x.as_dict() for x in listed], "total": total,
+                   "limit": sessions.check_limit(limit)})
+        return
+    if not listed:
+        term.line("no sessions match")
+        return
+    count = "matches" if filters.by_entry else "entries"
+    term.table(("session", "last", "agent", "thread", count, "goal"), (
+        (x.session.id, x.session.last or "", x.session.agent or "", x.session.thread or "",
+         str(len(x.hits) if filters.by_entry else x.session.entries),
+         sessions.shorten(x.session.goal or "", 60))
+        for x in listed))
+    if total > len(listed):
+        term.note(f"{total - len(listed)} more; narrow the filters or raise --limit (at most 32)")
+
+
+@session_app.command("show")
+def show(
+    ident: Annotated[str, typer.Argument(metavar="ID", help="A session id, or an entry id (S-...).")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Show a session's entries in order, or one entry."""
+    from ..ids import SESSION_ID_RE
+    from ..promote import promoted_to
+    from ..record import load
+
+    p, report = project(), wal.ReadReport()
+    record = load(p)
+    if SESSION_ID_RE.match(ident.upper()):
+        entry = sessions.find_entry(p, ident, report)
+        wal.warn_skipped(report)
+        if wants_json(fmt, json_):
+            emit_json({"entry": entry.as_dict(), "promoted_to": promoted_to(record, entry.id)})
+        else:
+            _print_entry(entry, promoted_to(record, entry.id), full=True)
+        return
+    entries = sessions.entries_of(p, wal.check_session_name(ident), report)
+    wal.warn_skipped(report)
+    if not entries:
+        raise SteleError(f"no session {ident} in {p.rel(p.wal_dir)}/: `stele session list` shows sessions")
+    info = sessions.summarize(ident, entries)
+    promoted = {e.id: promoted_to(record, e.id) for e in entries}
+    if wants_json(fmt, json_):
+        emit_json({"session": info.as_dict(), "entries": [e.as_dict() for e in entries],
+                   "promoted": {k: v for k, v in promoted.items() if v}})
+        return
+    head = [f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  task: {info.task or '-'}",
+            f"started: {info.started}  last: {info.last}  entries: {info.entries}  restarts: {info.restarts}"]
+    if info.goal:
+        head.append(f"goal: {info.goal}")
+    term.section(info.id, "\n".join(head))
+    for e in entries:
+        _print_entry(e, promoted[e.id], full=False)
+
+
+def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
+    label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
+    label += f"({e.extra['event']})" if sessions.event(e) else ""
+    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + list(e.refs.get("paths") or ())
+    tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
+    text = e.text if full else sessions.shorten(e.text, 100)
+    term.line(f"{e.ts}  {e.id}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))
+    if full:
+        term.line(f"session: {e.session}  agent: {e.agent or '-'}  thread: {e.thread or '-'}")
+
+
+@session_app.command("preamble")
+def preamble(
+    session: SessionOpt = None,
+    thread: Annotated[Optional[str], Opt("--thread", help="Every session of this thread.")] = None,
+    fidelity: Annotated[Optional[str], Opt("--fidelity", help="compact | summary:high | summary:medium | "
+                                           "summary:low | truncate")] = None,
+    task: Annotated[Optional[str], Opt("--task", help="Take the task's fidelity from this task.")] = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Print the history an agent gets before a prompt: goal, completed stages, steering."""
+    from ..preamble import for_scope
+
+    if session and thread:
+        raise UsageError("give --session or --thread, not both")
+    p = project()
+    if not thread:
+        session = wal.require_session(session)
+        if not wal.segments(p, session):
+            raise UsageError(f"no session {session} in {p.rel(p.wal_dir)}/: `stele session list` shows "
+                             "sessions")
+    report = wal.ReadReport()
+    result = for_scope(p, session=session, thread=thread, fidelity=fidelity, task=task, report=report)
+    wal.warn_skipped(report)
+    if wants_json(fmt, json_):
+        emit_json(result.as_dict())
+        return
+    sys.stdout.write(result.render())  # agent-facing: plain and byte-stable, never through Rich
+
+
+@session_app.command("restart")
+def restart(
+    reason: Annotated[Optional[str], Opt("--reason", help="Why the iteration starts over.")] = None,
+    session: SessionOpt = None,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Start a new iteration: clear the stage history, keep goal, steering and visit counts."""
+    entry = sessions.restart(project(), wal.require_session(session), reason)
+    if wants_json(fmt, json_):
+        emit_json({"entry": entry.as_dict()})
+    else:
+        term.line(entry.id)
+
+
+@session_app.command("compact")
+def compact(
+    older_than: Annotated[float, Opt("--older-than", metavar="DAYS", help="Archive logs idle this long "
+                                     "(0: all).")] = 7,
+    session: SessionOpt = None,
+    dry_run: Annotated[bool, Opt("--dry-run", help="Say what would move; move nothing.")] = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Move idle session logs, whole, into gzipped archive segments (verified; no line is lost)."""
+    from ..walarchive import compact as do_compact
+
+    if older_than < 0:
+        raise UsageError(f"--older-than {older_than}: give a number of days, 0 or more")
+    done = do_compact(project(), older_than, session, dry_run)
+    if wants_json(fmt, json_):
+        emit_json({"archived": [a.as_dict() for a in done], "dry_run": dry_run})
+        return
+    verb = "would archive" if dry_run else "archived"
+    for a in done:
+        term.line(f"{verb} {a.session}: {a.lines} lines, {a.bytes} bytes -> {a.gz_bytes} bytes "
+                  f"in {a.segment}")
+    if not done:
+        term.line("nothing to archive")
+
+
+@app.command("promote")
+def promote(
+    entry_id: Annotated[str, typer.Argument(metavar="S-ID", help="The session entry to promote.")],
+    kind: Annotated[str, Opt("--kind", "-k", help="lesson, decision, risk, ...")],
+    title: Annotated[Optional[str], Opt(help="One line, <= 120 chars (default: the first line).")] = None,
+    anchor: Annotated[list[str], Opt("--anchor", "-a", help="Besides the entry's paths; repeatable.")] = [],
+    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID; repeatable.")] = [],
+    tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
+    again: Annotated[bool, Opt("--again", help="Promote an entry that already became a fact.")] = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Turn a session entry into a committed fact whose `source` records the entry."""
+    from ..promote import promote as do_promote
+
+    done = do_promote(project(), entry_id, kind, title=title, anchors=anchor, links=link, tags=tag,
+                      again=again)
+    fact = done.written.fact
+    if wants_json(fmt, json_):
+        emit_json({"id": fact.id, "path": fact.path, "source": fact.source,
+                   "redacted": dict(done.written.redacted)})
+    else:
+        term.line(f"promoted {done.entry.id} to {fact.id} {fact.path}")
+        term.note("review it, then commit it: the fact becomes project truth through the pull request")
+    if done.written.redacted:
+        term.warn(f"redacted before writing: {done.written.redaction_summary}")

@@ -1,0 +1,43 @@
+"""Promotion: a lesson learned in a session becomes a committed fact, reviewed in a pull request.
+
+The fact's `source` names the session entry (and its task), so the reviewed truth keeps its
+provenance and `stele session show` can tell which entries already became facts. Writing goes
+through `memory.remember`, so it is validated, redacted and atomic like every other fact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import memory
+from .errors import SteleError
+from .project import Project
+from .record import Record, load
+from .session import find_entry
+from .wal import Entry
+
+
+@dataclass
+class Promoted:
+    written: memory.Written
+    entry: Entry
+
+
+def promoted_to(record: Record, entry_id: str) -> list[str]:
+    """Ids of the facts whose `source` names `entry_id`."""
+    return sorted(f.id for f in record.facts.values() if entry_id in f.source)
+
+
+def promote(project: Project, entry_id: str, kind: str, *, title: str | None = None, anchors: list[str] = (),
+            links: list[str] = (), tags: list[str] = (), again: bool = False) -> Promoted:
+    """Write the entry's text as a new fact of `kind`; the paths the entry touched become anchors."""
+    entry = find_entry(project, entry_id)
+    record = load(project)
+    earlier = promoted_to(record, entry.id)
+    if earlier and not again:
+        raise SteleError(f"{entry.id} was already promoted to {', '.join(earlier)}; pass --again to write "
+                         "another fact from it")
+    paths = [str(p) for p in entry.refs.get("paths") or ()]
+    written = memory.remember(
+        project, entry.text, kind=kind, title=title, anchors=list(dict.fromkeys([*paths, *anchors])),
+        links=links, tags=tags, source=[entry.id] + ([entry.task] if entry.task else []), record=record)
+    return Promoted(written, entry)
