@@ -11,9 +11,9 @@ from stele.project import Project
 from stele.serve.api import MAX_PARAM_CHARS, handle
 
 
-def get(repo, path: str, **params) -> tuple[int, dict]:
+def get(repo, route: str, **params) -> tuple[int, dict]:
     query = {k: v if isinstance(v, list) else [v] for k, v in params.items()}
-    r = handle(Project(repo), path, query)
+    r = handle(Project(repo), route, query)
     return r.status, json.loads(r.body)
 
 
@@ -112,3 +112,76 @@ def test_snapshots_list_and_one_run(repo):
     assert get(repo, "/api/snapshots/0000000000")[0] == 404
     assert get(repo, "/api/snapshots/not-a-run!")[0] == 400
     assert get(repo, "/api/snapshots/0")[0] == 400  # both runs start with 0: ambiguous
+
+
+@pytest.fixture
+def logged(repo) -> dict[str, str]:
+    from stele import session
+
+    p = Project(repo)
+    first = session.start(p, agent="claude-code", goal="Fix the flaky rate limit test").session
+    session.log(p, first, "decision", "Pin the limiter clock in tests; ghp_" + "a" * 36 + " must not leak.",
+                issue="12", paths=[str(repo / "src/auth/mw.py")])
+    session.log(p, first, "outcome", "The rate limit test passes 200 runs in a row.", pr="34")
+    other = session.start(p, agent="codex", goal="Write the release notes").session
+    session.log(p, other, "note", "Release notes drafted for 2.1.")
+    return {"first": first, "other": other}
+
+
+def test_sessions_filter_by_issue_pr_path_and_words(repo, logged):
+    status, data = get(repo, "/api/memory/sessions")
+    assert status == 200 and data["total"] == 2 and data["limit"] == 20
+    assert [s["id"] for s in data["sessions"]] == [logged["other"], logged["first"]]  # most recent first
+    for params in ({"issue": "12"}, {"pr": "#34"}, {"path": "src/auth"}, {"q": "LIMITER clock"}):
+        status, data = get(repo, "/api/memory/sessions", **params)
+        assert status == 200 and [s["id"] for s in data["sessions"]] == [logged["first"]], params
+    assert get(repo, "/api/memory/sessions", issue="99")[1]["sessions"] == []
+    status, data = get(repo, "/api/memory/sessions", limit="100")
+    assert status == 200 and data["limit"] == 32
+    assert get(repo, "/api/memory/sessions", limit="0")[0] == 400
+    assert get(repo, "/api/memory/sessions", limit="ten")[0] == 400
+
+
+def test_one_session_and_its_blob_as_plain_text(repo, logged):
+    status, data = get(repo, f"/api/memory/sessions/{logged['first']}")
+    assert status == 200 and data["session"]["agent"] == "claude-code" and data["session"]["entries"] == 3
+    assert [e["type"] for e in data["entries"]] == ["note", "decision", "outcome"]
+    r = handle(Project(repo), f"/api/memory/sessions/{logged['first']}/blob", {})
+    text = r.body.decode()
+    assert r.status == 200 and r.content_type == "text/plain; charset=utf-8"
+    assert text.startswith(f"session {logged['first']}\nagent: claude-code")
+    assert "decision (issue 12, src/auth/mw.py)\nPin the limiter clock" in text
+    assert "ghp_" + "a" * 36 not in text and "[REDACTED:GitHub token]" in text
+    assert get(repo, "/api/memory/sessions/sess-nothing-here")[0] == 404
+    assert get(repo, "/api/memory/sessions/..%2Fetc")[0] in (400, 404)
+    assert handle(Project(repo), "/api/memory/sessions/bad name!/blob", {}).status == 400
+
+
+def test_retrieve_requires_q_within_2048_and_caps_the_limit(repo, facts):
+    status, data = get(repo, "/api/memory/retrieve")
+    assert status == 400 and "q is required" in data["error"]
+    assert get(repo, "/api/memory/retrieve", q="   ")[0] == 400
+    assert get(repo, "/api/memory/retrieve", q="x" * 2049)[0] == 400
+    status, data = get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?",
+                       limit="100")
+    assert status == 200 and data["limit"] == 32 and data["mode"] == "semantic"
+    assert data["retrieval"] in ("hybrid", "fts")
+    assert facts["dec"] in [r["id"] for r in data["results"]]
+    assert [r["id"] for r in data["risks"]] == [facts["risk"]]
+    one = get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?", limit="1")[1]
+    assert len(one["results"]) == 1 and one["limit"] == 1
+
+
+def test_retrieve_falls_back_to_prior_context_with_score_zero(repo, logged, monkeypatch):
+    from stele.index import build
+
+    def broken(*a, **k):
+        raise build.IndexUnavailable("the index cannot be built here")
+
+    monkeypatch.setattr(build, "open_index", broken)
+    status, data = get(repo, "/api/memory/retrieve", q="what happened with the rate limit test lately?")
+    assert status == 200 and data["mode"] == "prior_context" and data["results"]
+    assert all(r["score"] == 0.0 and r["source"] == "session" for r in data["results"])
+    status, data = get(repo, "/api/memory/retrieve", q="what happened with the rate limit test lately?", pr="34")
+    assert {r["id"] for r in data["results"]} <= {e["id"] for e in get(
+        repo, f"/api/memory/sessions/{logged['first']}")[1]["entries"]}

@@ -23,6 +23,7 @@ from ..record import Record, load
 JSON = "application/json; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 MAX_PARAM_CHARS = 2048  # the seed's limit on `q`, applied to every parameter
+RETRIEVE_LIMIT, RETRIEVE_MAX = 8, 32  # the seed's default top-k and its cap
 
 
 @dataclass
@@ -164,11 +165,95 @@ def snapshot(project: Project, q: Query, run: str) -> Response:
     return json_response(store.load(project, run))
 
 
+def retrieve(project: Project, q: Query) -> Response:
+    """GET /api/memory/retrieve?q=&issue=&pr=&path=&limit= -> what recall finds for `q` (the hook's
+    entries and risk callout). `path` is also a file being edited (its anchored facts are seeds);
+    `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay).
+    `mode` is the seed's contract: `semantic`, or `prior_context` (recent session entries, score 0.0)
+    when there is no index; `retrieval` is Stele's own mode (hybrid, fts, identifier, skipped, ...)."""
+    from .. import session as sessions_mod
+    from ..retrieve import recall
+    from ..wal import read_all
+
+    text = q.one("q")
+    if text is None:
+        raise ApiError(400, "q is required: the text to retrieve for (at most 2048 characters)")
+    limit = q.int("limit", RETRIEVE_LIMIT, RETRIEVE_MAX)
+    path = q.one("path")
+    result = recall(project, text, files=[path] if path else [])
+    entries = result.entries
+    if any(q.one(k) is not None for k in ("issue", "pr", "path")):
+        try:
+            filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)
+        except UsageError as e:
+            raise ApiError(400, str(e)) from None
+        keep = {e.id for e in read_all(project) if filters.matches(e)}
+        entries = [e for e in entries if e.source != "session" or e.id in keep]
+    results = [{**e.as_dict(), "status": e.status, "text": e.body or e.excerpt} for e in entries[:limit]]
+    return json_response({"mode": "prior_context" if result.mode == "prior_context" else "semantic",
+                          "retrieval": result.mode, "results": results,
+                          "risks": [{**r.as_dict(), "text": r.excerpt} for r in result.risks],
+                          "limit": limit, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
+                          "warnings": result.warnings})
+
+
+def sessions(project: Project, q: Query) -> Response:
+    """GET /api/memory/sessions?issue=&pr=&path=&task=&thread=&q=&limit= -> sessions with a matching entry,
+    most recently active first (limit capped at 32)."""
+    from .. import session as sessions_mod
+
+    try:
+        filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=q.one("path"),
+                                       task=q.one("task"), thread=q.one("thread"), q=q.one("q"))
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    limit = q.int("limit", sessions_mod.DEFAULT_LIMIT, sessions_mod.MAX_LIMIT)
+    listed, total = sessions_mod.list_sessions(project, filters, limit)
+    return json_response({"sessions": [x.as_dict() for x in listed], "total": total, "limit": limit})
+
+
+def _session_entries(project: Project, session_id: str) -> list:
+    from .. import session as sessions_mod
+    from ..wal import check_session_name
+
+    try:
+        check_session_name(session_id)
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    entries = sessions_mod.entries_of(project, session_id)
+    if not entries:
+        raise ApiError(404, f"no session {session_id} in {project.rel(project.wal_dir)}/")
+    return entries
+
+
+def session(project: Project, q: Query, session_id: str) -> Response:
+    """GET /api/memory/sessions/{id} -> the session's summary and every entry, in log order."""
+    from .. import session as sessions_mod
+
+    entries = _session_entries(project, session_id)
+    return json_response({"session": sessions_mod.summarize(session_id, entries).as_dict(),
+                          "entries": [e.as_dict() for e in entries]})
+
+
+def session_blob(project: Project, q: Query, session_id: str) -> Response:
+    """GET /api/memory/sessions/{id}/blob -> the session's log as plain text."""
+    from .. import session as sessions_mod
+    from ..render.session_text import transcript
+
+    entries = _session_entries(project, session_id)
+    text = transcript(sessions_mod.summarize(session_id, entries), entries)
+    return Response(200, text.encode("utf-8"), TEXT)
+
+
 Handler = Callable[..., Response]
 ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/facts$"), facts),
     (re.compile(r"^/api/memory/facts/(?P<fact_id>[A-Za-z0-9-]+)$"), fact),
     (re.compile(r"^/api/memory/graph$"), graph),
+    (re.compile(r"^/api/memory/retrieve$"), retrieve),
+    (re.compile(r"^/api/memory/sessions$"), sessions),
+    (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)$"), session),
+    (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)/blob$"), session_blob),
     (re.compile(r"^/api/snapshots$"), snapshots),
     (re.compile(r"^/api/snapshots/(?P<run>[^/]+)$"), snapshot),
 ]
