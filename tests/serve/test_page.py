@@ -33,6 +33,11 @@ def site(tmp_path_factory):
     root = build(tmp_path_factory.mktemp("example") / "harbor")
     srv = Server(Project(root), "127.0.0.1", 0, quiet=True)
     srv.run = take(srv.project, Request(task="TASK-V5VH"), save=True).run  # what a claim stores
+    from stele import session
+
+    srv.session = session.start(srv.project, agent="claude-code", goal="Reconcile blob_refs weekly").session
+    session.log(srv.project, srv.session, "decision", "Recount from manifests, never from the counters.",
+                task="TASK-V5VH", issue="41")
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
     srv.shutdown()
@@ -105,9 +110,10 @@ def test_screenshot_of_the_graph_shows_nodes_and_edges(site, tmp_path):
 
 
 @pytest.mark.parametrize("view", ["#/", "#/fact/RISK-3EHX", "#/fact/NOPE-0000", "#/nowhere", "#/snapshots",
-                                  "#/snapshot/RUN"])
+                                  "#/snapshot/RUN", "#/sessions", "#/session/SESSION"])
 def test_views_render_without_script_errors(site, tmp_path, view):
-    r = chromium(tmp_path, site.url + view.replace("RUN", site.run), "--dump-dom")
+    url = site.url + view.replace("RUN", site.run).replace("SESSION", site.session)
+    r = chromium(tmp_path, url, "--dump-dom")
     assert r.returncode == 0 and not script_errors(r.stderr), r.stderr[-2000:]
     assert 'data-ready="1"' in r.stdout or "Nothing at" in r.stdout
     if view == "#/":
@@ -119,5 +125,9 @@ def test_views_render_without_script_errors(site, tmp_path, view):
     if view == "#/snapshot/RUN":
         assert "Budget use" in r.stdout and r.stdout.count("<meter") == 4  # records, code, total, briefing
         assert "Always records" in r.stdout and "The whole text, as delivered" in r.stdout
+    if view == "#/sessions":
+        assert f'href="#/session/{site.session}"' in r.stdout and "1 of 1 sessions" in r.stdout
+    if view == "#/session/SESSION":
+        assert "Recount from manifests" in r.stdout and "issue 41" in r.stdout and "/blob" in r.stdout
     if view == "#/fact/NOPE-0000":
         assert 'class="error"' in r.stdout and "no fact with id NOPE-0000" in r.stdout

@@ -56,5 +56,7 @@ def serve(
     sys.stdout.flush()
     try:
         server.serve_forever()
+    except KeyboardInterrupt:  # the normal way to stop it: not an error
+        term.line("stopped")
     finally:
         server.server_close()

@@ -3,6 +3,7 @@
 import { api, badge, factLink, h, kindBadge, matcher, problems } from "./dom.js";
 import { drawGraph } from "./graph.js";
 import { snapshotView, snapshotsView } from "./saw.js";
+import { sessionView, sessionsView } from "./sessions.js";
 
 const main = document.getElementById("main");
 
@@ -122,6 +123,8 @@ const views = [
   [/^#\/fact\/([^/?]+)$/, id => factView(decodeURIComponent(id)), "record"],
   [/^#\/snapshots$/, () => snapshotsView(main), "snapshots"],
   [/^#\/snapshot\/([^/?]+)$/, run => snapshotView(main, decodeURIComponent(run)), "snapshots"],
+  [/^#\/sessions$/, () => sessionsView(main), "sessions"],
+  [/^#\/session\/([^/?]+)$/, id => sessionView(main, decodeURIComponent(id)), "sessions"],
 ];
 
 async function route() {
