@@ -18,6 +18,7 @@ import datetime as dt
 import json
 import multiprocessing as mp
 import os
+import queue
 import statistics
 import subprocess
 import sys
@@ -71,7 +72,7 @@ def worker(i: int, root: str, task: str, rounds: int, remote: str | None, barrie
     me = claims.Identity(f"agent-{i:02d}", f"bench-{i:02d}", "bench-host")
     lease = dt.timedelta(hours=1)
     for r in range(rounds):
-        barrier.wait()
+        barrier.wait()  # everyone starts claiming at the same instant
         start = time.perf_counter()
         try:
             won = claims.claim(project, task, me, lease, remote=remote).claim
@@ -80,11 +81,15 @@ def worker(i: int, root: str, task: str, rounds: int, remote: str | None, barrie
             outcome = ("lost", e.claim.holder.agent, e.claim.token)
         except Exception as e:  # noqa: BLE001 - reported as a broken round, not a crash
             outcome = ("error", f"{type(e).__name__}: {e}", 0)
-        results.put((r, i, *outcome, time.perf_counter() - start))
-        barrier.wait()
-        if outcome[0] == "won":
-            claims.release(project, task, me, remote=remote)
-        barrier.wait()
+        elapsed = time.perf_counter() - start
+        barrier.wait()  # every claim is decided before the winner lets go
+        problem = ""
+        if outcome[0] == "won":  # the others wait for this at the next round's first barrier
+            try:
+                claims.release(project, task, me, remote=remote)
+            except Exception as e:  # noqa: BLE001
+                problem = f"release failed: {type(e).__name__}: {e}"
+        results.put((r, i, *outcome, elapsed, problem))
 
 
 def check(rounds: int, workers: int, got: list[tuple]) -> list[str]:
@@ -97,9 +102,9 @@ def check(rounds: int, workers: int, got: list[tuple]) -> list[str]:
         rows = by_round.get(r, [])
         winners = [x for x in rows if x[2] == "won"]
         losers = [x for x in rows if x[2] == "lost"]
-        errors = [x for x in rows if x[2] == "error"]
+        errors = [x[3] for x in rows if x[2] == "error"] + [x[6] for x in rows if x[6]]
         if len(rows) != workers or errors:
-            broken.append(f"round {r}: {len(rows)} answers, errors: {[x[3] for x in errors][:2]}")
+            broken.append(f"round {r}: {len(rows)} answers, errors: {errors[:2]}")
         elif len(winners) != 1:
             broken.append(f"round {r}: {len(winners)} winners")
         elif winners[0][4] != r + 1:
@@ -112,27 +117,37 @@ def check(rounds: int, workers: int, got: list[tuple]) -> list[str]:
 
 
 def run(rounds: int, workers: int, places: int, remote: bool) -> dict:
-    with tempfile.TemporaryDirectory(prefix="stele-claims-") as tmp:
+    # ignore_cleanup_errors: git may have started `gc --auto` in the background, still writing packs
+    with tempfile.TemporaryDirectory(prefix="stele-claims-", ignore_cleanup_errors=True) as tmp:
         roots, task, remote_name = setup(Path(tmp), places, remote)
         ctx = mp.get_context("fork")
-        barrier, results = ctx.Barrier(workers), ctx.Queue()
+        barrier, results = ctx.Barrier(workers, timeout=120), ctx.Queue()
         procs = [ctx.Process(target=worker, args=(i, str(roots[i % len(roots)]), task, rounds, remote_name,
                                                    barrier, results)) for i in range(workers)]
         start = time.perf_counter()
         for p in procs:
             p.start()
-        got = [results.get(timeout=120) for _ in range(rounds * workers)]
-        for p in procs:
-            p.join(timeout=60)
+        got = []
+        try:
+            for _ in range(rounds * workers):
+                got.append(results.get(timeout=180))
+        except queue.Empty:  # a worker died or hung: what arrived is judged, the rest counts as broken
+            pass
         elapsed = time.perf_counter() - start
-    latencies = sorted(x[5] * 1000 for x in got)
+        for p in procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+    latencies = sorted(x[5] * 1000 for x in got) or [0.0]
     broken = check(rounds, workers, got)
     return {
         "rounds": rounds, "workers": workers, "places": len(roots), "mode": "remote" if remote else "local",
-        "ok_rounds": rounds - len({int(b.split()[1].rstrip(":")) for b in broken}), "broken": broken[:10],
+        "ok_rounds": rounds - len(broken), "broken": broken[:10],
         "elapsed_s": round(elapsed, 2), "rounds_per_s": round(rounds / elapsed, 1),
         "claim_ms": {"p50": round(statistics.median(latencies), 1),
-                     "p95": round(latencies[int(len(latencies) * 0.95) - 1], 1), "max": round(latencies[-1], 1)},
+                     "p95": round(latencies[max(0, int(len(latencies) * 0.95) - 1)], 1),
+                     "max": round(latencies[-1], 1)},
     }
 
 
@@ -149,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"{result['mode']}: {result['workers']} processes over {result['places']} "
-              f"{'clones' if args.remote else 'worktrees'}, {result['rounds']} rounds in {result['elapsed_s']} s "
-              f"({result['rounds_per_s']} rounds/s)")
+        places = "clones" if args.remote else "worktrees"
+        print(f"{result['mode']}: {result['workers']} processes over {result['places']} {places}, "
+              f"{result['rounds']} rounds in {result['elapsed_s']} s ({result['rounds_per_s']} rounds/s)")
         print(f"rounds with exactly one winner and every loser told the winner: {result['ok_rounds']}"
               f"/{result['rounds']}")
         print("claim latency ms: p50 {p50}, p95 {p95}, max {max}".format(**result["claim_ms"]))

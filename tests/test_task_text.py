@@ -34,17 +34,18 @@ def test_resume_text_is_plain_and_stable():
     dec = Fact("DEC-DDDD", "decision", "Rate limiting runs before auth")
     risk = Fact("RISK-EEEE", "risk", "Middleware order is load-bearing")
     lesson = Fact("LSN-FFFF", "lesson", "TS2769 after regenerating types")
-    history = [Entry("S-01", "2026-11-29T18:00:00Z", "sess-a", "claim", "claimed TASK-AAAA", task="TASK-AAAA"),
-               Entry("S-02", "2026-11-29T18:30:00Z", "sess-a", "note", "redis\n  is up", task="TASK-AAAA")]
+    history = [Entry("S-01", "2026-11-29T18:00:00Z", "sess-a", "claim", "claimed TASK-AAAA", task=task.id),
+               Entry("S-02", "2026-11-29T18:30:00Z", "sess-a", "note", "redis\n  is up", task=task.id)]
     r = Resume(TaskRow(task, claim(), [], ["EPIC-BBBB"]), [epic], [child],
                [("<- relates-to", dec), ("-> relates-to", risk), ("<- mentions", lesson)], history, 7)
     assert task_text(r, NOW) == """\
 TASK-AAAA: Rate limit login
 kind: task, status: open, priority: normal
-claim: held by alice (session sess-a, host host-1) since 2026-11-29T18:00:00Z, lease until 2026-11-29T20:00:00Z (token 3)
-part of (it blocks):
+claim: held by alice (session sess-a, host host-1) since 2026-11-29T18:00:00Z, lease until \
+2026-11-29T20:00:00Z (token 3)
+blocks:
   - EPIC-BBBB Auth hardening [epic, open]
-children and prerequisites (they block it):
+blocked by:
   - TASK-CCCC Set up redis [task, done]
 
 Decisions:

@@ -140,8 +140,13 @@ def test_resume_finds_my_task_its_neighbours_and_its_history(project):
     tasks.claim_task(project, task, ALICE, now=T0)
     r = tasks.resume(project, ALICE, now=T0)
     assert r.row.fact.id == task and r.row.claim.holder == ALICE
-    assert [f.id for f in r.parents] == [epic]
+    assert [f.id for f in r.blocks] == [epic] and r.blockers == []
     assert sorted((rel, f.id) for rel, f in r.linked) == [("-> relates-to", risk), ("<- relates-to", dec)]
+    # a risk that blocks the task is a risk to read, not a subtask; and it keeps the task from being ready
+    hazard = memory.remember(project, "Redis is single-homed.", kind="risk", links=[f"blocks:{task}"]).fact.id
+    r = tasks.resume(project, ALICE, task, now=T0)
+    assert r.blockers == [] and ("<- blocks", hazard) in [(rel, f.id) for rel, f in r.linked]
+    assert r.row.blocked_by == [hazard]
     assert [e.type for e in r.history] == ["claim"] and r.history_total == 1
     limited = tasks.resume(project, ALICE, task, now=T0, history_limit=0)
     assert limited.history == [] and limited.history_total == 1

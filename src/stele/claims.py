@@ -88,7 +88,8 @@ class Identity:
 
     def matches(self, claim: "Claim") -> bool:
         """`--mine`: the same agent, and the same session when this identity has one."""
-        return claim.holder.agent == self.agent and (self.session is None or claim.holder.session == self.session)
+        same_session = self.session is None or claim.holder.session == self.session
+        return claim.holder.agent == self.agent and same_session
 
     def describe(self) -> str:
         where = f"session {self.session}, host {self.host}" if self.session else f"host {self.host}"
@@ -145,7 +146,8 @@ class Claim:
         if self.state == "released":
             subject = f"release {self.task}: {self.holder.agent} (token {self.token})"
         elif self.took_over:
-            subject = f"takeover {self.task}: {self.holder.agent} from {self.took_over['agent']} (token {self.token})"
+            subject = (f"takeover {self.task}: {self.holder.agent} from {self.took_over['agent']} "
+                       f"(token {self.token})")
         else:
             subject = f"claim {self.task}: {self.holder.agent} (token {self.token})"
         return subject + "\n\n" + json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":")) + "\n"
@@ -160,7 +162,8 @@ class Claim:
                        until=parse_time(data["until"]), token=int(data["token"]), remote=data.get("remote"),
                        took_over=data.get("took_over"),
                        released_at=parse_time(data["released_at"]) if data.get("released_at") else None,
-                       released_by=Identity.from_dict(data["released_by"]) if data.get("released_by") else None,
+                       released_by=Identity.from_dict(data["released_by"]) if data.get("released_by")
+                       else None,
                        sha=sha, where=where)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             epoch = dt.datetime.fromtimestamp(0, dt.timezone.utc)
@@ -220,15 +223,11 @@ def read(project: Project, task: str) -> Claim | None:
     return found[0] if found else None
 
 
-def fetch(project: Project, remote: str) -> None:
-    gitrepo.fetch_refs(project.root, remote, CLAIMS_REF, _tracking_prefix(project, remote))
-
-
-def remote_claims(project: Project, remote: str, *, refresh: bool = True) -> list[Claim]:
-    """The remote's claim records (fetched first unless `refresh` is False)."""
-    if refresh:
-        fetch(project, remote)
-    return _read(project, _tracking_prefix(project, remote), remote)
+def remote_claims(project: Project, remote: str) -> list[Claim]:
+    """The remote's claim records, fetched now (and kept for `known_claims`)."""
+    prefix = _tracking_prefix(project, remote)
+    gitrepo.fetch_refs(project.root, remote, CLAIMS_REF, prefix)
+    return _read(project, prefix, remote)
 
 
 def local_claims(project: Project) -> list[Claim]:
@@ -267,7 +266,7 @@ def claim(project: Project, task: str, me: Identity, lease: dt.timedelta, *, now
         nonlocal action
         if base is not None and base.state == "held" and me.owns(base):
             action = "renewed"
-            return replace(base, until=now + lease, remote=remote or base.remote)
+            return replace(base, until=now + lease, remote=remote or base.remote, took_over=None)
         if base is not None and base.live(now):
             raise ClaimHeld(base)
         took_over = None
@@ -320,7 +319,8 @@ def _swap(project: Project, task: str, decide: Callable[[Claim | None], Claim], 
         theirs = _read_remote(project, remote, task) if remote else None
         base = newest(local, theirs)
         new = decide(base)
-        sha = gitrepo.write_record_commit(root, new.message(), base.sha if base else None, int(now.timestamp()))
+        parent = base.sha if base else None
+        sha = gitrepo.write_record_commit(root, new.message(), parent, int(now.timestamp()))
         new = replace(new, sha=sha, where="local")
         if remote is None:
             if gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None):
@@ -331,6 +331,10 @@ def _swap(project: Project, task: str, decide: Callable[[Claim | None], Claim], 
             # A local-only claim landed in between: it wins here, so give the remote back.
             gitrepo.push_with_lease(root, remote, theirs.sha if theirs else None, ref, sha)
         time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))  # back off; the winner is mid-write
+    lock = project.git_common_dir / f"{ref}.lock"
+    if lock.exists():
+        raise SteleError(f"{lock} blocks every change to the claim on {task}: if no git process is running, "
+                         "a crashed one left it; delete it and try again")
     raise SteleError(f"could not settle the claim on {task} after {ATTEMPTS} attempts (heavy contention); "
                      "try again")
 

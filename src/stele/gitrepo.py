@@ -32,7 +32,6 @@ def head_sha(root: Path, short: bool = True) -> str | None:
 # parent chain keeps every claim, takeover and release of a task as `git log` history.
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-_CAS_LOST = ("cannot lock ref", "is at", "but expected", "reference already exists")
 
 
 def write_record_commit(root: Path, message: str, parent: str | None, epoch: int) -> str:
@@ -58,19 +57,16 @@ def read_ref_bodies(root: Path, *prefixes: str) -> list[tuple[str, str, str]]:
             for i in range(0, len(fields) - 2, 3)]
 
 
-def compare_and_swap_ref(root: Path, ref: str, new: str | None, old: str | None) -> bool:
-    """Point `ref` at `new` (None deletes it) only if it is at `old` now (None: must not exist).
-    False when another writer got there first; git's ref lock makes this atomic across processes."""
+def compare_and_swap_ref(root: Path, ref: str, new: str, old: str | None) -> bool:
+    """Point `ref` at `new` only if it is at `old` now (None: only if it does not exist yet). False when
+    another writer got there first: git's lock file and old-value check make this atomic across processes."""
     import git
 
-    cmd = repo(root).git
     try:
-        if new is None:
-            cmd.update_ref("-d", ref, old or "")
-        else:
-            cmd.update_ref(ref, new, old or "")
+        repo(root).git.update_ref(ref, new, old or "")
     except git.GitCommandError as e:
-        if any(s in str(e.stderr) for s in _CAS_LOST):
+        # "cannot lock ref": it is at another value, already exists, or another writer holds its lock
+        if "cannot lock ref" in str(e.stderr):
             return False
         raise SteleError(f"git update-ref {ref} failed: {_last_line(e.stderr)}") from None
     return True

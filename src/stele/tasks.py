@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import claims, memory, wal
+from . import claims, memory, session, wal
 from .claims import Claim, Claimed, Identity
 from .errors import SteleError, UsageError
 from .kinds import CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
@@ -32,14 +32,15 @@ class TaskRow:
     fact: Fact
     claim: Claim | None  # the latest claim record (held, expired or released), if it was ever claimed
     blocked_by: list[str] = field(default_factory=list)  # open facts that `blocks` it
-    parents: list[str] = field(default_factory=list)  # what it `blocks`
+    blocks: list[str] = field(default_factory=list)  # what it `blocks` (its container, later tasks)
 
     def held(self, now: dt.datetime) -> bool:
         return self.claim is not None and self.claim.live(now)
 
     def as_dict(self, now: dt.datetime) -> dict[str, Any]:
-        return {"id": self.fact.id, "kind": self.fact.kind, "status": self.fact.status, "title": self.fact.title,
-                "priority": self.fact.priority, "parents": self.parents, "blocked_by": self.blocked_by,
+        f = self.fact
+        return {"id": f.id, "kind": f.kind, "status": f.status, "title": f.title, "priority": f.priority,
+                "blocks": self.blocks, "blocked_by": self.blocked_by,
                 "claim": self.claim.as_dict(now) if self.claim and self.claim.state == "held" else None}
 
 
@@ -49,7 +50,8 @@ def blockers(record: Record, fact_id: str) -> list[Fact]:
             and e.src in record.facts]
 
 
-def parents(record: Record, fact_id: str) -> list[Fact]:
+def dependents(record: Record, fact_id: str) -> list[Fact]:
+    """Facts that `fact_id` declares it `blocks`."""
     return [record.facts[e.dst] for e in record.graph.out.get(fact_id, ()) if e.rel == "blocks"
             and e.dst in record.facts]
 
@@ -57,8 +59,9 @@ def parents(record: Record, fact_id: str) -> list[Fact]:
 def rows(project: Project, record: Record) -> list[TaskRow]:
     known = claims.known_claims(project)
     work = sorted((f for f in record.facts.values() if f.kind in WORK_KINDS), key=_order)
-    return [TaskRow(f, known.get(f.id), [b.id for b in blockers(record, f.id) if b.status not in CLOSED_STATUSES],
-                    [p.id for p in parents(record, f.id)]) for f in work]
+    return [TaskRow(f, known.get(f.id),
+                    [b.id for b in blockers(record, f.id) if b.status not in CLOSED_STATUSES],
+                    [d.id for d in dependents(record, f.id)]) for f in work]
 
 
 def _order(fact: Fact) -> tuple:
@@ -103,7 +106,8 @@ def new_task(project: Project, title: str, *, kind: str = "task", parent: str | 
     if parent:
         up = record.get(parent)
         if up.kind not in WORK_KINDS:
-            raise SteleError(f"--parent {up.id} is a {up.kind}: a parent is a task, epic, objective or milestone")
+            raise SteleError(f"--parent {up.id} is a {up.kind}: a parent is a task, epic, objective or "
+                             "milestone")
         links.append(f"blocks:{up.id}")
     return memory.remember(project, body or title, kind=kind, title=title, links=links, status="open",
                            priority=priority, anchors=anchors, tags=tags, record=record)
@@ -125,7 +129,8 @@ def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timede
         raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
                          f"(`stele task ready`, `stele task show {fact.id}`)")
     if fact.status in CLOSED_STATUSES:
-        raise SteleError(f"{fact.id} is {fact.status}; reopen it first (`stele edit {fact.id} --status open`)")
+        raise SteleError(f"{fact.id} is {fact.status}; reopen it first "
+                         f"(`stele edit {fact.id} --status open`)")
     if lease is None:
         lease = claims.parse_lease(str(project.config["tasks.lease"]), "tasks.lease in .stele/config.yaml")
     claimed = claims.claim(project, fact.id, me, lease, now=now, remote=remote)
@@ -185,19 +190,21 @@ def _close(project: Project, task_id: str, status: str, me: Identity, note: str 
     local = claims.read(project, fact.id)
     if local is not None and local.state == "held":  # release before writing: a refusal changes nothing
         released = claims.release(project, fact.id, me, force=not me.owns(local), now=now)
+    note = " ".join((note or "").split())
     body = None
-    if note and note.strip():
+    if note:
         label = "Done" if status == "done" else "Cancelled"
-        body = fact.body.rstrip("\n") + f"\n\n{label} {today().isoformat()}: {' '.join(note.split())}\n"
+        body = fact.body.rstrip("\n") + f"\n\n{label} {today().isoformat()}: {note}\n"
     written = memory.edit(project, fact.id, memory.Changes(status=status, body=body))
-    _log(project, me, "outcome", f"{fact.id} {status}" + (f": {' '.join(note.split())}" if note else ""), fact.id)
+    _log(project, me, "outcome", f"{fact.id} {status}" + (f": {note}" if note else ""), fact.id)
     return Closed(written.fact, released)
 
 
 def _log(project: Project, me: Identity, type_: str, text: str, task: str, **extra: Any) -> None:
-    """Claims and outcomes go to the session log when there is a session to log them to."""
+    """Claims and outcomes go to the session log when there is a session to log them to (stamped, like
+    every entry, with the session's agent and thread)."""
     if me.session:
-        wal.append(project, wal.new_entry(me.session, type_, text, agent=me.agent, task=task, extra=extra))
+        session.log(project, me.session, type_, text, task=task, extra=extra)
 
 
 @dataclass
@@ -205,17 +212,18 @@ class Resume:
     """`stele task resume`: everything needed to pick a task back up."""
 
     row: TaskRow
-    parents: list[Fact]
-    children: list[Fact]  # everything that `blocks` it, open or not
-    linked: list[tuple[str, Fact]]  # ("-> rel" declared by the task / "<- rel" pointing at it, fact)
+    blocks: list[Fact]  # the tasks and containers it blocks
+    blockers: list[Fact]  # the tasks and containers that block it, open or closed
+    linked: list[tuple[str, Fact]]  # every other neighbour: ("-> rel" declared by the task / "<- rel", fact)
     history: list[wal.Entry]
     history_total: int
 
     def as_dict(self, now: dt.datetime) -> dict[str, Any]:
         brief = lambda f: {"id": f.id, "kind": f.kind, "status": f.status, "title": f.title}  # noqa: E731
         return {**self.row.as_dict(now), "body": self.row.fact.body,
-                "parents": [brief(f) for f in self.parents], "children": [brief(f) for f in self.children],
-                "linked": [{"rel": rel, **brief(f)} for rel, f in self.linked],
+                "related": {"blocks": [brief(f) for f in self.blocks],
+                            "blockers": [brief(f) for f in self.blockers],
+                            "linked": [{"rel": rel, **brief(f)} for rel, f in self.linked]},
                 "history": [e.as_dict() for e in self.history], "history_total": self.history_total}
 
 
@@ -228,11 +236,14 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))
     fact = work_fact(record, task_id or _current_task(project, me, entries, now))
     row = next(r for r in rows(project, record) if r.fact.id == fact.id)
+    work = lambda f: f.kind in WORK_KINDS  # noqa: E731
     linked = [(f"-> {e.rel}" if e.src == fact.id else f"<- {e.rel}", record.facts[other])
-              for e, other in record.graph.neighbors(fact.id) if e.rel != "blocks" and other in record.facts]
+              for e, other in record.graph.neighbors(fact.id)
+              if other in record.facts and not (e.rel == "blocks" and work(record.facts[other]))]
     history = [e for e in entries if e.task == fact.id]
     shown = history[max(0, len(history) - history_limit):]
-    return Resume(row, parents(record, fact.id), blockers(record, fact.id), linked, shown, len(history))
+    return Resume(row, [f for f in dependents(record, fact.id) if work(f)],
+                  [f for f in blockers(record, fact.id) if work(f)], linked, shown, len(history))
 
 
 def _current_task(project: Project, me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:

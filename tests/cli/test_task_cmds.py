@@ -31,7 +31,8 @@ def test_new_list_ready_show(repo):
     table = invoke("task", "ready")
     assert table.code == 0 and "Set up redis" in table.out and "Rate limit" not in table.out
     shown = json.loads(invoke("task", "show", limit, "--json").out)
-    assert [p["id"] for p in shown["parents"]] == [epic] and shown["blocked_by"] == [redis]
+    assert shown["blocks"] == [epic] and [p["id"] for p in shown["related"]["blocks"]] == [epic]
+    assert shown["blocked_by"] == [redis] and [c["id"] for c in shown["related"]["blockers"]] == [redis]
     human = invoke("task", "show", epic)
     assert human.code == 0 and "Set up redis" in human.out and "Rate limit login" in human.out
     assert invoke("task", "show", "TASK-ZZZZ").code == 1
@@ -49,7 +50,8 @@ def test_claim_conflict_is_exit_1_and_one_line_naming_the_holder(repo):
     assert ids("list", "--mine", "--agent", "alice") == [t] and ids("list", "--mine", "--agent", "bob") == []
     assert ids("ready") == []
     listed = json.loads(invoke("task", "claims", "--json").out)
-    assert [(c["task"], c["agent"], c["status"], c["token"]) for c in listed["claims"]] == [(t, "alice", "held", 1)]
+    got = [(c["task"], c["agent"], c["status"], c["token"]) for c in listed["claims"]]
+    assert got == [(t, "alice", "held", 1)]
 
     assert invoke("task", "release", t, "--agent", "bob").code == 1
     released = invoke("task", "release", t, "--agent", "alice")
@@ -70,7 +72,8 @@ def test_agent_and_session_from_the_environment(repo, monkeypatch):
     assert ids("list", "--mine") == [t]
     resumed = invoke("task", "resume")
     assert resumed.code == 0 and resumed.out.startswith(f"{t}: Env\n")
-    assert "claim: held by claude-code (session sess-1" in resumed.out and "sess-1 claim: claimed" in resumed.out
+    assert "claim: held by claude-code (session sess-1" in resumed.out
+    assert "sess-1 claim: claimed" in resumed.out
     data = json.loads(invoke("task", "resume", "--json").out)
     assert data["id"] == t and [h["type"] for h in data["history"]] == ["claim"]
 
@@ -96,7 +99,7 @@ def test_concurrent_cli_processes_one_winner(repo):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     procs = [subprocess.Popen([sys.executable, "-m", "stele", "task", "claim", t, "--agent", f"agent-{i}"],
                               cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in range(6)]
+             for i in range(4)]
     results = [(p.wait(timeout=60), p.stdout.read(), p.stderr.read()) for p in procs]
     winners = [i for i, (code, _, _) in enumerate(results) if code == 0]
     assert len(winners) == 1, results

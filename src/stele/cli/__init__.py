@@ -16,6 +16,7 @@ from . import knowledge_cmds  # noqa: F401,E402
 from . import serve_cmds  # noqa: F401,E402
 from . import hooks_cmds  # noqa: F401,E402
 from . import session_cmds  # noqa: F401,E402
+from . import task_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:

@@ -22,7 +22,7 @@ IdArg = Annotated[str, typer.Argument(metavar="ID")]
 AgentOpt = Annotated[Optional[str], Opt("--agent", help=f"Your agent name (default: ${claims.AGENT_ENV}, "
                                                          "else your user name).")]
 SessionOpt = Annotated[Optional[str], Opt("--session", help="Your session id (default: $STELE_SESSION).")]
-RemoteOpt = Annotated[bool, Opt("--remote", help="Also decide it on the remote (origin, or the only remote).")]
+RemoteOpt = Annotated[bool, Opt("--remote", help="Decide it on the remote too (origin, or the only remote).")]
 RemoteNameOpt = Annotated[Optional[str], Opt("--remote-name", metavar="NAME",
                                              help="The remote (name, URL or path) for --remote; implies it.")]
 
@@ -57,10 +57,10 @@ def _claim_cell(claim: claims.Claim | None, now) -> str:
 @task_app.command("new")
 def new(
     title: Annotated[str, typer.Argument(help="One line, <= 120 chars.")],
-    parent: Annotated[Optional[str], Opt("--parent", "-p", help="The task or container this one blocks.")] = None,
-    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID, e.g. relates-to:DEC-4F7K; repeatable.")] = [],
+    parent: Annotated[Optional[str], Opt("--parent", "-p", help="The task or container it blocks.")] = None,
+    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID (relates-to:DEC-4F7K); repeatable.")] = [],
     kind: Annotated[str, Opt("--kind", "-k", help="task, epic, objective or milestone.")] = "task",
-    body: Annotated[Optional[str], Opt("--body", help="What needs doing and why (default: the title).")] = None,
+    body: Annotated[Optional[str], Opt("--body", help="What to do and why (default: the title).")] = None,
     priority: Annotated[Optional[str], Opt(help="critical | high | normal | low")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="PATH, glob or PATH::Symbol; repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
@@ -80,7 +80,7 @@ def new(
 
 @task_app.command("list")
 def list_(
-    status: Annotated[list[str], Opt("--status", "-s", help="Repeatable (default: all but done/cancelled).")] = [],
+    status: Annotated[list[str], Opt("--status", "-s", help="Repeatable (default: all open).")] = [],
     mine: Annotated[bool, Opt("--mine", help="Only tasks you hold a live claim on.")] = False,
     all_: Annotated[bool, Opt("--all", help="Include done and cancelled tasks.")] = False,
     agent: AgentOpt = None,
@@ -108,7 +108,7 @@ def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
 
 @task_app.command("show")
 def show(task_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
-    """Show a task: status, claim, parents, children and linked facts."""
+    """Show a task: status, claim, what it blocks, what blocks it, linked facts."""
     from ..render.task_text import task_text
 
     r = tasks.resume(project(), claims.Identity.current(), task_id, history_limit=0)
@@ -226,7 +226,7 @@ def _closed(closed: tasks.Closed, status: str) -> None:
 
 @task_app.command("resume")
 def resume(
-    task_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the task you hold.")] = None,
+    task_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: yours.")] = None,
     agent: AgentOpt = None,
     session: SessionOpt = None,
     fmt: FormatOpt = "text",

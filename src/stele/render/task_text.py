@@ -23,7 +23,8 @@ def claim_line(claim: Claim | None, now: dt.datetime) -> str:
     if claim.live(now):
         where = f", pushed to {claim.remote}" if claim.remote else ""
         return f"held by {holder}, lease until {iso(claim.until)} (token {claim.token}{where})"
-    return f"expired: held by {holder}, lease ended {iso(claim.until)} (token {claim.token}); claim it to take over"
+    return (f"expired: held by {holder}, lease ended {iso(claim.until)} (token {claim.token}); "
+            "claim it to take over")
 
 
 def _fact(fact: Fact, note: str = "") -> str:
@@ -32,14 +33,14 @@ def _fact(fact: Fact, note: str = "") -> str:
 
 def task_text(r: Resume, now: dt.datetime, *, history: bool = True) -> str:
     fact = r.row.fact
-    lines = [f"{fact.id}: {fact.title}", f"kind: {fact.kind}, status: {fact.status}, priority: {fact.priority}",
+    lines = [f"{fact.id}: {fact.title}",
+             f"kind: {fact.kind}, status: {fact.status}, priority: {fact.priority}",
              f"claim: {claim_line(r.row.claim, now)}"]
-    if r.parents:
-        lines += ["part of (it blocks):", *(_fact(f) for f in r.parents)]
-    if r.children:
-        label = "children and prerequisites (they block it)" + (", open ones first:" if r.row.blocked_by else ":")
-        ordered = sorted(r.children, key=lambda f: f.id not in r.row.blocked_by)
-        lines += [label, *(_fact(f) for f in ordered)]
+    if r.blocks:
+        lines += ["blocks:", *(_fact(f) for f in r.blocks)]
+    if r.blockers:
+        open_first = sorted(r.blockers, key=lambda f: f.id not in r.row.blocked_by)
+        lines += ["blocked by:", *(_fact(f) for f in open_first)]
     for kind, title in _GROUPS:
         found = [(rel, f) for rel, f in r.linked if f.kind == kind]
         if found:
