@@ -39,7 +39,8 @@ retrieval:
   bm25_weight: 1.0          # weight of the full-text ranking in the fusion
   vector_weight: 0.35       # weight of the embedding ranking in the fusion
   weak_match: 0.3           # when the best full-text hit scores under this share of what the prompt's
-  strong_match: 0.6         #   words could score, the embeddings lead the fusion; above strong_match BM25 does
+  strong_match: 0.6         #   words could score, the embeddings lead the fusion; from strong_match on,
+                            #   BM25 alone (the embeddings are not consulted)
   title_boost: 0.5          # BM25 boost of the title field (body 1.0, tags 1.0, anchors 0.5)
   seed_match: 3.0           # score added to a seed for its match strength (fused score / best fused score)
   walk_inherit: 0.5         # share of its seed's match term a walked fact inherits

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from .app import FormatOpt, JsonOpt, app, emit_json, open_editor, project, wants_json
-from .. import memory
 from ..errors import SteleError, UsageError
 from ..render import term
+
+if TYPE_CHECKING:
+    from .. import memory
 
 Opt = typer.Option
 
@@ -46,6 +48,7 @@ def _edit_in_editor(p, fact_id: str):
     """Edit a copy in $EDITOR; the fact is replaced only if the result is valid."""
     import tempfile
 
+    from .. import memory
     from ..model import parse_fact
     from ..record import load
     from ..store import atomic_write
@@ -111,6 +114,8 @@ def remember(
     json_: JsonOpt = False,
 ) -> None:
     """Record a fact in docs/memory/ (secrets are redacted first)."""
+    from .. import memory
+
     text = _read_body(body, body_file)
     written = memory.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
                               delivery=delivery, priority=priority, status=status, expires=expires,
@@ -236,6 +241,8 @@ def edit(
     json_: JsonOpt = False,
 ) -> None:
     """Change a fact's fields, anchors, tags or links (no options: open it in $EDITOR)."""
+    from .. import memory
+
     changes = memory.Changes(
         title=title, status=status, delivery=delivery, priority=priority, summary=summary, expires=expires,
         review_after=review_after, retire_when=retire_when, body=sys.stdin.read() if body == "-" else body,
@@ -257,6 +264,8 @@ def link(
     dst: Annotated[str, typer.Argument(metavar="TARGET")],
 ) -> None:
     """Add a typed edge: ID REL TARGET (declared on ID)."""
+    from .. import memory
+
     fact = memory.link(project(), src, rel, dst)
     term.line(f"linked {fact.id} {rel} {dst.upper()}")
 
@@ -268,6 +277,8 @@ def unlink(
     dst: Annotated[str, typer.Argument(metavar="TARGET")],
 ) -> None:
     """Remove a typed edge declared on ID."""
+    from .. import memory
+
     fact = memory.unlink(project(), src, rel, dst)
     term.line(f"unlinked {fact.id} {rel} {dst.upper()}")
 
@@ -278,6 +289,8 @@ def supersede(
     by: Annotated[str, Opt("--by", metavar="NEW", help="The fact that replaces OLD.")],
 ) -> None:
     """Mark OLD superseded by NEW (adds `supersedes` on NEW)."""
+    from .. import memory
+
     old_fact, new_fact = memory.supersede(project(), old, by)
     term.line(f"{new_fact.id} supersedes {old_fact.id}; {old_fact.id} is now superseded")
 
@@ -288,6 +301,8 @@ def retire(
     why: Annotated[str, Opt("--why", help="Why it no longer holds (kept in the body).")],
 ) -> None:
     """Retire a fact that no longer holds (it stays readable, never injected)."""
+    from .. import memory
+
     fact = memory.retire(project(), fact_id, why)
     term.line(f"retired {fact.id}")
 
@@ -295,5 +310,7 @@ def retire(
 @app.command()
 def verify(fact_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
     """Record that a fact still holds: today's date and the current commit."""
+    from .. import memory
+
     fact = memory.verify(project(), fact_id)
     term.line(f"verified {fact.id} on {fact.verified} at {fact.verified_at or 'no commit yet'}")

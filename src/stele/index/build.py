@@ -29,7 +29,8 @@ LOCK = "lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
+GARBAGE = 0.25  # compact vectors.npy when more than this share of its rows belong to no item
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]
@@ -55,29 +56,32 @@ class Report:
 # -- sources -----------------------------------------------------------------------------------------
 
 def scan(project: Project) -> dict[str, tuple[int, int]]:
-    """Every source file (fact candidates and WAL logs): repo-relative path -> (mtime_ns, size)."""
-    out: dict[str, tuple[int, int]] = {}
-    root = str(project.root)
+    """Every source file (fact candidates and WAL logs): repo-relative path -> (mtime_ns, size).
 
-    def walk(folder: str, suffix: str, recurse: bool) -> None:
+    This runs on every read, so it is plain `os.scandir` with paths built by concatenation."""
+    out: dict[str, tuple[int, int]] = {}
+
+    def walk(folder: str, rel: str, suffix: str, recurse: bool) -> None:
         try:
-            entries = list(os.scandir(folder))
+            entries = os.scandir(folder)
         except OSError:
             return
-        for e in entries:
-            if e.name.startswith("."):
-                continue
-            try:
-                if recurse and e.is_dir(follow_symlinks=False):
-                    walk(e.path, suffix, recurse)
-                elif e.name.endswith(suffix) and e.name.lower() != "readme.md" and e.is_file():
-                    st = e.stat()
-                    out[os.path.relpath(e.path, root).replace(os.sep, "/")] = (st.st_mtime_ns, st.st_size)
-            except OSError:
-                continue
+        with entries:
+            for e in entries:
+                name = e.name
+                if name.startswith("."):
+                    continue
+                try:
+                    if recurse and e.is_dir(follow_symlinks=False):
+                        walk(e.path, f"{rel}{name}/", suffix, recurse)
+                    elif name.endswith(suffix) and name.lower() != "readme.md" and e.is_file():
+                        st = e.stat()
+                        out[rel + name] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    continue
 
-    walk(str(project.memory_dir), ".md", True)
-    walk(str(project.wal_dir), ".jsonl", False)
+    walk(str(project.memory_dir), project.rel(project.memory_dir).rstrip("/") + "/", ".md", True)
+    walk(str(project.wal_dir), project.rel(project.wal_dir).rstrip("/") + "/", ".jsonl", False)
     return out
 
 
@@ -329,8 +333,10 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
             advance(1)
         report.parsed, report.removed = len(changed), len(set(gone) - set(fresh))
         cat.db.execute("BEGIN")
+        embedded = cat.vector_rows(gone + list(fresh))  # an unchanged text keeps its vector
         cat.delete(gone + list(fresh))
         cat.add(list(fresh.values()))
+        cat.restore_vector_rows({i: v for i, v in embedded.items() if i in fresh and fresh[i].content_hash == v[1]})
         if changed or removed or full:
             writer = text.writer()
             for item_id in dict.fromkeys(gone + list(fresh)):
@@ -353,7 +359,11 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
 
 def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
                     on_stage: Stages | None) -> tuple[int, str | None]:
-    """Embed what is new or changed, keep every other row; returns (embedded, why there are no vectors)."""
+    """Embed what is new or changed; returns (embedded, why there are no vectors).
+
+    Rows of unchanged items stay where they are and new rows are appended, so an edit costs one
+    embedding and one file write; rows that no item uses any more are dropped (the file compacted)
+    once they are more than a quarter of it."""
     from . import vectors
 
     try:
@@ -362,40 +372,41 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         cat.set_meta(model_id="", model_tried="")
         return 0, str(e)
     cat.set_meta(model_tried=ref.model_id)
-    state = cat.vector_state()
-    same_model = not full and cat.meta("model_id") == ref.model_id
     old = None
-    if same_model:
+    if not full and cat.meta("model_id") == ref.model_id:
         try:
             old = vectors.load(project.index_dir, int(cat.meta("rows") or 0), int(cat.meta("dim") or 0))
         except (OSError, ValueError):
             old = None
-    keep = {i: row for i, (h, row, vh) in state.items()
-            if old is not None and row is not None and vh == h and row < old.shape[0]}
-    need = [i for i in state if i not in keep]
-    if not need and old is not None and len(keep) == old.shape[0]:
+    rows = 0 if old is None else old.shape[0]
+    need = cat.needing_vectors(rows)
+    live = cat.live_vectors(rows)
+    compact = rows - len(live) > GARBAGE * (len(live) + len(need))
+    if not need and not compact:
         return 0, None
     import numpy as np
 
-    new = None
+    new = np.zeros((0, old.shape[1] if old is not None else 0), dtype=np.float32)
     if need:
         try:
             enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
-            texts = _embed_texts(cat, need)
-            new = vectors.embed(enc, texts, _stage(on_stage, "embedding", len(need)))
+            new = vectors.embed(enc, _embed_texts(cat, [i for i, _ in need]),
+                                _stage(on_stage, "embedding", len(need)))
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
             return 0, str(e)
-    kept_ids = sorted(keep, key=keep.get)
-    parts = [np.asarray(old[[keep[i] for i in kept_ids]])] if kept_ids else []
-    if new is not None and len(new):
-        parts.append(new)
-    matrix = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
-    order = kept_ids + (need if new is not None else [])
+    if compact:
+        kept = np.asarray(old[[row for _, row, _ in live]]) if live else new[:0]
+        matrix = np.concatenate([kept, new]) if len(kept) else new
+        cat.clear_vector_rows()
+        cat.restore_vector_rows({i: (n, h) for n, (i, _, h) in enumerate(live)})
+        base = len(live)
+    else:
+        matrix = np.concatenate([np.asarray(old), new]) if old is not None else new
+        base = rows
+    cat.restore_vector_rows({i: (base + n, h) for n, (i, h) in enumerate(need)})
     vectors.save(project.index_dir, matrix)
-    cat.set_vector_rows({i: (n, state[i][0]) for n, i in enumerate(order)})
-    cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1] if matrix.ndim == 2
-                                                                            else 0))
+    cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
     return len(need), None
 
 

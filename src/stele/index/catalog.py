@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 from ..anchors import is_glob, split
 from .items import Item
 
-SCHEMA = 1
+SCHEMA = 2
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
@@ -33,6 +33,7 @@ CREATE TABLE items (
   priority TEXT, delivery TEXT, created TEXT, expires TEXT, review_after TEXT, summary TEXT, excerpt TEXT,
   body TEXT, path TEXT NOT NULL, hash TEXT NOT NULL, vec_row INTEGER, vec_hash TEXT);
 CREATE INDEX items_path ON items(path);
+CREATE INDEX items_row ON items(vec_row);
 CREATE TABLE edges (src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL);
 CREATE INDEX edges_src ON edges(src);
 CREATE INDEX edges_dst ON edges(dst);
@@ -127,12 +128,29 @@ class Catalog:
                 rows.append((i.id, path, symbol, int(is_glob(path))))
         self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?)", rows)
 
-    def vector_state(self) -> dict[str, tuple[str, int | None, str | None]]:
-        """id -> (content hash, vector row, hash of the embedded text)."""
-        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute("SELECT id, hash, vec_row, vec_hash FROM items")}
+    def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:
+        """id -> (vector row, hash of the embedded text), for those of `ids` that have a vector."""
+        out: dict[str, tuple[int, str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update((i, (row, h)) for i, row, h in self.db.execute(
+                f"SELECT id, vec_row, vec_hash FROM items WHERE vec_row IS NOT NULL AND id IN ({marks})", chunk))
+        return out
 
-    def set_vector_rows(self, rows: dict[str, tuple[int | None, str | None]]) -> None:
+    def needing_vectors(self, rows: int) -> list[tuple[str, str]]:
+        """(id, content hash) of items without a valid vector among the first `rows` rows."""
+        return list(self.db.execute("SELECT id, hash FROM items WHERE vec_row IS NULL OR vec_row >= ? "
+                                    "OR vec_hash IS NOT hash ORDER BY id", (rows,)))
+
+    def live_vectors(self, rows: int) -> list[tuple[str, int, str]]:
+        """(id, row, hash) of items whose vector is valid, in row order."""
+        return list(self.db.execute("SELECT id, vec_row, hash FROM items WHERE vec_row < ? AND vec_hash = hash "
+                                    "ORDER BY vec_row", (rows,)))
+
+    def clear_vector_rows(self) -> None:
         self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
+
+    def restore_vector_rows(self, rows: dict[str, tuple[int, str]]) -> None:
         self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",
                             [(row, h, i) for i, (row, h) in rows.items()])
 

@@ -22,7 +22,8 @@ from .items import Item
 
 TOKENIZER = "stele_code"
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
-_WORD = re.compile(r"\w+")
+# Words worth splitting: snake_case, camelCase, ACRONYMWords. Everything else is left to the tokenizer.
+_COMPOUND = re.compile(r"\w*(?:_|[a-z][A-Z]|[A-Z][A-Z][a-z])\w*")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -30,16 +31,14 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 def expand(text: str) -> str:
     """`text` followed by the parts of its compound identifiers (the parts only, once each)."""
     parts: dict[str, None] = {}
-    for word in _WORD.findall(text):
-        pieces = [p for p in word.split("_") if p] if "_" in word else [word]
-        split = len(pieces) > 1
-        for piece in pieces:
+    for word in _COMPOUND.findall(text):
+        for piece in word.split("_"):
+            if not piece:
+                continue
             if _CAMEL.search(piece):
-                sub = _CAMEL_PART.findall(piece)
-                split = split or len(sub) > 1
-                for s in sub:
-                    parts.setdefault(s, None)
-            elif split:
+                for sub in _CAMEL_PART.findall(piece):
+                    parts.setdefault(sub, None)
+            elif piece != word:
                 parts.setdefault(piece, None)
     return f"{text}\n{' '.join(parts)}" if parts else text
 
@@ -50,6 +49,7 @@ def _analyzer():
     return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+"))
             .filter(tantivy.Filter.remove_long(64))
             .filter(tantivy.Filter.lowercase())
+            .filter(tantivy.Filter.stopword("english"))
             .filter(tantivy.Filter.stemmer("english"))
             .build())
 

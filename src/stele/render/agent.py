@@ -28,7 +28,7 @@ def _entry_lines(e: Any, excerpt_chars: int) -> list[str]:
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
     lines = [f"{kind} {e.id}{status}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
-    if text:
+    if text and text != e.title:
         if len(text) > excerpt_chars:
             text = text[:max(0, excerpt_chars - 3)].rsplit(" ", 1)[0] + "..."
         lines += ["    " + line if line.strip() else "" for line in text.splitlines()]

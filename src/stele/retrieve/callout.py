@@ -17,6 +17,7 @@ RISK_KIND = "risk"
 def causal_risks(seeds: list[str], hood: Neighbourhood, hops: int) -> dict[str, Via]:
     """risk id -> how it was reached (the shortest causal path from any seed; ties: the earlier seed)."""
     found: dict[str, Via] = {}
+    hood.load_nodes(seeds)
     for seed in seeds:
         if not hood.ok(seed):
             continue

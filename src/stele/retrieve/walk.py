@@ -76,6 +76,7 @@ def walk(seeds: list[str], hood: Neighbourhood, depth: int, deadline: float | No
     distance (a seed appears when another seed reaches it); and whether the deadline cut the walk short."""
     reached: dict[str, list[Via]] = {}
     seed_set = set(seeds)
+    hood.load_nodes(seeds)
     frontier = [s for s in seeds if hood.ok(s)]
     for hop in range(1, max(0, depth) + 1):
         if not frontier:

@@ -1,0 +1,66 @@
+"""recall, search, why, rebuild through the real entry point."""
+import json
+
+import pytest
+
+from tests.fakes import fake_model, write_fact  # noqa: F401  (fixture)
+from tests.helpers import invoke
+
+
+@pytest.fixture
+def record(repo, fake_model):
+    write_fact(repo, "DEC-AGHA", "decision", "Payment retries back off exponentially, at most 3 attempts",
+               "Retry a failed charge with jittered backoff.", links={"caused-by": ["RISK-V34N"]},
+               anchors=["src/pay/retry.py"])
+    write_fact(repo, "RISK-V34N", "risk", "Synchronised bursts prolong an outage", "Waves keep it saturated.")
+    write_fact(repo, "DEC-AK5X", "decision", "Retry failed payments 5 times with a fixed delay", status="superseded")
+    write_fact(repo, "DEC-NEWW", "decision", "Payment retries use the new policy", links={"supersedes": ["DEC-AK5X"]})
+    return repo
+
+
+def test_recall_json_is_the_contract(record):
+    r = invoke("recall", "--format", "json", "how do payment retries back off after a failure?")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert data["mode"] == "hybrid" and data["entries"][0]["id"] == "DEC-AGHA"
+    assert data["risks"][0] == {"id": "RISK-V34N", "title": "Synchronised bursts prolong an outage",
+                                "via": {"from": "DEC-AGHA", "rel": "caused-by", "hops": 1}}
+    assert json.loads(invoke("recall", "--json", "--file", "src/pay/retry.py").out)["entries"][0]["id"] == "DEC-AGHA"
+
+
+def test_recall_text_is_what_an_agent_reads(record):
+    r = invoke("recall", "how do payment retries back off after a failure?")
+    assert r.code == 0 and r.err == ""
+    assert "! RISK on your path: RISK-V34N  Synchronised bursts prolong an outage  (via caused-by DEC-AGHA)" in r.out
+    assert "DECISION DEC-AGHA  Payment retries back off" in r.out
+    assert "starting set" in r.out and "not everything" in r.out
+    assert "\x1b[" not in r.out
+    assert invoke("recall", "ok").out == "nothing to recall (mode: skipped)\n"
+
+
+def test_search_is_plain_hybrid_search_with_filters(record):
+    data = json.loads(invoke("search", "--json", "payment retries").out)
+    assert data["mode"] == "hybrid" and list(data["results"][0]) == ["id", "kind", "title", "score"]
+    found = [x["id"] for x in data["results"]]
+    assert "DEC-AK5X" not in found and "RISK-V34N" not in json.dumps(
+        invoke("search", "--json", "--kind", "decision", "payment retries").out)
+    everything = [x["id"] for x in json.loads(invoke("search", "--json", "--all", "retry payments fixed").out)["results"]]
+    assert everything.index("DEC-AK5X") > everything.index("DEC-NEWW")  # superseded ranks below its successor
+    assert len(json.loads(invoke("search", "--json", "--limit", "1", "payment").out)["results"]) == 1
+    assert invoke("search", "--kind", "nope", "x").code == 2
+
+
+def test_why_explains_seeds_walk_scores_and_callout(record):
+    r = invoke("why", "how do payment retries back off after a failure?")
+    assert r.code == 0, r.err
+    assert "seeds:" in r.out and "DEC-AGHA" in r.out and "bm25 #1" in r.out
+    assert "lifted RISK-V34N" in r.out and "kind +3" in r.out
+    data = json.loads(invoke("why", "--json", "how do payment retries back off after a failure?").out)
+    assert data["risks"][0]["id"] == "RISK-V34N" and data["seeds"][0]["origin"] == "text"
+
+
+def test_rebuild_reports_what_it_indexed(record):
+    r = invoke("rebuild")
+    assert r.code == 0 and "indexed 4 items (4 embedded)" in r.out
+    data = json.loads(invoke("rebuild", "--json").out)
+    assert data["items"] == 4 and data["vectors"] is True and data["skipped"] == []

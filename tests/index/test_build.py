@@ -1,0 +1,122 @@
+"""Freshness: what a read notices, what a refresh redoes, and how damage is survived."""
+import pytest
+
+from stele.index import build, vectors
+from stele.project import Project
+from tests.fakes import fake_model, no_model, write_fact  # noqa: F401  (fixtures)
+
+
+@pytest.fixture
+def proj(repo, fake_model):
+    for n in range(5):
+        write_fact(repo, f"NOTE-{n}00A", "note", f"Note number {n} about retries", links={"relates-to": ["DEC-AAAA"]})
+    write_fact(repo, "DEC-AAAA", "decision", "Retries back off", anchors=["src/a.py", "src/**/*.ts"])
+    return Project(repo)
+
+
+def refresh(p):
+    with build.open_index(p) as index:
+        return index.catalog.count()
+
+
+def test_a_full_build_indexes_everything_once(proj, fake_model, monkeypatch):
+    report = build.rebuild(proj)
+    assert (report.items, report.embedded, report.full) == (6, 6, True)
+    assert fake_model.bulk_loads == 0  # a handful of texts: the lean encoder
+    monkeypatch.setattr(vectors, "LEAN_MAX", 2)
+    assert build.rebuild(proj).embedded == 6 and fake_model.bulk_loads == 1  # many: model2vec
+
+
+def test_an_edit_reparses_one_file_and_embeds_one_item(proj, fake_model, monkeypatch):
+    build.rebuild(proj)
+    write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
+    write_fact(proj.root, "NOTE-200A", "note", "Note number 2 about retries", priority="high")  # same text
+    calls = []
+    real = build.update
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    assert refresh(proj) == 6
+    (report,) = calls
+    assert (report.full, report.parsed, report.embedded) == (False, 2, 1)
+    assert refresh(proj) == 6 and len(calls) == 1  # fresh: stat() only, no update
+
+
+def test_a_new_model_reembeds_everything(proj, fake_model, monkeypatch):
+    build.rebuild(proj)
+    fake_model.model_id = "fake@2"
+    calls = []
+    real = build.update
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    refresh(proj)
+    assert calls[0].embedded == 6 and calls[0].parsed == 0
+
+
+def test_deleting_the_index_loses_nothing(proj):
+    build.rebuild(proj)
+    import shutil
+
+    shutil.rmtree(proj.index_dir)
+    assert refresh(proj) == 6
+
+
+def test_a_damaged_catalog_is_reported_once_and_rebuilt(proj):
+    build.rebuild(proj)
+    (proj.index_dir / build.CATALOG).write_bytes(b"garbage" * 100)
+    warnings = []
+    with build.open_index(proj, warn=warnings.append) as index:
+        assert index.catalog.count() == 6
+    assert len(warnings) == 1 and "unreadable" in warnings[0] and "rebuilding" in warnings[0]
+
+
+def test_bad_files_are_left_out_and_reported(proj):
+    (proj.root / "docs/memory/broken.md").write_text("---\nid: DEC-BBBB\nkind: decision\n---\nno title\n")
+    write_fact(proj.root, "DEC-AAAA", "decision", "A second file with the same id").rename(
+        proj.root / "docs/memory/zz-dup.md")
+    write_fact(proj.root, "DEC-AAAA", "decision", "Retries back off")
+    (proj.root / ".stele/wal").mkdir(parents=True, exist_ok=True)
+    (proj.root / ".stele/wal/s.jsonl").write_text('{"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "type": "note", '
+                                                  '"text": "ok"}\n{"v": 1, "id": "S-01J')
+    report = build.rebuild(proj)
+    assert report.items == 7  # 6 facts and one session entry
+    joined = "\n".join(report.skipped)
+    assert "broken.md" in joined and "title" in joined
+    assert "duplicate id DEC-AAAA" in joined and "torn last line" in joined
+
+
+def test_without_a_model_the_text_index_still_works(proj, no_model):
+    report = build.rebuild(proj)
+    assert report.items == 6 and report.embedded == 0 and "does not exist" in report.vector_error
+    with build.open_index(proj) as index:
+        assert index.model_id == "" and index.text.search("retries", 3, {})[0][0]
+
+
+def test_anchor_lookups_use_exact_paths_and_globs(proj):
+    with build.open_index(proj) as index:
+        assert {r[0] for r in index.catalog.anchored(["src/a.py"])} == {"DEC-AAAA"}
+        assert {r[0] for r in index.catalog.anchored(["src/web/x.ts"])} == {"DEC-AAAA"}
+        assert index.catalog.anchored(["src/b.py"]) == []
+        assert index.catalog.anchor_paths_ending("a.py") == ["src/a.py"]
+
+
+def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_model, monkeypatch):
+    from stele.index.items import Item
+
+    def check():
+        with build.open_index(proj) as index:
+            m = index.matrix()
+            live = index.catalog.live_vectors(m.shape[0])
+            assert len(live) == index.catalog.count()
+            for item_id, row, _ in live:
+                node = index.catalog.nodes([item_id])[item_id]
+                text = Item(item_id, "", "", node.title, index.catalog.body(item_id), "").embed_text
+                q = fake_model.encoder.encode([text])[0]
+                assert abs(float(m[row] @ q) - 1.0) < 1e-5  # the row holds this item's own vector
+            return m.shape[0]
+
+    build.rebuild(proj)
+    assert check() == 6
+    monkeypatch.setattr(build, "GARBAGE", 10.0)  # never compact: edits append
+    write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
+    assert check() == 7  # one stale row kept, one appended
+    monkeypatch.setattr(build, "GARBAGE", 0.0)   # always compact
+    (proj.root / "docs/memory/NOTE-200A.md").unlink()
+    assert check() == 5

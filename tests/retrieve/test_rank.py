@@ -1,0 +1,73 @@
+import dataclasses
+
+from stele.index.catalog import Node
+from stele.retrieve.rank import ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, cap, order, score_all
+from stele.retrieve.settings import Settings
+from stele.retrieve.walk import Via
+
+S = Settings.defaults()
+
+
+def node(i, kind, source="committed"):
+    return Node(i, source, kind, f"title {i}", "current")
+
+
+def test_seed_and_walked_scores_follow_the_documented_formula():
+    nodes = {"DEC": node("DEC", "decision"), "LSN": node("LSN", "lesson"), "EPIC": node("EPIC", "epic"),
+             "TASK": node("TASK", "task")}
+    seeds = [Seed("DEC", 1.0, ORIGIN_TEXT), Seed("TASK", 0.5, ORIGIN_TEXT)]
+    reached = {"LSN": [Via("DEC", "caused-by", 1, False, "DEC")], "EPIC": [Via("TASK", "blocks", 1, False, "TASK")]}
+    scored = score_all(seeds, reached, nodes, S)
+    assert scored["DEC"].score == 3 + 3.0                       # kind + seed_match x strength
+    assert scored["TASK"].score == 1 + 3.0 * 0.5
+    assert scored["LSN"].score == 2 + 2 - 0.5 + 0.5 * 3.0 * 1.0  # kind + relation - hop + inherited match
+    assert scored["EPIC"].score == -3 + 3 - 0.5 + 0.5 * 3.0 * 0.5
+    assert scored["LSN"].parts == {"kind": 2, "relation": 2, "hops": -0.5, "seed": 1.5}
+    assert scored["LSN"].via.from_id == "DEC" and scored["DEC"].via is None
+
+
+def test_containers_sink_below_the_child_that_blocks_them():
+    nodes = {"TASK": node("TASK", "task"), "EPIC": node("EPIC", "epic")}
+    scored = score_all([Seed("TASK", 1.0, ORIGIN_TEXT)], {"EPIC": [Via("TASK", "blocks", 1, True, "TASK")]}, nodes, S)
+    assert [x.id for x in order(list(scored.values()))] == ["TASK", "EPIC"]
+
+
+def test_a_seed_reached_from_another_seed_keeps_via_null_at_its_better_score():
+    nodes = {"EPIC": node("EPIC", "epic"), "TASK": node("TASK", "task")}
+    seeds = [Seed("EPIC", 1.0, ORIGIN_ID), Seed("TASK", 0.1, ORIGIN_TEXT)]
+    scored = score_all(seeds, {"TASK": [Via("EPIC", "blocks", 1, True, "EPIC")]}, nodes, S)
+    assert scored["TASK"].via is None and scored["TASK"].score == 1 + 3 - 0.5 + 1.5
+
+
+def test_named_ids_come_first_and_session_entries_after_every_committed_fact():
+    nodes = {"EPIC": node("EPIC", "epic"), "DEC": node("DEC", "decision"), "NOTE": node("NOTE", "note"),
+             "S-1": node("S-1", "decision", "session")}
+    seeds = [Seed("EPIC", 1.0, ORIGIN_ID), Seed("S-1", 1.0, ORIGIN_TEXT), Seed("DEC", 0.2, ORIGIN_TEXT),
+             Seed("NOTE", 0.1, ORIGIN_TEXT)]
+    scored = score_all(seeds, {}, nodes, dataclasses.replace(S, session_penalty=0))
+    assert [x.id for x in order(list(scored.values()))] == ["EPIC", "DEC", "NOTE", "S-1"]
+
+
+def scored(i, score, source="committed"):
+    return Scored(i, node(i, "note", source), score)
+
+
+def test_the_cap_keeps_room_for_callouts_and_session_slots():
+    ranked = [scored(f"N{n}", 10 - n / 10) for n in range(30)] + [scored(f"S-{n}", -1, "session") for n in range(6)]
+    risks = [scored(f"R{n}", 1) for n in range(3)]
+    w = cap(ranked, risks, S)
+    assert len(w.risks) == 3 and len(w.risks) + len(w.entries) == 20
+    assert [x.id for x in w.entries if x.id.startswith("S-")] == ["S-0", "S-1", "S-2", "S-3"]  # session_entries
+    assert [x.id for x in w.entries][:13] == [f"N{n}" for n in range(13)]
+    assert {x.id for x in w.cut} == {f"N{n}" for n in range(13, 30)} | {"S-4", "S-5"}
+
+
+def test_the_cap_is_never_above_twenty_and_callouts_are_capped():
+    many = [scored(f"R{n}", 1) for n in range(9)]
+    w = cap([scored(f"N{n}", 1) for n in range(40)], many, dataclasses.replace(S, max_entries=20))
+    assert len(w.risks) == S.max_callouts and len(w.risks) + len(w.entries) == 20
+
+
+def test_unused_committed_room_goes_to_more_session_entries():
+    w = cap([scored("N0", 5)] + [scored(f"S-{n}", 0, "session") for n in range(8)], [], S)
+    assert len(w.entries) == 9

@@ -1,0 +1,143 @@
+"""recall() end to end on a real temporary repository, with the fake embedding model."""
+import json
+
+import pytest
+
+from stele.project import Project
+from stele.retrieve import recall
+from tests.fakes import write_fact
+
+PROMPT = "how many times do we retry a failed card charge before giving up?"
+
+
+@pytest.fixture
+def shop(repo, fake_model):
+    write_fact(repo, "DEC-AGHA", "decision", "Card charge retries back off exponentially, at most 3 attempts",
+               "We retry a failed charge with jittered backoff.", links={"caused-by": ["LSN-WGV9", "RISK-V34N"],
+                                                                        "relates-to": ["RISK-7C9Y"]},
+               anchors=["src/pay/retry.py::RetryPolicy"])
+    write_fact(repo, "LSN-WGV9", "lesson", "Fixed one-second ticks kept the provider saturated",
+               "stripe.error.APIConnectionError flooded the logs for 38 minutes.")
+    write_fact(repo, "RISK-V34N", "risk", "Synchronised bursts prolong an outage")
+    write_fact(repo, "RISK-7C9Y", "risk", "Networks fine merchants for re-submitting declines")
+    write_fact(repo, "DEC-AK5X", "decision", "Retry failed charges 5 times, fixed delay", "Old retry policy.",
+               status="superseded")
+    write_fact(repo, "TASK-8592", "task", "Send an idempotency key header from the web client",
+               links={"blocks": ["EPIC-WTDF"]})
+    write_fact(repo, "EPIC-WTDF", "epic", "Exactly-once payment capture")
+    write_fact(repo, "FYI-OLD", "fyi", "Retry charge settings were tuned in 2024", expires="2026-01-01")
+    (repo / ".stele" / "wal").mkdir(parents=True, exist_ok=True)
+    (repo / ".stele" / "wal" / "s1.jsonl").write_text(json.dumps(
+        {"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "ts": "2026-11-27T09:14:40Z", "session": "s1",
+         "type": "decision", "text": "Retry a failed card charge 5 times during the sale", "task": "TASK-8592"}) + "\n")
+    return Project(repo)
+
+
+def ids(r):
+    return [e.id for e in r.entries]
+
+
+def test_the_json_contract_is_exact(shop):
+    data = recall(shop, PROMPT).as_dict()
+    assert list(data) == ["mode", "entries", "risks", "elapsed_ms", "partial"]
+    assert data["mode"] == "hybrid" and data["partial"] is False and isinstance(data["elapsed_ms"], int)
+    assert all(list(e) == ["id", "kind", "title", "score", "source", "via"] for e in data["entries"])
+    assert all(list(r) == ["id", "title", "via"] for r in data["risks"])
+    first = data["entries"][0]
+    assert first["id"] == "DEC-AGHA" and first["via"] is None and first["source"] == "committed"
+    assert data["risks"] == [{"id": "RISK-V34N", "title": "Synchronised bursts prolong an outage",
+                              "via": {"from": "DEC-AGHA", "rel": "caused-by", "hops": 1}}]
+
+
+def test_walk_callout_lifecycle_and_session_order(shop):
+    r = recall(shop, PROMPT)
+    assert "LSN-WGV9" in ids(r)
+    assert "RISK-7C9Y" in ids(r) and "RISK-7C9Y" not in [x.id for x in r.risks]  # relates-to: stays a risk entry
+    assert not {"DEC-AK5X", "FYI-OLD"} & set(ids(r))                               # superseded, expired
+    assert ids(r)[-1] == "S-01JFZS31V0ZJ1D2PYVE21AVN5S" and r.entries[-1].source == "session"
+
+
+def test_short_prompts_inject_nothing_and_ids_bypass_the_gate(shop):
+    assert recall(shop, "fix retries").as_dict()["entries"] == []
+    assert recall(shop, "fix retries").mode == "skipped"
+    r = recall(shop, "EPIC-WTDF?")
+    assert r.mode == "identifier" and ids(r)[:2] == ["EPIC-WTDF", "TASK-8592"]
+    assert r.entries[0].body == "Exactly-once payment capture"  # returned whole
+    assert ids(recall(shop, "dec-ak5x"))[0] == "DEC-AK5X"         # named: shown even though superseded
+
+
+def test_edited_files_are_anchor_queries(shop):
+    r = recall(shop, "", files=["src/pay/retry.py"])
+    assert ids(r)[0] == "DEC-AGHA" and [x.id for x in r.risks] == ["RISK-V34N"]
+    assert recall(shop, "", files=["src/other.py"]).entries == []
+
+
+def test_exclude_skips_what_the_session_was_already_shown(shop):
+    r = recall(shop, PROMPT, exclude={"DEC-AGHA", "RISK-V34N"})
+    assert "DEC-AGHA" not in ids(r) and r.risks == []
+    assert "LSN-WGV9" in ids(r)  # still walked through
+
+
+def test_the_index_follows_edits_without_a_rebuild(shop):
+    question = "who owns the refund reconciliation job?"
+    recall(shop, question)
+    write_fact(shop.root, "TASK-8592", "task", "Refund reconciliation job is owned by team Ledger")
+    r = recall(shop, question)
+    assert r.trace.seeds[0].id == "TASK-8592" and "team Ledger" in r.entries[ids(r).index("TASK-8592")].title
+    (shop.root / "docs/memory/TASK-8592.md").unlink()
+    assert "TASK-8592" not in ids(recall(shop, question))
+
+
+def test_a_zero_walk_budget_returns_the_seeds_marked_partial(shop):
+    cfg = shop.root / ".stele/config.yaml"
+    cfg.write_text(cfg.read_text().replace("walk_budget_ms: 6000", "walk_budget_ms: 0"))
+    r = recall(Project(shop.root), PROMPT)
+    assert r.partial and ids(r)[0] == "DEC-AGHA" and r.risks == []
+    assert all(e.via is None for e in r.entries)  # nothing walked
+
+
+def test_without_a_model_recall_degrades_to_full_text(shop, monkeypatch):
+    from stele.index import vectors
+
+    assert recall(shop, PROMPT).mode == "hybrid"
+
+    def gone(project):
+        raise vectors.NoModel("embedding model folder /x does not exist")
+
+    monkeypatch.setattr(vectors, "model_ref", gone)
+    r = recall(shop, PROMPT)
+    assert r.mode == "fts" and ids(r)[0] == "DEC-AGHA"
+    assert any("full-text only" in w for w in r.warnings)
+
+
+def test_a_model_that_breaks_after_indexing_degrades_the_query_only(shop, monkeypatch):
+    from stele.index import vectors
+    from stele.retrieve import seeds
+
+    recall(shop, PROMPT)
+    seeds._ENCODERS.clear()
+
+    def broken(ref, bulk):
+        raise vectors.NoModel("embedding model /x is corrupt")
+
+    monkeypatch.setattr(vectors, "load_encoder", broken)
+    r = recall(shop, "something nobody ever wrote down anywhere")  # no full-text match: asks the model
+    assert r.mode == "fts" and any("corrupt" in w for w in r.warnings)
+
+
+def test_without_any_index_it_falls_back_to_recent_session_entries(shop, monkeypatch):
+    from stele.index import build
+
+    def fail(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(build, "update", fail)
+    r = recall(shop, PROMPT)
+    assert r.mode == "prior_context" and ids(r) == ["S-01JFZS31V0ZJ1D2PYVE21AVN5S"]
+    assert r.entries[0].score == 0.0 and any("disk full" in w for w in r.warnings)
+
+
+def test_a_broken_config_is_one_warning_not_an_exception(shop):
+    (shop.root / ".stele/config.yaml").write_text("retrieval: [oops\n")
+    r = recall(Project(shop.root), PROMPT)
+    assert r.mode == "prior_context" and "config.yaml" in r.warnings[0]
