@@ -21,7 +21,7 @@ def test_session_start_delivers_standing_rules_and_open_tasks(record):
     text = context(hook("session-start", claude("SessionStart", record, source="startup")))
     assert text.index("CON-0002") < text.index("INS-0001")  # high priority first
     assert "INS-0003" not in text and "INS-0004" not in text
-    assert "TASK-0005 task [in-progress]: Rate limiter rewrite" in text and "TASK-0006" not in text
+    assert "TASK TASK-0005 [in-progress]  Rate limiter rewrite" in text and "TASK-0006" not in text
     assert "stele recall" in text and "stele-researcher" in text
 
 
@@ -144,3 +144,23 @@ def test_configured_cap_holds(record):
     (record / ".stele/config.yaml").write_text("hooks:\n  max_chars: 3000\n")
     text = context(hook("session-start", claude("SessionStart", record, source="startup")))
     assert len(text) <= 3000 and text.endswith(CUT_MARK)
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt", "pre-edit"])
+def test_a_missing_index_is_built_and_a_damaged_one_costs_one_stderr_line(record, event):
+    import shutil
+
+    expect = "INS-0001" if event == "session-start" else "RISK-0007"
+    payload = claude("X", record, session=f"idx-{event}", prompt="why does the rate limiter run before auth?",
+                     tool_input={"file_path": str(record / "src/auth/middleware.py")})
+    shutil.rmtree(record / ".stele/index", ignore_errors=True)
+    built = hook(event, payload)
+    assert built.code == 0 and expect in built.out and built.err.count("\n") <= 1
+    (record / ".stele/index/catalog.sqlite").write_text("not a database")
+    damaged = hook(event, {**payload, "session_id": f"idx2-{event}"})
+    assert damaged.code == 0 and expect in damaged.out
+    assert damaged.err.count("\n") == 1 and "unreadable" in damaged.err
+    shutil.rmtree(record / ".stele/index")
+    (record / ".stele/index").write_text("a file where the index folder should be")
+    blocked = hook(event, {**payload, "session_id": f"idx3-{event}"})
+    assert blocked.code == 0 and blocked.err.count("\n") == 1 and expect not in blocked.out

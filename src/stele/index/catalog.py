@@ -220,3 +220,12 @@ class Catalog:
         cols = ", ".join(NODE_COLUMNS)
         return [Node(*r) for r in self.db.execute(
             f"SELECT {cols} FROM items WHERE source = 'session' ORDER BY created DESC LIMIT ?", (limit,))]
+
+    def committed_where(self, column: str, value: str) -> list[Node]:
+        """Committed items whose `column` (delivery, kind, ...) equals `value`, in id order: the
+        session-start hook's standing rules and open tasks without loading the record."""
+        if column not in NODE_COLUMNS:
+            raise ValueError(f"unknown catalog column {column!r}")
+        cols = ", ".join(NODE_COLUMNS)
+        return [Node(*r) for r in self.db.execute(
+            f"SELECT {cols} FROM items WHERE source = 'committed' AND {column} = ? ORDER BY id", (value,))]

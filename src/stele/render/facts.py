@@ -1,5 +1,6 @@
 """Plain text about committed facts for agents: what the session-start and edit hooks inject, and
-`stele brief`. (A recall's rendering lives beside the recall, in `render/agent.py`.)
+`stele brief`. (A recall's rendering lives beside the recall, in `render/agent.py`; this module
+follows its look, `KIND ID  Title` and an indented excerpt, so all injected text reads alike.)
 
 Byte-stable (no colour, no terminal width, no dates that were not in the data) so golden tests can
 pin it, and phrased as reference data about the project rather than instructions: harnesses treat
@@ -7,9 +8,20 @@ imperative injected text as a possible prompt injection, and the user's prompt m
 """
 from __future__ import annotations
 
-from ..model import Fact
+from dataclasses import dataclass
 
 RULE = "-" * 60
+INDENT = "    "
+
+
+@dataclass(frozen=True)
+class Line:
+    """What a fact contributes to agent text (from the record or the index alike)."""
+    id: str
+    kind: str
+    title: str
+    status: str = ""
+    text: str = ""  # body or excerpt
 
 
 def squash(text: str, limit: int) -> str:
@@ -21,26 +33,22 @@ def squash(text: str, limit: int) -> str:
     return (cut or text[: limit - 3]) + "..."
 
 
-def label(fact: Fact) -> str:
-    """`RISK-2M9Q risk [draft]: Title` (the status unless it is the plain `current` or `open`)."""
-    status = "" if fact.status in ("current", "open", "") else f" [{fact.status}]"
-    return f"{fact.id} {fact.kind}{status}: {fact.title}"
+def label(f: Line) -> str:
+    """`DECISION DEC-4F7K [draft]  Title` (the status unless it is the plain `current` or `open`)."""
+    status = "" if f.status in ("current", "open", "") else f" [{f.status}]"
+    return f"{f.kind.upper()} {f.id}{status}  {f.title}"
 
 
-def fact_block(fact: Fact, body_chars: int = 280, indent: str = "  ") -> str:
-    """A fact as a label line plus its body squashed to `body_chars` (nothing when the body only
-    repeats the title)."""
-    body = squash(fact.body, body_chars) if body_chars else ""
-    if body and body.rstrip(".") != fact.title.rstrip("."):
-        return f"{label(fact)}\n{indent}{body}"
-    return label(fact)
+def block(f: Line, text_chars: int = 280) -> str:
+    """The label, and the text squashed to `text_chars` below it (unless it only repeats the title)."""
+    text = squash(f.text, text_chars) if text_chars else ""
+    if text and text.rstrip(".") != f.title.rstrip("."):
+        return f"{label(f)}\n{INDENT}{text}"
+    return label(f)
 
 
-def frame(title: str, sections: list[str], footer: str = "") -> str:
-    """Sections between two rules, headed by `title`; empty sections are dropped."""
-    parts = [f"-- {title} " + "-" * max(3, 56 - len(title))]
-    parts += [s.rstrip() for s in sections if s and s.strip()]
-    if footer:
-        parts.append(footer)
-    parts.append(RULE)
-    return "\n\n".join(parts[:-1]) + "\n" + parts[-1]
+def frame(title: str, sections: list[str]) -> str:
+    """Sections under a `-- title --` line and above a rule; empty sections are dropped."""
+    head = f"-- {title} " + "-" * max(3, 70 - len(title))
+    body = "\n\n".join(s.rstrip() for s in sections if s and s.strip())
+    return f"{head}\n{body}\n{RULE}\n"
