@@ -36,7 +36,7 @@ def test_fact_text_shows_fields_links_both_ways_and_body(repo):
     ids = _facts(repo)
     record = load(Project(repo))
     text = fact_text(record, ids["dec"])
-    assert text.startswith(f"{ids['dec']} decision: Rate limiting runs before auth")
+    assert text.startswith(f"DECISION {ids['dec']}  Rate limiting runs before auth")
     assert "anchor: src/auth.py" in text
     assert f"<- caused-by {ids['risk']}: Middleware order is load-bearing" in text
     assert text.rstrip().endswith("never reach bcrypt.")

@@ -66,9 +66,11 @@ def cap(text: str, limit: int = MAX_CHARS) -> str:
 
 def fact_text(record: Record, fact_id: str) -> str:
     """One fact in full, plain: header, fields, anchors, links both ways (with titles), body."""
+    from .render.facts import Line, label
+
     fact = record.get(fact_id)
     title = lambda i: record.facts[i].title if i in record.facts else "(not in the record)"  # noqa: E731
-    lines = [f"{fact.id} {fact.kind}: {fact.title}",
+    lines = [label(Line(fact.id, fact.kind, fact.title)),  # reads like the recall's entries
              f"status {fact.status} · delivery {fact.delivery} · priority {fact.priority} · {fact.path}"]
     for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when"):
         value = getattr(fact, key)
