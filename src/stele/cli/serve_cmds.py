@@ -9,6 +9,9 @@ import typer
 
 from .app import app, project
 
+RootOpt = Annotated[Optional[Path], typer.Option("--root", help="The repository (default: the working "
+                                                 "directory's).")]
+
 
 def _project(root: Optional[Path]):
     from ..project import find
@@ -17,10 +20,7 @@ def _project(root: Optional[Path]):
 
 
 @app.command("mcp")
-def mcp_(
-    root: Annotated[Optional[Path], typer.Option("--root", help="The repository (default: the working "
-                                                 "directory's).")] = None,
-) -> None:
+def mcp_(root: RootOpt = None) -> None:
     """Serve the project memory over MCP on stdin/stdout (for harnesses that cannot run hooks)."""
     from ..mcp_server import serve
 
@@ -32,8 +32,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", "-p", help="0 picks a free port.")] = 7411,
     host: Annotated[str, typer.Option("--host", help="Interface to listen on; anything but loopback lets other "
                                       "machines read the memory.")] = "127.0.0.1",
-    root: Annotated[Optional[Path], typer.Option("--root", help="The repository (default: the working "
-                                                 "directory's).")] = None,
+    root: RootOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not log requests on stderr.")] = False,
 ) -> None:
     """Serve a read-only JSON API and a web page of the project memory (Ctrl-C stops it)."""

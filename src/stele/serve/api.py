@@ -64,7 +64,7 @@ class Query:
         """Repeated (`kind=a&kind=b`) or comma-separated (`kind=a,b`) values."""
         return [p.strip() for v in self.params.get(name, []) for p in v.split(",") if p.strip()]
 
-    def int(self, name: str, default: int, cap: int) -> int:
+    def number(self, name: str, default: int, cap: int) -> int:
         raw = self.one(name)
         if raw is None:
             return default
@@ -178,7 +178,7 @@ def retrieve(project: Project, q: Query) -> Response:
     text = q.one("q")
     if text is None:
         raise ApiError(400, "q is required: the text to retrieve for (at most 2048 characters)")
-    limit = q.int("limit", RETRIEVE_LIMIT, RETRIEVE_MAX)
+    limit = q.number("limit", RETRIEVE_LIMIT, RETRIEVE_MAX)
     path = q.one("path")
     result = recall(project, text, files=[path] if path else [])
     entries = result.entries
@@ -207,7 +207,7 @@ def sessions(project: Project, q: Query) -> Response:
                                        task=q.one("task"), thread=q.one("thread"), q=q.one("q"))
     except UsageError as e:
         raise ApiError(400, str(e)) from None
-    limit = q.int("limit", sessions_mod.DEFAULT_LIMIT, sessions_mod.MAX_LIMIT)
+    limit = q.number("limit", sessions_mod.DEFAULT_LIMIT, sessions_mod.MAX_LIMIT)
     listed, total = sessions_mod.list_sessions(project, filters, limit)
     return json_response({"sessions": [x.as_dict() for x in listed], "total": total, "limit": limit})
 
