@@ -65,8 +65,8 @@ def test_cap_cuts_at_a_line_and_says_so():
 
 def _is_error(result) -> bool:
     """`is_error` in mcp 2.x, `isError` in 1.x."""
-    return bool(result.is_error if hasattr(type(result), "model_fields") and "is_error" in type(result).model_fields
-                else result.isError)
+    fields = getattr(type(result), "model_fields", {})
+    return bool(result.is_error if "is_error" in fields else result.isError)
 
 
 def _params(repo: Path):
@@ -93,18 +93,21 @@ def test_real_client_lists_tools_and_calls_them(repo):
                 found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
                 shown = await s.call_tool("show", {"id": ids["risk"]})
                 missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
-                written = await s.call_tool("remember", {"text": f"Key {AWS_KEY} lives in CI only.",
-                                                         "kind": "lesson", "links": [f"relates-to:{ids['dec']}"]})
+                written = await s.call_tool("remember", {
+                    "text": f"Key {AWS_KEY} lives in CI only.", "kind": "lesson",
+                    "links": [f"relates-to:{ids['dec']}"]})
                 bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
-                return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown, "missing": missing, "written": written, "bad": bad}
+                return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown,
+                        "missing": missing, "written": written, "bad": bad}
 
     r = anyio.run(session)
     assert set(r["tools"]) == {"recall", "search", "show", "remember"}  # no tasks here: no task tools
     assert r["tools"]["recall"].annotations.model_dump(by_alias=True)["readOnlyHint"] is True
     recalled = r["recalled"].content[0].text
     assert not _is_error(r["recalled"])
-    assert f"! RISK on your path: {ids['risk']}  Middleware order is load-bearing  (via caused-by {ids['dec']})" \
-        in recalled
+    callout = (f"! RISK on your path: {ids['risk']}  Middleware order is load-bearing  "
+               f"(via caused-by {ids['dec']})")
+    assert callout in recalled
     assert f"DECISION {ids['dec']}  Rate limiting runs before auth" in recalled
     assert "under 25 characters" in r["short"].content[0].text
     assert {line.split()[0] for line in r["found"].content[0].text.splitlines()} == {ids["dec"], ids["risk"]}
@@ -162,7 +165,8 @@ raise SystemExit(main(["mcp"]))
 def test_stdout_carries_only_protocol_messages_even_when_a_library_prints(repo):
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call",

@@ -107,8 +107,8 @@ def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
     if text:
         return text
     if result.mode == "skipped":
-        return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe the "
-                "task in a sentence, or use `search`\n")
+        return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe "
+                "the task in a sentence, or use `search`\n")
     return f"nothing in the project memory bears on this (mode {result.mode}); `search` with other words\n"
 
 
@@ -178,15 +178,16 @@ def build(project: Project) -> Any:
 
     @tool(read_only)
     def recall(prompt: str, files: list[str] = []) -> str:
-        """Project memory for a task: the decisions, rules, lessons and tasks that bear on `prompt`, with risks
-        on their causal path called out first. Call it before changing code; `files` are paths you will edit
-        (their anchored facts are included)."""
+        """Project memory for a task: the decisions, rules, lessons and tasks that bear on `prompt`, with
+        risks on their causal path called out first. Call it before changing code; `files` are paths you
+        will edit (their anchored facts are included)."""
         return recall_text(project, prompt, files)
 
     @tool(read_only)
     def search(query: str, limit: int = 10, kind: str | None = None, include_ended: bool = False) -> str:
-        """Search the project memory by words (no graph walk): `ID kind score title` lines, best first. kind:
-        only this kind (decision, risk, lesson, ...). include_ended: also superseded, retired, expired facts."""
+        """Search the project memory by words (no graph walk): `ID kind score title` lines, best first.
+        kind: only this kind (decision, risk, lesson, ...). include_ended: also superseded, retired and
+        expired facts."""
         return search_text(project, query, limit, kind, include_ended)
 
     @tool(read_only)

@@ -44,7 +44,8 @@ def test_curl_acceptance_missing_or_long_q_is_400_and_limit_is_capped(served):
     base, dec_id, _ = served
     assert fetch(f"{base}/api/memory/retrieve")[0] == 400
     assert fetch(f"{base}/api/memory/retrieve?q=" + "a" * 2049)[0] == 400
-    status, data = fetch(f"{base}/api/memory/retrieve?q=where+does+rate+limiting+sit+relative+to+auth&limit=100")
+    question = "where+does+rate+limiting+sit+relative+to+auth"
+    status, data = fetch(f"{base}/api/memory/retrieve?q={question}&limit=100")
     assert status == 200 and data["limit"] == 32 and len(data["results"]) <= 32
     assert dec_id in [r["id"] for r in data["results"]]
     assert fetch(f"{base}/api/memory/facts/{dec_id}")[1]["id"] == dec_id

@@ -11,7 +11,13 @@ from stele.install.mcp_codex import BLOCK, CodexToml
 from tests.cli.test_install_cmd import ok, tree
 from tests.helpers import invoke
 
-MCP_JSON = '{\n    "mcpServers": {\n        "github": {"command": "gh-mcp", "args": []}\n    },\n    "x": 1\n}\n'
+MCP_JSON = """{
+    "mcpServers": {
+        "github": {"command": "gh-mcp", "args": []}
+    },
+    "x": 1
+}
+"""
 CODEX = """# my codex settings
 model = "o4"  # keep this comment
 
@@ -45,7 +51,8 @@ def test_codex_toml_appends_a_table_and_keeps_every_byte_of_theirs():
     assert merged.startswith(CODEX) and merged.endswith(BLOCK)
     data = tomllib.loads(merged)
     assert data["mcp_servers"]["stele"] == {"command": "stele", "args": ["mcp"], "startup_timeout_sec": 30}
-    assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"} and data["profiles"]["fast"]["model"] == "o4-mini"
+    assert data["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    assert data["profiles"]["fast"]["model"] == "o4-mini"
     assert edit.apply(merged) == merged
     assert edit.remove(merged, created=False) == CODEX
     assert edit.apply(None) == BLOCK and edit.remove(BLOCK, created=True) is None

@@ -24,7 +24,8 @@ def facts(repo) -> dict[str, str]:
                           tags=["auth"]).fact
     risk = memory.remember(p, "Reordering middleware lets floods reach bcrypt.", kind="risk",
                            links=[f"caused-by:{dec.id}"]).fact
-    note = memory.remember(p, f"Benchmarks of bcrypt cost, see {risk.id}.", kind="note", expires="2026-01-01").fact
+    note = memory.remember(p, f"Benchmarks of bcrypt cost, see {risk.id}.", kind="note",
+                           expires="2026-01-01").fact
     return {"dec": dec.id, "risk": risk.id, "note": note.id}
 
 
@@ -57,10 +58,10 @@ def test_bad_parameters_are_400_with_a_message(repo, facts):
 def test_one_fact_with_edges_both_ways(repo, facts):
     status, data = get(repo, f"/api/memory/facts/{facts['risk'].lower()}")
     assert status == 200 and data["id"] == facts["risk"] and data["body"].startswith("Reordering")
-    assert data["outgoing"] == [{"rel": "caused-by", "id": facts["dec"], "title": "Rate limiting runs before auth.",
-                                 "kind": "decision", "causal": True}]
-    assert data["incoming"] == [{"rel": "mentions", "id": facts["note"], "title": data["incoming"][0]["title"],
-                                 "kind": "note", "causal": False}]
+    assert data["outgoing"] == [{"rel": "caused-by", "id": facts["dec"], "kind": "decision", "causal": True,
+                                 "title": "Rate limiting runs before auth."}]
+    assert data["incoming"] == [{"rel": "mentions", "id": facts["note"], "kind": "note", "causal": False,
+                                 "title": data["incoming"][0]["title"]}]
     status, data = get(repo, "/api/memory/facts/DEC-ZZZZ")
     assert status == 404 and "no fact with id DEC-ZZZZ" in data["error"]
 
@@ -69,12 +70,14 @@ def test_graph_has_every_fact_and_typed_edge(repo, facts):
     status, data = get(repo, "/api/memory/graph")
     assert status == 200 and [n["id"] for n in data["nodes"]] == sorted(facts.values())
     edges = {(e["src"], e["rel"], e["dst"], e["causal"]) for e in data["edges"]}
-    assert edges == {(facts["risk"], "caused-by", facts["dec"], True), (facts["note"], "mentions", facts["risk"], False)}
+    assert edges == {(facts["risk"], "caused-by", facts["dec"], True),
+                     (facts["note"], "mentions", facts["risk"], False)}
 
 
 def test_unknown_route_is_404_and_a_broken_file_does_not_take_the_list_down(repo, facts):
     assert get(repo, "/api/memory/nothing")[0] == 404
-    (repo / "docs/memory/notes/NOTE-BAD0-broken.md").write_text("---\nid: NOTE-BAD0\nkind: note\n---\nno title\n")
+    broken = repo / "docs/memory/notes/NOTE-BAD0-broken.md"
+    broken.write_text("---\nid: NOTE-BAD0\nkind: note\n---\nno title\n")
     status, data = get(repo, "/api/memory/facts")
     assert status == 200 and len(data["facts"]) == 4
     assert any("NOTE-BAD0-broken.md" in p and "title" in p for p in data["problems"])
@@ -92,9 +95,10 @@ def _saved_snapshot(repo) -> str:
     from stele.snapshot.store import save
 
     p = Project(repo)
-    snap = Snapshot(run=ulid(), created="2026-11-29T10:00:00Z", inputs={"task": None, "prompt": "rate limits"},
-                    budgets=Budgets.from_config(p.config),
-                    items=[Item("ranked", "DEC-AAAA", "[DEC-AAAA] decision: limit first\n")], text="limit first\n")
+    snap = Snapshot(run=ulid(), created="2026-11-29T10:00:00Z",
+                    inputs={"task": None, "prompt": "rate limits"},
+                    budgets=Budgets.from_config(p.config), text="limit first\n",
+                    items=[Item("ranked", "DEC-AAAA", "[DEC-AAAA] decision: limit first\n")])
     save(p, snap)
     return snap.run
 
@@ -179,9 +183,10 @@ def test_retrieve_falls_back_to_prior_context_with_score_zero(repo, logged, monk
         raise build.IndexUnavailable("the index cannot be built here")
 
     monkeypatch.setattr(build, "open_index", broken)
-    status, data = get(repo, "/api/memory/retrieve", q="what happened with the rate limit test lately?")
+    question = "what happened with the rate limit test lately?"
+    status, data = get(repo, "/api/memory/retrieve", q=question)
     assert status == 200 and data["mode"] == "prior_context" and data["results"]
     assert all(r["score"] == 0.0 and r["source"] == "session" for r in data["results"])
-    status, data = get(repo, "/api/memory/retrieve", q="what happened with the rate limit test lately?", pr="34")
+    status, data = get(repo, "/api/memory/retrieve", q=question, pr="34")
     assert {r["id"] for r in data["results"]} <= {e["id"] for e in get(
         repo, f"/api/memory/sessions/{logged['first']}")[1]["entries"]}

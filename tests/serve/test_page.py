@@ -21,7 +21,8 @@ from stele.serve.server import Server
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 WIDTH, HEIGHT = 1280, 900
-RISK, RULE, CAUSED_BY = (214, 39, 40), (31, 111, 209), (228, 87, 46)  # style.css: --risk, --rule, .rel-caused-by
+# style.css: --risk, --rule, .rel-caused-by
+RISK, RULE, CAUSED_BY = (214, 39, 40), (31, 111, 209), (228, 87, 46)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,8 @@ def chromium(tmp_path: Path, url: str, *action: str) -> subprocess.CompletedProc
 
 
 def script_errors(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line and ("Uncaught" in line or "rror" in line)]
+    return [line for line in stderr.splitlines()
+            if ":CONSOLE" in line and ("Uncaught" in line or "rror" in line)]
 
 
 def api(srv, path: str) -> dict:
@@ -75,8 +77,8 @@ def test_graph_view_draws_every_fact_and_edge_inside_the_drawing(site, tmp_path)
     width, height = float(svg.group(1)), float(svg.group(2))
     assert f'data-nodes="{len(graph["nodes"])}"' in svg.group(0)
     assert f'data-edges="{len(graph["edges"])}"' in svg.group(0)
-    spots = [(float(x), float(y)) for x, y in re.findall(r'class="node[^"]*"[^>]*transform="translate\(([-\d.]+),([-\d.]+)\)"',
-                                                           r.stdout)]
+    node = r'class="node[^"]*"[^>]*transform="translate\(([-\d.]+),([-\d.]+)\)"'
+    spots = [(float(x), float(y)) for x, y in re.findall(node, r.stdout)]
     assert len(spots) == len(graph["nodes"])
     assert all(0 <= x <= width and 0 <= y <= height for x, y in spots)
     assert len(set(spots)) == len(spots)  # no two facts drawn on the same spot
@@ -102,7 +104,8 @@ def test_screenshot_of_the_graph_shows_nodes_and_edges(site, tmp_path):
     pixels = np.asarray(image)
     graph = api(site, "/api/memory/graph")
     risks = sum(1 for n in graph["nodes"] if n["kind"] == "risk")
-    rules = sum(1 for n in graph["nodes"] if n["kind"] in ("decision", "architecture", "instruction", "constraint"))
+    rule_kinds = ("decision", "architecture", "instruction", "constraint")
+    rules = sum(1 for n in graph["nodes"] if n["kind"] in rule_kinds)
     # a risk is a disc of radius 11 (~300 px inside its ring), a rule one of radius 8 (~150 px)
     assert _count(pixels, RISK) > 150 * risks
     assert _count(pixels, RULE) > 80 * rules

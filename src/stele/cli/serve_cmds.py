@@ -30,8 +30,8 @@ def mcp_(root: RootOpt = None) -> None:
 @app.command()
 def serve(
     port: Annotated[int, typer.Option("--port", "-p", help="0 picks a free port.")] = 7411,
-    host: Annotated[str, typer.Option("--host", help="Interface to listen on; anything but loopback lets other "
-                                      "machines read the memory.")] = "127.0.0.1",
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on; anything but loopback lets "
+                                      "other machines read the memory.")] = "127.0.0.1",
     root: RootOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not log requests on stderr.")] = False,
 ) -> None:

@@ -15,7 +15,8 @@ from ..wal import Entry
 def entry_header(e: Entry) -> str:
     label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
     label += f"({e.extra['event']})" if e.type == "note" and e.extra.get("event") else ""
-    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + [str(p) for p in e.refs.get("paths") or ()]
+    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"]
+    refs += [str(p) for p in e.refs.get("paths") or ()]
     tail = ([f"task {e.task}"] if e.task else []) + refs
     return f"{e.ts} {e.id} {label}" + (f" ({', '.join(tail)})" if tail else "")
 
