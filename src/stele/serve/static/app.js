@@ -13,9 +13,9 @@ async function recordView() {
   const kinds = [...new Set(data.facts.map(f => f.kind))].sort();
   const statuses = [...new Set(data.facts.map(f => f.status))].sort();
   const q = h("input", { type: "search", placeholder: "Search id, title, tags, anchors…", autofocus: true });
-  const kind = h("select", {}, h("option", { value: "" }, "every kind"), kinds.map(k => h("option", { value: k }, k)));
-  const status = h("select", {}, h("option", { value: "" }, "every status"),
-    statuses.map(s => h("option", { value: s }, s)));
+  const choice = (all, values) => h("select", {}, h("option", { value: "" }, all),
+    values.map(v => h("option", { value: v }, v)));
+  const kind = choice("every kind", kinds), status = choice("every status", statuses);
   const count = h("span", { class: "muted" });
   const body = h("tbody");
   const render = () => {
@@ -25,8 +25,10 @@ async function recordView() {
     count.textContent = `${rows.length} of ${data.facts.length} facts`;
     body.replaceChildren(...rows.map(f => h("tr", { class: f.inactive ? "inactive" : null },
       h("td", {}, factLink(f.id)), h("td", {}, kindBadge(f.kind)),
-      h("td", {}, f.status, f.inactive && f.inactive !== f.status ? h("span", { class: "muted" }, ` · ${f.inactive}`) : null),
-      h("td", {}, h("a", { href: `#/fact/${f.id}` }, f.title), h("div", { class: "summary" }, f.summary || "")),
+      h("td", {}, f.status,
+        f.inactive && f.inactive !== f.status ? h("span", { class: "muted" }, ` · ${f.inactive}`) : null),
+      h("td", {}, h("a", { href: `#/fact/${f.id}` }, f.title),
+        h("div", { class: "summary" }, f.summary || "")),
       h("td", { class: "anchors" }, (f.anchors || []).slice(0, 3).map(a => h("code", {}, a)),
         f.anchors && f.anchors.length > 3 ? ` +${f.anchors.length - 3}` : null))));
   };
@@ -40,7 +42,8 @@ async function recordView() {
 }
 
 // ---- the graph of facts and typed edges
-const LEGEND = ["caused-by", "blocks", "contradicts", "supersedes", "fulfills", "relates-to", "part-of", "mentions"];
+const LEGEND = ["caused-by", "blocks", "contradicts", "supersedes", "fulfills", "relates-to", "part-of",
+  "mentions"];
 
 async function graphView() {
   const data = await api("/api/memory/graph");
@@ -69,13 +72,15 @@ async function graphView() {
   };
   const search = () => {
     const hits = graph.highlight(matcher(q.value));
-    count.textContent = q.value.trim() ? `${hits} match` : `${svg.dataset.nodes} facts · ${svg.dataset.edges} edges`;
+    count.textContent = q.value.trim() ? `${hits} match`
+      : `${svg.dataset.nodes} facts · ${svg.dataset.edges} edges`;
   };
   q.addEventListener("input", search);
   hideEnded.addEventListener("change", draw);
-  main.replaceChildren(h("div", { class: "toolbar" }, q, h("label", {}, hideEnded, " hide ended and expired"), count),
-    legend, svg, h("p", { class: "muted hint" }, "Drag a fact to move it, the background to pan, the wheel to zoom; " +
-      "click a fact to open it. Risks are red; causal edges are solid."));
+  const hint = "Drag a fact to move it, the background to pan, the wheel to zoom; click a fact to open it. " +
+    "Risks are red; causal edges are solid.";
+  main.replaceChildren(h("div", { class: "toolbar" }, q, h("label", {}, hideEnded, " hide ended and expired"),
+    count), legend, svg, h("p", { class: "muted hint" }, hint));
   draw();
 }
 
@@ -89,9 +94,11 @@ function edgeList(title, edges, arrow) {
 }
 
 async function factView(id) {
-  const [f, g] = await Promise.all([api(`/api/memory/facts/${encodeURIComponent(id)}`), api("/api/memory/graph")]);
+  const [f, g] = await Promise.all([api(`/api/memory/facts/${encodeURIComponent(id)}`),
+    api("/api/memory/graph")]);
   const near = new Set([f.id, ...f.outgoing.map(e => e.id), ...f.incoming.map(e => e.id)]);
-  const fields = [["status", f.status], ["delivery", f.delivery], ["priority", f.priority], ["created", f.created],
+  const fields = [["status", f.status], ["delivery", f.delivery], ["priority", f.priority],
+    ["created", f.created],
     ["verified", f.verified && `${f.verified}${f.verified_at ? ` at ${f.verified_at}` : ""}`],
     ["review after", f.review_after], ["expires", f.expires], ["retire when", f.retire_when],
     ["tags", (f.tags || []).join(", ")], ["source", (f.source || []).join(", ")], ["file", f.path]]
@@ -111,7 +118,8 @@ async function factView(id) {
         edgeList("Links to this fact", f.incoming, "←")),
       h("aside", {}, h("dl", {}, fields.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), svg))));
   if (near.size > 1) {
-    drawGraph(svg, g.nodes.filter(n => near.has(n.id)), g.edges.filter(e => near.has(e.src) && near.has(e.dst)),
+    const edges = g.edges.filter(e => near.has(e.src) && near.has(e.dst));
+    drawGraph(svg, g.nodes.filter(n => near.has(n.id)), edges,
       { focus: f.id, onOpen: other => { location.hash = `#/fact/${other}`; } });
   } else svg.remove();
 }
@@ -141,7 +149,8 @@ async function route() {
     document.body.dataset.ready = "1";
     return;
   }
-  main.replaceChildren(h("p", { class: "error" }, `Nothing at ${hash}.`), h("a", { href: "#/" }, "Back to the record"));
+  main.replaceChildren(h("p", { class: "error" }, `Nothing at ${hash}.`),
+    h("a", { href: "#/" }, "Back to the record"));
 }
 
 window.addEventListener("hashchange", route);

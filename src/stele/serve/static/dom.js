@@ -37,7 +37,7 @@ export function matcher(q) {
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);
   if (!words.length) return null;
   return f => {
-    const hay = [f.id, f.kind, f.title, f.summary || "", (f.tags || []).join(" "), (f.anchors || []).join(" ")]
+    const hay = [f.id, f.kind, f.title, f.summary || "", ...(f.tags || []), ...(f.anchors || [])]
       .join(" ").toLowerCase();
     return words.every(w => hay.includes(w));
   };

@@ -84,8 +84,9 @@ export function drawGraph(svg, nodes, edges, { onOpen = () => {}, focus = null }
 
   const defs = el("defs", {}, svg);
   for (const rel of new Set(edges.map(e => e.rel))) {
-    const m = el("marker", { id: `arrow-${rel}`, viewBox: "0 0 10 10", refX: "23", refY: "5", markerUnits: "userSpaceOnUse",
-      markerWidth: "8", markerHeight: "8", orient: "auto-start-reverse" }, defs);
+    const m = el("marker", { id: `arrow-${rel}`, viewBox: "0 0 10 10", refX: "23", refY: "5",
+      markerUnits: "userSpaceOnUse", markerWidth: "8", markerHeight: "8", orient: "auto-start-reverse" },
+    defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", class: `arrow rel-${rel}` }, m);
   }
   const edgeLayer = el("g", { class: "edges" }, svg);
@@ -95,7 +96,8 @@ export function drawGraph(svg, nodes, edges, { onOpen = () => {}, focus = null }
   for (const e of edges) {
     if (!at.has(e.src) || !at.has(e.dst)) continue;
     const line = el("line", { class: `edge rel-${e.rel}${e.causal ? " causal" : ""}`,
-      "marker-end": `url(#arrow-${e.rel})`, "data-src": e.src, "data-dst": e.dst, "data-rel": e.rel }, edgeLayer);
+      "marker-end": `url(#arrow-${e.rel})`, "data-src": e.src, "data-dst": e.dst, "data-rel": e.rel },
+    edgeLayer);
     el("title", {}, line).textContent = `${e.src} ${e.rel} ${e.dst}`;
     lines.push({ line, a: at.get(e.src), b: at.get(e.dst) });
   }
@@ -112,7 +114,8 @@ export function drawGraph(svg, nodes, edges, { onOpen = () => {}, focus = null }
   });
 
   const place = () => {
-    groups.forEach((g, i) => g.setAttribute("transform", `translate(${pos[i].x.toFixed(1)},${pos[i].y.toFixed(1)})`));
+    groups.forEach((g, i) =>
+      g.setAttribute("transform", `translate(${pos[i].x.toFixed(1)},${pos[i].y.toFixed(1)})`));
     for (const { line, a, b } of lines) {
       line.setAttribute("x1", pos[a].x.toFixed(1)); line.setAttribute("y1", pos[a].y.toFixed(1));
       line.setAttribute("x2", pos[b].x.toFixed(1)); line.setAttribute("y2", pos[b].y.toFixed(1));
@@ -129,8 +132,8 @@ export function drawGraph(svg, nodes, edges, { onOpen = () => {}, focus = null }
   let drag = null;
   svg.addEventListener("pointerdown", ev => {
     const g = ev.target.closest(".node");
-    const p = toGraph(ev);
-    drag = { node: g ? at.get(g.dataset.id) : null, start: p, moved: false, box0: box.slice(), cx: ev.clientX, cy: ev.clientY };
+    drag = { node: g ? at.get(g.dataset.id) : null, moved: false, box0: box.slice(),
+      cx: ev.clientX, cy: ev.clientY };
     svg.setPointerCapture(ev.pointerId);
   });
   svg.addEventListener("pointermove", ev => {

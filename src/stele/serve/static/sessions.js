@@ -4,10 +4,18 @@
 import { api, h } from "./dom.js";
 
 const FILTERS = [["q", "words"], ["issue", "issue"], ["pr", "PR"], ["path", "path"]];
+const COLUMNS = ["session", "last", "agent", "thread", "entries", "goal"];
+
+function sessionRow(s) {
+  const link = h("a", { href: `#/session/${encodeURIComponent(s.id)}`, class: "id" }, s.id);
+  const hits = s.hits.map(x => h("div", { class: "summary" }, `${x.type}: ${x.text}`));
+  return h("tr", {}, h("td", {}, link), h("td", {}, s.last || ""), h("td", {}, s.agent || ""),
+    h("td", {}, s.thread || ""), h("td", {}, String(s.entries)), h("td", {}, s.goal || "", hits));
+}
 
 export async function sessionsView(main) {
-  const inputs = Object.fromEntries(FILTERS.map(([k, label]) => [k, h("input", { type: "search", placeholder: label,
-    class: `filter-${k}` })]));
+  const inputs = Object.fromEntries(FILTERS.map(([k, label]) =>
+    [k, h("input", { type: "search", placeholder: label, class: `filter-${k}` })]));
   const body = h("tbody"), count = h("span", { class: "muted" });
   const load = async () => {
     const params = new URLSearchParams({ limit: "32" });
@@ -15,11 +23,7 @@ export async function sessionsView(main) {
     try {
       const data = await api(`/api/memory/sessions?${params}`);
       count.textContent = `${data.sessions.length} of ${data.total} sessions`;
-      body.replaceChildren(...data.sessions.map(s => h("tr", {},
-        h("td", {}, h("a", { href: `#/session/${encodeURIComponent(s.id)}`, class: "id" }, s.id)),
-        h("td", {}, s.last || ""), h("td", {}, s.agent || ""), h("td", {}, s.thread || ""),
-        h("td", {}, String(s.entries)), h("td", {}, s.goal || "",
-          s.hits.map(x => h("div", { class: "summary" }, `${x.type}: ${x.text}`))))));
+      body.replaceChildren(...data.sessions.map(sessionRow));
     } catch (err) {
       count.textContent = String(err.message || err);
     }
@@ -31,23 +35,29 @@ export async function sessionsView(main) {
   });
   main.replaceChildren(h("div", {}, h("h1", {}, "Sessions"),
     h("div", { class: "toolbar" }, Object.values(inputs), count),
-    h("table", { class: "facts" }, h("thead", {}, h("tr", {},
-      ["session", "last", "agent", "thread", "entries", "goal"].map(c => h("th", {}, c)))), body)));
+    h("table", { class: "facts" }, h("thead", {}, h("tr", {}, COLUMNS.map(c => h("th", {}, c)))), body)));
   await load();
+}
+
+function entryRow(e) {
+  const refs = e.refs || {};
+  const about = [e.task, refs.issue && `issue ${refs.issue}`, refs.pr && `PR ${refs.pr}`,
+    ...(refs.paths || [])];
+  const type = h("span", { class: "badge" }, e.type + (e.stage ? `:${e.stage}` : ""));
+  return h("tr", {}, h("td", { class: "muted" }, e.ts), h("td", {}, type),
+    h("td", {}, h("div", { class: "body-text" }, e.text),
+      h("div", { class: "summary" }, about.filter(Boolean).join(" · "))));
 }
 
 export async function sessionView(main, id) {
   const data = await api(`/api/memory/sessions/${encodeURIComponent(id)}`);
   const s = data.session;
+  const about = `agent ${s.agent || "-"} · thread ${s.thread || "-"} · task ${s.task || "-"} · ` +
+    `${s.entries} entries · ${s.started} to ${s.last} · `;
+  const blob = h("a", { href: `/api/memory/sessions/${encodeURIComponent(s.id)}/blob` }, "plain text");
   main.replaceChildren(h("div", {},
     h("p", { class: "crumbs" }, h("a", { href: "#/sessions" }, "Sessions"), " / ", s.id),
     h("h1", {}, s.goal || s.id),
-    h("p", { class: "muted" }, `agent ${s.agent || "-"} · thread ${s.thread || "-"} · task ${s.task || "-"} · ` +
-      `${s.entries} entries · ${s.started} to ${s.last} · `,
-      h("a", { href: `/api/memory/sessions/${encodeURIComponent(s.id)}/blob` }, "plain text")),
-    h("table", { class: "facts" }, h("tbody", {}, data.entries.map(e => h("tr", {},
-      h("td", { class: "muted" }, e.ts), h("td", {}, h("span", { class: "badge" }, e.type + (e.stage ? `:${e.stage}` : ""))),
-      h("td", {}, h("div", { class: "body-text" }, e.text),
-        h("div", { class: "summary" }, [e.task, e.refs && e.refs.issue && `issue ${e.refs.issue}`,
-          e.refs && e.refs.pr && `PR ${e.refs.pr}`, ...((e.refs && e.refs.paths) || [])].filter(Boolean).join(" · ")))))))));
+    h("p", { class: "muted" }, about, blob),
+    h("table", { class: "facts" }, h("tbody", {}, data.entries.map(entryRow)))));
 }
