@@ -120,3 +120,21 @@ def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_mode
     monkeypatch.setattr(build, "GARBAGE", 0.0)   # always compact
     (proj.root / "docs/memory/NOTE-200A.md").unlink()
     assert check() == 5
+
+
+def test_compacted_session_logs_stay_indexed_once(proj):
+    import gzip
+    import json
+
+    line = json.dumps({"v": 1, "id": "S-01JFZS31V0ZJ1D2PYVE21AVN5S", "ts": "2026-11-20T10:00:00Z", "session": "old",
+                       "type": "decision", "text": "Keep the retry cap at three", "refs": {"paths": ["src/a.py"]}})
+    archive = proj.root / ".stele/wal/archive"
+    archive.mkdir(parents=True)
+    (archive / "old.01JFZS31V0ZJ1D2PYVE21AVN5S.jsonl.gz").write_bytes(gzip.compress((line + "\n").encode()))
+    (proj.root / ".stele/wal/old.jsonl").write_text(line + "\n")  # compaction interrupted: both copies exist
+    report = build.rebuild(proj)
+    assert report.items == 7 and report.skipped == []
+    with build.open_index(proj) as index:
+        node = index.catalog.nodes(["S-01JFZS31V0ZJ1D2PYVE21AVN5S"])["S-01JFZS31V0ZJ1D2PYVE21AVN5S"]
+        assert (node.source, node.kind, node.title) == ("session", "decision", "Keep the retry cap at three")
+        assert {r[0] for r in index.catalog.anchored(["src/a.py"])} == {"DEC-AAAA", "S-01JFZS31V0ZJ1D2PYVE21AVN5S"}

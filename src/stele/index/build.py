@@ -23,8 +23,9 @@ from typing import Any, Callable
 from ..errors import SteleError
 from ..project import Project
 from . import catalog as catalog_mod
-from .items import Item, from_entry, from_fact
+from .items import COMMITTED, Item, from_entry, from_fact
 
+ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
 LOCK = "lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
@@ -81,12 +82,15 @@ def scan(project: Project) -> dict[str, tuple[int, int]]:
                     continue
 
     walk(str(project.memory_dir), project.rel(project.memory_dir).rstrip("/") + "/", ".md", True)
-    walk(str(project.wal_dir), project.rel(project.wal_dir).rstrip("/") + "/", ".jsonl", False)
+    wal_rel = project.rel(project.wal_dir).rstrip("/") + "/"
+    walk(str(project.wal_dir), wal_rel, ".jsonl", False)
+    walk(str(project.wal_dir / ARCHIVE_DIR), f"{wal_rel}{ARCHIVE_DIR}/", ".jsonl.gz", False)  # compacted logs
     return out
 
 
 def _is_wal(project: Project, rel: str) -> bool:
-    return (project.root / rel).parent == project.wal_dir
+    return rel.endswith((".jsonl", ".jsonl.gz")) and (project.root / rel).parent in (
+        project.wal_dir, project.wal_dir / ARCHIVE_DIR)
 
 
 def read_items(project: Project, rel: str, report: Report) -> list[Item]:
@@ -95,10 +99,11 @@ def read_items(project: Project, rel: str, report: Report) -> list[Item]:
 
     path = project.root / rel
     if _is_wal(project, rel):
+        from ..session import is_bookkeeping
         from ..wal import ReadReport, read_file
 
         wal_report = ReadReport()
-        items = [from_entry(e, rel) for e in read_file(path, wal_report)]
+        items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
         report.skipped += wal_report.skipped
         return items
     from ..model import parse_fact
@@ -195,8 +200,15 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
         raise
 
 
+def digest(stats: dict[str, tuple[int, int]]) -> str:
+    """One hash of every source file's path, mtime and size: a fresh index is one comparison away."""
+    import hashlib
+
+    return hashlib.sha1("\n".join(f"{p}\t{m}\t{n}" for p, (m, n) in sorted(stats.items())).encode()).hexdigest()
+
+
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
-    if cat.files() != stats:
+    if cat.meta("sources") != digest(stats):
         return True
     return _wanted_model_id(project) != (cat.meta("model_tried") or "")
 
@@ -327,7 +339,8 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
                 owner = fresh.get(item.id)
                 elsewhere = owner.path if owner else cat.path_of(item.id)
                 if elsewhere and elsewhere != item.path and (owner or elsewhere not in changed + removed):
-                    report.skipped.append(f"{item.path}:1: duplicate id {item.id}: also used by {elsewhere}")
+                    if item.source == COMMITTED:  # a session entry seen twice (live and archived) is one entry
+                        report.skipped.append(f"{item.path}:1: duplicate id {item.id}: also used by {elsewhere}")
                     continue
                 fresh[item.id] = item
             advance(1)
@@ -346,6 +359,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None) -> Repo
             writer.commit()
         report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
         cat.set_files(stats, removed)
+        cat.set_meta(sources=digest(stats))
         cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
         cat.db.execute("COMMIT")
         report.items = cat.count()

@@ -80,10 +80,12 @@ def from_fact(fact: Fact) -> Item:
 
 
 def from_entry(entry: Entry, path: str) -> Item:
-    """A WAL entry: its type is its kind, its first line its title; its task and the ids it names are
-    edges, and the paths it touched are anchors."""
-    text = entry.text.strip()
-    first = text.splitlines()[0] if text else entry.type
+    """A WAL entry: its type is its kind, its first line its title, its searchable text what
+    `session.search_text` says; its task and the ids it names are edges, the paths it touched anchors."""
+    from ..session import search_text
+
+    text = search_text(entry).strip()
+    first = next((line.strip() for line in entry.text.splitlines() if line.strip()), entry.type)
     title = first if len(first) <= TITLE_MAX else first[:TITLE_MAX - 3].rsplit(" ", 1)[0] + "..."
     edges: list[tuple[str, str]] = []
     if entry.task:

@@ -258,18 +258,14 @@ def _date(value: str | None) -> dt.date | None:
 
 
 def prior_context(project: Project, warnings: list[str]) -> Recall:
-    """No index at all: the most recent session entries, read straight from the WAL (score 0.0)."""
-    from ..wal import ReadReport, read_all
+    """No index at all: what the most recent sessions were doing, read straight from the WAL (score 0)."""
+    from ..session import recent_summaries
 
     try:
-        entries = [e for e in read_all(project, ReadReport()) if e.type != "prompt"]
+        summaries = recent_summaries(project, limit=PRIOR_LIMIT)
     except Exception as e:
         warnings.append(f"stele: the session log cannot be read ({type(e).__name__}: {e})")
-        entries = []
-    entries.sort(key=lambda e: e.ts, reverse=True)
-    out = []
-    for e in entries[:PRIOR_LIMIT]:
-        text = " ".join(e.text.split())
-        out.append(Entry(e.id, e.type, text[:117] + "..." if len(text) > 120 else text, 0.0, "session",
-                         excerpt=text[:320]))
+        summaries = []
+    out = [Entry(x.id, "summary", f"session {x.session}, last active {x.last}", 0.0, "session",
+                 excerpt=x.text) for x in summaries]
     return Recall(PRIOR_CONTEXT, out)
