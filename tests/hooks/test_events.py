@@ -65,6 +65,8 @@ def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record):
     r = hook("post-edit", claude("PostToolUse", record, tool_name="Write",
                                  tool_input={"file_path": str(record / "src/auth/new.py")}, tool_response={}))
     assert (r.code, r.out) == (0, "")
+    hook("post-edit", claude("PostToolUse", record, tool_name="Edit",
+                             tool_input={"file_path": str(record / "src/auth/new.py")}, tool_response={}))
     entries = list(wal.read_file(wal.wal_path(Project(record), "s1")))
     assert [(e.type, e.refs, e.agent) for e in entries] == [("note", {"paths": ["src/auth/new.py"]}, "claude-code")]
     assert hook("stop", {**stop, "stop_hook_active": True}).out == ""  # never loops

@@ -10,6 +10,7 @@ from . import record_cmds  # noqa: F401  (registers commands)
 from . import demo_cmd  # noqa: F401,E402
 from . import install_cmd  # noqa: F401,E402
 from . import retrieve_cmds  # noqa: F401,E402
+from . import brief_cmd  # noqa: F401,E402
 from . import session_cmds  # noqa: F401,E402
 from . import task_cmds  # noqa: F401,E402
 from . import context_cmds  # noqa: F401,E402

@@ -36,12 +36,12 @@ def repo_paths(ctx: Context) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
+def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
     if not paths:
         return None
     seen = state.load(ctx.project, ctx.payload.session)
     warnings: list[str] = []
-    with lookup.open_index(ctx.project, warnings.append) as index:
+    with lookup.open_index(ctx.project, warnings.append, fresh) as index:
         facts = [f for f in lookup.anchored(index, paths) if f.id not in seen.injected]
     if warnings:
         print(warnings[0], file=sys.stderr)
@@ -65,7 +65,7 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
 
 
 def pre_edit(ctx: Context) -> Reply | None:
-    return edit_context(ctx, repo_paths(ctx))
+    return edit_context(ctx, repo_paths(ctx), fresh=False)
 
 
 def post_edit(ctx: Context) -> Reply | None:
@@ -74,13 +74,15 @@ def post_edit(ctx: Context) -> Reply | None:
     paths = repo_paths(ctx)
     session = ctx.payload.session
     if paths and session:
-        wal.append(ctx.project, wal.new_entry(session, "note", "edited " + ", ".join(paths),
-                                              agent=harness.AGENT_NAMES[ctx.harness], refs={"paths": paths},
-                                              thread="edits"))
         with state.update(ctx.project, session) as st:
-            st.add_edited(paths)
+            new = [p for p in paths if p not in st.edited]
+            st.add_edited(new)
+        if new:  # one line per file and session: the log says what changed, not every keystroke
+            wal.append(ctx.project, wal.new_entry(session, "note", "edited " + ", ".join(new),
+                                                  agent=harness.AGENT_NAMES[ctx.harness], refs={"paths": new},
+                                                  thread="edits"))
     if harness.can_inject(ctx.harness, "post-edit") and not harness.can_inject(ctx.harness, "pre-edit"):
-        return edit_context(ctx, paths)
+        return edit_context(ctx, paths, fresh=False)
     return None
 
 

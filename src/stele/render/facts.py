@@ -52,3 +52,63 @@ def frame(title: str, sections: list[str]) -> str:
     head = f"-- {title} " + "-" * max(3, 70 - len(title))
     body = "\n\n".join(s.rstrip() for s in sections if s and s.strip())
     return f"{head}\n{body}\n{RULE}\n"
+
+
+BRIEF_MAX = 2000
+BRIEF_MIN_POINTS = 8
+BRIEF_GROUPS = (
+    ("Risks on the path", None),
+    ("Decisions and architecture", {"decision", "architecture"}),
+    ("Constraints and instructions", {"constraint", "instruction", "priority", "goal"}),
+    ("Risks", {"risk"}),
+    ("Lessons", {"lesson"}),
+    ("Tasks", {"task", "epic", "objective", "milestone"}),
+    ("Also", set()),
+)
+
+
+def _group(point, risks: list[str]) -> int:
+    if point.id in risks:
+        return 0
+    for i, (_, kinds) in enumerate(BRIEF_GROUPS[1:-1], 1):
+        if point.kind in kinds:
+            return i
+    return len(BRIEF_GROUPS) - 1
+
+
+def _statement(p, text_chars: int) -> str:
+    status = f" [{p.status}]" if p.status not in ("current", "open", "") else ""
+    via = f", via {p.via.rel} {p.via.from_id}" if p.via is not None else ""
+    text = squash(p.text, text_chars) if text_chars and p.text else ""
+    text = "" if not text or text.rstrip(".") == p.title.rstrip(".") else f": {text}"
+    return f"- {p.title}{status}{text} ({p.id}{via})"
+
+
+def _brief_lines(b, chosen: list, width: int) -> str:
+    lines = [f'Briefing on "{squash(b.question, 120)}" from the project record (cite the ids):']
+    for i, (title, _) in enumerate(BRIEF_GROUPS):
+        members = [p for p in chosen if _group(p, b.risks) == i]
+        if members:
+            lines += [f"{title}:"] + [_statement(p, width) for p in members]
+    if len(chosen) < len(b.points):
+        lines.append(f"({len(b.points) - len(chosen)} more: `stele search \"...\"`, `stele show ID`)")
+    if b.partial:
+        lines.append("(the walk ran out of time: partial)")
+    return "\n".join(lines) + "\n"
+
+
+def brief_text(b, max_chars: int = BRIEF_MAX) -> str:
+    """A briefing grouped by kind, every point citing its id, at most `max_chars` characters. The best
+    points are kept (risks on the path, then by score) with a line of text each; the text is shortened,
+    and then dropped, only when fewer than BRIEF_MIN_POINTS points would fit with it."""
+    if not b.points:
+        return (f'Briefing on "{squash(b.question, 120)}": the record has nothing on this ({b.searches} '
+                "searches and a two-hop walk found no fact).\n")
+    for width in (160, 90, 0):
+        for n in range(len(b.points), 0, -1):
+            text = _brief_lines(b, b.points[:n], width)
+            if len(text) <= max_chars:
+                break
+        if n >= min(BRIEF_MIN_POINTS, len(b.points)) or width == 0:
+            return text if len(text) <= max_chars else text[: max_chars - 4].rstrip() + "...\n"
+    raise AssertionError("unreachable")

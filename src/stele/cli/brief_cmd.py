@@ -1,0 +1,33 @@
+"""`stele brief QUESTION`: a short, cited briefing from the record (what the research helper runs)."""
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+
+
+@app.command()
+def brief(
+    question: Annotated[str, typer.Argument(help="What you want to know, in your own words.")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Search the record several ways, walk two hops, and print a grouped briefing citing fact ids
+    (under 2,000 characters). Read-only."""
+    from ..brief import brief as do_brief
+    from ..errors import UsageError
+
+    if not question.strip():
+        raise UsageError("the question is empty: say what you want to know, e.g. stele brief \"why retry twice?\"")
+    result = do_brief(project(), question)
+    for line in dict.fromkeys(result.warnings):
+        print(line, file=sys.stderr)
+    if wants_json(fmt, json_):
+        emit_json(result.as_dict())
+        return
+    from ..render.facts import brief_text
+
+    sys.stdout.write(brief_text(result))
