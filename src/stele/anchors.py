@@ -130,3 +130,9 @@ class AnchorIndex(Generic[T]):
             hits += [(anchor, payload) for rx, anchor, payload in self._globs.get(folder, ())
                      if rx.match(file_path)]
         return hits
+
+
+def about(anchor: str, path: str) -> bool:
+    """Is the anchor about `path`, or (when `path` is a folder) about something inside it?"""
+    want = normalize(path)
+    return covers(anchor, want) or path_matches(want, split(anchor)[0])

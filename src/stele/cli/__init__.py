@@ -9,7 +9,6 @@ from .app import app
 from . import record_cmds  # noqa: F401  (registers commands)
 from . import demo_cmd  # noqa: F401,E402
 from . import install_cmd  # noqa: F401,E402
-from . import hooks_cmds  # noqa: F401,E402
 from . import retrieve_cmds  # noqa: F401,E402
 from . import brief_cmd  # noqa: F401,E402
 from . import session_cmds  # noqa: F401,E402
@@ -19,6 +18,8 @@ from . import doctor_cmd  # noqa: F401,E402
 from . import review_cmd  # noqa: F401,E402
 from . import context_cmds  # noqa: F401,E402
 from . import knowledge_cmds  # noqa: F401,E402
+from . import serve_cmds  # noqa: F401,E402
+from . import hooks_cmds  # noqa: F401,E402
 
 
 def run(argv: list[str]) -> int:

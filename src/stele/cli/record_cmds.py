@@ -193,7 +193,7 @@ def list_(
     json_: JsonOpt = False,
 ) -> None:
     """List facts, filtered."""
-    from ..anchors import covers, normalize, path_matches, split
+    from ..anchors import about
     from ..kinds import KINDS
     from ..record import load
 
@@ -209,8 +209,7 @@ def list_(
     if tag:
         facts = [f for f in facts if set(tag) <= set(f.tags)]
     if anchor:
-        want = normalize(anchor)
-        facts = [f for f in facts if any(covers(a, want) or path_matches(want, split(a)[0]) for a in f.anchors)]
+        facts = [f for f in facts if any(about(a, anchor) for a in f.anchors)]
     if wants_json(fmt, json_):
         emit_json({"facts": [{k: v for k, v in f.as_dict().items() if k != "body"} for f in facts]})
         return

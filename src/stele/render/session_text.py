@@ -1,0 +1,30 @@
+"""A session's log as plain text: what `GET /api/memory/sessions/{id}/blob` returns.
+
+One paragraph per entry, in log order: a header line (time, id, type, stage, task, refs) and the
+entry's text unchanged. Byte-stable for the same log, never Rich; the WAL was redacted on write, so
+nothing here needs redacting again.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..session import Session
+from ..wal import Entry
+
+
+def entry_header(e: Entry) -> str:
+    label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
+    label += f"({e.extra['event']})" if e.type == "note" and e.extra.get("event") else ""
+    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"]
+    refs += [str(p) for p in e.refs.get("paths") or ()]
+    tail = ([f"task {e.task}"] if e.task else []) + refs
+    return f"{e.ts} {e.id} {label}" + (f" ({', '.join(tail)})" if tail else "")
+
+
+def transcript(info: Session, entries: Iterable[Entry]) -> str:
+    head = [f"session {info.id}", f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  "
+            f"task: {info.task or '-'}  entries: {info.entries}"]
+    if info.goal:
+        head.append(f"goal: {info.goal}")
+    body = [f"{entry_header(e)}\n{e.text.rstrip()}" for e in entries]
+    return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"

@@ -1,0 +1,274 @@
+"""The read-only JSON API of `stele serve`: routes to plain functions returning a `Response`.
+
+Nothing here knows about sockets, so tests call `handle()` directly and the HTTP layer (`server.py`)
+stays a thin shell. Every request reloads what it reads: the page then shows the record as it is on
+disk, and there is no cache to go stale. A broken fact file does not take the API down: listings
+carry the record's problems beside the facts that did load.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..anchors import about
+from ..errors import SteleError, UsageError
+from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
+from ..lifecycle import inactive_reason, today
+from ..model import Fact
+from ..project import Project
+from ..record import Record, load
+
+JSON = "application/json; charset=utf-8"
+TEXT = "text/plain; charset=utf-8"
+MAX_PARAM_CHARS = 2048  # the seed's limit on `q`, applied to every parameter
+RETRIEVE_LIMIT, RETRIEVE_MAX = 8, 32  # the seed's default top-k and its cap
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes
+    content_type: str = JSON
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return Response(status, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def error(status: int, message: str) -> Response:
+    return json_response({"error": message, "status": status}, status)
+
+
+class Query:
+    """The query string's parameters, checked as they are read (each problem is a 400)."""
+
+    def __init__(self, params: dict[str, list[str]]) -> None:
+        for name, values in params.items():
+            if any(len(v) > MAX_PARAM_CHARS for v in values):
+                raise ApiError(400, f"parameter {name} is longer than {MAX_PARAM_CHARS} characters")
+        self.params = params
+
+    def one(self, name: str) -> str | None:
+        values = [v for v in self.params.get(name, []) if v.strip()]
+        return values[-1].strip() if values else None
+
+    def many(self, name: str) -> list[str]:
+        """Repeated (`kind=a&kind=b`) or comma-separated (`kind=a,b`) values."""
+        return [p.strip() for v in self.params.get(name, []) for p in v.split(",") if p.strip()]
+
+    def number(self, name: str, default: int, cap: int) -> int:
+        raw = self.one(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ApiError(400, f"{name}={raw!r} is not a whole number") from None
+        if value < 1:
+            raise ApiError(400, f"{name} must be at least 1")
+        return min(value, cap)
+
+
+def _words(q: str | None) -> list[str]:
+    return q.lower().split() if q else []
+
+
+def _matches(fact: Fact, words: list[str]) -> bool:
+    """Every word of `q` somewhere in the fact's id, title, tags, summary or body (case-insensitive)."""
+    hay = " ".join([fact.id, fact.title, " ".join(fact.tags), fact.summary or "", fact.body]).lower()
+    return all(w in hay for w in words)
+
+
+def _summary(fact: Fact) -> dict[str, Any]:
+    data = {k: v for k, v in fact.as_dict().items() if k != "body"}
+    data["inactive"] = inactive_reason(fact.status, fact.expires, fact.review_after, today())
+    return data
+
+
+def facts(project: Project, q: Query) -> Response:
+    """GET /api/memory/facts?kind=&status=&anchor=&tag=&q= -> {"facts": [...], "problems": [...]}"""
+    kinds, statuses = q.many("kind"), q.many("status")
+    for k in kinds:
+        if k not in KINDS:
+            raise ApiError(400, f"kind={k!r} is not a kind: use one of " + ", ".join(KINDS))
+    for s in statuses:
+        if s not in LIFECYCLE_STATUSES + TASK_STATUSES:
+            raise ApiError(400, f"status={s!r} is not a status: use one of "
+                           + ", ".join(LIFECYCLE_STATUSES + TASK_STATUSES))
+    anchor, tags, words = q.one("anchor"), q.many("tag"), _words(q.one("q"))
+    record = load(project)
+    selected = [
+        f for f in sorted(record.facts.values(), key=lambda f: (f.kind, f.id))
+        if (not kinds or f.kind in kinds) and (not statuses or f.status in statuses)
+        and set(tags) <= set(f.tags) and (not anchor or any(about(a, anchor) for a in f.anchors))
+        and _matches(f, words)
+    ]
+    return json_response({"facts": [_summary(f) for f in selected], "total": len(record.facts),
+                          "problems": [str(p) for p in record.problems]})
+
+
+def _edge(record: Record, rel: str, other: str) -> dict[str, Any]:
+    f = record.facts.get(other)
+    return {"rel": rel, "id": other, "title": f.title if f else None, "kind": f.kind if f else None,
+            "causal": rel in CAUSAL}
+
+
+def fact(project: Project, q: Query, fact_id: str) -> Response:
+    """GET /api/memory/facts/{id} -> the fact, with its edges both ways (mentions included)."""
+    record = load(project)
+    found = record.facts.get(fact_id.upper())
+    if found is None:
+        raise ApiError(404, f"no fact with id {fact_id} in the record")
+    data = found.as_dict()
+    data["inactive"] = inactive_reason(found.status, found.expires, found.review_after, today())
+    data["outgoing"] = [_edge(record, e.rel, e.dst) for e in record.graph.out.get(found.id, [])]
+    data["incoming"] = [_edge(record, e.rel, e.src) for e in record.graph.inc.get(found.id, [])]
+    return json_response(data)
+
+
+def graph(project: Project, q: Query) -> Response:
+    """GET /api/memory/graph -> every fact as a node and every typed edge between two facts."""
+    record = load(project)
+    nodes = [{"id": f.id, "kind": f.kind, "title": f.title, "status": f.status, "priority": f.priority,
+              "inactive": inactive_reason(f.status, f.expires, f.review_after, today())}
+             for f in sorted(record.facts.values(), key=lambda f: f.id)]
+    edges = [{"src": e.src, "rel": e.rel, "dst": e.dst, "causal": e.rel in CAUSAL}
+             for f in nodes for e in record.graph.out.get(f["id"], []) if e.dst in record.facts]
+    return json_response({"nodes": nodes, "edges": edges})
+
+
+def snapshots(project: Project, q: Query) -> Response:
+    """GET /api/snapshots -> every stored run's summary, newest first."""
+    from ..snapshot.store import runs
+
+    return json_response({"snapshots": list(reversed(list(runs(project))))})
+
+
+def snapshot(project: Project, q: Query, run: str) -> Response:
+    """GET /api/snapshots/{run} -> the stored snapshot (a run id or a unique prefix of one)."""
+    from ..snapshot import store
+
+    try:
+        store.resolve(project, run)
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    except SteleError as e:
+        raise ApiError(404, str(e)) from None
+    return json_response(store.load(project, run))
+
+
+def retrieve(project: Project, q: Query) -> Response:
+    """GET /api/memory/retrieve?q=&issue=&pr=&path=&limit= -> what recall finds for `q` (the hook's
+    entries and risk callout). `path` is also a file being edited (its anchored facts are seeds);
+    `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay).
+    `mode` is the seed's contract: `semantic`, or `prior_context` (recent session entries, score 0.0)
+    when there is no index; `retrieval` is Stele's own mode (hybrid, fts, identifier, skipped, ...)."""
+    from .. import session as sessions_mod
+    from ..retrieve import recall
+    from ..wal import read_all
+
+    text = q.one("q")
+    if text is None:
+        raise ApiError(400, "q is required: the text to retrieve for (at most 2048 characters)")
+    limit = q.number("limit", RETRIEVE_LIMIT, RETRIEVE_MAX)
+    path = q.one("path")
+    result = recall(project, text, files=[path] if path else [])
+    entries = result.entries
+    if any(q.one(k) is not None for k in ("issue", "pr", "path")):
+        try:
+            filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)
+        except UsageError as e:
+            raise ApiError(400, str(e)) from None
+        keep = {e.id for e in read_all(project) if filters.matches(e)}
+        entries = [e for e in entries if e.source != "session" or e.id in keep]
+    results = [{**e.as_dict(), "status": e.status, "text": e.body or e.excerpt} for e in entries[:limit]]
+    return json_response({"mode": "prior_context" if result.mode == "prior_context" else "semantic",
+                          "retrieval": result.mode, "results": results,
+                          "risks": [{**r.as_dict(), "text": r.excerpt} for r in result.risks],
+                          "limit": limit, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
+                          "warnings": result.warnings})
+
+
+def sessions(project: Project, q: Query) -> Response:
+    """GET /api/memory/sessions?issue=&pr=&path=&task=&thread=&q=&limit= -> sessions with a matching entry,
+    most recently active first (limit capped at 32)."""
+    from .. import session as sessions_mod
+
+    try:
+        filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=q.one("path"),
+                                       task=q.one("task"), thread=q.one("thread"), q=q.one("q"))
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    limit = q.number("limit", sessions_mod.DEFAULT_LIMIT, sessions_mod.MAX_LIMIT)
+    listed, total = sessions_mod.list_sessions(project, filters, limit)
+    return json_response({"sessions": [x.as_dict() for x in listed], "total": total, "limit": limit})
+
+
+def _session_entries(project: Project, session_id: str) -> list:
+    from .. import session as sessions_mod
+    from ..wal import check_session_name
+
+    try:
+        check_session_name(session_id)
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    entries = sessions_mod.entries_of(project, session_id)
+    if not entries:
+        raise ApiError(404, f"no session {session_id} in {project.rel(project.wal_dir)}/")
+    return entries
+
+
+def session(project: Project, q: Query, session_id: str) -> Response:
+    """GET /api/memory/sessions/{id} -> the session's summary and every entry, in log order."""
+    from .. import session as sessions_mod
+
+    entries = _session_entries(project, session_id)
+    return json_response({"session": sessions_mod.summarize(session_id, entries).as_dict(),
+                          "entries": [e.as_dict() for e in entries]})
+
+
+def session_blob(project: Project, q: Query, session_id: str) -> Response:
+    """GET /api/memory/sessions/{id}/blob -> the session's log as plain text."""
+    from .. import session as sessions_mod
+    from ..render.session_text import transcript
+
+    entries = _session_entries(project, session_id)
+    text = transcript(sessions_mod.summarize(session_id, entries), entries)
+    return Response(200, text.encode("utf-8"), TEXT)
+
+
+Handler = Callable[..., Response]
+ROUTES: list[tuple[re.Pattern[str], Handler]] = [
+    (re.compile(r"^/api/memory/facts$"), facts),
+    (re.compile(r"^/api/memory/facts/(?P<fact_id>[A-Za-z0-9-]+)$"), fact),
+    (re.compile(r"^/api/memory/graph$"), graph),
+    (re.compile(r"^/api/memory/retrieve$"), retrieve),
+    (re.compile(r"^/api/memory/sessions$"), sessions),
+    (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)$"), session),
+    (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)/blob$"), session_blob),
+    (re.compile(r"^/api/snapshots$"), snapshots),
+    (re.compile(r"^/api/snapshots/(?P<run>[^/]+)$"), snapshot),
+]
+
+
+def handle(project: Project, path: str, params: dict[str, list[str]]) -> Response:
+    """Answer one GET for `path` (no query string) with its parsed parameters."""
+    for rx, func in ROUTES:
+        m = rx.match(path)
+        if m is None:
+            continue
+        try:
+            return func(project, Query(params), **m.groupdict())
+        except ApiError as e:
+            return error(e.status, str(e))
+        except SteleError as e:  # e.g. a broken .stele/config.yaml: the server's state, not the request
+            return error(500, str(e))
+    return error(404, f"no API route {path}; see docs/serve.md for the routes")

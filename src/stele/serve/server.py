@@ -1,0 +1,126 @@
+"""The HTTP shell of `stele serve`: the standard library's ThreadingHTTPServer, GET and HEAD only.
+
+Why the standard library: the server is read-only, local and used by one person at a time; every
+answer is a small JSON document or a static file. A framework (and an ASGI server under it) would add
+dependencies and startup time for routing that fits in a list of regular expressions (`api.ROUTES`).
+
+What keeps it safe to leave running on a laptop:
+- It binds to 127.0.0.1 unless told otherwise, and writes nothing: any method but GET/HEAD is 405.
+- A web page on another site could point a DNS name at 127.0.0.1 and read the answers (DNS
+  rebinding), so a request whose Host is a name other than `localhost` is refused (403); IP
+  literals pass, which keeps `--host 0.0.0.0` usable from another machine on purpose.
+- No CORS headers (other origins cannot read the API) and a Content-Security-Policy that allows only
+  this server's own scripts, so text from a fact can never run as code in the page.
+"""
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from urllib.parse import parse_qs, urlsplit
+
+from ..project import Project
+from . import api
+
+DEFAULT_PORT = 7411
+STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+                ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def static_file(name: str) -> api.Response | None:
+    """A file of the web page (package data under `static/`), by its bare name; None if there is none."""
+    suffix = name[name.rfind("."):] if "." in name else ""
+    if "/" in name or name.startswith(".") or suffix not in STATIC_TYPES:
+        return None
+    path = resources.files(__package__).joinpath("static", name)
+    if not path.is_file():
+        return None
+    return api.Response(200, path.read_bytes(), STATIC_TYPES[suffix])
+
+
+def host_allowed(host: str | None) -> bool:
+    """`localhost` or an IP literal, with any port (see the module docstring: DNS rebinding)."""
+    if not host:
+        return True  # HTTP/1.0 clients may omit it; browsers, the rebinding vector, always send it
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host[1:host.find("]")]
+    if name.lower() == "localhost":
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return False
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "stele"
+    server: "Server"
+
+    def do_GET(self) -> None:
+        self._answer(self._route(), head=False)
+
+    def do_HEAD(self) -> None:
+        self._answer(self._route(), head=True)
+
+    def _not_allowed(self) -> None:
+        self._answer(api.error(405, "stele serve is read-only: only GET and HEAD"), head=False,
+                     extra={"Allow": "GET, HEAD"})
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _not_allowed
+
+    def _route(self) -> api.Response:
+        if not host_allowed(self.headers.get("Host")):
+            return api.error(403, "Host not allowed: open the page at http://127.0.0.1 or http://localhost")
+        url = urlsplit(self.path)
+        if url.path.startswith("/api/"):
+            try:
+                params = parse_qs(url.query, keep_blank_values=True, max_num_fields=64, errors="strict")
+            except (ValueError, UnicodeDecodeError) as e:
+                return api.error(400, f"bad query string ({e})")
+            return api.handle(self.server.project, url.path, params)
+        name = "index.html" if url.path == "/" else url.path.removeprefix("/static/")
+        found = static_file(name) if url.path == "/" or url.path.startswith("/static/") else None
+        return found or api.error(404, f"nothing at {url.path}")
+
+    def _answer(self, response: api.Response, head: bool, extra: dict[str, str] | None = None) -> None:
+        self.send_response(response.status)
+        headers = {"Content-Type": response.content_type, "Content-Length": str(len(response.body)),
+                   "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+                   "Referrer-Policy": "no-referrer", "Content-Security-Policy": CSP, **(extra or {})}
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        if not head:
+            self.wfile.write(response.body)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+        if not self.server.quiet:
+            sys.stderr.write(f"stele serve: {self.address_string()} {format % args}\n")
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, project: Project, host: str, port: int, quiet: bool = False) -> None:
+        self.project = project
+        self.quiet = quiet
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        super().__init__((host, port), Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

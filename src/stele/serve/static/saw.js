@@ -1,0 +1,78 @@
+// "What the agent saw": the stored snapshots of runs (.stele/snapshots/), each with its budget use,
+// every delivered item as the agent received it, what was left out and why, and the whole text.
+
+import { api, factLink, h } from "./dom.js";
+
+const PART_TITLES = { always: "Always records", named: "Records named for the run", ranked: "Ranked records",
+  code: "Code", briefing: "Knowledge briefing" };
+const COLUMNS = ["run", "created", "task", "records", "code", "briefing", "size"];
+const kb = n => (n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+const none = () => h("span", { class: "muted" }, "none");
+
+function runRow(s) {
+  if (s.error) return h("tr", {}, h("td", {}, s.run), h("td", { colspan: 6, class: "error" }, s.error));
+  const cells = [h("a", { href: `#/snapshot/${s.run}`, class: "id" }, s.run), s.created,
+    s.task ? factLink(s.task) : none(), s.records, s.code, s.briefing, kb(s.bytes)];
+  return h("tr", {}, cells.map(c => h("td", {}, c)));
+}
+
+export async function snapshotsView(main) {
+  const data = await api("/api/snapshots");
+  const title = h("h1", {}, "What the agent saw");
+  if (!data.snapshots.length) {
+    const empty = "No stored snapshots yet: `stele context --save` or a task claim stores one.";
+    main.replaceChildren(h("div", {}, title, h("p", { class: "muted" }, empty)));
+    return;
+  }
+  main.replaceChildren(h("div", {}, title,
+    h("p", { class: "muted" }, "Each run's context, as stored when it was assembled (newest first)."),
+    h("table", { class: "facts runs" }, h("thead", {}, h("tr", {}, COLUMNS.map(c => h("th", {}, c)))),
+      h("tbody", {}, data.snapshots.map(runRow)))));
+}
+
+// one row per budget: the part, a meter of its bytes against the limit, and the numbers
+function budget(usage) {
+  return h("div", { class: "budget" }, usage.map(row => {
+    const limit = row.limit_bytes;
+    const items = row.limit_items ? `${row.items} of ${row.limit_items}` : `${row.items}`;
+    const meter = limit
+      ? h("meter", { min: 0, max: limit, value: row.bytes, high: limit * 0.9, optimum: 0,
+        title: `${row.bytes} of ${limit} bytes` })
+      : h("span", { class: "muted" }, "within records");
+    const numbers = `${items} items · ${kb(row.bytes)}${limit ? ` of ${kb(limit)}` : ""}`;
+    return [h("span", {}, row.part), meter, h("span", { class: "muted" }, numbers)];
+  }));
+}
+
+function item(it) {
+  const label = it.title ? [factLink(it.key), " ", it.title] : [h("code", {}, it.key)];
+  const summary = h("summary", {}, label, h("span", { class: "muted" }, ` · ${kb(it.bytes)}`));
+  return h("details", { class: "item" }, summary, h("pre", { class: "snapshot" }, it.text));
+}
+
+function leftOut(skipped) {
+  if (!skipped.length) return null;
+  const key = k => (/^[A-Z]+-/.test(k.key) ? factLink(k.key) : h("code", {}, k.key));
+  return h("section", {}, h("h3", {}, `Left out (${skipped.length})`), h("ul", { class: "edges" },
+    skipped.map(k => h("li", {}, h("span", { class: "rel" }, k.part), " ", key(k), " ",
+      h("span", { class: "muted" }, k.reason)))));
+}
+
+export async function snapshotView(main, run) {
+  const s = await api(`/api/snapshots/${encodeURIComponent(run)}`);
+  const task = s.inputs.task;
+  const parts = Object.entries(s.parts).filter(([, items]) => items.length);
+  const size = kb(new TextEncoder().encode(s.text).length);
+  main.replaceChildren(h("div", {},
+    h("p", { class: "crumbs" }, h("a", { href: "#/snapshots" }, "What the agent saw"), " / ", s.run),
+    h("h1", {}, "Run ", s.run),
+    h("p", {}, `Assembled ${s.created}`, task ? [" for ", factLink(task.id), ` ${task.title}`] : null,
+      s.inputs.prompt ? [" from the prompt ", h("q", {}, s.inputs.prompt)] : null),
+    (s.warnings || []).map(w => h("p", { class: "warning" }, w)),
+    h("h3", {}, "Budget use"), budget(s.usage),
+    parts.map(([name, items]) =>
+      h("section", {}, h("h3", {}, `${PART_TITLES[name] || name} (${items.length})`), items.map(item))),
+    leftOut(s.skipped),
+    h("h3", {}, `The whole text, as delivered (${size})`),
+    h("pre", { class: "snapshot" }, s.text)));
+}

@@ -1,0 +1,82 @@
+"""The HTTP shell on a real socket: status codes, read-only methods, the Host check, static files and
+the headers that keep the page from running anything it did not ship."""
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+
+import pytest
+
+from stele import memory
+from stele.project import Project
+from stele.serve.server import Server, host_allowed, is_loopback
+
+
+@pytest.fixture
+def server(repo):
+    memory.remember(Project(repo), "Rate limiting runs before auth.", kind="decision")
+    srv = Server(Project(repo), "127.0.0.1", 0, quiet=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def request(srv, method: str, path: str, headers: dict | None = None):
+    conn = http.client.HTTPConnection(*srv.server_address[:2], timeout=10)
+    conn.request(method, path, headers=headers or {})
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    return r, body
+
+
+def test_api_and_page_answer_with_safe_headers(server):
+    r, body = request(server, "GET", "/api/memory/facts")
+    assert r.status == 200 and r.getheader("Content-Type") == "application/json; charset=utf-8"
+    assert len(json.loads(body)["facts"]) == 1
+    assert "script-src 'self'" in r.getheader("Content-Security-Policy")
+    assert r.getheader("Access-Control-Allow-Origin") is None and r.getheader("Cache-Control") == "no-store"
+    r, body = request(server, "GET", "/")
+    assert r.status == 200 and r.getheader("Content-Type").startswith("text/html")
+    assert b"/static/app.js" in body
+    for name in ("app.js", "graph.js", "dom.js", "style.css"):
+        r, body = request(server, "GET", f"/static/{name}")
+        assert r.status == 200 and body, name
+    r, body = request(server, "HEAD", "/api/memory/facts")
+    assert r.status == 200 and body == b"" and int(r.getheader("Content-Length")) > 0
+
+
+@pytest.mark.parametrize("path", ["/static/../api.py", "/static/.hidden.js", "/static/api.py",
+                                  "/static/nope.js", "/index.html", "/api"])
+def test_nothing_outside_the_page_and_api_is_served(server, path):
+    assert request(server, "GET", path)[0].status == 404
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
+def test_writes_are_refused(server, method):
+    r, body = request(server, method, "/api/memory/facts")
+    assert r.status == 405 and r.getheader("Allow") == "GET, HEAD"
+    assert "read-only" in json.loads(body)["error"]
+
+
+def test_a_foreign_host_name_is_refused(server):
+    r, body = request(server, "GET", "/api/memory/facts", {"Host": "attacker.example:7411"})
+    assert r.status == 403 and "Host not allowed" in json.loads(body)["error"]
+    assert request(server, "GET", "/api/memory/facts", {"Host": "localhost:7411"})[0].status == 200
+
+
+def test_host_and_loopback_rules():
+    assert all(host_allowed(h) for h in (None, "localhost", "LOCALHOST:80", "127.0.0.1:7411", "[::1]:7411",
+                                         "192.168.1.20:7411"))
+    foreign = ("evil.example", "localhost.evil.example:7411", "127.0.0.1.nip.io")
+    assert not any(host_allowed(h) for h in foreign)
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.20")
+
+
+def test_a_bad_query_string_is_400(server):
+    r, body = request(server, "GET", "/api/memory/facts?q=%ff%fe")
+    assert r.status == 400 and "bad query string" in json.loads(body)["error"]
