@@ -1,12 +1,12 @@
 """Retrieval commands: recall, search, why, rebuild. Each: find the project, call the library, render.
 
-Imports stay inside the commands: `stele recall` runs on every prompt of some workflows and must not
-pay for modules it does not use (its budget is 200 ms on a 10k-fact record, typer included).
+`recall` and `search` are defined in `stele/quickcmds.py` (argparse, dispatched before typer); they
+appear here only so `stele --help` lists them.
 """
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,63 +15,25 @@ from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 Opt = typer.Option
 
 
-def _warn(lines: list[str]) -> None:
-    for line in dict.fromkeys(lines):
-        print(line, file=sys.stderr)
+# `recall` and `search` run before typer is imported (entry.py -> quickcmds.py, the one definition of
+# their options); these entries list them in `stele --help` and forward anything that reaches them.
+_FORWARD = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 
-@app.command()
-def recall(
-    prompt: Annotated[str, typer.Argument(help="What the agent was asked (may be empty with --file).")] = "",
-    file: Annotated[list[str], Opt("--file", "-f", help="A file being edited (repeatable).")] = [],
-    max_chars: Annotated[Optional[int], Opt("--max-chars", help="Text budget (default: hooks.max_chars).",
-                                            show_default=False)] = None,
-    fmt: FormatOpt = "text",
-    json_: JsonOpt = False,
-) -> None:
+@app.command(context_settings=_FORWARD)
+def recall(ctx: typer.Context) -> None:
     """Show what an agent is told before answering PROMPT: seeds, one hop, risks on the path."""
-    from ..retrieve.recall import recall as do_recall
+    from ..quickcmds import run
 
-    p = project()
-    result = do_recall(p, prompt, files=file)
-    _warn(result.warnings)
-    if wants_json(fmt, json_):
-        emit_json(result.as_dict())
-        return
-    from ..render.agent import recall_text
-
-    budget = max_chars if max_chars is not None else int(p.config["hooks.max_chars"])
-    text = recall_text(result, max_chars=budget)
-    sys.stdout.write(text or f"nothing to recall (mode: {result.mode})\n")
+    raise typer.Exit(run("recall", ctx.args))
 
 
-@app.command()
-def search(
-    query: Annotated[str, typer.Argument(help="Words, an error message, an identifier...")],
-    limit: Annotated[int, Opt("--limit", "-n", help="At most this many results.")] = 10,
-    kind: Annotated[list[str], Opt("--kind", "-k", help="Only this kind (repeatable).")] = [],
-    all_: Annotated[bool, Opt("--all", help="Include superseded, retired, expired, overdue facts.")] = False,
-    fmt: FormatOpt = "text",
-    json_: JsonOpt = False,
-) -> None:
+@app.command(context_settings=_FORWARD)
+def search(ctx: typer.Context) -> None:
     """Plain hybrid search of the committed record (no walk, no gate, no callout)."""
-    from ..errors import UsageError
-    from ..kinds import KINDS
-    from ..retrieve.search import search as do_search
+    from ..quickcmds import run
 
-    for k in kind:
-        if k not in KINDS:
-            raise UsageError(f"--kind {k!r} is not a kind: use one of " + ", ".join(KINDS))
-    if limit < 1:
-        raise UsageError(f"--limit {limit}: give a positive number")
-    result = do_search(project(), query, limit=limit, kinds=kind, include_all=all_)
-    _warn(result.warnings)
-    if wants_json(fmt, json_):
-        emit_json(result.as_dict())
-        return
-    from ..render.agent import search_text
-
-    sys.stdout.write(search_text(result))
+    raise typer.Exit(run("search", ctx.args))
 
 
 @app.command()
