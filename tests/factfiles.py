@@ -1,6 +1,8 @@
 """Write fact files and commit them in real temporary repositories (tests of doctor, hooks, review)."""
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from stele.frontmatter import dump_key
@@ -26,6 +28,17 @@ def write(root: Path, rel: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def backdate(root: Path, seconds: int = 10) -> None:
+    """Move fact files modified in the last `seconds` back by that much, out of the index's racy window (a
+    file modified in the last two seconds makes every read refresh the index to check it by content),
+    for tests of what a read does. Files already older are left alone, so their stat stays as indexed."""
+    recent = time.time_ns() - seconds * 10**9
+    for path in (root / "docs/memory").rglob("*.md"):
+        st = path.stat()
+        if st.st_mtime_ns > recent:
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 10**9))
 
 
 def commit(root: Path, message: str = "change") -> str:

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from tests.factfiles import backdate
 from tests.fakes import fake_model, write_fact  # noqa: F401  (fixture)
 from tests.helpers import invoke
 
@@ -72,6 +73,7 @@ def test_rebuild_reports_what_it_indexed(record):
 
 
 def test_damaged_index_files_cost_one_line_on_stderr(record):
+    backdate(record)  # no refresh to heal the damage before the read sees it
     invoke("rebuild")
     (record / ".stele/index/vectors.npy").write_bytes(b"\x93NUMPY garbage")
     r = invoke("recall", "--json", "zzz nothing in the record matches these words at all")

@@ -1,8 +1,11 @@
 """Freshness: what a read notices, what a refresh redoes, and how damage is survived."""
+import os
+
 import pytest
 
 from stele.index import build, vectors
 from stele.project import Project
+from tests.factfiles import backdate
 from tests.fakes import fake_model, no_model, write_fact  # noqa: F401  (fixtures)
 
 
@@ -29,9 +32,11 @@ def test_a_full_build_indexes_everything_once(proj, fake_model, monkeypatch):
 
 
 def test_an_edit_reparses_one_file_and_embeds_one_item(proj, fake_model, monkeypatch):
+    backdate(proj.root)
     build.rebuild(proj)
     write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
     write_fact(proj.root, "NOTE-200A", "note", "Note number 2 about retries", priority="high")  # same text
+    backdate(proj.root)
     calls = []
     real = build.update
     monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
@@ -39,6 +44,21 @@ def test_an_edit_reparses_one_file_and_embeds_one_item(proj, fake_model, monkeyp
     (report,) = calls
     assert (report.full, report.parsed, report.embedded) == (False, 2, 1)
     assert refresh(proj) == 6 and len(calls) == 1  # fresh: stat() only, no update
+
+
+def test_a_racy_file_is_checked_by_content_until_it_is_old_enough(proj, monkeypatch):
+    path = write_fact(proj.root, "NOTE-100A", "note", "Note number 1 about retriez")
+    refresh(proj)
+    st = path.stat()
+    path.write_text(path.read_text().replace("retriez", "refundz"))  # same size, and the same mtime:
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # a rewrite within one clock tick
+    with build.open_index(proj) as index:
+        assert index.catalog.nodes(["NOTE-100A"])["NOTE-100A"].title == "Note number 1 about refundz"
+    backdate(proj.root)
+    refresh(proj)  # old enough now: the last check by content
+    calls = []
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1))
+    assert refresh(proj) == 6 and calls == []
 
 
 def test_a_new_model_reembeds_everything(proj, fake_model, monkeypatch):

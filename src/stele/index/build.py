@@ -13,6 +13,7 @@ Waiting for the lock honours the caller's deadline.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import time
@@ -24,7 +25,7 @@ from ..errors import SteleError
 from ..project import Project
 from . import catalog as catalog_mod
 from .items import COMMITTED, Item
-from .sources import digest, read_items, scan
+from .sources import digest, racy, read_items, rewritten, scan
 
 LOCK = "lock"
 CATALOG = "catalog.sqlite"
@@ -133,7 +134,7 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 
 
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
-    if cat.meta("sources") != digest(stats):
+    if cat.meta("sources") != digest(stats) or cat.meta("racy"):  # racy: `update` checks them by content
         return True
     return _wanted_model_id(project) != (cat.meta("model_tried") or "")
 
@@ -246,7 +247,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
     `stats` is the caller's fresh `scan()`, when it has one."""
     from .text import TextIndex
 
-    t0 = time.monotonic()
+    t0, now = time.monotonic(), time.time_ns()  # a file modified after `now` is racy
     report = Report(full=full)
     folder = project.index_dir
     if full:
@@ -259,7 +260,10 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
         stored = cat.files()
     try:
         stats = stats if stats is not None else scan(project)
-        changed = sorted(p for p in stats if stored.get(p) != stats[p])
+        # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
+        again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
+        hashes = racy(project, stats, now)
+        changed = sorted(p for p in stats if stored.get(p) != stats[p] or p in again)
         removed = sorted(p for p in stored if p not in stats)
         gone: list[str] = []
         for rel in changed + removed:
@@ -293,7 +297,7 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
             writer.commit()
         report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
         cat.set_files({p: stats[p] for p in changed}, removed)
-        cat.set_meta(sources=digest(stats))
+        cat.set_meta(sources=digest(stats), racy=json.dumps(hashes) if hashes else "")
         cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
         cat.db.execute("COMMIT")
         report.items = cat.count()
@@ -320,19 +324,20 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         cat.set_meta(model_id="", model_tried="")
         return 0, str(e)
     cat.set_meta(model_tried=ref.model_id)
-    old = None
-    if not full and cat.meta("model_id") == ref.model_id:
-        try:
-            old = vectors.load(project.index_dir, int(cat.meta("rows") or 0), int(cat.meta("dim") or 0))
-        except (OSError, ValueError):
-            old = None
-    rows = 0 if old is None else old.shape[0]
-    need = cat.needing_vectors(rows)
-    live = cat.live_vectors(rows)
+    rows = int(cat.meta("rows") or 0) if not full and cat.meta("model_id") == ref.model_id else 0
+    need, live = cat.needing_vectors(rows), cat.live_vectors(rows)
     compact = rows - len(live) > GARBAGE * (len(live) + len(need))
     if not need and not compact:
-        return 0, None
+        return 0, None  # decided from the catalog alone: a refresh that embeds nothing never loads numpy
     import numpy as np
+
+    old = None
+    if rows:
+        try:
+            old = vectors.load(project.index_dir, rows, int(cat.meta("dim") or 0))
+        except (OSError, ValueError):  # damaged: embed everything again
+            rows = 0
+            need, live, compact = cat.needing_vectors(0), [], False
 
     new = np.zeros((0, old.shape[1] if old is not None else 0), dtype=np.float32)
     if need:

@@ -1,7 +1,9 @@
 """The sources of the index: which files they are, how fresh they are, and the items each holds.
 
 `scan` and `digest` run on every read (a stat per file, no parsing); `read_items` runs only for the
-files that changed. Facts are parsed and validated exactly as `stele doctor` does; a file that does
+files that changed. A fact file modified within `RACY_NS` of a refresh is "racy" (git's word): rewritten
+in the same clock tick at the same size it would keep its (mtime, size), so the refresh records a hash
+of its content and the next read checks it by content instead. Facts are parsed and validated exactly as `stele doctor` does; a file that does
 not load is left out and reported. Session logs are read whole, live and compacted (`archive/`).
 """
 from __future__ import annotations
@@ -12,6 +14,7 @@ from ..project import Project
 from .items import Item, from_entry, from_fact
 
 ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
+RACY_NS = 2_000_000_000  # the coarsest mtime in common use (FAT) is 2 s
 
 
 def scan(project: Project) -> dict[str, tuple[int, int]]:
@@ -79,6 +82,27 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
         skipped += [str(p) for p in errors] or [f"{rel}:1: not a valid fact"]
         return []
     return [from_fact(fact)]
+
+
+def racy(project: Project, stats: dict[str, tuple[int, int]], now_ns: int) -> dict[str, str]:
+    """Fact files modified within RACY_NS before `now_ns` -> a hash of their content. (WAL logs are
+    only appended to, so their size always changes.)"""
+    return {p: content_hash(project, p) for p, (mtime, _) in stats.items()
+            if mtime >= now_ns - RACY_NS and not is_wal(project, p)}
+
+
+def rewritten(project: Project, hashes: dict[str, str]) -> list[str]:
+    """Those of `hashes`' files whose content is no longer what was hashed."""
+    return [p for p, h in hashes.items() if content_hash(project, p) != h]
+
+
+def content_hash(project: Project, rel: str) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha1((project.root / rel).read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def digest(stats: dict[str, tuple[int, int]]) -> str:
