@@ -94,7 +94,7 @@ def literal_dir(pattern: str) -> str:
     return "/".join(fixed)
 
 
-def _ancestors(path: str) -> list[str]:
+def ancestors(path: str) -> list[str]:
     """`a/b/c.py` -> [`a/b/c.py`, `a/b`, `a`, ``]."""
     out = [path]
     while "/" in path:
@@ -124,7 +124,7 @@ class AnchorIndex(Generic[T]):
     def lookup(self, file_path: str) -> list[tuple[str, T]]:
         """(anchor, payload) for every anchor covering `file_path`, exact paths first."""
         file_path = normalize(file_path)
-        chain = _ancestors(file_path)
+        chain = ancestors(file_path)
         hits = [hit for folder in chain for hit in self._paths.get(folder, ())]
         for folder in chain[1:]:
             hits += [(anchor, payload) for rx, anchor, payload in self._globs.get(folder, ())

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import anchored
-from .anchortable import FactHead
 from .model import Fact
 from .project import Project
 from .record import Record
@@ -49,8 +48,7 @@ def parse_acks(trailers: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
 
 def cochanges(project: Project, change: anchored.Change, base: Record, head: Record,
               acks: dict[str, tuple[str, str]], kinds: tuple[str, ...] = ()) -> list[CoChange]:
-    heads = [FactHead.of(f) for f in head.facts.values()]
-    found = anchored.for_change(project, change, kinds=kinds, facts=heads)
+    found = anchored.for_change(project, change, kinds=kinds, facts=head.facts.values())
     out = []
     for entry in found:
         now, before = head.facts[entry.fact.id], base.facts.get(entry.fact.id)

@@ -11,8 +11,11 @@ Tables:
 - items(id, source, kind, title, status, priority, delivery, created, expires, review_after, summary,
   excerpt, body, path, hash, vec_row, vec_hash): one row per fact or session entry.
 - edges(src, rel, dst): declared links, body mentions and session task links, as written.
-- anchors(id, path, symbol, glob): anchor paths split from their symbols; exact paths are looked up
-  by index, globs (few) are matched in Python against the queried files only.
+- anchors(id, path, symbol, glob, key): anchor paths split from their symbols, for every question of the
+  form "what is anchored to these files?" (the hooks, recall, `stele anchored`, the pre-commit hook).
+  `key` is the path itself, or for a glob the folder it cannot leave (`src/api/**/*.py` -> `src/api`):
+  a file's lookup is one indexed query on its ancestor folders, and it is matched only against the
+  globs that could cover it.
 """
 from __future__ import annotations
 
@@ -21,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..anchors import is_glob, split
+from ..anchors import ancestors, glob_regex, is_glob, literal_dir, normalize, split
 from .items import Item
 
-SCHEMA = 2
+SCHEMA = 3
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
@@ -37,10 +40,14 @@ CREATE INDEX items_row ON items(vec_row);
 CREATE TABLE edges (src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL);
 CREATE INDEX edges_src ON edges(src);
 CREATE INDEX edges_dst ON edges(dst);
-CREATE TABLE anchors (id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, glob INTEGER NOT NULL);
+CREATE TABLE anchors (id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, glob INTEGER NOT NULL,
+  key TEXT NOT NULL);
+CREATE INDEX anchors_key ON anchors(key);
 CREATE INDEX anchors_path ON anchors(path);
 CREATE INDEX anchors_id ON anchors(id);
 """
+# (item id, anchor path or glob, symbol or None, is glob)
+Anchor = tuple[str, str, str | None, bool]
 NODE_COLUMNS = ("id", "source", "kind", "title", "status", "priority", "delivery", "created", "expires",
                 "review_after", "summary", "excerpt", "path")
 
@@ -126,8 +133,9 @@ class Catalog:
         for i in items:
             for anchor in i.anchors:
                 path, symbol = split(anchor)
-                rows.append((i.id, path, symbol, int(is_glob(path))))
-        self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?)", rows)
+                glob = is_glob(path)
+                rows.append((i.id, path, symbol, int(glob), literal_dir(path) if glob else path))
+        self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?, ?)", rows)
 
     def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:
         """id -> (vector row, hash of the embedded text), for those of `ids` that have a vector."""
@@ -191,25 +199,37 @@ class Catalog:
                                    f"SELECT src, rel, dst FROM edges WHERE dst IN ({marks})", chunk + chunk)
         return out
 
-    def anchored(self, paths: Iterable[str]) -> list[tuple[str, str, str | None, bool]]:
-        """(id, anchor path, symbol, is glob) for anchors covering any of `paths`."""
-        from ..anchors import normalize, path_matches
+    def anchored(self, paths: Iterable[str]) -> list[Anchor]:
+        """(id, anchor path, symbol, is glob) for anchors covering any of `paths`, each once."""
+        found = self.covering(p for p in paths if p)
+        return list(dict.fromkeys(row for rows in found.values() for row in rows))
 
-        paths = [normalize(p) for p in paths if p]
-        if not paths:
-            return []
-        wanted: set[str] = set()
-        for p in paths:  # an exact anchor covers the file itself and anything below it
-            parts = p.split("/")
-            wanted.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-        rows: list = []
-        for chunk in _chunks(sorted(wanted)):
+    def covering(self, paths: Iterable[str]) -> dict[str, list[Anchor]]:
+        """normalized path -> (id, anchor path, symbol, is glob) of every anchor covering it, in the
+        order they were written: an exact anchor covers the file itself and anything below it, a glob
+        what it matches (symbol anchors by their file)."""
+        chains = {p: ancestors(p) for p in dict.fromkeys(normalize(p) for p in paths)}
+        keys = sorted({k for chain in chains.values() for k in chain})
+        by_key: dict[str, list[tuple]] = {}
+        for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
-            rows += self.db.execute(f"SELECT id, path, symbol, glob FROM anchors WHERE glob = 0 AND path IN "
-                                    f"({marks})", chunk)
-        for row in self.db.execute("SELECT id, path, symbol, glob FROM anchors WHERE glob = 1"):
-            if any(path_matches(row[1], p) for p in paths):
-                rows.append(row)
+            for key, *row in self.db.execute(f"SELECT key, id, path, symbol, glob FROM anchors WHERE key IN "
+                                              f"({marks}) ORDER BY rowid", chunk):
+                by_key.setdefault(key, []).append(row)
+        out: dict[str, list[Anchor]] = {}
+        for p, chain in chains.items():
+            rows = [row for key in chain for row in by_key.get(key, ())]
+            out[p] = [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows
+                      if (glob_regex(path).match(p) if glob else path)]
+        return out
+
+    def anchors_inside(self, folder: str) -> list[Anchor]:
+        """Anchors whose path (a glob's pattern) lies inside `folder`, or is it ("": every anchor)."""
+        folder = normalize(folder)
+        sql = "SELECT id, path, symbol, glob FROM anchors"
+        rows = (self.db.execute(sql + " ORDER BY rowid") if not folder else self.db.execute(
+            sql + " WHERE path = ? OR (path > ? AND path < ?) ORDER BY rowid",
+            (folder, folder + "/", folder + "0")))  # "0" sorts right after "/": the folder's range
         return [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows]
 
     def anchor_paths_ending(self, tail: str) -> list[str]:
