@@ -71,6 +71,22 @@ def test_a_new_model_reembeds_everything(proj, fake_model, monkeypatch):
     assert calls[0].embedded == 6 and calls[0].parsed == 0
 
 
+def test_a_rebuild_leaves_the_code_index_and_its_lock_alone(proj):
+    from stele.index import code
+
+    (proj.root / "src").mkdir()
+    (proj.root / "src/a.py").write_text("def limit():\n    return 1\n")
+    code.refresh(proj)
+    folder = code.code_dir(proj)
+    manifest, lock = (folder / "manifest.json").read_bytes(), (folder / "lock").stat().st_ino
+    (proj.index_dir / "anchors.sqlite").write_bytes(b"left by an older version")
+    build.rebuild(proj)
+    assert (folder / "manifest.json").read_bytes() == manifest and (folder / "lock").stat().st_ino == lock
+    assert not (proj.index_dir / "anchors.sqlite").exists()  # the rest of the folder is the record index's
+    report = code.Report()
+    assert code.refresh(proj, report).search("limit", 3) and report.chunked == []
+
+
 def test_deleting_the_index_loses_nothing(proj):
     build.rebuild(proj)
     import shutil

@@ -229,8 +229,12 @@ def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
 # -- writing -----------------------------------------------------------------------------------------
 
 def _wipe(folder: Path) -> None:
+    """Empty the record index's folder but for its lock and the code index (`code.py`), which is not
+    the record index's to throw away: it has its own lock, and a snapshot may be refreshing it."""
+    from .code import DIR as CODE_DIR
+
     for child in folder.iterdir():
-        if child.name == LOCK:
+        if child.name in (LOCK, CODE_DIR):
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)

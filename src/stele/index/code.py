@@ -29,6 +29,7 @@ from ..store import atomic_write
 from .chunks import Span, spans
 
 VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
+DIR = "code"  # under .stele/index/, beside the record index, which leaves it alone
 MAX_FILE_BYTES = 256 * 1024
 SOURCE_SUFFIXES = frozenset(
     ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala .groovy "
@@ -72,7 +73,7 @@ def is_source(path: str, memory_dir: str) -> bool:
 
 
 def code_dir(project: Project) -> Path:
-    return project.index_dir / "code"
+    return project.index_dir / DIR
 
 
 class CodeIndex:
