@@ -1,4 +1,5 @@
 """Every doctor check has a failing fixture and a passing one; each runs in its own small repository."""
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from stele import doctor
 from stele.project import Project
 from tests.factfiles import AUTH_PY, commit, write, write_fact
-from tests.helpers import git
+from tests.helpers import TODAY, git, invoke
 
 BIG = "word " * 1300  # ~6.5 KB
 
@@ -185,3 +186,22 @@ def test_exit_codes_errors_warnings_and_strict(tmp_path):
     assert (report.exit_code(False), report.exit_code(True)) == (0, 1)
     write_fact(p.root, "DEC-BBBB", "decision", anchors=["gone.py"])
     assert doctor.run(p).exit_code(False) == 1
+
+
+def test_always_budget_counts_what_a_snapshot_delivers(tmp_path, monkeypatch):
+    """Title and body fit the 16 KiB record budget; with the header each record gets in a snapshot they
+    do not, and `stele doctor` names the record a claim would fail on, as `stele context doctor` does."""
+    from stele.record import load
+    from stele.snapshot.assemble import record_text
+
+    on = dt.date.fromisoformat(TODAY)
+    p = new_repo(tmp_path / "r")
+    for i in range(2):
+        write_fact(p.root, f"INS-000{i}", "instruction", title=f"Rule {i}", body="w" * 8170)
+    rules = list(load(p).facts.values())
+    assert sum(len(f.title) + 1 + len(f.body) for f in rules) <= 16384
+    assert sum(len(record_text(f, on)) for f in rules) > 16384
+    found = [(f.check, f.fact) for f in doctor.run(p).findings]
+    assert found == [("always-budget", "INS-0001")]
+    monkeypatch.chdir(p.root)
+    assert invoke("context", "doctor").out.count("INS-0001 is an `always` record") == 1

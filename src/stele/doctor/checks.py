@@ -1,8 +1,10 @@
-"""Checks that need only the record: cycles, contradictions, the `always` budget, secrets, and the
-warnings about facts going stale (expired, review overdue, unverified, oversized, near-duplicate)."""
+"""Checks that need only the record: cycles, contradictions, the `always` budget (the real snapshot
+assembly), secrets, and the warnings about facts going stale (expired, review overdue, unverified,
+oversized, near-duplicate)."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from ..anchored import CLOSED
 from ..kinds import CONTAINERS
@@ -11,6 +13,9 @@ from ..record import Record, fact_files
 from ..redact import Redactor
 from . import Finding
 from .similar import similar_pairs
+
+if TYPE_CHECKING:
+    from ..snapshot.model import Budgets
 
 WORK_ITEMS = CONTAINERS | {"task"}
 
@@ -25,8 +30,11 @@ def _line(fact: Fact, *key) -> int:
 
 
 def run_all(record: Record, on: dt.date) -> list[Finding]:
+    from ..snapshot.model import Budgets
+
     cfg = record.project.config
-    return [*supersession_cycles(record), *contradictions(record), *always_budget(record, on),
+    return [*supersession_cycles(record), *contradictions(record),
+            *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]),
             *oversized(record, cfg["doctor.oversized_bytes"]),
@@ -82,24 +90,23 @@ def contradictions(record: Record) -> list[Finding]:
     return found
 
 
-def always_budget(record: Record, on: dt.date) -> list[Finding]:
-    from ..lifecycle import inactive_reason
+def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding]:
+    """Each `always` record that does not fit when the real snapshot assembly runs (`stele context`,
+    `stele task claim`): it names exactly the records a claim would fail on."""
+    from ..snapshot.assemble import BudgetError, select_records
 
-    cfg = record.project.config
-    budget, max_count = cfg["snapshot.records_bytes"], cfg["snapshot.records_count_max"]
-    always = [f for f in record.facts.values() if f.delivery == "always" and f.status == "current"
-              and inactive_reason(f.status, f.expires, f.review_after, on) is None]
-    total = sum(delivered_bytes(f) for f in always)
-    if not always or (total <= budget and len(always) <= max_count):
-        return []
-    always.sort(key=lambda f: (-delivered_bytes(f), f.id))
-    biggest = always[0]
-    listed = ", ".join(f"{f.id} ({delivered_bytes(f)} B)" for f in always[:8])
-    over = (f"total {total} bytes, over the {budget}-byte budget (snapshot.records_bytes)" if total > budget
-            else f"{len(always)} records, over the limit of {max_count} (snapshot.records_count_max)")
-    return [Finding("always-budget", biggest.path, _line(biggest, "delivery"),
-                    f"always-delivered records {over}: every context and claim would fail; make some "
-                    f"`delivery: ranked` or shorten them. Largest: {listed}", biggest.id)]
+    try:
+        select_records(record.facts, [], [], budgets, on)
+    except BudgetError as e:
+        found = []
+        for fid, why in e.misfits:
+            fact = record.facts[fid]
+            found.append(Finding("always-budget", fact.path, _line(fact, "delivery"),
+                                 f"{fid} is an `always` record that does not fit the snapshot ({why}): every "
+                                 "context and claim fails until it is shortened or made `delivery: ranked`",
+                                 fid))
+        return found
+    return []
 
 
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
