@@ -66,22 +66,9 @@ def cap(text: str, limit: int = MAX_CHARS) -> str:
 
 def fact_text(record: Record, fact_id: str) -> str:
     """One fact in full, plain: header, fields, anchors, links both ways (with titles), body."""
-    from .render.facts import Line, label
+    from .render.facts import fact_lines
 
-    fact = record.get(fact_id)
-    title = lambda i: record.facts[i].title if i in record.facts else "(not in the record)"  # noqa: E731
-    lines = [label(Line(fact.id, fact.kind, fact.title)),  # reads like the recall's entries
-             f"status {fact.status} · delivery {fact.delivery} · priority {fact.priority} · {fact.path}"]
-    for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when"):
-        value = getattr(fact, key)
-        if value:
-            lines.append(f"{key}: {value}")
-    if fact.tags:
-        lines.append("tags: " + ", ".join(fact.tags))
-    lines += [f"anchor: {a}" for a in fact.anchors]
-    lines += [f"-> {e.rel} {e.dst}: {title(e.dst)}" for e in record.graph.out.get(fact.id, [])]
-    lines += [f"<- {e.rel} {e.src}: {title(e.src)}" for e in record.graph.inc.get(fact.id, [])]
-    return "\n".join(lines) + "\n\n" + fact.body.strip() + "\n"
+    return "\n".join(fact_lines(record, record.get(fact_id))) + "\n"
 
 
 def remember_text(project: Project, text: str, kind: str = "note", title: str | None = None,

@@ -155,6 +155,7 @@ def show(
 ) -> None:
     """Show one fact with its links in both directions."""
     from ..record import load
+    from ..render.facts import fact_lines
 
     record = load(project()).require_valid()
     fact = record.get(fact_id)
@@ -164,23 +165,8 @@ def show(
         data["incoming"] = [{"rel": rel, "from": src} for rel, src in incoming]
         emit_json(data)
         return
-    lines = [f"{fact.kind} · {fact.status} · {fact.delivery} · priority {fact.priority}"]
-    for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when"):
-        value = getattr(fact, key)
-        if value:
-            lines.append(f"{key}: {value}")
-    if fact.tags:
-        lines.append("tags: " + ", ".join(fact.tags))
-    lines += [f"anchor: {a}" for a in fact.anchors]
-    lines += [f"-> {rel} {t}  {_title(record, t)}" for rel, t in fact.targets()]
-    lines += [f"<- {rel} {s}  {_title(record, s)}" for rel, s in incoming]
-    lines += ["", fact.body.rstrip()]
-    term.section(f"{fact.id}  {fact.title}", "\n".join(lines), subtitle=fact.path)
-
-
-def _title(record, fact_id: str) -> str:
-    f = record.facts.get(fact_id)
-    return f.title if f else ""
+    head, *lines = fact_lines(record, fact)
+    term.section(head, "\n".join(lines))
 
 
 @app.command("list")

@@ -1,6 +1,7 @@
-"""Plain text about committed facts for agents: what the session-start and edit hooks inject, and
-`stele brief`. (A recall's rendering lives beside the recall, in `render/agent.py`; this module
-follows its look, `KIND ID  Title` and an indented excerpt, so all injected text reads alike.)
+"""Plain text about committed facts for agents: what the session-start and edit hooks inject,
+`stele brief`, and one fact in full (the MCP `show` tool; `stele show` frames the same lines in a
+panel). (A recall's rendering lives beside the recall, in `render/agent.py`; this module follows its
+look, `KIND ID  Title` and an indented excerpt, so all injected text reads alike.)
 
 Byte-stable (no colour, no terminal width, no dates that were not in the data) so golden tests can
 pin it, and phrased as reference data about the project rather than instructions: harnesses treat
@@ -9,6 +10,11 @@ imperative injected text as a possible prompt injection, and the user's prompt m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..model import Fact
+    from ..record import Record
 
 RULE = "-" * 60
 INDENT = "    "
@@ -46,6 +52,25 @@ def block(f: Line, text_chars: int = 280) -> str:
     if text and text.rstrip(".") != f.title.rstrip("."):
         return f"{label(f)}\n{INDENT}{text}"
     return label(f)
+
+
+def fact_lines(record: Record, fact: Fact) -> list[str]:
+    """One fact in full: its label, fields, anchors, links both ways (with the title at the other
+    end), then a blank line and the body."""
+    title = lambda i: record.facts[i].title if i in record.facts else "(not in the record)"  # noqa: E731
+    lines = [label(Line(fact.id, fact.kind, fact.title)),  # reads like the recall's entries
+             f"status {fact.status} · delivery {fact.delivery} · priority {fact.priority}",
+             f"file: {fact.path}"]
+    for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when"):
+        value = getattr(fact, key)
+        if value:
+            lines.append(f"{key}: {value}")
+    if fact.tags:
+        lines.append("tags: " + ", ".join(fact.tags))
+    lines += [f"anchor: {a}" for a in fact.anchors]
+    lines += [f"-> {e.rel} {e.dst}: {title(e.dst)}" for e in record.graph.out.get(fact.id, [])]
+    lines += [f"<- {e.rel} {e.src}: {title(e.src)}" for e in record.graph.inc.get(fact.id, [])]
+    return lines + ["", fact.body.strip()]
 
 
 def frame(title: str, sections: list[str]) -> str:
