@@ -29,6 +29,7 @@ embedding:
 retrieval:
   min_prompt_chars: 25      # shorter prompts inject nothing unless they name an id
   max_seeds: 10             # search hits the walk starts from
+  min_seed_strength: 0.15   # ...each matching at least this share of the best hit's strength
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
   walk_depth: 1             # hops walked from each seed, both edge directions
   callout_hops: 2           # a risk this many causal hops from a seed is called out

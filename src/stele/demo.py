@@ -53,10 +53,11 @@ def _cwd(path: Path) -> Iterator[None]:
         os.chdir(old)
 
 
-def _run(*args: str) -> None:
+def _run(note: str, *args: str) -> None:
     from .entry import main
 
     term.line("")
+    term.line(f"# {note}", style="dim")
     term.line("$ stele " + " ".join(f'"{a}"' if " " in a else a for a in args), style="bold cyan")
     try:
         main(list(args))
@@ -65,8 +66,8 @@ def _run(*args: str) -> None:
             raise SteleError(f"`stele {' '.join(args)}` failed in the demo (exit {e.code})") from None
 
 
-def script(example: Path = EXAMPLE) -> list[tuple[str, ...]]:
-    """The commands the demo runs, in order."""
+def example_inputs(example: Path = EXAMPLE) -> tuple[list[str], list[str]]:
+    """The example's prompts and `# file:` paths, in file order (the first ones are the demo's)."""
     prompts, files = [], []
     path = example / "prompts.txt"
     for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
@@ -75,10 +76,25 @@ def script(example: Path = EXAMPLE) -> list[tuple[str, ...]]:
             files.append(line.split(":", 1)[1].strip())
         elif line and not line.startswith("#"):
             prompts.append(line)
-    steps: list[tuple[str, ...]] = [("list", "--kind", "decision", "--kind", "risk")]
-    # What an agent would be told before each prompt, and before editing each file (shortened to fit).
-    steps += [("recall", "--max-chars", str(DEMO_RECALL_CHARS), prompt) for prompt in prompts]
-    steps += [("recall", "--max-chars", str(DEMO_RECALL_CHARS), "--file", f) for f in files]
+    return prompts, files
+
+
+def script(example: Path = EXAMPLE) -> list[tuple[str, tuple[str, ...]]]:
+    """(what to look for, the command) in the order the demo runs them: a short tour, not everything."""
+    prompts, files = example_inputs(example)
+    short = ("--max-chars", str(DEMO_RECALL_CHARS))
+    steps: list[tuple[str, tuple[str, ...]]] = [
+        ("The record: one Markdown file per fact under docs/memory/. Its risks:", ("list", "--kind", "risk")),
+    ]
+    notes = ("Before a prompt: matching facts, one hop out, and a risk two causal hops away called out",
+             "The risk shares no words with the question; the walk finds it through caused-by",
+             "A pasted error string finds the lesson that quotes it")
+    steps += [(note, ("recall", *short, prompt)) for note, prompt in zip(notes, prompts)]
+    if files:
+        steps.append(("Before an edit: the facts anchored to the file (risks and constraints first)",
+                      ("anchored", files[0])))
+    steps += [("Open, unblocked, unclaimed work an agent could claim", ("task", "ready")),
+              ("What CI runs to keep the record honest", ("doctor",))]
     return steps
 
 
@@ -89,13 +105,15 @@ def run(keep: Path | None = None, example: Path = EXAMPLE) -> Path | None:
         build(dest, example)
         term.line(f"Stele demo: the Harbor example, a git repository at {dest}", style="bold")
         with _cwd(dest):
-            for step in script(example):
-                _run(*step)
+            for note, args in script(example):
+                _run(note, *args)
         term.line("")
         if keep:
-            term.line(f"The repository is kept at {dest}: cd there and try `stele recall \"...\"`.")
+            term.line(f"The repository is kept at {dest}: cd there and try `stele recall \"...\"`, "
+                      f"`stele why \"...\"` or the other prompts in {example / 'prompts.txt'}.")
         else:
-            term.line("Run `stele demo --keep DIR` to keep the repository and try commands yourself.")
+            term.line("Run `stele demo --keep DIR` to keep the repository and try commands yourself "
+                      "(`stele recall`, `stele why`, `stele serve` for the graph).")
         return dest if keep else None
     finally:
         if tmp is not None:

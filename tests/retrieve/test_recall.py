@@ -142,3 +142,19 @@ def test_a_broken_config_is_one_warning_not_an_exception(shop):
     (shop.root / ".stele/config.yaml").write_text("retrieval: [oops\n")
     r = recall(Project(shop.root), PROMPT)
     assert r.mode == "prior_context" and "config.yaml" in r.warnings[0]
+
+
+def test_hits_far_weaker_than_the_best_are_not_seeds():
+    from types import SimpleNamespace as NS
+
+    from stele.retrieve.recall import text_seeds
+    from stele.retrieve.seeds import Hit
+
+    hits = [Hit("LSN-AAAA"), Hit("DEC-BBBB"), Hit("S-01JAAAAAAAAAAAAAAAAAAAAAAA"), Hit("CON-CCCC")]
+    for h, strength in zip(hits, (1.0, 0.5, 0.4, 0.05)):
+        h.strength = strength
+    nodes = {h.id: NS(source="session" if h.id.startswith("S-") else "committed") for h in hits}
+    assert [x.id for x in text_seeds(hits, nodes, 10, 0.15)] == ["LSN-AAAA", "DEC-BBBB",
+                                                                "S-01JAAAAAAAAAAAAAAAAAAAAAAA"]
+    assert [x.id for x in text_seeds(hits, nodes, 1, 0.0)] == ["LSN-AAAA"]  # a session hit below the top 1
+    assert len(text_seeds(hits, nodes, 10, 0.0)) == 4

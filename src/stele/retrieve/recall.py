@@ -165,7 +165,7 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
         mode = found.mode
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
-        seeds += text_seeds(found.hits, hood.nodes, s.max_seeds)
+        seeds += text_seeds(found.hits, hood.nodes, s.max_seeds, s.min_seed_strength)
     trace.seeds = seeds
     seed_ids = [x.id for x in seeds]
     partial = time.monotonic() > t0 + s.hook_budget_ms / 1000
@@ -196,9 +196,11 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
     return Recall(mode, entries, risks_out, partial=partial, trace=trace)
 
 
-def text_seeds(hits: list, nodes: dict[str, Any], limit: int) -> list[Seed]:
+def text_seeds(hits: list, nodes: dict[str, Any], limit: int, floor: float = 0.0) -> list[Seed]:
     """The best `limit` committed hits, plus the session hits ranked among the best `limit` overall:
-    session entries compete on merit but never take a committed fact's seat."""
+    session entries compete on merit but never take a committed fact's seat. A hit matching under
+    `floor` of the best one is noise (a pasted error shares a stray word with a rule), not a seed."""
+    hits = [h for h in hits if h.strength >= floor]
     committed = [h for h in hits if nodes[h.id].source == "committed"][:limit]
     session = [h for h in hits[:limit] if nodes[h.id].source != "committed"]
     chosen = {h.id for h in committed + session}

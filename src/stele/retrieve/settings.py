@@ -17,6 +17,7 @@ HARD_CAP = 20  # entries, callouts included; the config may lower it, never rais
 class Settings:
     min_prompt_chars: int
     max_seeds: int
+    min_seed_strength: float
     max_entries: int
     walk_depth: int
     callout_hops: int
