@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Union
+from typing import TYPE_CHECKING, Iterable
 
 from . import gitrepo, symbols
 from .anchors import AnchorIndex, normalize, path_matches, split
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from .model import Fact
 
     # A fact as parsed, or its catalog row: both have the id, kind, title, status, priority and path.
-    Head = Union[Fact, Node]
+    Head = Fact | Node
+
 FIRST_KINDS = ("risk", "constraint")
 # no longer about the code: ended facts, and tasks that are over
 CLOSED = ENDED_STATUSES | {"done", "cancelled"}

@@ -95,12 +95,12 @@ def literal_dir(pattern: str) -> str:
 
 
 def ancestors(path: str) -> list[str]:
-    """`a/b/c.py` -> [`a/b/c.py`, `a/b`, `a`, ``]."""
+    """`a/b/c.py` -> [`a/b/c.py`, `a/b`, `a`, ``]; `` -> [``]."""
     out = [path]
     while "/" in path:
         path = path.rsplit("/", 1)[0]
         out.append(path)
-    return out + [""]
+    return out + [""] if path else out
 
 
 class AnchorIndex(Generic[T]):

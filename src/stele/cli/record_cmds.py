@@ -159,10 +159,9 @@ def show(
 
     record = load(project()).require_valid()
     fact = record.get(fact_id)
-    incoming = [(e.rel, e.src) for e in record.graph.inc.get(fact.id, [])]
     if wants_json(fmt, json_):
         data = fact.as_dict()
-        data["incoming"] = [{"rel": rel, "from": src} for rel, src in incoming]
+        data["incoming"] = [{"rel": e.rel, "from": e.src} for e in record.graph.inc.get(fact.id, [])]
         emit_json(data)
         return
     head, *lines = fact_lines(record, fact)

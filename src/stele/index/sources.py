@@ -1,10 +1,11 @@
 """The sources of the index: which files they are, how fresh they are, and the items each holds.
 
 `scan` and `digest` run on every read (a stat per file, no parsing); `read_items` runs only for the
-files that changed. A fact file modified within `RACY_NS` of a refresh is "racy" (git's word): rewritten
-in the same clock tick at the same size it would keep its (mtime, size), so the refresh records a hash
-of its content and the next read checks it by content instead. Facts are parsed and validated exactly as `stele doctor` does; a file that does
-not load is left out and reported. Session logs are read whole, live and compacted (`archive/`).
+files that changed. A fact file modified within `RACY_NS` of a refresh is "racy" (git's word):
+rewritten in the same clock tick at the same size it would keep its (mtime, size), so the refresh
+records a hash of its content and the next read checks it by content instead. Facts are parsed and
+validated exactly as `stele doctor` does; a file that does not load is left out and reported. Session
+logs are read whole, live and compacted (`archive/`).
 """
 from __future__ import annotations
 
