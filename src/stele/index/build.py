@@ -333,8 +333,6 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
     compact = rows - len(live) > GARBAGE * (len(live) + len(need))
     if not need and not compact:
         return 0, None  # decided from the catalog alone: a refresh that embeds nothing never loads numpy
-    import numpy as np
-
     old = None
     if rows:
         try:
@@ -342,8 +340,7 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         except (OSError, ValueError):  # damaged: embed everything again
             rows = 0
             need, live, compact = cat.needing_vectors(0), [], False
-
-    new = np.zeros((0, old.shape[1] if old is not None else 0), dtype=np.float32)
+    new = None
     if need:
         try:
             enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
@@ -352,14 +349,13 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
             return 0, str(e)
+    kept_rows = [row for _, row, _ in live] if compact else None
+    matrix = vectors.merge(old, kept_rows, new)
     if compact:
-        kept = np.asarray(old[[row for _, row, _ in live]]) if live else new[:0]
-        matrix = np.concatenate([kept, new]) if len(kept) else new
         cat.clear_vector_rows()
         cat.restore_vector_rows({i: (n, h) for n, (i, _, h) in enumerate(live)})
         base = len(live)
     else:
-        matrix = np.concatenate([np.asarray(old), new]) if old is not None else new
         base = rows
     cat.restore_vector_rows({i: (base + n, h) for n, (i, h) in enumerate(need)})
     vectors.save(project.index_dir, matrix)
