@@ -155,8 +155,8 @@ def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None)
         cat, text = _open_parts(project)
     except Exception as e:  # missing, damaged or outdated: build it again
         if warn and (project.index_dir / CATALOG).exists():
-            warn(f"stele: the index in {project.rel(project.index_dir)} is unreadable ({_why(e)}); "
-                 "rebuilding it")
+            state = str(e) if isinstance(e, catalog_mod.OutdatedIndex) else f"is unreadable ({_why(e)})"
+            warn(f"stele: the index in {project.rel(project.index_dir)} {state}; rebuilding it")
         return None, True
     if _stale(project, cat, stats):
         cat.close()

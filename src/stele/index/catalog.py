@@ -75,6 +75,10 @@ def _chunks(values: list, size: int = 500) -> Iterator[list]:
         yield values[i:i + size]
 
 
+class OutdatedIndex(ValueError):
+    """The catalog is readable but in another schema: rebuilt without calling it damaged."""
+
+
 class Catalog:
     def __init__(self, path: Path, create: bool = False) -> None:
         if not create and not path.is_file():
@@ -85,7 +89,8 @@ class Catalog:
             self.db.executescript("PRAGMA journal_mode=WAL;" + _DDL)
             self.set_meta(schema=str(SCHEMA))
         elif self.meta("schema") != str(SCHEMA):
-            raise ValueError(f"catalog schema {self.meta('schema')!r}, expected {SCHEMA}")
+            raise OutdatedIndex(f"was built by another Stele version (schema {self.meta('schema')}; "
+                                f"this one reads {SCHEMA})")
 
     def close(self) -> None:
         self.db.close()
