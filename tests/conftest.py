@@ -28,21 +28,17 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch) -> Path:
-    """A fresh git repository with Stele initialised, as the working directory."""
+def plain_repo(tmp_path, monkeypatch) -> Path:
+    """A fresh git repository without Stele, as the working directory."""
     root = tmp_path / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     monkeypatch.chdir(root)
-    assert invoke("init").code == 0
     return root
 
 @pytest.fixture
-def plain_repo(tmp_path, monkeypatch) -> Path:
-    """A fresh git repository without Stele, as the working directory."""
-    root = tmp_path / "plain"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    monkeypatch.chdir(root)
-    return root
+def repo(plain_repo) -> Path:
+    """A fresh git repository with Stele initialised, as the working directory."""
+    assert invoke("init").code == 0
+    return plain_repo
 
