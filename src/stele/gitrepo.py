@@ -390,8 +390,3 @@ def _last_line(text: object) -> str:
     lines = [ln.strip(" '\"") for ln in str(text).strip().splitlines() if ln.strip(" '\"")]
     return lines[-1].removeprefix("stderr: ").strip(" '\"") if lines else "unknown error"
 
-
-def tracked_files(root: Path) -> list[str]:
-    """Every file git tracks in the working tree, repo-relative, sorted."""
-    out = repo(root).git.ls_files("-z")
-    return sorted(p for p in out.split("\0") if p)
