@@ -25,17 +25,6 @@ def repo(root: Path):
         raise SteleError(f"{root} is not a git repository: run `git init` first") from None
 
 
-def head_sha(root: Path, short: bool = True) -> str | None:
-    """The current commit, or None in a repository with no commits yet."""
-    import git
-
-    try:
-        sha = repo(root).head.commit.hexsha
-    except (ValueError, git.BadName):
-        return None
-    return sha[:7] if short else sha
-
-
 def run(root: Path, *args: str, input: bytes | None = None, ok: Iterable[int] = (0,)) -> bytes:
     """`git ARGS` in `root`; a failure becomes one SteleError line quoting git's own complaint."""
     try:
@@ -53,6 +42,12 @@ def rev_parse(root: Path, ref: str) -> str | None:
     """The full sha `ref` names, or None when it names no commit."""
     out = run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1, 128)).decode().strip()
     return out or None
+
+
+def head_sha(root: Path) -> str | None:
+    """The current commit, short, or None in a repository with no commits yet."""
+    sha = rev_parse(root, "HEAD")
+    return sha[:7] if sha else None
 
 
 def require_commit(root: Path, ref: str, flag: str) -> str:
