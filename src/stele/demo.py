@@ -5,13 +5,10 @@ before its output, so what it shows is exactly what `stele` does, and the user c
 """
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
-from contextlib import contextmanager
+from contextlib import chdir
 from pathlib import Path
-from typing import Iterator
 
 from .errors import SteleError
 from .render import term
@@ -30,27 +27,16 @@ def build(dest: Path, example: Path = EXAMPLE) -> Path:
     if (example / "code").is_dir():
         shutil.copytree(example / "code", dest, dirs_exist_ok=True)
     shutil.copytree(example / "record", dest / "docs" / "memory", dirs_exist_ok=True)
-    env = dict(os.environ, GIT_AUTHOR_NAME="Stele demo", GIT_AUTHOR_EMAIL="demo@example.invalid",
-               GIT_COMMITTER_NAME="Stele demo", GIT_COMMITTER_EMAIL="demo@example.invalid")
-    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "Harbor: code and record"]):
-        r = subprocess.run(cmd, cwd=dest, env=env, capture_output=True, text=True)
-        if r.returncode:
-            raise SteleError(f"`{' '.join(cmd)}` failed in {dest}: {r.stderr.strip()}")
+    from . import gitrepo
     from .project import Project
     from .scaffold import init
 
+    gitrepo.run(dest, "init", "-q")
+    gitrepo.run(dest, "add", "-A")
+    gitrepo.run(dest, "-c", "user.name=Stele demo", "-c", "user.email=demo@example.invalid",
+                "commit", "-qm", "Harbor: code and record")
     init(Project(dest))
     return dest
-
-
-@contextmanager
-def _cwd(path: Path) -> Iterator[None]:
-    old = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
 
 
 def _run(note: str, *args: str) -> None:
@@ -104,7 +90,7 @@ def run(keep: Path | None = None, example: Path = EXAMPLE) -> Path | None:
     try:
         build(dest, example)
         term.line(f"Stele demo: the Harbor example, a git repository at {dest}", style="bold")
-        with _cwd(dest):
+        with chdir(dest):
             for note, args in script(example):
                 _run(note, *args)
         term.line("")
