@@ -48,23 +48,6 @@ def section(title: str, body: str, subtitle: str | None = None) -> None:
                           title_align="left", subtitle_align="left", expand=True))
 
 
-def markdown(text: str) -> None:
-    from rich.markdown import Markdown
-
-    console().print(Markdown(text))
-
-
-@contextmanager
-def progress(description: str, total: int) -> Iterator:
-    """A progress bar on stderr; yields `advance(n=1)`."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console(stderr=True), transient=False) as p:
-        task = p.add_task(description, total=total)
-        yield lambda n=1: p.advance(task, n)
-
-
 @contextmanager
 def stages() -> Iterator:
     """Progress bars on stderr, one per stage; yields `start(description, total) -> advance(n=1)`."""
