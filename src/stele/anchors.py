@@ -32,8 +32,9 @@ def is_glob(path: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Shell-style glob where `**` spans directories and `*` does not (fnmatch lets `*` cross `/`)."""
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Shell-style glob where `**` spans directories and `*` does not (fnmatch lets `*` cross `/`).
+    Compiled once per pattern, for callers that match one pattern against many paths."""
     out, i = [], 0
     while i < len(pattern):
         c = pattern[i]
@@ -66,16 +67,11 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(out) + "$")
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """The compiled (cached) regex of a glob, for callers that match one pattern against many paths."""
-    return _glob_regex(pattern)
-
-
 def path_matches(anchor_path: str, file_path: str) -> bool:
     """Does the path part of an anchor cover `file_path`? A directory anchor covers what is inside it."""
     anchor_path, file_path = normalize(anchor_path), normalize(file_path)
     if is_glob(anchor_path):
-        return bool(_glob_regex(anchor_path).match(file_path))
+        return bool(glob_regex(anchor_path).match(file_path))
     return file_path == anchor_path or file_path.startswith(anchor_path + "/")
 
 
@@ -117,7 +113,7 @@ class AnchorIndex(Generic[T]):
     def add(self, anchor: str, payload: T) -> None:
         path, _ = split(anchor)
         if is_glob(path):
-            self._globs.setdefault(literal_dir(path), []).append((_glob_regex(path), anchor, payload))
+            self._globs.setdefault(literal_dir(path), []).append((glob_regex(path), anchor, payload))
         else:
             self._paths.setdefault(path, []).append((anchor, payload))
 
