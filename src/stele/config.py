@@ -127,10 +127,6 @@ class Config:
             node = node[part]
         return node
 
-    @property
-    def max_entries(self) -> int:
-        return min(20, int(self["retrieval.max_entries"]))
-
 
 @cache
 def defaults() -> dict[str, Any]:
