@@ -143,6 +143,8 @@ def load(path: Path | None) -> Config:
 
     The merged result is cached as JSON under `.stele/index/`, keyed by the file's stat and the
     template: a read command on the hook path then needs no YAML parser at all (~20 ms)."""
+    if path is None:
+        return Config(defaults())
     key = _cache_key(path)
     cached = _read_cache(path, key)
     if cached is not None:
@@ -152,22 +154,20 @@ def load(path: Path | None) -> Config:
     return config
 
 
-def _cache_key(path: Path | None) -> list:
+def _cache_key(path: Path) -> list:
     import hashlib
 
     try:
-        st = path.stat() if path is not None else None
+        st = path.stat()
     except OSError:
         st = None
     stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino] if st else None
     return [1, hashlib.sha1(TEMPLATE.encode()).hexdigest()[:16], stat]
 
 
-def _read_cache(path: Path | None, key: list) -> dict | None:
+def _read_cache(path: Path, key: list) -> dict | None:
     import json
 
-    if path is None:
-        return None
     try:
         data = json.loads((path.parent / CACHE).read_text(encoding="utf-8"))
         return data["config"] if data.get("key") == key else None
@@ -175,13 +175,15 @@ def _read_cache(path: Path | None, key: list) -> dict | None:
         return None
 
 
-def _write_cache(path: Path | None, key: list, data: dict) -> None:
+def _write_cache(path: Path, key: list, data: dict) -> None:
+    """Atomic by rename, but not through `store.atomic_write`: store imports the YAML parser this
+    cache exists to avoid."""
     import json
     import os
     import tempfile
 
-    target = path.parent / CACHE if path is not None else None
-    if target is None or key[2] is None or not target.parent.is_dir():  # no index yet, no cache
+    target = path.parent / CACHE
+    if key[2] is None or not target.parent.is_dir():  # no config file or no index yet: no cache
         return
     try:
         fd, tmp = tempfile.mkstemp(prefix=".config.", dir=target.parent)
@@ -192,9 +194,9 @@ def _write_cache(path: Path | None, key: list, data: dict) -> None:
         pass
 
 
-def _load(path: Path | None) -> Config:
+def _load(path: Path) -> Config:
     base = defaults()
-    if path is None or not path.is_file():
+    if not path.is_file():
         return Config(base)
     import yaml
 
