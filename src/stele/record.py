@@ -44,13 +44,20 @@ class Record:
         return Graph.from_facts(self.facts)
 
 
+def _is_candidate(rel: str) -> bool:
+    """Could the file at `rel` (posix, relative to the memory folder) be a fact? Markdown, not a README,
+    nothing hidden on the way. The one rule for the working tree and for a commit."""
+    parts = rel.split("/")
+    return parts[-1].endswith(".md") and parts[-1].lower() != "readme.md" and not any(
+        part.startswith(".") for part in parts)
+
+
 def fact_files(memory_dir: Path) -> Iterator[Path]:
     """Every candidate fact file, in a stable order."""
     if not memory_dir.is_dir():
         return
     for path in sorted(memory_dir.rglob("*.md")):
-        if path.name.lower() != "readme.md" and path.is_file() and not any(
-                part.startswith(".") for part in path.relative_to(memory_dir).parts):
+        if _is_candidate(path.relative_to(memory_dir).as_posix()) and path.is_file():
             yield path
 
 
@@ -76,9 +83,8 @@ def load_at(project: Project, rev: str) -> Record:
     from . import gitrepo
 
     prefix = project.rel(project.memory_dir).rstrip("/") + "/"
-    paths = [p for p in gitrepo.ls_files(project.root, rev) if p.startswith(prefix) and p.endswith(".md")
-             and p.rsplit("/", 1)[-1].lower() != "readme.md"
-             and not any(part.startswith(".") for part in p[len(prefix):].split("/"))]
+    paths = [p for p in gitrepo.ls_files(project.root, rev)
+             if p.startswith(prefix) and _is_candidate(p[len(prefix):])]
     blobs = gitrepo.read_blobs(project.root, [f"{rev}:{p}" for p in paths])
 
     def texts() -> Iterator[tuple[str, str | None, str]]:
