@@ -4,14 +4,15 @@ Agents and evaluation harnesses run these once per prompt in a fresh process. Th
 recall on a 10k-fact record cost ~330 ms, of which ~180 ms was typer itself (it imports pydantic to
 coerce parameters); the library call costs ~150 ms. So `entry.py` sends these two commands here, and
 the typer app only lists them in `stele --help` (see `cli/retrieve_cmds.py`). This module is the one
-definition of their options.
+definition of their options, and of `emit_json`, which every `--json` output goes through (the typer
+commands import it from `cli/app.py`): it lives here because this module must not import typer.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 
 def _parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -46,7 +47,7 @@ def _warn(lines: list[str]) -> None:
         print(line, file=sys.stderr)
 
 
-def _emit(data: dict) -> None:
+def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -59,7 +60,7 @@ def recall(argv: list[str]) -> int:
     result = do_recall(project, args.prompt, files=args.file)
     _warn(result.warnings)
     if args.json or args.format == "json":
-        _emit(result.as_dict())
+        emit_json(result.as_dict())
         return 0
     from .render.agent import recall_text
 
@@ -84,7 +85,7 @@ def search(argv: list[str]) -> int:
     result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_)
     _warn(result.warnings)
     if args.json or args.format == "json":
-        _emit(result.as_dict())
+        emit_json(result.as_dict())
         return 0
     from .render.agent import search_text
 

@@ -1,14 +1,14 @@
 """The typer application and the options every data command shares."""
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from .. import __version__
+from ..quickcmds import emit_json  # noqa: F401  (the one JSON writer, shared with recall and search)
 
 app = typer.Typer(
     name="stele",
@@ -31,10 +31,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Shorthand for --format js
 
 def wants_json(fmt: Format, json_flag: bool) -> bool:
     return json_flag or fmt == Format.json
-
-
-def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _version(value: bool) -> None:
