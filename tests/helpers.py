@@ -40,17 +40,11 @@ def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Res
 
 
 def write_fact(root: Path, fact_id: str, kind: str, title: str, body: str = "", **meta) -> Path:
-    """Write a fact file with a fixed id (tests need stable ids; `remember` draws random ones)."""
-    import yaml
+    """Write a fact file with a fixed id (tests need stable ids; `remember` draws random ones); the
+    body defaults to the title. Written by `tests.factfiles`, the one test writer of fact files."""
+    from tests import factfiles
 
-    from stele.kinds import KINDS
-
-    head = {"id": fact_id, "kind": kind, "title": title, **meta}
-    path = root / "docs" / "memory" / KINDS[kind].folder / f"{fact_id}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
-    path.write_text(f"---\n{front}---\n{body or title}\n", encoding="utf-8")
-    return path
+    return root / factfiles.write_fact(root, fact_id, kind, title=title, body=body or title, **meta)
 
 
 def hook(event: str, payload: dict | str | None = None, *flags: str) -> Result:
