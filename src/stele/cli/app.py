@@ -67,8 +67,8 @@ def open_editor(path) -> None:
 
 def lazy_module(name: str):
     """`name` imported on first attribute access. Every command module is imported to register its
-    commands, so one that pulls in the record parser (YAML, ~30 ms) at import time makes every
-    command, `stele recall` included, pay for it."""
+    commands, so one that pulls in the record parser (YAML, ~30 ms) at import time makes every typer
+    command pay for it (`recall` and `search` no longer come through here: see quickcmds.py)."""
     import importlib.util
 
     if name in sys.modules:
