@@ -35,7 +35,6 @@ class HookTimeout(Exception):
 class Context:
     project: Project
     payload: Payload
-    event: str
 
     @property
     def harness(self) -> str:
@@ -131,7 +130,7 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
-        reply = handler(Context(project, payload, event))
+        reply = handler(Context(project, payload))
         if not (reply and reply.text and shows):
             return None
         text = cap(reply.text, int(project.config["hooks.max_chars"]))
