@@ -41,6 +41,11 @@ def _strip(groups: list) -> list:
     return out
 
 
+def handler(harness: str, event: str, timeout: int, **extra) -> dict:
+    """A command handler as Claude Code and Codex spell it (timeout in seconds)."""
+    return {"type": "command", "command": f"{OURS}{event} --harness {harness}", "timeout": timeout, **extra}
+
+
 def _indent(text: str) -> str | int:
     for line in text.splitlines()[1:]:
         body = line.lstrip(" \t")
