@@ -31,8 +31,9 @@ def knowledge_edited(before: Record, after: Record, base: str) -> list[Finding]:
         new = after.facts.get(fid)
         if old.kind != "document" or old.status != "current" or new is None or new.status != "current":
             continue
-        if content(old) != content(new):
-            changed = sorted(k for k, v in content(new).items() if content(old).get(k) != v)
+        was, now = content(old), content(new)
+        if was != now:
+            changed = sorted(k for k, v in now.items() if was.get(k) != v)
             found.append(Finding("knowledge-edited", new.path, 1,
                                  f"{fid} is current knowledge and was edited in place since {base} "
                                  f"({', '.join(changed)}): restore it, write the change as a new draft, "
