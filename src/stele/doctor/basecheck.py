@@ -21,7 +21,7 @@ def check(record: Record, base: str, gate: bool) -> list[Finding]:
     base_record = load_at(record.project, since)
     findings = knowledge_edited(base_record, record, base)
     if gate:
-        findings += co_change(record, base_record, since, base)
+        findings += co_change(record, base_record, since, base, has_head=head is not None)
     return findings
 
 
@@ -41,10 +41,9 @@ def knowledge_edited(before: Record, after: Record, base: str) -> list[Finding]:
     return found
 
 
-def co_change(record: Record, base_record: Record, since: str, base: str) -> list[Finding]:
+def co_change(record: Record, base_record: Record, since: str, base: str, has_head: bool) -> list[Finding]:
     root = record.project.root
     change = anchored.Change(gitrepo.diff(root, ref=since), None, since)
-    has_head = gitrepo.rev_parse(root, "HEAD") is not None
     acks = parse_acks(gitrepo.trailers(root, f"{since}..HEAD", ACK_TRAILER)) if has_head else {}
     found = []
     for cc in cochanges(record.project, change, base_record, record, acks, kinds=anchored.FIRST_KINDS):
