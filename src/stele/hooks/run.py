@@ -131,10 +131,11 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
-        reply = handler(Context(project, payload))
+        ctx = Context(project, payload)
+        reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = cap(reply.text, int(project.config["hooks.max_chars"]))
+        text = cap(reply.text, ctx.max_chars)
         _remember_shown(project, payload.session, reply.ids, text)
         return text
     finally:
