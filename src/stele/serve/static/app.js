@@ -1,6 +1,6 @@
 // The page: a hash router over a few views, each reading the read-only JSON API of `stele serve`.
 
-import { api, badge, factLink, h, kindBadge, matcher, problems } from "./dom.js";
+import { api, badge, factLink, h, kindBadge, matcher, problems, thead } from "./dom.js";
 import { drawGraph, el } from "./graph.js";
 import { snapshotView, snapshotsView } from "./saw.js";
 import { sessionView, sessionsView } from "./sessions.js";
@@ -36,8 +36,7 @@ async function recordView() {
   render();
   main.replaceChildren(h("div", {}, problems(data.problems),
     h("div", { class: "toolbar" }, q, kind, status, count),
-    h("table", { class: "facts" }, h("thead", {}, h("tr", {}, ["id", "kind", "status", "title", "anchors"]
-      .map(c => h("th", {}, c)))), body)));
+    h("table", { class: "facts" }, thead(["id", "kind", "status", "title", "anchors"]), body)));
   q.focus();
 }
 
