@@ -29,6 +29,7 @@ from .record import Record, load
 SERVER_NAME = "stele"
 MAX_CHARS = 24_000  # ~6k tokens: under Claude Code's 10k-token warning with room for the frame
 SEARCH_LIMIT = 50
+CUT_NOTE = "\n[cut here: the answer was longer than the tool output limit; ask for less]"
 INSTRUCTIONS = (
     "Stele holds this repository's committed project memory: decisions, risks, lessons, rules and tasks, "
     "reviewed in git. Call `recall` with the task before changing code; `show` an id for the full fact; "
@@ -55,13 +56,11 @@ def sdk() -> tuple[Any, type[Exception], Any]:
 
 
 def cap(text: str, limit: int = MAX_CHARS) -> str:
-    """`text` cut at a line boundary to at most `limit` characters, saying that it was cut."""
-    if len(text) <= limit:
-        return text
-    note = "\n[cut here: the answer was longer than the tool output limit; ask for less]"
-    cut = text[: limit - len(note)]
-    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
-    return cut + note
+    """`text` cut at a line boundary to at most `limit` characters, saying that it was cut (the hooks'
+    cut, with the tool's own note)."""
+    from .hooks.run import cap as cut
+
+    return cut(text, limit, CUT_NOTE)
 
 
 def fact_text(record: Record, fact_id: str) -> str:

@@ -23,6 +23,9 @@ _JS_MEMBER_MODS = (r"(?:(?:public|private|protected|static|readonly|async|overri
 _JAVA_MODS = (r"(?:(?:public|private|protected|static|final|abstract|synchronized|native|default|strictfp|"
               r"transient|volatile|sealed|non-sealed)\s+|@\w+(?:\([^)]*\))?\s+)*")
 _RUST_VIS = r"(?:pub(?:\([^)]*\))?\s+)?"
+_RUBY = (r"^[ \t]*def\s+(?:self\.)?NAME(?![\w$])", r"^[ \t]*(?:class|module)\s+(?:[\w]+::)*NAME\b",
+         r"^[ \t]*NAME\s*=")
+_PYTHON = (r"^[ \t]*(?:async\s+)?def\s+NAME\b", r"^[ \t]*class\s+NAME\b", r"^[ \t]*NAME\s*[:=]")
 
 # language -> (top-level templates, member templates); NAME is replaced by the escaped name.
 # A template ending in `!` needs a body.
@@ -51,16 +54,9 @@ _TEMPLATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          rf"^[ \t]*{_JAVA_MODS}(?:<[^>\n]+>\s+)?(?:[\w$.]+(?:<[^\n(]*?>)?(?:\[\])*\s+)?NAME\s*\(!",
          rf"^[ \t]*{_JAVA_MODS}[\w$.]+(?:<[^\n(]*?>)?(?:\[\])*\s+NAME\s*[=;]"),
     ),
-    "ruby": (
-        (r"^[ \t]*def\s+(?:self\.)?NAME(?![\w$])", r"^[ \t]*(?:class|module)\s+(?:[\w]+::)*NAME\b",
-         r"^[ \t]*NAME\s*="),
-        (r"^[ \t]*def\s+(?:self\.)?NAME(?![\w$])", r"^[ \t]*(?:class|module)\s+(?:[\w]+::)*NAME\b",
-         r"^[ \t]*NAME\s*="),
-    ),
-    "python-text": (
-        (r"^[ \t]*(?:async\s+)?def\s+NAME\b", r"^[ \t]*class\s+NAME\b", r"^[ \t]*NAME\s*[:=]"),
-        (r"^[ \t]*(?:async\s+)?def\s+NAME\b", r"^[ \t]*class\s+NAME\b", r"^[ \t]*NAME\s*[:=]"),
-    ),
+    # Ruby and Python (unparsable) define members as they define top-level names
+    "ruby": (_RUBY, _RUBY),
+    "python-text": (_PYTHON, _PYTHON),
 }
 _TS_EXTRA = (rf"^[ \t]*{_JS_MODS}(?:interface|type|enum|namespace|module)\s+NAME\b",)
 

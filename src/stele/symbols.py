@@ -14,6 +14,7 @@ import bisect
 import re
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import Iterator
 
 from . import symbol_patterns as pat
 
@@ -160,16 +161,22 @@ def _definition_end(text: str, start: int, pos: int, hi: int, lang: str, needs_b
     return body
 
 
-def _body_start(text: str, pos: int, hi: int, lang: str) -> int | None:
-    """Offset of the `{` opening the body, or of the `;`/newline ending a declaration without one."""
-    depth = 0
-    i = pos
+def _code(text: str, i: int, hi: int, lang: str) -> Iterator[tuple[int, str]]:
+    """(offset, character) for each character of `text[i:hi]` outside comments and string literals:
+    what every scan for brackets, braces and statement ends below walks over."""
     while i < hi:
         skip = _skip_literal(text, i, hi, lang)
         if skip != i:
             i = skip
             continue
-        c = text[i]
+        yield i, text[i]
+        i += 1
+
+
+def _body_start(text: str, pos: int, hi: int, lang: str) -> int | None:
+    """Offset of the `{` opening the body, or of the `;`/newline ending a declaration without one."""
+    depth = 0
+    for i, c in _code(text, pos, hi, lang):
         if c in "([":
             depth += 1
         elif c in ")]":
@@ -180,20 +187,13 @@ def _body_start(text: str, pos: int, hi: int, lang: str) -> int | None:
             return i
         elif depth == 0 and c == "=" and lang != "rust" and text[i + 1:i + 2] not in (">", "="):
             return _statement_end(text, i, hi, lang)
-        i += 1
     return None
 
 
 def _statement_end(text: str, pos: int, hi: int, lang: str) -> int:
     """After `=` in `const x = ...`: the `;` or line end at depth 0 (a `{` here is a value, not a body)."""
     depth = 0
-    i = pos + 1
-    while i < hi:
-        skip = _skip_literal(text, i, hi, lang)
-        if skip != i:
-            i = skip
-            continue
-        c = text[i]
+    for i, c in _code(text, pos + 1, hi, lang):
         if c in "([{":
             depth += 1
         elif c in ")]}":
@@ -202,7 +202,6 @@ def _statement_end(text: str, pos: int, hi: int, lang: str) -> int:
                 return i
         elif depth == 0 and (c == ";" or (c == "\n" and _ends_statement(text, i, hi, lang))):
             return i
-        i += 1
     return hi - 1
 
 
@@ -218,19 +217,13 @@ def _ends_statement(text: str, nl: int, hi: int, lang: str) -> bool:
 
 def _match_brace(text: str, open_at: int, hi: int, lang: str) -> int:
     depth = 0
-    i = open_at
-    while i < hi:
-        skip = _skip_literal(text, i, hi, lang)
-        if skip != i:
-            i = skip
-            continue
-        if text[i] == "{":
+    for i, c in _code(text, open_at, hi, lang):
+        if c == "{":
             depth += 1
-        elif text[i] == "}":
+        elif c == "}":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return hi - 1
 
 

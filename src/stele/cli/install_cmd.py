@@ -75,7 +75,7 @@ def install(
                 raise UsageError(f"detected {', '.join(detected)}: run `stele install --all` or name the "
                                  "targets")
             if not typer.confirm(f"Install Stele into {', '.join(detected)}?", default=True):
-                raise typer.Exit(1)
+                raise SteleError("nothing was installed: name the targets to install, or pass --all")
         names = detected
     chosen = [inst.get(name) for name in names]  # every name checked before anything is written
     if scope == ScopeChoice.project and not dry_run and not p.stele_dir.is_dir():

@@ -7,24 +7,19 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import app, project
+from .app import app
 
 RootOpt = Annotated[Optional[Path], typer.Option("--root", help="The repository (default: the working "
                                                  "directory's).")]
-
-
-def _project(root: Optional[Path]):
-    from ..project import find
-
-    return find(root) if root else project()
 
 
 @app.command("mcp")
 def mcp_(root: RootOpt = None) -> None:
     """Serve the project memory over MCP on stdin/stdout (for harnesses that cannot run hooks)."""
     from ..mcp_server import serve
+    from ..project import find
 
-    serve(_project(root))
+    serve(find(root))
 
 
 @app.command()
@@ -37,12 +32,13 @@ def serve(
 ) -> None:
     """Serve a read-only JSON API and a web page of the project memory (Ctrl-C stops it)."""
     from ..errors import SteleError, UsageError
+    from ..project import find
     from ..render import term
     from ..serve.server import Server, is_loopback
 
     if not 0 <= port <= 65535:
         raise UsageError(f"--port {port}: use 1-65535, or 0 for a free port")
-    p = _project(root)
+    p = find(root)
     try:
         server = Server(p, host, port, quiet=quiet)
     except OSError as e:

@@ -21,7 +21,7 @@ def check(record: Record, base: str, gate: bool) -> list[Finding]:
     base_record = load_at(record.project, since)
     findings = knowledge_edited(base_record, record, base)
     if gate:
-        findings += co_change(record, base_record, since, base)
+        findings += co_change(record, base_record, since, base, has_head=head is not None)
     return findings
 
 
@@ -31,8 +31,9 @@ def knowledge_edited(before: Record, after: Record, base: str) -> list[Finding]:
         new = after.facts.get(fid)
         if old.kind != "document" or old.status != "current" or new is None or new.status != "current":
             continue
-        if content(old) != content(new):
-            changed = sorted(k for k, v in content(new).items() if content(old).get(k) != v)
+        was, now = content(old), content(new)
+        if was != now:
+            changed = sorted(k for k, v in now.items() if was.get(k) != v)
             found.append(Finding("knowledge-edited", new.path, 1,
                                  f"{fid} is current knowledge and was edited in place since {base} "
                                  f"({', '.join(changed)}): restore it, write the change as a new draft, "
@@ -40,10 +41,9 @@ def knowledge_edited(before: Record, after: Record, base: str) -> list[Finding]:
     return found
 
 
-def co_change(record: Record, base_record: Record, since: str, base: str) -> list[Finding]:
+def co_change(record: Record, base_record: Record, since: str, base: str, has_head: bool) -> list[Finding]:
     root = record.project.root
     change = anchored.Change(gitrepo.diff(root, ref=since), None, since)
-    has_head = gitrepo.rev_parse(root, "HEAD") is not None
     acks = parse_acks(gitrepo.trailers(root, f"{since}..HEAD", ACK_TRAILER)) if has_head else {}
     found = []
     for cc in cochanges(record.project, change, base_record, record, acks, kinds=anchored.FIRST_KINDS):

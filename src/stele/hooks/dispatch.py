@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from .harness import HARNESSES
+
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
 EVENTS: dict[str, str] = {
     "session-start": "session_start:main",
@@ -38,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="stele hook", description="Run one Stele hook (reads a JSON payload on "
                                 "stdin for agent-harness events).")
     p.add_argument("event", help=", ".join(sorted(EVENTS)) or "(none registered)")
-    p.add_argument("--harness", choices=("claude", "codex", "gemini", "cursor", "copilot"),
+    p.add_argument("--harness", choices=HARNESSES,
                    help="the harness calling (detected from the payload when omitted)")
     p.add_argument("--strict", action="store_true", help="pre-commit: block instead of warning")
     return p

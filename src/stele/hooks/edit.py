@@ -36,10 +36,10 @@ def repo_paths(ctx: Context) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def edited_lines(ctx: Context, rel: str) -> list[tuple[int, int]] | None:
-    """The line ranges an edit replaces in `rel` as it is now (from the tool's `old_string`s), or None
-    when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole file
-    counts as touched."""
+def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """`rel` as it is now and the line ranges an edit replaces in it (from the tool's `old_string`s), or
+    None when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole
+    file counts as touched."""
     ti = ctx.payload.tool_input
     olds = [ti.get("old_string"), ti.get("old_str")]
     olds += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
@@ -57,35 +57,33 @@ def edited_lines(ctx: Context, rel: str) -> list[tuple[int, int]] | None:
             return None
         first = text.count("\n", 0, at) + 1
         spans.append((first, first + old.count("\n")))
-    return spans
+    return text, spans
 
 
 def symbol_filter(ctx: Context, paths: list[str]):
     """`touches(anchor_path, symbol)` for `lookup.anchored`: a symbol anchor counts when the edit
-    overlaps the symbol's lines, or when either cannot be located (precision never hides a fact)."""
+    overlaps the symbol's lines, or when either cannot be located (precision never hides a fact).
+    Each edited file is read once, however many symbol anchors it has."""
     from .. import symbols
 
-    lines = {p: edited_lines(ctx, p) for p in paths}
+    edits = {p: edited_lines(ctx, p) for p in paths}
 
     def touches(anchor_path: str, symbol: str) -> bool:
-        spans = lines.get(anchor_path)
-        if spans is None:
+        edit = edits.get(anchor_path)
+        if edit is None:
             return True
-        try:
-            text = (ctx.project.root / anchor_path).read_text(encoding="utf-8")
-            where = symbols.find(text, symbol, anchor_path)
-        except (OSError, UnicodeDecodeError):
-            return True
+        text, spans = edit
+        where = symbols.find(text, symbol, anchor_path)
         return where is None or any(a <= where[1] and where[0] <= b for a, b in spans)
 
     return touches
 
 
-def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
+def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     if not paths:
         return None
     seen = state.load(ctx.project, ctx.payload.session)
-    with lookup.open_index(ctx.project, fresh) as index:
+    with lookup.open_index(ctx.project, fresh=False) as index:
         found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
     facts = [f for f in found if f.id not in seen.injected]
     nudge = not seen.edit_nudged and ctx.payload.session is not None
@@ -108,7 +106,7 @@ def edit_context(ctx: Context, paths: list[str], fresh: bool) -> Reply | None:
 
 
 def pre_edit(ctx: Context) -> Reply | None:
-    return edit_context(ctx, repo_paths(ctx), fresh=False)
+    return edit_context(ctx, repo_paths(ctx))
 
 
 def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
@@ -141,7 +139,7 @@ def post_edit(ctx: Context) -> Reply | None:
     if paths and ctx.payload.session:
         log_edits(ctx, ctx.payload.session, paths)
     if harness.can_inject(ctx.harness, "post-edit") and not harness.can_inject(ctx.harness, "pre-edit"):
-        return edit_context(ctx, paths, fresh=False)
+        return edit_context(ctx, paths)
     return None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from ..kinds import KINDS, PRIORITIES
 from ..project import Project
@@ -19,23 +19,6 @@ from ..render.facts import Line
 
 OPEN_TASK_STATUSES = ("in-progress", "blocked", "open")
 _PRIORITY_RANK = {p: i for i, p in enumerate(PRIORITIES)}
-
-
-class _Fresh:
-    """`open_index`'s result, for `with`: the index refreshed from every source file first."""
-
-    def __init__(self, project: Project, warn: Callable[[str], None]) -> None:
-        from ..index.build import open_index as open_
-
-        budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
-        self.index = open_(project, deadline=time.monotonic() + budget, warn=warn)
-        self.catalog = self.index.catalog
-
-    def __enter__(self) -> "_Fresh":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.index.close()
 
 
 class _AsIs:
@@ -54,11 +37,13 @@ class _AsIs:
 
 
 def open_index(project: Project, fresh: bool = True) -> Any:
-    """Something with a `.catalog`, to use in a `with` block; the index's first warning (rebuilt,
-    unreadable) becomes the hook's one stderr line. `fresh=False` takes the catalog as it is when
-    there is a readable one, and refreshes (or builds) the index only when there is not."""
+    """Something with a `.catalog`, to use in a `with` block: the index refreshed from every source
+    file first, its first warning (rebuilt, unreadable) the hook's one stderr line. `fresh=False` takes
+    the catalog as it is when there is a readable one, and refreshes (or builds) the index only when
+    there is not."""
+    from ..index.build import CATALOG, INDEX_VERSION, open_index as open_
+
     if not fresh:
-        from ..index.build import CATALOG, INDEX_VERSION
         from ..index.catalog import Catalog
 
         try:
@@ -69,7 +54,8 @@ def open_index(project: Project, fresh: bool = True) -> Any:
             if catalog.meta("index_version") == INDEX_VERSION:
                 return _AsIs(catalog)
             catalog.close()
-    return _Fresh(project, _first_warning())
+    budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
+    return open_(project, deadline=time.monotonic() + budget, warn=_first_warning())
 
 
 def _first_warning():

@@ -35,7 +35,6 @@ class HookTimeout(Exception):
 class Context:
     project: Project
     payload: Payload
-    event: str
 
     @property
     def harness(self) -> str:
@@ -78,13 +77,14 @@ def locate(payload: Payload) -> Project | None:
     return project
 
 
-def cap(text: str, max_chars: int) -> str:
-    """`text` cut at a line boundary to at most `max_chars` characters, saying that it was cut."""
+def cap(text: str, max_chars: int, mark: str = CUT_MARK) -> str:
+    """`text` cut at a line boundary to at most `max_chars` characters, ending in `mark` when it was
+    cut (the MCP server cuts its answers with this too)."""
     if len(text) <= max_chars:
         return text
-    room = max(0, max_chars - len(CUT_MARK))
+    room = max(0, max_chars - len(mark))
     cut = text.rfind("\n", 0, room + 1)
-    return text[: cut if cut > 0 else room].rstrip() + CUT_MARK
+    return text[: cut if cut > 0 else room].rstrip() + mark
 
 
 def _paused(project: Project, event: str) -> bool:
@@ -131,10 +131,11 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
-        reply = handler(Context(project, payload, event))
+        ctx = Context(project, payload)
+        reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = cap(reply.text, int(project.config["hooks.max_chars"]))
+        text = cap(reply.text, ctx.max_chars)
         _remember_shown(project, payload.session, reply.ids, text)
         return text
     finally:

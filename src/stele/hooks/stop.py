@@ -8,28 +8,20 @@ hook prints nothing. A subagent finishing is not the session finishing: `subagen
 """
 from __future__ import annotations
 
-import os
 import shlex
-from pathlib import Path
 
+from ..project import Project
 from . import state
 from .run import Context, Reply, run
 
 
-def recorded_since(memory_dir: Path, since: float) -> bool:
-    """Has any fact file been written since `since` (a unix time)?"""
-    todo = [memory_dir]
-    while todo:
-        try:
-            entries = list(os.scandir(todo.pop()))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                todo.append(entry.path)
-            elif entry.name.endswith(".md") and entry.stat().st_mtime >= since:
-                return True
-    return False
+def recorded_since(project: Project, since: float) -> bool:
+    """Has any fact file been written since `since` (a unix time)? The index's freshness scan lists
+    them (the files the record is read from, with their mtimes)."""
+    from ..index.sources import scan
+
+    memory, since_ns = project.rel(project.memory_dir).rstrip("/") + "/", since * 1e9
+    return any(rel.startswith(memory) and mtime >= since_ns for rel, (mtime, _) in scan(project).items())
 
 
 def nudge(paths: list[str]) -> str:
@@ -51,7 +43,7 @@ def handle(ctx: Context) -> Reply | None:
     if session is None or looping or p.data.get("status") not in (None, "completed"):
         return None
     seen = state.load(ctx.project, session)
-    if seen.stop_nudged or not seen.edited or recorded_since(ctx.project.memory_dir, seen.started):
+    if seen.stop_nudged or not seen.edited or recorded_since(ctx.project, seen.started):
         return None
     with state.update(ctx.project, session) as st:
         if st.stop_nudged:

@@ -20,7 +20,6 @@ from ..project import Project
 # module names under stele.install, in the order `stele install --help` lists them
 TARGET_MODULES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot", "precommit", "mcp_claude",
                                    "mcp_codex")
-SCOPES = ("project", "user")
 
 
 @dataclass(frozen=True)

@@ -9,21 +9,19 @@ from __future__ import annotations
 
 from . import guidance
 from .files import FileTarget, Scope, WholeFile
-from .jsonhooks import JsonHooks
+from .jsonhooks import JsonHooks, handler
 
 EDIT_TOOLS = "Edit|Write|MultiEdit"
 
 
-def handler(event: str, timeout: int, **extra) -> dict:
-    return {"type": "command", "command": f"stele hook {event} --harness claude", "timeout": timeout, **extra}
-
-
 HOOKS = JsonHooks({
-    "SessionStart": {"matcher": "startup|resume|clear|compact", "hooks": [handler("session-start", 15)]},
-    "UserPromptSubmit": {"hooks": [handler("prompt", 10, statusMessage="stele: recalling project memory")]},
-    "PreToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("pre-edit", 10)]},
-    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", 30, **{"async": True})]},
-    "Stop": {"hooks": [handler("stop", 10)]},
+    "SessionStart": {"matcher": "startup|resume|clear|compact",
+                     "hooks": [handler("claude", "session-start", 15)]},
+    "UserPromptSubmit": {"hooks": [handler("claude", "prompt", 10,
+                                           statusMessage="stele: recalling project memory")]},
+    "PreToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("claude", "pre-edit", 10)]},
+    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("claude", "post-edit", 30, **{"async": True})]},
+    "Stop": {"hooks": [handler("claude", "stop", 10)]},
 })
 
 RESEARCHER_WHEN = ("Read-only researcher for this project's Stele memory (decisions, risks, lessons, rules, "

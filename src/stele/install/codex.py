@@ -8,20 +8,18 @@ from __future__ import annotations
 
 from . import guidance
 from .files import FileTarget, Scope, TextBlock
-from .jsonhooks import JsonHooks
+from .jsonhooks import JsonHooks, handler
 
 TRUST = "Codex skips new hooks until you trust them: run /hooks in Codex and approve the stele entries"
 
 
-def handler(event: str, timeout: int, **extra) -> dict:
-    return {"type": "command", "command": f"stele hook {event} --harness codex", "timeout": timeout, **extra}
-
-
 HOOKS = JsonHooks({
-    "SessionStart": {"matcher": "startup|resume|clear", "hooks": [handler("session-start", 15)]},
-    "UserPromptSubmit": {"hooks": [handler("prompt", 10, statusMessage="stele: recalling project memory")]},
-    "PreToolUse": {"matcher": "apply_patch", "hooks": [handler("pre-edit", 10)]},
-    "PostToolUse": {"matcher": "apply_patch", "hooks": [handler("post-edit", 30, **{"async": True})]},
+    "SessionStart": {"matcher": "startup|resume|clear", "hooks": [handler("codex", "session-start", 15)]},
+    "UserPromptSubmit": {"hooks": [handler("codex", "prompt", 10,
+                                           statusMessage="stele: recalling project memory")]},
+    "PreToolUse": {"matcher": "apply_patch", "hooks": [handler("codex", "pre-edit", 10)]},
+    "PostToolUse": {"matcher": "apply_patch",
+                    "hooks": [handler("codex", "post-edit", 30, **{"async": True})]},
 })
 
 

@@ -41,12 +41,35 @@ def _strip(groups: list) -> list:
     return out
 
 
+def handler(harness: str, event: str, timeout: int, **extra) -> dict:
+    """A command handler as Claude Code and Codex spell it (timeout in seconds)."""
+    return {"type": "command", "command": f"{OURS}{event} --harness {harness}", "timeout": timeout, **extra}
+
+
 def _indent(text: str) -> str | int:
     for line in text.splitlines()[1:]:
         body = line.lstrip(" \t")
         if body and len(body) < len(line):
             return line[: len(line) - len(body)]
     return 2
+
+
+def load_object(text: str) -> dict:
+    """A JSON settings file's text as an object (EditError when it is not one)."""
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise EditError(f"not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise EditError("not a JSON object")
+    return data
+
+
+def dump(data: dict, like: str | None) -> str:
+    """`data` indented as the file's text `like` was (2 spaces for a new file), ending as it ended."""
+    indent = _indent(like) if like else 2
+    end = "\n" if like is None or like.endswith("\n") else ""
+    return json.dumps(data, indent=indent, ensure_ascii=False) + end
 
 
 @dataclass
@@ -58,22 +81,11 @@ class JsonHooks:
     def _load(self, text: str | None) -> dict:
         if text is None or not text.strip():
             return dict(self.new_file)
-        try:
-            data = json.loads(text)
-        except ValueError as e:
-            raise EditError(f"not valid JSON ({e})") from None
-        if not isinstance(data, dict):
-            raise EditError("not a JSON object")
+        data = load_object(text)
         hooks = data.get("hooks", {})
         if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
             raise EditError("`hooks` must map each event to a list")
         return data
-
-    @staticmethod
-    def _dump(data: dict, like: str | None) -> str:
-        indent = _indent(like) if like else 2
-        end = "\n" if like is None or like.endswith("\n") else ""
-        return json.dumps(data, indent=indent, ensure_ascii=False) + end
 
     def apply(self, old: str | None) -> str:
         data = self._load(old)
@@ -82,7 +94,7 @@ class JsonHooks:
             groups = hooks.get(event, [])
             if [g for g in groups if _has_ours(g)] != [wanted]:
                 hooks[event] = _strip(groups) + [wanted]
-        new = self._dump(data, old)
+        new = dump(data, old)
         if old is not None and json.loads(old) == data:
             return old  # nothing to add: keep the bytes exactly
         return new
@@ -99,4 +111,4 @@ class JsonHooks:
             del data["hooks"]
         if created and data == {k: v for k, v in self.new_file.items() if k in data}:
             return None  # nothing left but what Stele started the file with
-        return text if json.loads(text) == data else self._dump(data, text)
+        return text if json.loads(text) == data else dump(data, text)

@@ -8,11 +8,10 @@ project's servers once. An existing `stele` entry is left as it is: someone may 
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .files import EditError, FileTarget, Scope
-from .jsonhooks import _indent
+from .jsonhooks import dump, load_object
 
 NAME = "stele"
 ENTRY = {"type": "stdio", "command": "stele", "args": ["mcp"], "env": {}}
@@ -26,18 +25,10 @@ class McpJson:
     def _load(text: str | None) -> dict[str, Any]:
         if text is None or not text.strip():
             return {}
-        try:
-            data = json.loads(text)
-        except ValueError as e:
-            raise EditError(f"not valid JSON ({e})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
+        data = load_object(text)
+        if not isinstance(data.get("mcpServers", {}), dict):
             raise EditError("expected an object with an `mcpServers` object")
         return data
-
-    @staticmethod
-    def _dump(data: dict, like: str | None) -> str:
-        end = "\n" if like is None or like.endswith("\n") else ""
-        return json.dumps(data, indent=_indent(like) if like else 2, ensure_ascii=False) + end
 
     def apply(self, old: str | None) -> str:
         data = self._load(old)
@@ -45,7 +36,7 @@ class McpJson:
         if NAME in servers and old is not None:
             return old
         servers[NAME] = dict(ENTRY)
-        return self._dump(data, old)
+        return dump(data, old)
 
     def remove(self, text: str, created: bool) -> str | None:
         data = self._load(text)
@@ -57,7 +48,7 @@ class McpJson:
             del data["mcpServers"]
         if created and not data:
             return None
-        return self._dump(data, text)
+        return dump(data, text)
 
 
 def plan(scope: Scope):

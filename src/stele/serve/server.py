@@ -24,7 +24,6 @@ from urllib.parse import parse_qs, urlsplit
 from ..project import Project
 from . import api
 
-DEFAULT_PORT = 7411
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

@@ -1,7 +1,7 @@
 // The page: a hash router over a few views, each reading the read-only JSON API of `stele serve`.
 
-import { api, badge, factLink, h, kindBadge, matcher, problems } from "./dom.js";
-import { drawGraph } from "./graph.js";
+import { api, badge, factLink, h, kindBadge, matcher, problems, thead } from "./dom.js";
+import { drawGraph, el } from "./graph.js";
 import { snapshotView, snapshotsView } from "./saw.js";
 import { sessionView, sessionsView } from "./sessions.js";
 
@@ -36,8 +36,7 @@ async function recordView() {
   render();
   main.replaceChildren(h("div", {}, problems(data.problems),
     h("div", { class: "toolbar" }, q, kind, status, count),
-    h("table", { class: "facts" }, h("thead", {}, h("tr", {}, ["id", "kind", "status", "title", "anchors"]
-      .map(c => h("th", {}, c)))), body)));
+    h("table", { class: "facts" }, thead(["id", "kind", "status", "title", "anchors"]), body)));
   q.focus();
 }
 
@@ -47,10 +46,8 @@ const LEGEND = ["caused-by", "blocks", "contradicts", "supersedes", "fulfills", 
 
 async function graphView() {
   const data = await api("/api/memory/graph");
-  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  svg.setAttribute("class", "graph");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Graph of ${data.nodes.length} facts and ${data.edges.length} edges`);
+  const svg = el("svg", { class: "graph", role: "img",
+    "aria-label": `Graph of ${data.nodes.length} facts and ${data.edges.length} edges` });
   const hideEnded = h("input", { type: "checkbox" });
   const q = h("input", { type: "search", placeholder: "Highlight facts…" });
   const count = h("span", { class: "muted" });
@@ -103,8 +100,7 @@ async function factView(id) {
     ["review after", f.review_after], ["expires", f.expires], ["retire when", f.retire_when],
     ["tags", (f.tags || []).join(", ")], ["source", (f.source || []).join(", ")], ["file", f.path]]
     .filter(([, v]) => v);
-  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  svg.setAttribute("class", "graph small");
+  const svg = el("svg", { class: "graph small" });
   main.replaceChildren(h("div", {},
     h("p", { class: "crumbs" }, h("a", { href: "#/" }, "Record"), " / ", f.id),
     h("h1", {}, kindBadge(f.kind), " ", f.title),

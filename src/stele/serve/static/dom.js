@@ -25,6 +25,7 @@ export async function api(path) {
 export const factLink = id => h("a", { href: `#/fact/${encodeURIComponent(id)}`, class: "id" }, id);
 export const badge = (text, cls = "") => h("span", { class: `badge ${cls}` }, text);
 export const kindBadge = kind => badge(kind, `kind-${kind}`);
+export const thead = columns => h("thead", {}, h("tr", {}, columns.map(c => h("th", {}, c))));
 
 export function problems(list) {
   if (!list || !list.length) return null;

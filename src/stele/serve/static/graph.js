@@ -8,7 +8,7 @@
 const SVG = "http://www.w3.org/2000/svg";
 const ROUNDS = 400;
 
-function el(name, attrs = {}, parent = null) {
+export function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   if (parent) parent.appendChild(node);

@@ -1,7 +1,7 @@
 // "What the agent saw": the stored snapshots of runs (.stele/snapshots/), each with its budget use,
 // every delivered item as the agent received it, what was left out and why, and the whole text.
 
-import { api, factLink, h } from "./dom.js";
+import { api, factLink, h, thead } from "./dom.js";
 
 const PART_TITLES = { always: "Always records", named: "Records named for the run", ranked: "Ranked records",
   code: "Code", briefing: "Knowledge briefing" };
@@ -26,7 +26,7 @@ export async function snapshotsView(main) {
   }
   main.replaceChildren(h("div", {}, title,
     h("p", { class: "muted" }, "Each run's context, as stored when it was assembled (newest first)."),
-    h("table", { class: "facts runs" }, h("thead", {}, h("tr", {}, COLUMNS.map(c => h("th", {}, c)))),
+    h("table", { class: "facts runs" }, thead(COLUMNS),
       h("tbody", {}, data.snapshots.map(runRow)))));
 }
 

@@ -1,7 +1,7 @@
 // Session memory: sessions filtered by issue, PR, path and words, and one session's entries in order
 // (with its plain-text blob one click away).
 
-import { api, h } from "./dom.js";
+import { api, h, thead } from "./dom.js";
 
 const FILTERS = [["q", "words"], ["issue", "issue"], ["pr", "PR"], ["path", "path"]];
 const COLUMNS = ["session", "last", "agent", "thread", "entries", "goal"];
@@ -35,7 +35,7 @@ export async function sessionsView(main) {
   });
   main.replaceChildren(h("div", {}, h("h1", {}, "Sessions"),
     h("div", { class: "toolbar" }, Object.values(inputs), count),
-    h("table", { class: "facts" }, h("thead", {}, h("tr", {}, COLUMNS.map(c => h("th", {}, c)))), body)));
+    h("table", { class: "facts" }, thead(COLUMNS), body)));
   await load();
 }
 
