@@ -72,15 +72,11 @@ def new(
 ) -> None:
     """Create an open task (or container) in docs/memory/."""
     from .. import tasks
+    from .record_cmds import _written
 
     w = tasks.new_task(project(), title, kind=kind, parent=parent, links=link, body=body, priority=priority,
                        anchors=anchor, tags=tag)
-    if wants_json(fmt, json_):
-        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
-    else:
-        term.line(f"created {w.fact.id} {w.fact.path}")
-    if w.redacted:
-        term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
+    _written(w, "created", wants_json(fmt, json_))
 
 
 @task_app.command("list")
