@@ -96,10 +96,8 @@ def note(
     json_: JsonOpt = False,
 ) -> None:
     """Log a note in the current session (shorthand for `stele session log note TEXT`)."""
-    p, found = project(), Counter()
-    entry = sessions.log(p, wal.require_session(session), "note", _text(text), task=task, issue=issue, pr=pr,
-                         sha=sha, paths=path, found=found)
-    _logged(entry, found, wants_json(fmt, json_))
+    log("note", text, task=task, issue=issue, pr=pr, sha=sha, path=path, session=session, fmt=fmt,
+        json_=json_)
 
 
 @session_app.command("list")
