@@ -121,10 +121,11 @@ def work_fact(record: Record, task_id: str) -> Fact:
 
 
 def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timedelta | None = None,
-               remote: str | None = None, now: dt.datetime | None = None) -> Claimed:
+               remote: str | None = None, now: dt.datetime | None = None,
+               record: Record | None = None) -> Claimed:
     """Claim a task for `me` (see `claims.claim`) and log it to `me`'s session. The returned Claimed is
     what a caller hands on to whatever a claim sets off (a run's snapshot, for instance)."""
-    fact = work_fact(load(project), task_id)
+    fact = work_fact(record or load(project), task_id)
     if fact.kind in CONTAINERS:
         raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
                          f"(`stele task ready`, `stele task show {fact.id}`)")

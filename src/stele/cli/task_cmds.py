@@ -138,13 +138,16 @@ def claim(
 ) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
     from .. import tasks
+    from ..record import load
     from ..snapshot.build import Request, keep, take
 
     p = project()
     me = claims.Identity.current(agent, session)
     lease_ = claims.parse_lease(lease) if lease else None
-    snap = take(p, Request(task=task_id))  # rules that do not fit fail here, before anything is claimed
-    claimed = tasks.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name))
+    record = load(p).require_valid()  # once for both: loading it is most of a claim's time
+    snap = take(p, Request(task=task_id), record=record)  # rules that do not fit fail before the claim
+    claimed = tasks.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
+                               record=record)
     c = claimed.claim
     snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
     keep(p, snap, me.session)  # every claim stores what its run is told

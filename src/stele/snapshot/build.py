@@ -73,9 +73,11 @@ def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) ->
     return [hit.id for hit in result.results]
 
 
-def take(project: Project, request: Request, *, save: bool = False, session: str | None = None) -> Snapshot:
-    """Assemble the snapshot for `request`; with `save`, store it and log it to the session."""
-    record = load(project).require_valid()
+def take(project: Project, request: Request, *, save: bool = False, session: str | None = None,
+         record: Record | None = None) -> Snapshot:
+    """Assemble the snapshot for `request`; with `save`, store it and log it to the session. A caller
+    that has loaded the record already passes it as `record`."""
+    record = record or load(project).require_valid()
     on = today()
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None
