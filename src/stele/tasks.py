@@ -162,8 +162,8 @@ class Closed:
 def done(project: Project, task_id: str, me: Identity, *, note: str | None = None, force: bool = False,
          now: dt.datetime | None = None) -> Closed:
     """Mark a task done, release its claim, and retire the facts that `expires-on` it."""
-    closed = _close(project, task_id, "done", me, note, force, now)
-    record = load(project)
+    record = load(project)  # closing the task changes no edge into it
+    closed = _close(project, record, task_id, "done", me, note, force, now)
     for edge in record.graph.inc.get(closed.fact.id, ()):
         fact = record.facts.get(edge.src)
         if edge.rel == "expires-on" and fact and "retired" in KINDS[fact.kind].statuses \
@@ -175,13 +175,13 @@ def done(project: Project, task_id: str, me: Identity, *, note: str | None = Non
 def cancel(project: Project, task_id: str, me: Identity, *, note: str | None = None, force: bool = False,
            now: dt.datetime | None = None) -> Closed:
     """Mark a task cancelled and release its claim (facts that `expires-on` it are left for a person)."""
-    return _close(project, task_id, "cancelled", me, note, force, now)
+    return _close(project, load(project), task_id, "cancelled", me, note, force, now)
 
 
-def _close(project: Project, task_id: str, status: str, me: Identity, note: str | None, force: bool,
-           now: dt.datetime | None) -> Closed:
+def _close(project: Project, record: Record, task_id: str, status: str, me: Identity, note: str | None,
+           force: bool, now: dt.datetime | None) -> Closed:
     now = now or claims.utcnow()
-    fact = work_fact(load(project), task_id)
+    fact = work_fact(record, task_id)
     if fact.status in CLOSED_STATUSES:
         raise SteleError(f"{fact.id} is already {fact.status}; nothing changed")
     current = claims.known_claims(project).get(fact.id)
