@@ -59,9 +59,13 @@ def dependents(record: Record, fact_id: str) -> list[Fact]:
 def rows(project: Project, record: Record) -> list[TaskRow]:
     known = claims.known_claims(project)
     work = sorted((f for f in record.facts.values() if f.kind in WORK_KINDS), key=_order)
-    return [TaskRow(f, known.get(f.id),
-                    [b.id for b in blockers(record, f.id) if b.status not in CLOSED_STATUSES],
-                    [d.id for d in dependents(record, f.id)]) for f in work]
+    return [_row(record, f, known) for f in work]
+
+
+def _row(record: Record, fact: Fact, known: dict[str, Claim]) -> TaskRow:
+    return TaskRow(fact, known.get(fact.id),
+                   [b.id for b in blockers(record, fact.id) if b.status not in CLOSED_STATUSES],
+                   [d.id for d in dependents(record, fact.id)])
 
 
 def _order(fact: Fact) -> tuple:
@@ -235,8 +239,9 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     now = now or claims.utcnow()
     record = load(project).require_valid()
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))
-    fact = work_fact(record, task_id or _current_task(project, me, entries, now))
-    row = next(r for r in rows(project, record) if r.fact.id == fact.id)
+    known = claims.known_claims(project)
+    fact = work_fact(record, task_id or _current_task(known, me, entries, now))
+    row = _row(record, fact, known)
     work = lambda f: f.kind in WORK_KINDS  # noqa: E731
     linked = [(f"-> {e.rel}" if e.src == fact.id else f"<- {e.rel}", record.facts[other])
               for e, other in record.graph.neighbors(fact.id)
@@ -247,8 +252,8 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
                   [f for f in blockers(record, fact.id) if work(f)], linked, shown, len(history))
 
 
-def _current_task(project: Project, me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:
-    held = [c for c in claims.known_claims(project).values() if c.state == "held" and me.matches(c)]
+def _current_task(known: dict[str, Claim], me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:
+    held = [c for c in known.values() if c.state == "held" and me.matches(c)]
     if held:
         return max(held, key=lambda c: (c.live(now), c.since)).task
     for entry in reversed(entries):
