@@ -36,8 +36,7 @@ def promote(project: Project, entry_id: str, kind: str, *, title: str | None = N
     if earlier and not again:
         raise SteleError(f"{entry.id} was already promoted to {', '.join(earlier)}; pass --again to write "
                          "another fact from it")
-    paths = [str(p) for p in entry.refs.get("paths") or ()]
     written = memory.remember(
-        project, entry.text, kind=kind, title=title, anchors=list(dict.fromkeys([*paths, *anchors])),
+        project, entry.text, kind=kind, title=title, anchors=list(dict.fromkeys([*entry.paths, *anchors])),
         links=links, tags=tags, source=[entry.id] + ([entry.task] if entry.task else []), record=record)
     return Promoted(written, entry)

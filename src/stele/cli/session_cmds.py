@@ -177,7 +177,7 @@ def show(
 def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
     label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
     label += f"({e.extra['event']})" if sessions.event(e) else ""
-    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + list(e.refs.get("paths") or ())
+    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
     text = e.text if full else sessions.shorten(e.text, 100)
     term.line(f"{e.ts}  {e.id}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))
