@@ -106,7 +106,7 @@ def test_a_task_snapshot_orders_records_code_and_briefing(repo):
 
 
 def test_the_code_index_follows_the_working_tree(repo):
-    ids = _project_with_code(repo)
+    _project_with_code(repo)
     before = context("--prompt", "refund an invoice payment")["parts"]["code"]
     assert not any("def refund" in c["text"] for c in before)
     billing = repo / "src/billing.py"
