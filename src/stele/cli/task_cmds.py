@@ -220,7 +220,7 @@ def done(
     from .. import tasks
 
     closed = tasks.done(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
-    _closed(closed, "done")
+    _closed(closed)
 
 
 @task_app.command("cancel")
@@ -235,11 +235,11 @@ def cancel(
     from .. import tasks
 
     closed = tasks.cancel(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
-    _closed(closed, "cancelled")
+    _closed(closed)
 
 
-def _closed(closed: tasks.Closed, status: str) -> None:
-    term.line(f"{closed.fact.id} is {status}" + (f"; released its claim (token {closed.released.token})"
+def _closed(closed: tasks.Closed) -> None:
+    term.line(f"{closed.fact.id} is {closed.fact.status}" + (f"; released its claim (token {closed.released.token})"
                                                  if closed.released else ""))
     for fact in closed.retired:
         term.line(f"retired {fact.id} {fact.title} (it expires on {closed.fact.id})")
