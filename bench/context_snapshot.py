@@ -91,6 +91,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         task = build(root, args.files, args.facts)
+        subprocess.run([stele, "init"], cwd=root, check=True, capture_output=True)
         cmd = [stele, "context", "--task", task, "--json"]
         cold = timed(cmd, root)
         warm = [timed(cmd, root) for _ in range(args.runs)]

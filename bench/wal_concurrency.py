@@ -34,7 +34,6 @@ def spawn(root: Path, session: str, count: int, size: int, tag: str) -> subproce
 
 def concurrent(root: Path, writers: int, lines: int) -> dict:
     from stele import wal
-    from stele.project import Project
 
     procs = [spawn(root, "bench", lines, 200, str(i)) for i in range(writers)]
     t0 = time.perf_counter()

@@ -1,5 +1,4 @@
 """The knowledge lifecycle: every allowed step, and every step that is not allowed saying which it is."""
-from pathlib import Path
 
 import pytest
 

@@ -130,3 +130,20 @@ def test_recent_summaries_newest_session_first_goal_then_last_entries(project):
 def test_search_text_includes_stage_and_paths():
     e = wal.new_entry("s", "stage", "body", refs={"paths": ["src/a.py"]}, extra={"stage": "plan"})
     assert session.search_text(e) == "plan\nbody\nsrc/a.py"
+
+
+def test_a_hand_edited_paths_value_counts_as_no_path_instead_of_failing_readers(project):
+    import json
+
+    sid = session.start(project).session
+    odd = [5, "src/a.py", ["src/b.py", 7]]
+    with wal.wal_path(project, sid).open("a") as f:
+        for n, paths in enumerate(odd):
+            f.write(json.dumps({"v": 1, "id": f"S-01JD3KX00000000000000000{n}", "ts": "2026-01-01T00:00:00Z",
+                                "session": sid, "type": "note", "text": f"odd {n}", "refs": {"paths": paths}})
+                    + "\n")
+    entries = session.entries_of(project, sid)[1:]
+    assert [e.paths for e in entries] == [[], [], ["src/b.py"]]
+    assert [session.search_text(e) for e in entries] == ["odd 0", "odd 1", "odd 2\nsrc/b.py"]
+    [listed], _ = session.list_sessions(project, Filters(path="src"))
+    assert [h.text for h in listed.hits] == ["odd 2"]

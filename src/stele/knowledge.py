@@ -174,7 +174,7 @@ def distill(project: Project, task_id: str, title: str | None = None) -> memory.
     said = said[-DISTILL_MAX_ENTRIES:]
     linked = [record.facts[i] for i in dict.fromkeys(o for _, o in record.graph.neighbors(task.id))
               if i in record.facts and record.facts[i].kind != "task"]
-    files = list(dict.fromkeys([*task.anchors, *(p for e in history for p in _paths(e))]))
+    files = list(dict.fromkeys([*task.anchors, *(p for e in history for p in e.paths)]))
     outcomes = [e.text for e in said if e.type == "outcome"]
     summary = _first_sentence(outcomes[-1]) if outcomes else task.summary_text
     lines = ["## Summary", "", summary or task.title]
@@ -205,11 +205,6 @@ def distill(project: Project, task_id: str, title: str | None = None) -> memory.
     source = [task.id, *(e.id for e in used), *(f.id for f in linked), *files]
     return draft(project, title, "\n".join(lines) + "\n", links=[f"relates-to:{task.id}"], source=source,
                  summary=summary or None, record=record)
-
-
-def _paths(entry: wal.Entry) -> list[str]:
-    paths = entry.refs.get("paths") if isinstance(entry.refs, dict) else None
-    return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
 def _clip(text: str) -> str:

@@ -22,9 +22,19 @@ class Promoted:
     entry: Entry
 
 
+def promotions(record: Record) -> dict[str, list[str]]:
+    """Every `source` a fact names -> the ids of the facts naming it, sorted: one pass over the record
+    answers for a whole session's entries."""
+    found: dict[str, list[str]] = {}
+    for fact in sorted(record.facts.values(), key=lambda f: f.id):
+        for source in dict.fromkeys(fact.source):
+            found.setdefault(source, []).append(fact.id)
+    return found
+
+
 def promoted_to(record: Record, entry_id: str) -> list[str]:
     """Ids of the facts whose `source` names `entry_id`."""
-    return sorted(f.id for f in record.facts.values() if entry_id in f.source)
+    return promotions(record).get(entry_id, [])
 
 
 def promote(project: Project, entry_id: str, kind: str, *, title: str | None = None, anchors: list[str] = (),
@@ -36,8 +46,7 @@ def promote(project: Project, entry_id: str, kind: str, *, title: str | None = N
     if earlier and not again:
         raise SteleError(f"{entry.id} was already promoted to {', '.join(earlier)}; pass --again to write "
                          "another fact from it")
-    paths = [str(p) for p in entry.refs.get("paths") or ()]
     written = memory.remember(
-        project, entry.text, kind=kind, title=title, anchors=list(dict.fromkeys([*paths, *anchors])),
+        project, entry.text, kind=kind, title=title, anchors=list(dict.fromkeys([*entry.paths, *anchors])),
         links=links, tags=tags, source=[entry.id] + ([entry.task] if entry.task else []), record=record)
     return Promoted(written, entry)

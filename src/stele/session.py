@@ -237,7 +237,7 @@ class Filters:
             return False
         if self.task is not None and (entry.task or "").upper() != self.task:
             return False
-        if self.path is not None and not any(path_matches(self.path, p) for p in r.get("paths") or ()):
+        if self.path is not None and not any(path_matches(self.path, p) for p in entry.paths):
             return False
         if self.q is not None:
             hay = search_text(entry).lower()
@@ -251,7 +251,7 @@ def search_text(entry: Entry) -> str:
     parts = [entry.text]
     if entry.extra.get("stage"):
         parts.insert(0, str(entry.extra["stage"]))
-    parts += [str(p) for p in entry.refs.get("paths") or ()]
+    parts += entry.paths
     return "\n".join(parts)
 
 

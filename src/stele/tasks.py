@@ -59,9 +59,13 @@ def dependents(record: Record, fact_id: str) -> list[Fact]:
 def rows(project: Project, record: Record) -> list[TaskRow]:
     known = claims.known_claims(project)
     work = sorted((f for f in record.facts.values() if f.kind in WORK_KINDS), key=_order)
-    return [TaskRow(f, known.get(f.id),
-                    [b.id for b in blockers(record, f.id) if b.status not in CLOSED_STATUSES],
-                    [d.id for d in dependents(record, f.id)]) for f in work]
+    return [_row(record, f, known) for f in work]
+
+
+def _row(record: Record, fact: Fact, known: dict[str, Claim]) -> TaskRow:
+    return TaskRow(fact, known.get(fact.id),
+                   [b.id for b in blockers(record, fact.id) if b.status not in CLOSED_STATUSES],
+                   [d.id for d in dependents(record, fact.id)])
 
 
 def _order(fact: Fact) -> tuple:
@@ -121,10 +125,11 @@ def work_fact(record: Record, task_id: str) -> Fact:
 
 
 def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timedelta | None = None,
-               remote: str | None = None, now: dt.datetime | None = None) -> Claimed:
+               remote: str | None = None, now: dt.datetime | None = None,
+               record: Record | None = None) -> Claimed:
     """Claim a task for `me` (see `claims.claim`) and log it to `me`'s session. The returned Claimed is
     what a caller hands on to whatever a claim sets off (a run's snapshot, for instance)."""
-    fact = work_fact(load(project), task_id)
+    fact = work_fact(record or load(project), task_id)
     if fact.kind in CONTAINERS:
         raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
                          f"(`stele task ready`, `stele task show {fact.id}`)")
@@ -161,8 +166,8 @@ class Closed:
 def done(project: Project, task_id: str, me: Identity, *, note: str | None = None, force: bool = False,
          now: dt.datetime | None = None) -> Closed:
     """Mark a task done, release its claim, and retire the facts that `expires-on` it."""
-    closed = _close(project, task_id, "done", me, note, force, now)
-    record = load(project)
+    record = load(project)  # closing the task changes no edge into it
+    closed = _close(project, record, task_id, "done", me, note, force, now)
     for edge in record.graph.inc.get(closed.fact.id, ()):
         fact = record.facts.get(edge.src)
         if edge.rel == "expires-on" and fact and "retired" in KINDS[fact.kind].statuses \
@@ -174,13 +179,13 @@ def done(project: Project, task_id: str, me: Identity, *, note: str | None = Non
 def cancel(project: Project, task_id: str, me: Identity, *, note: str | None = None, force: bool = False,
            now: dt.datetime | None = None) -> Closed:
     """Mark a task cancelled and release its claim (facts that `expires-on` it are left for a person)."""
-    return _close(project, task_id, "cancelled", me, note, force, now)
+    return _close(project, load(project), task_id, "cancelled", me, note, force, now)
 
 
-def _close(project: Project, task_id: str, status: str, me: Identity, note: str | None, force: bool,
-           now: dt.datetime | None) -> Closed:
+def _close(project: Project, record: Record, task_id: str, status: str, me: Identity, note: str | None,
+           force: bool, now: dt.datetime | None) -> Closed:
     now = now or claims.utcnow()
-    fact = work_fact(load(project), task_id)
+    fact = work_fact(record, task_id)
     if fact.status in CLOSED_STATUSES:
         raise SteleError(f"{fact.id} is already {fact.status}; nothing changed")
     current = claims.known_claims(project).get(fact.id)
@@ -234,8 +239,9 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     now = now or claims.utcnow()
     record = load(project).require_valid()
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))
-    fact = work_fact(record, task_id or _current_task(project, me, entries, now))
-    row = next(r for r in rows(project, record) if r.fact.id == fact.id)
+    known = claims.known_claims(project)
+    fact = work_fact(record, task_id or _current_task(known, me, entries, now))
+    row = _row(record, fact, known)
     work = lambda f: f.kind in WORK_KINDS  # noqa: E731
     linked = [(f"-> {e.rel}" if e.src == fact.id else f"<- {e.rel}", record.facts[other])
               for e, other in record.graph.neighbors(fact.id)
@@ -246,8 +252,8 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
                   [f for f in blockers(record, fact.id) if work(f)], linked, shown, len(history))
 
 
-def _current_task(project: Project, me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:
-    held = [c for c in claims.known_claims(project).values() if c.state == "held" and me.matches(c)]
+def _current_task(known: dict[str, Claim], me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:
+    held = [c for c in known.values() if c.state == "held" and me.matches(c)]
     if held:
         return max(held, key=lambda c: (c.live(now), c.since)).task
     for entry in reversed(entries):

@@ -51,6 +51,13 @@ class Entry:
     thread: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for forward compatibility
 
+    @property
+    def paths(self) -> list[str]:
+        """The files the entry is about (`refs.paths`). A log is hand-editable: anything but a list of
+        strings there counts as no path, never as a reason for a reader to fail."""
+        paths = self.refs.get("paths")
+        return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"v": SCHEMA_VERSION, "id": self.id, "ts": self.ts, "session": self.session}
         if self.agent:

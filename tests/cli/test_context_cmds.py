@@ -4,7 +4,7 @@ from pathlib import Path
 
 from stele import wal
 from stele.project import Project
-from tests.helpers import git, invoke
+from tests.helpers import git, invoke, write_fact
 
 KIB = "x" * 1023  # plus the newline the record adds: a 1 KiB body
 
@@ -106,7 +106,7 @@ def test_a_task_snapshot_orders_records_code_and_briefing(repo):
 
 
 def test_the_code_index_follows_the_working_tree(repo):
-    ids = _project_with_code(repo)
+    _project_with_code(repo)
     before = context("--prompt", "refund an invoice payment")["parts"]["code"]
     assert not any("def refund" in c["text"] for c in before)
     billing = repo / "src/billing.py"
@@ -185,3 +185,17 @@ def test_a_claim_whose_rules_do_not_fit_fails_and_claims_nothing(repo):
     assert r.code == 1 and "required records do not fit" in r.err and ids[-1] in r.err
     assert json.loads(invoke("task", "claims", "--json").out)["claims"] == []
     assert not (repo / ".stele/snapshots").exists()
+
+
+def test_without_stele_init_context_sends_the_rules_and_creates_no_index(plain_repo):
+    write_fact(plain_repo, "INS-AAAA", "instruction", "Log in through the limiter")
+    (plain_repo / "src").mkdir()
+    (plain_repo / "src/app.py").write_text("def login(request):\n    return request.user\n")
+    git(plain_repo, "add", "-A")
+    for _ in range(2):  # the first run must not set up what the second would then use
+        r = invoke("context", "--prompt", "the login request of a user", "--json")
+        assert r.code == 0, r.err
+        assert "stele: no code: Stele is not set up in this repository: run `stele init`" in r.err
+        parts = json.loads(r.out)["parts"]
+        assert [i["key"] for i in parts["always"]] == ["INS-AAAA"] and parts["code"] == []
+        assert not (plain_repo / ".stele").exists()

@@ -81,3 +81,14 @@ def test_python_files_are_cut_where_ast_says_definitions_start(repo):
     git(repo, "add", "-A")
     index, _ = refresh(repo)
     assert [c.start for c in index.chunks_of("src/tricky.py")] == [1, 39]
+
+
+def test_no_code_index_where_stele_is_not_set_up(plain_repo):
+    import pytest
+
+    from stele.index.build import IndexUnavailable
+
+    write(plain_repo, "src/app.py", "def main():\n    return 1\n")
+    with pytest.raises(IndexUnavailable, match="stele init"):
+        refresh(plain_repo)
+    assert not (plain_repo / ".stele").exists()  # it would be untracked files in `git status`

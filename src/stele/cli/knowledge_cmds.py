@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 import typer
 
 from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
-from .. import knowledge
 from ..render import term
 
 Opt = typer.Option
@@ -37,6 +36,7 @@ def draft(
     json_: JsonOpt = False,
 ) -> None:
     """Start a knowledge document as a draft (edit it with `stele edit`, then review it)."""
+    from .. import knowledge
     from .record_cmds import _read_body
 
     text = _read_body(body, body_file) if body is not None or body_file is not None else None
@@ -54,12 +54,16 @@ def review(
     json_: JsonOpt = False,
 ) -> None:
     """Mark a draft reviewed, with a note (an edit afterwards clears the review)."""
+    from .. import knowledge
+
     _done(knowledge.review(project(), fact_id, note), "reviewed", wants_json(fmt, json_))
 
 
 @knowledge_app.command()
 def promote(fact_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     """Make a reviewed draft current: briefings list it from now on."""
+    from .. import knowledge
+
     _done(knowledge.promote(project(), fact_id), "promoted", wants_json(fmt, json_))
 
 
@@ -71,6 +75,8 @@ def supersede(
     json_: JsonOpt = False,
 ) -> None:
     """Replace current OLD with reviewed NEW (OLD stays readable as history)."""
+    from .. import knowledge
+
     old_fact, new_fact = knowledge.supersede(project(), old, with_)
     if wants_json(fmt, json_):
         emit_json({"current": new_fact.id, "superseded": old_fact.id})
@@ -85,6 +91,8 @@ def export(
     force: Annotated[bool, Opt("--force", help="Replace PATH if it exists.")] = False,
 ) -> None:
     """Write a document as a plain Markdown file."""
+    from .. import knowledge
+
     term.line(f"exported to {knowledge.export(project(), fact_id, path, force)}")
 
 
@@ -96,5 +104,7 @@ def distill(
     json_: JsonOpt = False,
 ) -> None:
     """Draft a document from a finished task: its session history, linked facts and files, as sources."""
+    from .. import knowledge
+
     written = knowledge.distill(project(), task, title)
     _done(written.fact, "distilled", wants_json(fmt, json_), source=written.fact.source)

@@ -96,10 +96,8 @@ def note(
     json_: JsonOpt = False,
 ) -> None:
     """Log a note in the current session (shorthand for `stele session log note TEXT`)."""
-    p, found = project(), Counter()
-    entry = sessions.log(p, wal.require_session(session), "note", _text(text), task=task, issue=issue, pr=pr,
-                         sha=sha, paths=path, found=found)
-    _logged(entry, found, wants_json(fmt, json_))
+    log("note", text, task=task, issue=issue, pr=pr, sha=sha, path=path, session=session, fmt=fmt,
+        json_=json_)
 
 
 @session_app.command("list")
@@ -144,28 +142,27 @@ def show(
 ) -> None:
     """Show a session's entries in order, or one entry."""
     from ..ids import SESSION_ID_RE
-    from ..promote import promoted_to
+    from ..promote import promotions
     from ..record import load
 
     p, report = project(), wal.ReadReport()
-    record = load(p)
+    promoted = promotions(load(p))
     if SESSION_ID_RE.match(ident.upper()):
         entry = sessions.find_entry(p, ident, report)
         wal.warn_skipped(report)
         if wants_json(fmt, json_):
-            emit_json({"entry": entry.as_dict(), "promoted_to": promoted_to(record, entry.id)})
+            emit_json({"entry": entry.as_dict(), "promoted_to": promoted.get(entry.id, [])})
         else:
-            _print_entry(entry, promoted_to(record, entry.id), full=True)
+            _print_entry(entry, promoted.get(entry.id, []), full=True)
         return
     entries = sessions.entries_of(p, wal.check_session_name(ident), report)
     wal.warn_skipped(report)
     if not entries:
         raise SteleError(f"no session {ident} in {p.rel(p.wal_dir)}/: `stele session list` shows sessions")
     info = sessions.summarize(ident, entries)
-    promoted = {e.id: promoted_to(record, e.id) for e in entries}
     if wants_json(fmt, json_):
         emit_json({"session": info.as_dict(), "entries": [e.as_dict() for e in entries],
-                   "promoted": {k: v for k, v in promoted.items() if v}})
+                   "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted}})
         return
     head = [f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  task: {info.task or '-'}",
             f"started: {info.started}  last: {info.last}  entries: {info.entries}  restarts: {info.restarts}"]
@@ -173,13 +170,13 @@ def show(
         head.append(f"goal: {info.goal}")
     term.section(info.id, "\n".join(head))
     for e in entries:
-        _print_entry(e, promoted[e.id], full=False)
+        _print_entry(e, promoted.get(e.id, []), full=False)
 
 
 def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
     label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
     label += f"({e.extra['event']})" if sessions.event(e) else ""
-    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + list(e.refs.get("paths") or ())
+    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
     text = e.text if full else sessions.shorten(e.text, 100)
     term.line(f"{e.ts}  {e.id}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))

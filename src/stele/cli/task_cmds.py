@@ -6,15 +6,17 @@ Claim, release and resume print plain lines (agents read them); listings are tab
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, lazy_module, project, wants_json
+from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from .. import claims
 from ..render import term
 
-tasks = lazy_module("stele.tasks")  # the record parser behind it costs every command ~30 ms at import
+if TYPE_CHECKING:  # the commands import it: its record parser (YAML) would cost every command at import
+    from .. import tasks
+
 Opt = typer.Option
 task_app = typer.Typer(name="task", help="Tasks and atomic claims on them.", no_args_is_help=True)
 app.add_typer(task_app, name="task")
@@ -69,14 +71,12 @@ def new(
     json_: JsonOpt = False,
 ) -> None:
     """Create an open task (or container) in docs/memory/."""
+    from .. import tasks
+    from .record_cmds import _written
+
     w = tasks.new_task(project(), title, kind=kind, parent=parent, links=link, body=body, priority=priority,
                        anchors=anchor, tags=tag)
-    if wants_json(fmt, json_):
-        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
-    else:
-        term.line(f"created {w.fact.id} {w.fact.path}")
-    if w.redacted:
-        term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
+    _written(w, "created", wants_json(fmt, json_))
 
 
 @task_app.command("list")
@@ -90,6 +90,7 @@ def list_(
     json_: JsonOpt = False,
 ) -> None:
     """List tasks and containers with their claims."""
+    from .. import tasks
     from ..record import load
 
     p = project()
@@ -101,6 +102,7 @@ def list_(
 @task_app.command("ready")
 def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     """Open tasks with nothing open blocking them and nobody holding them."""
+    from .. import tasks
     from ..record import load
 
     p = project()
@@ -110,6 +112,7 @@ def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
 @task_app.command("show")
 def show(task_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     """Show a task: status, claim, what it blocks, what blocks it, linked facts."""
+    from .. import tasks
     from ..render.task_text import task_text
 
     r = tasks.resume(project(), claims.Identity.current(), task_id, history_limit=0)
@@ -134,13 +137,17 @@ def claim(
     json_: JsonOpt = False,
 ) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
+    from .. import tasks
+    from ..record import load
     from ..snapshot.build import Request, keep, take
 
     p = project()
     me = claims.Identity.current(agent, session)
     lease_ = claims.parse_lease(lease) if lease else None
-    snap = take(p, Request(task=task_id))  # rules that do not fit fail here, before anything is claimed
-    claimed = tasks.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name))
+    record = load(p).require_valid()  # once for both: loading it is most of a claim's time
+    snap = take(p, Request(task=task_id), record=record)  # rules that do not fit fail before the claim
+    claimed = tasks.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
+                               record=record)
     c = claimed.claim
     snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
     keep(p, snap, me.session)  # every claim stores what its run is told
@@ -167,6 +174,8 @@ def release(
     remote_name: RemoteNameOpt = None,
 ) -> None:
     """Release your claim (a claim that was pushed to a remote is released there too)."""
+    from .. import tasks
+
     p = project()
     released = tasks.release_task(p, task_id, claims.Identity.current(agent, session), force=force,
                                   remote=_remote(p, remote, remote_name))
@@ -208,8 +217,10 @@ def done(
     session: SessionOpt = None,
 ) -> None:
     """Mark a task done: its claim is released and facts that `expires-on` it are retired."""
+    from .. import tasks
+
     closed = tasks.done(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
-    _closed(closed, "done")
+    _closed(closed)
 
 
 @task_app.command("cancel")
@@ -221,12 +232,14 @@ def cancel(
     session: SessionOpt = None,
 ) -> None:
     """Mark a task cancelled and release its claim."""
+    from .. import tasks
+
     closed = tasks.cancel(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
-    _closed(closed, "cancelled")
+    _closed(closed)
 
 
-def _closed(closed: tasks.Closed, status: str) -> None:
-    term.line(f"{closed.fact.id} is {status}" + (f"; released its claim (token {closed.released.token})"
+def _closed(closed: tasks.Closed) -> None:
+    term.line(f"{closed.fact.id} is {closed.fact.status}" + (f"; released its claim (token {closed.released.token})"
                                                  if closed.released else ""))
     for fact in closed.retired:
         term.line(f"retired {fact.id} {fact.title} (it expires on {closed.fact.id})")
@@ -241,6 +254,7 @@ def resume(
     json_: JsonOpt = False,
 ) -> None:
     """What was I doing: the task, its claim, linked decisions and risks, and its session history."""
+    from .. import tasks
     from ..render.task_text import task_text
 
     r = tasks.resume(project(), claims.Identity.current(agent, session), task_id)

@@ -136,7 +136,12 @@ def _lock(folder: Path) -> int:
 
 def refresh(project: Project, report: Report | None = None) -> CodeIndex:
     """Bring the code index in step with the working tree and return it (built on first use).
-    A damaged index is thrown away and built again once."""
+    A damaged index is thrown away and built again once. Raises IndexUnavailable where Stele is not
+    set up, as the record index does: an index there would be untracked files in `git status`."""
+    from .build import IndexUnavailable
+
+    if not project.stele_dir.is_dir():
+        raise IndexUnavailable("Stele is not set up in this repository: run `stele init`")
     report = report if report is not None else Report()
     folder = code_dir(project)
     fd = _lock(folder)

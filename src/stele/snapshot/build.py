@@ -73,9 +73,22 @@ def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) ->
     return [hit.id for hit in result.results]
 
 
-def take(project: Project, request: Request, *, save: bool = False, session: str | None = None) -> Snapshot:
-    """Assemble the snapshot for `request`; with `save`, store it and log it to the session."""
-    record = load(project).require_valid()
+def code_for(project: Project, selected: list[Fact], query: str, warnings: list[str]) -> list:
+    """`code.candidates`; like the ranking, a code index that cannot be opened costs only the code."""
+    from ..index.build import IndexUnavailable
+
+    try:
+        return code.candidates(project, selected, query)
+    except IndexUnavailable as e:
+        warnings.append(f"stele: no code: {e}")
+        return []
+
+
+def take(project: Project, request: Request, *, save: bool = False, session: str | None = None,
+         record: Record | None = None) -> Snapshot:
+    """Assemble the snapshot for `request`; with `save`, store it and log it to the session. A caller
+    that has loaded the record already passes it as `record`."""
+    record = record or load(project).require_valid()
     on = today()
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None
@@ -88,7 +101,7 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     records_bytes = sum(i.size for i in items)
     code_limit = max(0, min(budgets.code_bytes, budgets.total_bytes - records_bytes))
     selected = [record.facts[i.key] for i in items if i.part in RECORD_PARTS]
-    code_items, code_skipped = fit_code(code.candidates(project, selected, query), code_limit)
+    code_items, code_skipped = fit_code(code_for(project, selected, query, warnings), code_limit)
     brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
     snap = Snapshot(
         run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit,
