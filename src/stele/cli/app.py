@@ -65,22 +65,6 @@ def open_editor(path) -> None:
         raise SteleError(f"the editor {editor!r} exited with {code}; nothing else was changed")
 
 
-def lazy_module(name: str):
-    """`name` imported on first attribute access. Every command module is imported to register its
-    commands, so one that pulls in the record parser (YAML, ~30 ms) at import time makes every typer
-    command pay for it (`recall` and `search` no longer come through here: see quickcmds.py)."""
-    import importlib.util
-
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def project():
     """The project of the working directory (one place, so tests can rely on cwd)."""
     from ..project import find
