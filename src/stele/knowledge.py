@@ -16,7 +16,7 @@ from .errors import SteleError, UsageError
 from .kinds import KINDS
 from .lifecycle import today
 from .memory import KNOWLEDGE_STATUSES, REVIEW_KEY
-from .model import TITLE_MAX, Fact
+from .model import TITLE_MAX, Fact, first_sentence
 from .project import Project
 from .record import Record, load
 
@@ -176,7 +176,7 @@ def distill(project: Project, task_id: str, title: str | None = None) -> memory.
               if i in record.facts and record.facts[i].kind != "task"]
     files = list(dict.fromkeys([*task.anchors, *(p for e in history for p in e.paths)]))
     outcomes = [e.text for e in said if e.type == "outcome"]
-    summary = _first_sentence(outcomes[-1]) if outcomes else task.summary_text
+    summary = first_sentence(outcomes[-1]) if outcomes else task.summary_text
     lines = ["## Summary", "", summary or task.title]
     if folded.goal:
         lines += ["", "## Goal", "", _clip(folded.goal)]
@@ -212,7 +212,3 @@ def _clip(text: str) -> str:
     if len(text) <= DISTILL_ENTRY_CHARS:
         return text
     return text[:DISTILL_ENTRY_CHARS - 3].rsplit(" ", 1)[0] + "..."
-
-
-def _first_sentence(text: str) -> str:
-    return Fact(id="", kind="note", title="", body=text).summary_text

@@ -21,6 +21,13 @@ LIST_FIELDS = ("anchors", "tags", "source")
 _SENTENCE_RE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.S)
 
 
+def first_sentence(text: str) -> str:
+    """The first sentence of `text` on one line (at most 300 characters)."""
+    flat = " ".join(text.split())
+    m = _SENTENCE_RE.match(flat)
+    return (m.group(1) if m else flat)[:300]
+
+
 @dataclass(frozen=True)
 class Problem:
     path: str
@@ -69,11 +76,7 @@ class Fact:
     @property
     def summary_text(self) -> str:
         """One line for briefings: `summary`, else the body's first sentence."""
-        if self.summary:
-            return self.summary
-        text = " ".join(self.body.split())
-        m = _SENTENCE_RE.match(text)
-        return (m.group(1) if m else text)[:300]
+        return self.summary or first_sentence(self.body)
 
     def targets(self) -> list[tuple[str, str]]:
         """Declared edges as (relation, target id)."""

@@ -1,7 +1,6 @@
 """The typer application and the options every data command shares."""
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from typing import Annotated, Optional
 
