@@ -338,7 +338,6 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         try:
             old = vectors.load(project.index_dir, rows, int(cat.meta("dim") or 0))
         except (OSError, ValueError):  # damaged: embed everything again
-            rows = 0
             need, live, compact = cat.needing_vectors(0), [], False
     new = None
     if need:
@@ -349,15 +348,10 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
             return 0, str(e)
-    kept_rows = [row for _, row, _ in live] if compact else None
-    matrix = vectors.merge(old, kept_rows, new)
-    if compact:
-        cat.clear_vector_rows()
-        cat.restore_vector_rows({i: (n, h) for n, (i, _, h) in enumerate(live)})
-        base = len(live)
-    else:
-        base = rows
-    cat.restore_vector_rows({i: (base + n, h) for n, (i, h) in enumerate(need)})
+    matrix = vectors.merge(old, [row for _, row, _ in live] if compact else None, new)
+    base = matrix.shape[0] - len(need)  # new rows go last
+    moved = {i: (n, h) for n, (i, _, h) in enumerate(live)} if compact else {}  # the rest are all in `need`
+    cat.restore_vector_rows(moved | {i: (base + n, h) for n, (i, h) in enumerate(need)})
     vectors.save(project.index_dir, matrix)
     cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
     return len(need), None

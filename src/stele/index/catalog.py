@@ -162,9 +162,6 @@ class Catalog:
         return list(self.db.execute("SELECT id, vec_row, hash FROM items WHERE vec_row < ? "
                                     "AND vec_hash = hash ORDER BY vec_row", (rows,)))
 
-    def clear_vector_rows(self) -> None:
-        self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
-
     def restore_vector_rows(self, rows: dict[str, tuple[int, str]]) -> None:
         self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",
                             [(row, h, i) for i, (row, h) in rows.items()])
