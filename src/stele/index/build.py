@@ -287,11 +287,11 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
             advance(1)
         report.parsed, report.removed = len(changed), len(set(gone) - set(fresh))
         cat.db.execute("BEGIN")
-        embedded = cat.vector_rows(gone + list(fresh))  # an unchanged text keeps its vector
+        # a re-read item keeps its vector row; `_update_vectors` re-embeds those whose text hash changed
+        kept = cat.vector_rows(list(fresh))
         cat.delete(gone + list(fresh))
         cat.add(list(fresh.values()))
-        cat.restore_vector_rows({i: v for i, v in embedded.items()
-                                 if i in fresh and fresh[i].content_hash == v[1]})
+        cat.restore_vector_rows(kept)
         if changed or removed or full:
             writer = text.writer()
             for item_id in dict.fromkeys(gone + list(fresh)):
