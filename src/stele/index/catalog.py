@@ -20,7 +20,7 @@ Tables:
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -48,8 +48,6 @@ CREATE INDEX anchors_id ON anchors(id);
 """
 # (item id, anchor path or glob, symbol or None, is glob)
 Anchor = tuple[str, str, str | None, bool]
-NODE_COLUMNS = ("id", "source", "kind", "title", "status", "priority", "delivery", "created", "expires",
-                "review_after", "summary", "excerpt", "path")
 
 
 @dataclass
@@ -68,6 +66,9 @@ class Node:
     summary: str = ""
     excerpt: str = ""
     path: str = ""
+
+
+NODE_COLUMNS = tuple(f.name for f in fields(Node))  # the items columns a Node is made of, in order
 
 
 def _chunks(values: list, size: int = 500) -> Iterator[list]:
@@ -239,11 +240,6 @@ class Catalog:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT path FROM anchors WHERE glob = 0 AND (path = ? OR path LIKE ? ESCAPE '\\')",
             (tail, "%/" + tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")))]
-
-    def recent_session(self, limit: int) -> list[Node]:
-        cols = ", ".join(NODE_COLUMNS)
-        return [Node(*r) for r in self.db.execute(
-            f"SELECT {cols} FROM items WHERE source = 'session' ORDER BY created DESC LIMIT ?", (limit,))]
 
     def committed_where(self, column: str, value: str) -> list[Node]:
         """Committed items whose `column` (delivery, kind, ...) equals `value`, in id order: the
