@@ -343,7 +343,7 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
     if need:
         try:
             enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
-            new = vectors.embed(enc, _embed_texts(cat, [i for i, _ in need]),
+            new = vectors.embed(enc, cat.embed_texts([i for i, _ in need]),
                                 _stage(on_stage, "embedding", len(need)))
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
@@ -355,13 +355,3 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
     vectors.save(project.index_dir, matrix)
     cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
     return len(need), None
-
-
-def _embed_texts(cat: catalog_mod.Catalog, ids: list[str]) -> list[str]:
-    texts: dict[str, str] = {}
-    for chunk in catalog_mod._chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        for i, title, body, summary in cat.db.execute(
-                f"SELECT id, title, body, summary FROM items WHERE id IN ({marks})", chunk):
-            texts[i] = Item(i, "", "", title, body, "", summary=summary or "").embed_text
-    return [texts[i] for i in ids]

@@ -181,6 +181,16 @@ class Catalog:
                 out[row[0]] = Node(*row)
         return out
 
+    def embed_texts(self, ids: list[str]) -> list[str]:
+        """The text each of `ids` is embedded from (`Item.embed_text`), in the order given."""
+        texts: dict[str, str] = {}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for i, title, body, summary in self.db.execute(
+                    f"SELECT id, title, body, summary FROM items WHERE id IN ({marks})", chunk):
+                texts[i] = Item(i, "", "", title, body, "", summary=summary or "").embed_text
+        return [texts[i] for i in ids]
+
     def body(self, item_id: str) -> str:
         row = self.db.execute("SELECT body FROM items WHERE id = ?", (item_id,)).fetchone()
         return row[0] if row else ""
