@@ -119,6 +119,21 @@ def test_an_index_from_another_version_is_rebuilt_and_called_that(proj):
                         f"one reads {build.catalog_mod.SCHEMA}); rebuilding it"]
 
 
+def test_an_index_of_another_index_version_is_rebuilt_and_called_that(proj):
+    import sqlite3
+
+    build.rebuild(proj)
+    db = sqlite3.connect(proj.index_dir / build.CATALOG)
+    db.execute("UPDATE meta SET value = '0' WHERE key = 'index_version'")
+    db.commit()
+    db.close()
+    warnings = []
+    with build.open_index(proj, warn=warnings.append) as index:
+        assert index.catalog.count() == 6
+    assert warnings == ["stele: the index in .stele/index was built by another Stele version "
+                        f"(index version 0; this one reads {build.INDEX_VERSION}); rebuilding it"]
+
+
 def test_bad_files_are_left_out_and_reported(proj):
     (proj.root / "docs/memory/broken.md").write_text("---\nid: DEC-BBBB\nkind: decision\n---\nno title\n")
     write_fact(proj.root, "DEC-AAAA", "decision", "A second file with the same id").rename(

@@ -125,8 +125,12 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 
     cat = catalog_mod.Catalog(project.index_dir / CATALOG)
     try:
-        if cat.meta("index_version") != INDEX_VERSION:
-            raise ValueError("index from another Stele version")
+        version = cat.meta("index_version")  # written last, when a build commits
+        if version is None:
+            raise ValueError("its last build did not finish")
+        if version != INDEX_VERSION:
+            raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
+                                            f"this one reads {INDEX_VERSION})")
         return cat, TextIndex(project.index_dir / TEXT_DIR)
     except BaseException:
         cat.close()
