@@ -184,7 +184,7 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
             lock.acquire(True, deadline)  # drops the shared lock, then waits for the exclusive one
             parts, full = _try_open(project, stats, None)  # another process may have done it meanwhile
             if parts is None:
-                _update_or_rebuild(project, full, warn, on_stage, stats)
+                _update_or_rebuild(project, full, stats, warn, on_stage)
             else:
                 parts[0].close()
             lock.acquire(False, deadline)
@@ -201,16 +201,15 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
         raise
 
 
-def _update_or_rebuild(project: Project, full: bool, warn: Callable[[str], None] | None,
-                       on_stage: Stages | None, stats: dict | None = None) -> Report:
-    if full:
-        return update(project, full=True, on_stage=on_stage, stats=stats)
-    try:
-        return update(project, full=False, on_stage=on_stage, stats=stats)
-    except Exception as e:  # a damaged part that opened fine: start over
-        if warn:
-            warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
-        return update(project, full=True, on_stage=on_stage)
+def _update_or_rebuild(project: Project, full: bool, stats: dict, warn: Callable[[str], None] | None,
+                       on_stage: Stages | None) -> Report:
+    if not full:
+        try:
+            return update(project, False, stats, on_stage)
+        except Exception as e:  # a damaged part that opened fine: start over
+            if warn:
+                warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
+    return update(project, True, stats, on_stage)
 
 
 def _why(e: BaseException) -> str:
@@ -225,7 +224,7 @@ def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(True, None)
-        return update(project, full=True, on_stage=on_stage)
+        return update(project, True, scan(project), on_stage)
     finally:
         lock.release()
 
@@ -250,9 +249,10 @@ def _stage(on_stage: Stages | None, description: str, total: int) -> Callable[[i
     return on_stage(description, total) if on_stage else (lambda n=1: None)
 
 
-def update(project: Project, full: bool, on_stage: Stages | None = None, stats: dict | None = None) -> Report:
-    """Bring the index up to date (the caller holds the exclusive lock); `full` starts from nothing.
-    `stats` is the caller's fresh `scan()`, when it has one."""
+def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_stage: Stages | None = None
+           ) -> Report:
+    """Bring the index up to date with `stats`, the caller's fresh `scan()` (the caller holds the
+    exclusive lock); `full` starts from nothing."""
     from .text import TextIndex
 
     t0, now = time.monotonic(), time.time_ns()  # a file modified after `now` is racy
@@ -267,7 +267,6 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
         cat, text = _open_parts(project)
         stored = cat.files()
     try:
-        stats = stats if stats is not None else scan(project)
         # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
         again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
         hashes = racy(project, stats, now)
