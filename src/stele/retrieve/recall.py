@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .. import lifecycle
 from ..project import Project
 from . import gate as gate_mod
 from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
@@ -134,7 +135,7 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
     from .seeds import FTS, HYBRID, hybrid
     from .walk import Neighbourhood, walk
 
-    today = _today()
+    today = lifecycle.today()
     trace = Trace(gate=g)
     hood = Neighbourhood(index.catalog, lambda node: inactive_reason(node, today) is None)
     seeds: list[Seed] = []
@@ -237,19 +238,11 @@ def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: 
     return [Seed(i, best[i][0], ORIGIN_ANCHOR, best[i][1]) for i in usable[:s.max_seeds]]
 
 
-def _today() -> dt.date:
-    from ..lifecycle import today
-
-    return today()
-
-
 def inactive_reason(node: Any, on: dt.date) -> str | None:
     """Why `node` must not be auto-injected on day `on`, or None (session entries never end)."""
-    from ..lifecycle import inactive_reason as reason
-
     if node.source != "committed":
         return None
-    return reason(node.status or "", _date(node.expires), _date(node.review_after), on)
+    return lifecycle.inactive_reason(node.status or "", _date(node.expires), _date(node.review_after), on)
 
 
 def _date(value: str | None) -> dt.date | None:
