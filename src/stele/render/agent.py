@@ -57,8 +57,7 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
     tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
-    risk_width = excerpt_chars
-    risks = [line for r in result.risks for line in _risk_lines(r, risk_width)]
+    risks = [line for r in result.risks for line in _risk_lines(r, excerpt_chars)]
     if _size(head + risks + tail) > max_chars // 2:  # the callout never crowds out everything else
         risks = [line for r in result.risks for line in _risk_lines(r, MIN_EXCERPT)]
     if risks:
@@ -69,7 +68,7 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
     shown = 0
     for n, e in enumerate(result.entries):
         later = sum(titles[n + 1:n + 1 + TITLE_ROOM])
-        width = max(excerpt_chars, 4 * excerpt_chars) if e.body else excerpt_chars
+        width = 4 * excerpt_chars if e.body else excerpt_chars  # an id named in the prompt: its body
         for block in (_entry_lines(e, width), _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
             if _size(body) + _size(block) + later <= budget or len(block) == 1:
                 break
