@@ -67,7 +67,6 @@ class Trace:
     """Everything `stele why` explains: seeds, the walk, every score's parts, lifted risks, the cut."""
     gate: Any = None
     seeds: list[Seed] = field(default_factory=list)
-    search: Any = None                    # seeds.HybridResult of the prompt, when searched
     filtered: dict[str, str] = field(default_factory=dict)  # id -> why it may not be injected
     reached: dict[str, list[Via]] = field(default_factory=dict)
     scored: list[Scored] = field(default_factory=list)
@@ -162,7 +161,6 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
             return ok
 
         found = hybrid(index, g.text, s, 2 * s.max_seeds, keep)
-        trace.search = found
         mode = found.mode
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
