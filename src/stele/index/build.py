@@ -47,7 +47,6 @@ class Report:
     """What a refresh or rebuild did."""
     full: bool = False
     parsed: int = 0
-    removed: int = 0
     embedded: int = 0
     items: int = 0
     skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
@@ -288,7 +287,7 @@ def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_s
                     continue
                 fresh[item.id] = item
             advance(1)
-        report.parsed, report.removed = len(changed), len(set(gone) - set(fresh))
+        report.parsed = len(changed)
         cat.db.execute("BEGIN")
         # a re-read item keeps its vector row; `_update_vectors` re-embeds those whose text hash changed
         kept = cat.vector_rows(list(fresh))
