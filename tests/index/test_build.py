@@ -104,34 +104,22 @@ def test_a_damaged_catalog_is_reported_once_and_rebuilt(proj):
     assert len(warnings) == 1 and "unreadable" in warnings[0] and "rebuilding" in warnings[0]
 
 
-def test_an_index_from_another_version_is_rebuilt_and_called_that(proj):
+@pytest.mark.parametrize("key,stamp", [
+    ("schema", f"schema 0; this one reads {build.catalog_mod.SCHEMA}"),
+    ("index_version", f"index version 0; this one reads {build.INDEX_VERSION}")])
+def test_an_index_from_another_version_is_rebuilt_and_called_that(proj, key, stamp):
     import sqlite3
 
     build.rebuild(proj)
     db = sqlite3.connect(proj.index_dir / build.CATALOG)
-    db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    db.execute("UPDATE meta SET value = '0' WHERE key = ?", (key,))
     db.commit()
     db.close()
     warnings = []
     with build.open_index(proj, warn=warnings.append) as index:
         assert index.catalog.count() == 6
-    assert warnings == [f"stele: the index in .stele/index was built by another Stele version (schema 0; this "
-                        f"one reads {build.catalog_mod.SCHEMA}); rebuilding it"]
-
-
-def test_an_index_of_another_index_version_is_rebuilt_and_called_that(proj):
-    import sqlite3
-
-    build.rebuild(proj)
-    db = sqlite3.connect(proj.index_dir / build.CATALOG)
-    db.execute("UPDATE meta SET value = '0' WHERE key = 'index_version'")
-    db.commit()
-    db.close()
-    warnings = []
-    with build.open_index(proj, warn=warnings.append) as index:
-        assert index.catalog.count() == 6
-    assert warnings == ["stele: the index in .stele/index was built by another Stele version "
-                        f"(index version 0; this one reads {build.INDEX_VERSION}); rebuilding it"]
+    assert warnings == [f"stele: the index in .stele/index was built by another Stele version ({stamp}); "
+                        "rebuilding it"]
 
 
 def test_bad_files_are_left_out_and_reported(proj):
