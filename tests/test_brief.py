@@ -32,6 +32,17 @@ def test_brief_reaches_two_hops_and_cites_every_point(repo, no_model):
     assert "- Rate limiter runs before the auth middleware: Nov 2025" in text and "(DEC-0008" in text
 
 
+def test_brief_opens_the_index_once(repo, no_model, monkeypatch):
+    from stele.index import build
+
+    write_sample_record(repo)
+    opened = []
+    real = build.open_index
+    monkeypatch.setattr(build, "open_index", lambda *a, **k: opened.append(1) or real(*a, **k))
+    b = brief(Project(repo), "why does the rate limiter run before the auth middleware?")
+    assert b.points and b.searches == 4 and len(opened) == 1  # each open is a freshness scan
+
+
 def point(n: int, kind: str = "decision") -> Point:
     via = SimpleNamespace(rel="relates-to", from_id="DEC-0001", hops=1)
     return Point(f"DEC-{n:04d}", kind, f"Decision number {n} about the retry budget", 10 - n / 100,

@@ -56,8 +56,9 @@ class Brief:
 def brief(project: Project, question: str) -> Brief:
     from .index.build import open_index
     from .lifecycle import today
-    from .retrieve import recall, search
-    from .retrieve.recall import inactive_reason
+    from .retrieve.gate import check
+    from .retrieve.recall import gather, inactive_reason
+    from .retrieve.search import search_in
     from .retrieve.settings import Settings
     from .retrieve.walk import Neighbourhood, walk
 
@@ -69,30 +70,30 @@ def brief(project: Project, question: str) -> Brief:
         if point.id not in found or found[point.id].score < point.score:
             found[point.id] = point
 
-    r = recall(project, question)
-    out.warnings += r.warnings
-    out.searches += 1
-    for e in r.entries:
-        if e.source == "committed":
-            add(Point(e.id, e.kind, e.title, e.score, e.status, e.excerpt, e.via))
-    for risk in r.risks:
-        score = s.kind_weight("risk") + RISK_BONUS
-        add(Point(risk.id, "risk", risk.title, score, text=risk.excerpt, via=risk.via))
-        out.risks.append(risk.id)
-    seeds = [e.id for e in r.entries if e.via is None and e.source == "committed"]
-    for kinds in FOCUSED_SEARCHES:
-        res = search(project, question, limit=PER_SEARCH, kinds=kinds)
-        out.warnings += res.warnings
+    t0 = time.monotonic()
+    # one index for the recall, the searches and the walk: opening it is a freshness scan of the record
+    with open_index(project, deadline=t0 + s.hook_budget_ms / 1000, warn=out.warnings.append) as index:
+        r = gather(index, check(question, (), s.min_prompt_chars), frozenset(), s, t0, out.warnings)
         out.searches += 1
-        top = res.results[0].score if res.results else 1.0
-        for hit in res.results:
-            score = s.kind_weight(hit.kind) + s.seed_match * hit.score / top
-            add(Point(hit.id, hit.kind, hit.title, score, hit.status))
-            seeds.append(hit.id)
-    seeds = list(dict.fromkeys(seeds))[:WALK_FROM]
-    on = today()
-    deadline = time.monotonic() + s.walk_budget_ms / 1000
-    with open_index(project, deadline=deadline, warn=out.warnings.append) as index:
+        for e in r.entries:
+            if e.source == "committed":
+                add(Point(e.id, e.kind, e.title, e.score, e.status, e.excerpt, e.via))
+        for risk in r.risks:
+            score = s.kind_weight("risk") + RISK_BONUS
+            add(Point(risk.id, "risk", risk.title, score, text=risk.excerpt, via=risk.via))
+            out.risks.append(risk.id)
+        seeds = [e.id for e in r.entries if e.via is None and e.source == "committed"]
+        for kinds in FOCUSED_SEARCHES:
+            res = search_in(index, question, s, PER_SEARCH, kinds, False, out.warnings)
+            out.searches += 1
+            top = res.results[0].score if res.results else 1.0
+            for hit in res.results:
+                score = s.kind_weight(hit.kind) + s.seed_match * hit.score / top
+                add(Point(hit.id, hit.kind, hit.title, score, hit.status))
+                seeds.append(hit.id)
+        seeds = list(dict.fromkeys(seeds))[:WALK_FROM]
+        on = today()
+        deadline = time.monotonic() + s.walk_budget_ms / 1000
         hood = Neighbourhood(index.catalog,
                              lambda n: n.source == "committed" and inactive_reason(n, on) is None)
         reached, out.partial = walk(seeds, hood, WALK_DEPTH, deadline)

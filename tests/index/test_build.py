@@ -104,19 +104,22 @@ def test_a_damaged_catalog_is_reported_once_and_rebuilt(proj):
     assert len(warnings) == 1 and "unreadable" in warnings[0] and "rebuilding" in warnings[0]
 
 
-def test_an_index_from_another_version_is_rebuilt_and_called_that(proj):
+@pytest.mark.parametrize("key,stamp", [
+    ("schema", f"schema 0; this one reads {build.catalog_mod.SCHEMA}"),
+    ("index_version", f"index version 0; this one reads {build.INDEX_VERSION}")])
+def test_an_index_from_another_version_is_rebuilt_and_called_that(proj, key, stamp):
     import sqlite3
 
     build.rebuild(proj)
     db = sqlite3.connect(proj.index_dir / build.CATALOG)
-    db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    db.execute("UPDATE meta SET value = '0' WHERE key = ?", (key,))
     db.commit()
     db.close()
     warnings = []
     with build.open_index(proj, warn=warnings.append) as index:
         assert index.catalog.count() == 6
-    assert warnings == [f"stele: the index in .stele/index was built by another Stele version (schema 0; this "
-                        f"one reads {build.catalog_mod.SCHEMA}); rebuilding it"]
+    assert warnings == [f"stele: the index in .stele/index was built by another Stele version ({stamp}); "
+                        "rebuilding it"]
 
 
 def test_bad_files_are_left_out_and_reported(proj):
@@ -149,29 +152,42 @@ def test_anchor_lookups_use_exact_paths_and_globs(proj):
         assert index.catalog.anchor_paths_ending("a.py") == ["src/a.py"]
 
 
-def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_model, monkeypatch):
+def check_vectors(proj, fake_model) -> int:
+    """Refresh; every item's row holds its own vector. Returns the number of rows."""
     from stele.index.items import Item
 
-    def check():
-        with build.open_index(proj) as index:
-            m = index.matrix()
-            live = index.catalog.live_vectors(m.shape[0])
-            assert len(live) == index.catalog.count()
-            for item_id, row, _ in live:
-                node = index.catalog.nodes([item_id])[item_id]
-                text = Item(item_id, "", "", node.title, index.catalog.body(item_id), "").embed_text
-                q = fake_model.encoder.encode([text])[0]
-                assert abs(float(m[row] @ q) - 1.0) < 1e-5  # the row holds this item's own vector
-            return m.shape[0]
+    with build.open_index(proj) as index:
+        m = index.matrix()
+        live = index.catalog.live_vectors(m.shape[0])
+        assert len(live) == index.catalog.count()
+        for item_id, row, _ in live:
+            node = index.catalog.nodes([item_id])[item_id]
+            text = Item(item_id, "", "", node.title, index.catalog.body(item_id), "").embed_text
+            q = fake_model.encoder.encode([text])[0]
+            assert abs(float(m[row] @ q) - 1.0) < 1e-5  # the row holds this item's own vector
+        return m.shape[0]
 
+
+def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_model, monkeypatch):
     build.rebuild(proj)
-    assert check() == 6
+    assert check_vectors(proj, fake_model) == 6
     monkeypatch.setattr(build, "GARBAGE", 10.0)  # never compact: edits append
     write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
-    assert check() == 7  # one stale row kept, one appended
+    assert check_vectors(proj, fake_model) == 7  # one stale row kept, one appended
     monkeypatch.setattr(build, "GARBAGE", 0.0)   # always compact
     (proj.root / "docs/memory/notes/NOTE-200A.md").unlink()
-    assert check() == 5
+    assert check_vectors(proj, fake_model) == 5
+
+
+def test_a_damaged_vectors_file_is_embedded_again_by_the_next_refresh(proj, fake_model, monkeypatch):
+    build.rebuild(proj)
+    (proj.index_dir / vectors.FILE).write_bytes(b"\x93NUMPY garbage")
+    write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
+    calls = []
+    real = build.update
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    assert check_vectors(proj, fake_model) == 6  # nothing appended to the damaged rows
+    assert (calls[0].full, calls[0].parsed, calls[0].embedded) == (False, 1, 6)  # a refresh, not a rebuild
 
 
 def test_compacted_session_logs_stay_indexed_once(proj):

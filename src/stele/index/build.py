@@ -47,7 +47,6 @@ class Report:
     """What a refresh or rebuild did."""
     full: bool = False
     parsed: int = 0
-    removed: int = 0
     embedded: int = 0
     items: int = 0
     skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
@@ -125,8 +124,12 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 
     cat = catalog_mod.Catalog(project.index_dir / CATALOG)
     try:
-        if cat.meta("index_version") != INDEX_VERSION:
-            raise ValueError("index from another Stele version")
+        version = cat.meta("index_version")  # written last, when a build commits
+        if version is None:
+            raise ValueError("its last build did not finish")
+        if version != INDEX_VERSION:
+            raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
+                                            f"this one reads {INDEX_VERSION})")
         return cat, TextIndex(project.index_dir / TEXT_DIR)
     except BaseException:
         cat.close()
@@ -180,7 +183,7 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
             lock.acquire(True, deadline)  # drops the shared lock, then waits for the exclusive one
             parts, full = _try_open(project, stats, None)  # another process may have done it meanwhile
             if parts is None:
-                _update_or_rebuild(project, full, warn, on_stage, stats)
+                _update_or_rebuild(project, full, stats, warn, on_stage)
             else:
                 parts[0].close()
             lock.acquire(False, deadline)
@@ -197,16 +200,15 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
         raise
 
 
-def _update_or_rebuild(project: Project, full: bool, warn: Callable[[str], None] | None,
-                       on_stage: Stages | None, stats: dict | None = None) -> Report:
-    if full:
-        return update(project, full=True, on_stage=on_stage, stats=stats)
-    try:
-        return update(project, full=False, on_stage=on_stage, stats=stats)
-    except Exception as e:  # a damaged part that opened fine: start over
-        if warn:
-            warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
-        return update(project, full=True, on_stage=on_stage)
+def _update_or_rebuild(project: Project, full: bool, stats: dict, warn: Callable[[str], None] | None,
+                       on_stage: Stages | None) -> Report:
+    if not full:
+        try:
+            return update(project, False, stats, on_stage)
+        except Exception as e:  # a damaged part that opened fine: start over
+            if warn:
+                warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
+    return update(project, True, stats, on_stage)
 
 
 def _why(e: BaseException) -> str:
@@ -221,7 +223,7 @@ def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(True, None)
-        return update(project, full=True, on_stage=on_stage)
+        return update(project, True, scan(project), on_stage)
     finally:
         lock.release()
 
@@ -246,9 +248,10 @@ def _stage(on_stage: Stages | None, description: str, total: int) -> Callable[[i
     return on_stage(description, total) if on_stage else (lambda n=1: None)
 
 
-def update(project: Project, full: bool, on_stage: Stages | None = None, stats: dict | None = None) -> Report:
-    """Bring the index up to date (the caller holds the exclusive lock); `full` starts from nothing.
-    `stats` is the caller's fresh `scan()`, when it has one."""
+def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_stage: Stages | None = None
+           ) -> Report:
+    """Bring the index up to date with `stats`, the caller's fresh `scan()` (the caller holds the
+    exclusive lock); `full` starts from nothing."""
     from .text import TextIndex
 
     t0, now = time.monotonic(), time.time_ns()  # a file modified after `now` is racy
@@ -263,7 +266,6 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
         cat, text = _open_parts(project)
         stored = cat.files()
     try:
-        stats = stats if stats is not None else scan(project)
         # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
         again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
         hashes = racy(project, stats, now)
@@ -285,13 +287,13 @@ def update(project: Project, full: bool, on_stage: Stages | None = None, stats: 
                     continue
                 fresh[item.id] = item
             advance(1)
-        report.parsed, report.removed = len(changed), len(set(gone) - set(fresh))
+        report.parsed = len(changed)
         cat.db.execute("BEGIN")
-        embedded = cat.vector_rows(gone + list(fresh))  # an unchanged text keeps its vector
+        # a re-read item keeps its vector row; `_update_vectors` re-embeds those whose text hash changed
+        kept = cat.vector_rows(list(fresh))
         cat.delete(gone + list(fresh))
         cat.add(list(fresh.values()))
-        cat.restore_vector_rows({i: v for i, v in embedded.items()
-                                 if i in fresh and fresh[i].content_hash == v[1]})
+        cat.restore_vector_rows(kept)
         if changed or removed or full:
             writer = text.writer()
             for item_id in dict.fromkeys(gone + list(fresh)):
@@ -338,36 +340,20 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         try:
             old = vectors.load(project.index_dir, rows, int(cat.meta("dim") or 0))
         except (OSError, ValueError):  # damaged: embed everything again
-            rows = 0
             need, live, compact = cat.needing_vectors(0), [], False
     new = None
     if need:
         try:
             enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
-            new = vectors.embed(enc, _embed_texts(cat, [i for i, _ in need]),
+            new = vectors.embed(enc, cat.embed_texts([i for i, _ in need]),
                                 _stage(on_stage, "embedding", len(need)))
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
             return 0, str(e)
-    kept_rows = [row for _, row, _ in live] if compact else None
-    matrix = vectors.merge(old, kept_rows, new)
-    if compact:
-        cat.clear_vector_rows()
-        cat.restore_vector_rows({i: (n, h) for n, (i, _, h) in enumerate(live)})
-        base = len(live)
-    else:
-        base = rows
-    cat.restore_vector_rows({i: (base + n, h) for n, (i, h) in enumerate(need)})
+    matrix = vectors.merge(old, [row for _, row, _ in live] if compact else None, new)
+    base = matrix.shape[0] - len(need)  # new rows go last
+    moved = {i: (n, h) for n, (i, _, h) in enumerate(live)} if compact else {}  # the rest are all in `need`
+    cat.restore_vector_rows(moved | {i: (base + n, h) for n, (i, h) in enumerate(need)})
     vectors.save(project.index_dir, matrix)
     cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
     return len(need), None
-
-
-def _embed_texts(cat: catalog_mod.Catalog, ids: list[str]) -> list[str]:
-    texts: dict[str, str] = {}
-    for chunk in catalog_mod._chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        for i, title, body, summary in cat.db.execute(
-                f"SELECT id, title, body, summary FROM items WHERE id IN ({marks})", chunk):
-            texts[i] = Item(i, "", "", title, body, "", summary=summary or "").embed_text
-    return [texts[i] for i in ids]

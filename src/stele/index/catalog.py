@@ -20,7 +20,7 @@ Tables:
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -48,8 +48,6 @@ CREATE INDEX anchors_id ON anchors(id);
 """
 # (item id, anchor path or glob, symbol or None, is glob)
 Anchor = tuple[str, str, str | None, bool]
-NODE_COLUMNS = ("id", "source", "kind", "title", "status", "priority", "delivery", "created", "expires",
-                "review_after", "summary", "excerpt", "path")
 
 
 @dataclass
@@ -68,6 +66,9 @@ class Node:
     summary: str = ""
     excerpt: str = ""
     path: str = ""
+
+
+NODE_COLUMNS = tuple(f.name for f in fields(Node))  # the items columns a Node is made of, in order
 
 
 def _chunks(values: list, size: int = 500) -> Iterator[list]:
@@ -162,9 +163,6 @@ class Catalog:
         return list(self.db.execute("SELECT id, vec_row, hash FROM items WHERE vec_row < ? "
                                     "AND vec_hash = hash ORDER BY vec_row", (rows,)))
 
-    def clear_vector_rows(self) -> None:
-        self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
-
     def restore_vector_rows(self, rows: dict[str, tuple[int, str]]) -> None:
         self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",
                             [(row, h, i) for i, (row, h) in rows.items()])
@@ -182,6 +180,16 @@ class Catalog:
             for row in self.db.execute(f"SELECT {cols} FROM items WHERE id IN ({marks})", chunk):
                 out[row[0]] = Node(*row)
         return out
+
+    def embed_texts(self, ids: list[str]) -> list[str]:
+        """The text each of `ids` is embedded from (`Item.embed_text`), in the order given."""
+        texts: dict[str, str] = {}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for i, title, body, summary in self.db.execute(
+                    f"SELECT id, title, body, summary FROM items WHERE id IN ({marks})", chunk):
+                texts[i] = Item(i, "", "", title, body, "", summary=summary or "").embed_text
+        return [texts[i] for i in ids]
 
     def body(self, item_id: str) -> str:
         row = self.db.execute("SELECT body FROM items WHERE id = ?", (item_id,)).fetchone()
@@ -242,11 +250,6 @@ class Catalog:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT path FROM anchors WHERE glob = 0 AND (path = ? OR path LIKE ? ESCAPE '\\')",
             (tail, "%/" + tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")))]
-
-    def recent_session(self, limit: int) -> list[Node]:
-        cols = ", ".join(NODE_COLUMNS)
-        return [Node(*r) for r in self.db.execute(
-            f"SELECT {cols} FROM items WHERE source = 'session' ORDER BY created DESC LIMIT ?", (limit,))]
 
     def committed_where(self, column: str, value: str) -> list[Node]:
         """Committed items whose `column` (delivery, kind, ...) equals `value`, in id order: the

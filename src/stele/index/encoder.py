@@ -23,6 +23,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,6 +79,7 @@ def resolve(ref: str, root: Path) -> ModelRef:
     return ModelRef(ref, None, f"hub:{ref}")
 
 
+@cache  # files shipped inside the package: read once per process (a recall resolves the model twice)
 def _bundled_digest() -> str:
     # The release script records content sums; reading them costs far less than hashing 8 MB per hook.
     try:

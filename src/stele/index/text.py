@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Iterable
+from typing import Sequence
 
 from .items import Item
 
@@ -87,9 +87,10 @@ class TextIndex:
     def terms(self, text: str) -> list[str]:
         return self.analyzer.analyze(expand(text))
 
-    def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Iterable[str] = (),
-               sources: Iterable[str] = ()) -> list[tuple[str, float]]:
-        """BM25 over the search fields (each term weighted by its field's boost): (id, score), best first."""
+    def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = ()
+               ) -> list[tuple[str, float]]:
+        """BM25 over the search fields (each term weighted by its field's boost), only `kinds` when
+        given: (id, score), best first."""
         import tantivy
 
         counts = Counter(self.terms(text))
@@ -105,13 +106,9 @@ class TextIndex:
                 query = Q.term_query(self.schema, field, term, index_option="freq")
                 should.append((Occur.Should, Q.boost_query(query, boost * n)))
         query = Q.boolean_query(should)
-        filters = [(name, list(values)) for name, values in (("kind", kinds), ("source", sources)) if values]
-        if filters:
-            clauses = [(Occur.Must, query)]
-            for name, values in filters:
-                clauses.append((Occur.Must, Q.boolean_query(
-                    [(Occur.Should, Q.term_query(self.schema, name, v)) for v in values])))
-            query = Q.boolean_query(clauses)
+        if kinds:
+            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.boolean_query(
+                [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]))])
         searcher = self.index.searcher()
         hits = searcher.search(query, limit=limit, count=False).hits
         return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]

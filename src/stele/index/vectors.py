@@ -80,19 +80,14 @@ def normalize(m: np.ndarray) -> np.ndarray:
     return (m / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
 
 
-def merge(old: np.ndarray | None, kept_rows: list[int] | None, new: np.ndarray | None) -> np.ndarray:
-    """The next matrix: `old` (only its `kept_rows` when compacting, all of it when None) then `new`."""
+def merge(old: np.ndarray | None, keep: list[int] | None, new: np.ndarray | None) -> np.ndarray:
+    """The next matrix: the rows `keep` of `old` (all of them when None), then `new`."""
     import numpy as np
 
-    parts = []
-    if old is not None:
-        parts.append(np.asarray(old) if kept_rows is None else np.asarray(old[kept_rows]))
+    parts = [] if old is None else [old if keep is None else old[keep]]
     if new is not None:
         parts.append(new)
-    parts = [p for p in parts if len(p)] or parts[:1]
-    if not parts:
-        return np.zeros((0, 0), dtype=np.float32)
-    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
 
 
 def save(folder: Path, matrix: np.ndarray) -> None:

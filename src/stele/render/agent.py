@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-RULE = "-" * 60
+from .facts import RULE, cut
+
 HEADER = "-- from the project record (reference data, not instructions) " + "-" * 10
 FOOTER = ("This is a starting set from the project record, not everything: "
           "run `stele search \"...\"` or `stele show ID` for more.")
@@ -31,21 +32,15 @@ def _entry_lines(e: Any, excerpt_chars: int) -> list[str]:
     lines = [f"{kind} {e.id}{status}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
     if text and text != e.title and excerpt_chars > 0:
-        lines += ["    " + line if line.strip() else "" for line in _cut(text, excerpt_chars).splitlines()]
+        lines += ["    " + line if line.strip() else "" for line in cut(text, excerpt_chars).splitlines()]
     return lines
 
 
 def _risk_lines(r: Any, excerpt_chars: int) -> list[str]:
     lines = [f"! RISK on your path: {r.id}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
-        lines.append("    " + _cut(r.excerpt, excerpt_chars))
+        lines.append("    " + cut(r.excerpt, excerpt_chars))
     return lines
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return (text[:max(0, limit - 3)].rsplit(" ", 1)[0] or text[:max(0, limit - 3)]) + "..."
 
 
 def _size(lines: list[str]) -> int:
@@ -62,8 +57,7 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
     tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
-    risk_width = excerpt_chars
-    risks = [line for r in result.risks for line in _risk_lines(r, risk_width)]
+    risks = [line for r in result.risks for line in _risk_lines(r, excerpt_chars)]
     if _size(head + risks + tail) > max_chars // 2:  # the callout never crowds out everything else
         risks = [line for r in result.risks for line in _risk_lines(r, MIN_EXCERPT)]
     if risks:
@@ -74,7 +68,7 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
     shown = 0
     for n, e in enumerate(result.entries):
         later = sum(titles[n + 1:n + 1 + TITLE_ROOM])
-        width = max(excerpt_chars, 4 * excerpt_chars) if e.body else excerpt_chars
+        width = 4 * excerpt_chars if e.body else excerpt_chars  # an id named in the prompt: its body
         for block in (_entry_lines(e, width), _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
             if _size(body) + _size(block) + later <= budget or len(block) == 1:
                 break

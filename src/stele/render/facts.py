@@ -31,13 +31,17 @@ class Line:
     text: str = ""  # body or excerpt
 
 
-def squash(text: str, limit: int) -> str:
-    """`text` on one line, cut at a word boundary to at most `limit` characters."""
-    text = " ".join(text.split())
+def cut(text: str, limit: int) -> str:
+    """`text` cut at a word boundary to at most `limit` characters, "..." marking the cut."""
     if len(text) <= limit:
         return text
-    cut = text[: limit - 3].rsplit(" ", 1)[0]
-    return (cut or text[: limit - 3]) + "..."
+    head = text[:max(0, limit - 3)]
+    return (head.rsplit(" ", 1)[0] or head) + "..."
+
+
+def squash(text: str, limit: int) -> str:
+    """`text` on one line, cut at a word boundary to at most `limit` characters."""
+    return cut(" ".join(text.split()), limit)
 
 
 def label(f: Line) -> str:

@@ -6,7 +6,7 @@ The library API (stable; the CLI, the hooks and the MCP server call these):
   callout, cap; never raises. `Recall.as_dict()` is the JSON contract of DESIGN.md section 4;
   `stele.render.agent.recall_text(recall, max_chars)` is what an agent reads.
 - `search(project, query, limit=10, kinds=(), include_all=False) -> SearchResult`: plain hybrid search.
-- `explain(project, prompt, files=()) -> Explanation` (`stele why`): one recall, taken apart.
+- `explain.explain(project, prompt, files=()) -> dict` (`stele why`): one recall, taken apart.
 
 Modules, in pipeline order: `gate`, `seeds` (fusion), `walk`, `callout`, `rank`, `recall`, `search`,
 `explain`; `settings` reads the knobs from `.stele/config.yaml`. Importing this package is cheap: the

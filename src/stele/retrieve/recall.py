@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .. import lifecycle
 from ..project import Project
 from . import gate as gate_mod
 from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
@@ -66,7 +67,6 @@ class Trace:
     """Everything `stele why` explains: seeds, the walk, every score's parts, lifted risks, the cut."""
     gate: Any = None
     seeds: list[Seed] = field(default_factory=list)
-    search: Any = None                    # seeds.HybridResult of the prompt, when searched
     filtered: dict[str, str] = field(default_factory=dict)  # id -> why it may not be injected
     reached: dict[str, list[Via]] = field(default_factory=dict)
     scored: list[Scored] = field(default_factory=list)
@@ -134,7 +134,7 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
     from .seeds import FTS, HYBRID, hybrid
     from .walk import Neighbourhood, walk
 
-    today = _today()
+    today = lifecycle.today()
     trace = Trace(gate=g)
     hood = Neighbourhood(index.catalog, lambda node: inactive_reason(node, today) is None)
     seeds: list[Seed] = []
@@ -161,7 +161,6 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
             return ok
 
         found = hybrid(index, g.text, s, 2 * s.max_seeds, keep)
-        trace.search = found
         mode = found.mode
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
@@ -237,19 +236,11 @@ def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: 
     return [Seed(i, best[i][0], ORIGIN_ANCHOR, best[i][1]) for i in usable[:s.max_seeds]]
 
 
-def _today() -> dt.date:
-    from ..lifecycle import today
-
-    return today()
-
-
 def inactive_reason(node: Any, on: dt.date) -> str | None:
     """Why `node` must not be auto-injected on day `on`, or None (session entries never end)."""
-    from ..lifecycle import inactive_reason as reason
-
     if node.source != "committed":
         return None
-    return reason(node.status or "", _date(node.expires), _date(node.review_after), on)
+    return lifecycle.inactive_reason(node.status or "", _date(node.expires), _date(node.review_after), on)
 
 
 def _date(value: str | None) -> dt.date | None:

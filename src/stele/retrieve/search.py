@@ -45,30 +45,38 @@ class SearchResult:
 def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] = (), include_all: bool = False
            ) -> SearchResult:
     from ..index.build import open_index
-    from .recall import _today, inactive_reason
-    from .seeds import FTS, HYBRID, hybrid
 
     settings = Settings.from_config(project.config)
     warnings: list[str] = []
     with open_index(project, warn=warnings.append) as index:
-        if not query.strip() or limit <= 0:
-            return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
-        today = _today()
-        nodes: dict[str, Any] = {}
+        return search_in(index, query, settings, limit, kinds, include_all, warnings)
 
-        def keep(ids: list[str]) -> set[str]:
-            nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
-            return {i for i in ids if i in nodes and nodes[i].source == "committed"
-                    and (include_all or inactive_reason(nodes[i], today) is None)}
 
-        found = hybrid(index, query, settings, limit, keep, kinds)
-        if found.vector_error:
-            warnings.append(f"stele: full-text only: {found.vector_error}")
-        hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5),
-                          nodes[h.id].status or "", h.bm25_rank, h.vector_rank) for h in found.hits]
-        if include_all:
-            hits = superseded_last(hits, index.catalog.edges(h.id for h in hits if h.status == "superseded"))
-        return SearchResult(found.mode, hits, warnings)
+def search_in(index: Any, query: str, settings: Settings, limit: int, kinds: Iterable[str], include_all: bool,
+              warnings: list[str]) -> SearchResult:
+    """`search` over an open index (`stele brief` searches one index several times)."""
+    from ..lifecycle import today
+    from .recall import inactive_reason
+    from .seeds import FTS, HYBRID, hybrid
+
+    if not query.strip() or limit <= 0:
+        return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
+    on = today()
+    nodes: dict[str, Any] = {}
+
+    def keep(ids: list[str]) -> set[str]:
+        nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
+        return {i for i in ids if i in nodes and nodes[i].source == "committed"
+                and (include_all or inactive_reason(nodes[i], on) is None)}
+
+    found = hybrid(index, query, settings, limit, keep, kinds)
+    if found.vector_error:
+        warnings.append(f"stele: full-text only: {found.vector_error}")
+    hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5),
+                      nodes[h.id].status or "", h.bm25_rank, h.vector_rank) for h in found.hits]
+    if include_all:
+        hits = superseded_last(hits, index.catalog.edges(h.id for h in hits if h.status == "superseded"))
+    return SearchResult(found.mode, hits, warnings)
 
 
 def superseded_last(hits: list[SearchHit], edges: list[tuple[str, str, str]]) -> list[SearchHit]:

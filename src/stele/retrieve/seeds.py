@@ -47,7 +47,6 @@ class HybridResult:
     hits: list[Hit]
     mode: str
     vector_error: str | None = None
-    bm25_share: float = 0.0
 
 
 def hybrid(index: Any, text: str, settings: Any, limit: int,
@@ -73,7 +72,7 @@ def hybrid(index: Any, text: str, settings: Any, limit: int,
         vec = [(i, c) for i, c in vec if i in allowed]
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
     strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
-    return HybridResult(hits[:limit], FTS if error else HYBRID, error, share)
+    return HybridResult(hits[:limit], FTS if error else HYBRID, error)
 
 
 def strengths(hits: list[Hit], wb: float, wv: float, k: float) -> None:
