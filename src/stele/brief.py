@@ -55,9 +55,9 @@ class Brief:
 
 def brief(project: Project, question: str) -> Brief:
     from .index.build import open_index
-    from .lifecycle import today
+    from .lifecycle import inactive, today
     from .retrieve.gate import check
-    from .retrieve.recall import gather, inactive_reason
+    from .retrieve.recall import gather
     from .retrieve.search import search_in
     from .retrieve.settings import Settings
     from .retrieve.walk import Neighbourhood, walk
@@ -95,7 +95,7 @@ def brief(project: Project, question: str) -> Brief:
         on = today()
         deadline = time.monotonic() + s.walk_budget_ms / 1000
         hood = Neighbourhood(index.catalog,
-                             lambda n: n.source == "committed" and inactive_reason(n, on) is None)
+                             lambda n: n.source == "committed" and inactive(n, on) is None)
         reached, out.partial = walk(seeds, hood, WALK_DEPTH, deadline)
         for node_id, vias in reached.items():
             via = vias[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from typing import Any
 
 from .errors import SteleError
 from .kinds import ENDED_STATUSES
@@ -22,6 +23,24 @@ def today() -> dt.date:
         except ValueError:
             raise SteleError(f"{TODAY_ENV}={pinned!r} is not a date: use YYYY-MM-DD or unset it") from None
     return dt.date.today()
+
+
+def inactive(item: Any, on: dt.date) -> str | None:
+    """`inactive_reason` for anything with `status`, `expires` and `review_after` (a Fact, or an index
+    node whose dates are ISO text). Session entries never end. (A Fact's `source` is its provenance list,
+    so only an index node can say "session" there.)"""
+    if getattr(item, "source", None) == "session":
+        return None
+    return inactive_reason(item.status or "", _date(item.expires), _date(item.review_after), on)
+
+
+def _date(value: Any) -> dt.date | None:
+    if value is None or isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
 
 
 def inactive_reason(status: str, expires: dt.date | None, review_after: dt.date | None,

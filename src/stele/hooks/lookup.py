@@ -70,11 +70,10 @@ def _first_warning():
 
 
 def _pushable(nodes: Iterable[Any]) -> list[Any]:
-    from ..lifecycle import today
-    from ..retrieve.recall import inactive_reason
+    from ..lifecycle import inactive, today
 
     on = today()
-    return [n for n in nodes if n.source == "committed" and inactive_reason(n, on) is None]
+    return [n for n in nodes if n.source == "committed" and inactive(n, on) is None]
 
 
 def _order(n: Any) -> tuple:

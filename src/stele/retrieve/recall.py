@@ -136,7 +136,7 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
 
     today = lifecycle.today()
     trace = Trace(gate=g)
-    hood = Neighbourhood(index.catalog, lambda node: inactive_reason(node, today) is None)
+    hood = Neighbourhood(index.catalog, lambda node: lifecycle.inactive(node, today) is None)
     seeds: list[Seed] = []
     hood.load_nodes(g.ids)
     for i in g.ids:
@@ -153,7 +153,7 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
             hood.load_nodes(ids)
             ok = set()
             for i in dict.fromkeys(ids):
-                why = inactive_reason(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
+                why = lifecycle.inactive(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
                 if why:
                     trace.filtered[i] = why
                 elif i not in taken:
@@ -234,20 +234,6 @@ def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: 
     usable = [i for i in best if i not in taken and hood.ok(i)]
     usable.sort(key=lambda i: (-best[i][0], -s.kind_weight(hood.nodes[i].kind), i))
     return [Seed(i, best[i][0], ORIGIN_ANCHOR, best[i][1]) for i in usable[:s.max_seeds]]
-
-
-def inactive_reason(node: Any, on: dt.date) -> str | None:
-    """Why `node` must not be auto-injected on day `on`, or None (session entries never end)."""
-    if node.source != "committed":
-        return None
-    return lifecycle.inactive_reason(node.status or "", _date(node.expires), _date(node.review_after), on)
-
-
-def _date(value: str | None) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(value) if value else None
-    except ValueError:
-        return None
 
 
 def prior_context(project: Project, warnings: list[str]) -> Recall:

@@ -55,8 +55,7 @@ def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] =
 def search_in(index: Any, query: str, settings: Settings, limit: int, kinds: Iterable[str], include_all: bool,
               warnings: list[str]) -> SearchResult:
     """`search` over an open index (`stele brief` searches one index several times)."""
-    from ..lifecycle import today
-    from .recall import inactive_reason
+    from ..lifecycle import inactive, today
     from .seeds import FTS, HYBRID, hybrid
 
     if not query.strip() or limit <= 0:
@@ -67,7 +66,7 @@ def search_in(index: Any, query: str, settings: Settings, limit: int, kinds: Ite
     def keep(ids: list[str]) -> set[str]:
         nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
         return {i for i in ids if i in nodes and nodes[i].source == "committed"
-                and (include_all or inactive_reason(nodes[i], on) is None)}
+                and (include_all or inactive(nodes[i], on) is None)}
 
     found = hybrid(index, query, settings, limit, keep, kinds)
     if found.vector_error:

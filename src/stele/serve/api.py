@@ -15,7 +15,7 @@ from typing import Any, Callable
 from ..anchors import about
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
-from ..lifecycle import inactive_reason, today
+from ..lifecycle import inactive, today
 from ..model import Fact
 from ..project import Project
 from ..record import Record, load
@@ -89,7 +89,7 @@ def _matches(fact: Fact, words: list[str]) -> bool:
 
 def _summary(fact: Fact) -> dict[str, Any]:
     data = {k: v for k, v in fact.as_dict().items() if k != "body"}
-    data["inactive"] = inactive_reason(fact.status, fact.expires, fact.review_after, today())
+    data["inactive"] = inactive(fact, today())
     return data
 
 
@@ -128,7 +128,7 @@ def fact(project: Project, q: Query, fact_id: str) -> Response:
     if found is None:
         raise ApiError(404, f"no fact with id {fact_id} in the record")
     data = found.as_dict()
-    data["inactive"] = inactive_reason(found.status, found.expires, found.review_after, today())
+    data["inactive"] = inactive(found, today())
     data["outgoing"] = [_edge(record, e.rel, e.dst) for e in record.graph.out.get(found.id, [])]
     data["incoming"] = [_edge(record, e.rel, e.src) for e in record.graph.inc.get(found.id, [])]
     return json_response(data)
@@ -138,7 +138,7 @@ def graph(project: Project, q: Query) -> Response:
     """GET /api/memory/graph -> every fact as a node and every typed edge between two facts."""
     record = load(project)
     nodes = [{"id": f.id, "kind": f.kind, "title": f.title, "status": f.status, "priority": f.priority,
-              "inactive": inactive_reason(f.status, f.expires, f.review_after, today())}
+              "inactive": inactive(f, today())}
              for f in sorted(record.facts.values(), key=lambda f: f.id)]
     edges = [{"src": e.src, "rel": e.rel, "dst": e.dst, "causal": e.rel in CAUSAL}
              for f in nodes for e in record.graph.out.get(f["id"], []) if e.dst in record.facts]

@@ -15,7 +15,7 @@ from typing import Iterable, Protocol
 
 from ..errors import SteleError, UsageError
 from ..kinds import CONTAINERS, PRIORITIES
-from ..lifecycle import inactive_reason
+from ..lifecycle import inactive
 from ..model import Fact
 from .model import Budgets, Item, Skip, Snapshot
 
@@ -42,10 +42,6 @@ class Chunk(Protocol):
     end: int
     symbol: str | None
     text: str
-
-
-def inactive(fact: Fact, on: dt.date) -> str | None:
-    return inactive_reason(fact.status, fact.expires, fact.review_after, on)
 
 
 def is_always(fact: Fact, on: dt.date) -> bool:
