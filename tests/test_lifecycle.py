@@ -1,5 +1,3 @@
-
-
 def test_inactive_reads_facts_and_index_nodes_alike():
     import datetime as dt
     from types import SimpleNamespace as NS
