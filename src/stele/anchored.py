@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterable
 from . import gitrepo, symbols
 from .anchors import AnchorIndex, normalize, path_matches, split
 from .gitrepo import FileDiff
-from .kinds import ENDED_STATUSES
+from .kinds import CLOSED_STATUSES as CLOSED
 from .project import Project
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     Head = Fact | Node
 
 FIRST_KINDS = ("risk", "constraint")
-# no longer about the code: ended facts, and tasks that are over
-CLOSED = ENDED_STATUSES | {"done", "cancelled"}
 _PRIORITY = {"critical": 0, "high": 1, "normal": 2, "low": 3}
 
 

@@ -79,3 +79,5 @@ DECLARABLE_RELATIONS = tuple(r for r in RELATIONS if r != "mentions")
 # Statuses that end a fact's life: never auto-injected, still findable by explicit search.
 # (A done task is history, not dead: it is still recalled, labeled with its status.)
 ENDED_STATUSES = frozenset({"superseded", "retired"})
+# ...and with finished work: what no longer blocks anything or needs watching in code.
+CLOSED_STATUSES = ENDED_STATUSES | {"done", "cancelled"}

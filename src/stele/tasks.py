@@ -14,14 +14,13 @@ from typing import Any
 from . import claims, memory, session, wal
 from .claims import Claim, Claimed, Identity
 from .errors import SteleError, UsageError
-from .kinds import CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
+from .kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
 from .lifecycle import today
 from .model import Fact
 from .project import Project
 from .record import Record, load
 
 WORK_KINDS = ("task", *sorted(CONTAINERS))
-CLOSED_STATUSES = frozenset({"done", "cancelled"}) | ENDED_STATUSES
 HISTORY_LIMIT = 20
 
 

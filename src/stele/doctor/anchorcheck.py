@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import gitrepo, symbols
-from ..anchored import CLOSED
+from ..kinds import CLOSED_STATUSES as CLOSED
 from ..anchors import is_glob, literal_dir, split
 from ..record import Record
 from ..resolve import Tree, explain_missing, resolve

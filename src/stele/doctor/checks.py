@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from ..anchored import CLOSED
+from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
 from ..model import Fact
 from ..record import Record, fact_files
