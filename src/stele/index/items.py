@@ -91,7 +91,6 @@ def from_entry(entry: Entry, path: str) -> Item:
     if entry.task:
         edges.append((SESSION_TASK_REL, str(entry.task)))
     edges += [("mentions", m) for m in mentioned_ids(text) if m != entry.id and m != entry.task]
-    paths = entry.refs.get("paths") if isinstance(entry.refs, dict) else None
-    anchors = [str(p) for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+    anchors = entry.paths
     return Item(id=entry.id, source=SESSION, kind=entry.type, title=title, body=text, path=path,
                 status="current", anchors=anchors, edges=edges, created=entry.ts or None)

@@ -16,7 +16,7 @@ def entry_header(e: Entry) -> str:
     label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
     label += f"({e.extra['event']})" if e.type == "note" and e.extra.get("event") else ""
     refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"]
-    refs += [str(p) for p in e.refs.get("paths") or ()]
+    refs += e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs
     return f"{e.ts} {e.id} {label}" + (f" ({', '.join(tail)})" if tail else "")
 
