@@ -109,10 +109,11 @@ doctor:
   unverified_days: 180      # warn about facts not verified for longer than this
   oversized_bytes: 12288    # warn about records larger than this
   near_duplicate: 0.92      # warn when two facts of one kind are this similar (0..1)
+  long_line: 4000           # warn about lines longer than this (a diff view hides the rest)
 
 redaction:
   # Extra regular expressions to redact before anything is written, on top of the built-in
-  # patterns (PEM blocks, bearer tokens, GitHub, AWS, OpenAI and Slack tokens).
+  # rules (private keys, 100+ vendor token shapes, credential assignments; docs/security.md).
   patterns: []
 """
 

@@ -22,6 +22,8 @@ CHECKS: dict[str, str] = {
     "broken-anchor": "error",
     "always-budget": "error",
     "secret": "error",
+    "hidden-character": "error",
+    "escape-sequence": "error",
     "contradiction": "error",
     "knowledge-edited": "error",
     "co-change": "error",
@@ -30,6 +32,8 @@ CHECKS: dict[str, str] = {
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",
+    "instruction-like": "warning",
+    "long-line": "warning",
 }
 
 

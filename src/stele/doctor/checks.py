@@ -13,6 +13,7 @@ from ..record import Record, fact_files
 from ..redact import Redactor
 from . import Finding
 from .similar import similar_pairs
+from .untrusted import untrusted
 
 if TYPE_CHECKING:
     from ..snapshot.model import Budgets
@@ -38,7 +39,8 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]),
             *oversized(record, cfg["doctor.oversized_bytes"]),
-            *near_duplicates(record, cfg["doctor.near_duplicate"])]
+            *near_duplicates(record, cfg["doctor.near_duplicate"]),
+            *untrusted(record, cfg["doctor.long_line"])]
 
 
 def supersession_cycles(record: Record) -> list[Finding]:
