@@ -41,19 +41,13 @@ def open_index(project: Project, fresh: bool = True) -> Any:
     file first, its first warning (rebuilt, unreadable) the hook's one stderr line. `fresh=False` takes
     the catalog as it is when there is a readable one, and refreshes (or builds) the index only when
     there is not."""
-    from ..index.build import CATALOG, INDEX_VERSION, open_index as open_
+    from ..index.build import open_catalog, open_index as open_
 
     if not fresh:
-        from ..index.catalog import Catalog
-
         try:
-            catalog = Catalog(project.index_dir / CATALOG)
+            return _AsIs(open_catalog(project))
         except Exception:
-            catalog = None
-        if catalog is not None:
-            if catalog.meta("index_version") == INDEX_VERSION:
-                return _AsIs(catalog)
-            catalog.close()
+            pass  # missing, unfinished or outdated: refresh (or build) it below
     budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
     return open_(project, deadline=time.monotonic() + budget, warn=_first_warning())
 

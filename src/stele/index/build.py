@@ -119,17 +119,25 @@ class _Lock:
             self.fd = -1
 
 
+def open_catalog(project: Project) -> catalog_mod.Catalog:
+    """The catalog as the last build left it, without any freshness check (the edit hooks read it so);
+    raises when it is missing, unfinished or from another Stele version."""
+    cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    version = cat.meta("index_version")  # written last, when a build commits
+    if version != INDEX_VERSION:
+        cat.close()
+        if version is None:
+            raise ValueError("its last build did not finish")
+        raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
+                                        f"this one reads {INDEX_VERSION})")
+    return cat
+
+
 def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
     from .text import TextIndex
 
-    cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    cat = open_catalog(project)
     try:
-        version = cat.meta("index_version")  # written last, when a build commits
-        if version is None:
-            raise ValueError("its last build did not finish")
-        if version != INDEX_VERSION:
-            raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
-                                            f"this one reads {INDEX_VERSION})")
         return cat, TextIndex(project.index_dir / TEXT_DIR)
     except BaseException:
         cat.close()
