@@ -8,8 +8,8 @@ are `neutralize.suspects` (their one home); this module only names the file, the
 from __future__ import annotations
 
 from ..neutralize import suspects
-from ..record import Record, fact_files
-from . import Finding
+from ..record.load import Record, fact_files
+from .findings import Finding
 
 
 def untrusted(record: Record, max_line: int) -> list[Finding]:
