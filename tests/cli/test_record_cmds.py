@@ -90,14 +90,14 @@ def test_remember_reads_stdin_and_body_file(repo, tmp_path):
 
 def test_remember_redacts_and_says_what_without_echoing(repo):
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----"
-    r = invoke("remember", f"Deploy key AKIAIOSFODNN7EXAMPLE and\n{pem}", "--kind", "lesson",
+    r = invoke("remember", f"Deploy key AKIAQ3EGRSWXYZ2KD7NB and\n{pem}", "--kind", "lesson",
                "--title", "Leaked keys", "--json")
     assert r.code == 0
     path = repo / json.loads(r.out)["path"]
     text = path.read_text()
-    assert "AKIAIOSFODNN7EXAMPLE" not in text and "MIIEowIBAAKCAQEA" not in text
-    assert "1 AWS access key id" in r.err and "1 PEM private key" in r.err
-    assert "AKIAIOSFODNN7EXAMPLE" not in r.err + r.out
+    assert "AKIAQ3EGRSWXYZ2KD7NB" not in text and "MIIEowIBAAKCAQEA" not in text
+    assert "1 AWS access key id" in r.err and "1 private key" in r.err
+    assert "AKIAQ3EGRSWXYZ2KD7NB" not in r.err + r.out
 
 
 def test_unknown_link_target_writes_nothing(repo):

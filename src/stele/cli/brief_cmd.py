@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import say
 from ..render.jsonout import emit_json
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
@@ -26,7 +27,7 @@ def brief(
                          "e.g. stele brief \"why retry twice?\"")
     result = do_brief(project(), question)
     for line in dict.fromkeys(result.warnings):
-        print(line, file=sys.stderr)
+        say(line)
     if wants_json(fmt, json_):
         emit_json(result.as_dict())
         return

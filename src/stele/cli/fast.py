@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Callable
 
+from ..errors import say
 from ..render.jsonout import emit_json
 
 
@@ -44,7 +45,7 @@ def search_parser() -> argparse.ArgumentParser:
 
 def _warn(lines: list[str]) -> None:
     for line in dict.fromkeys(lines):
-        print(line, file=sys.stderr)
+        say(line)
 
 
 def recall(argv: list[str]) -> int:

@@ -114,6 +114,8 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
     found = []
     for path in fact_files(record.project.memory_dir):
+        if not record.project.contains(path):
+            continue  # the schema check names it; its content is not the record's
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

@@ -16,6 +16,8 @@ def untrusted(record: Record, max_line: int) -> list[Finding]:
     by_path = {fact.path: fact for fact in record.facts.values()}
     found = []
     for path in fact_files(record.project.memory_dir):
+        if not record.project.contains(path):
+            continue  # the schema check names it; its content is not the record's
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

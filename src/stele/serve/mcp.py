@@ -21,7 +21,7 @@ from contextlib import redirect_stdout
 from functools import wraps
 from typing import Any, Callable
 
-from ..errors import SteleError
+from ..errors import SteleError, say
 from ..project import Project
 from ..record import edit
 from ..record.load import Record, load
@@ -88,7 +88,7 @@ def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
 
     result = recall(project, prompt, files=list(files))
     for warning in dict.fromkeys(result.warnings):
-        print(warning, file=sys.stderr)
+        say(warning)
     text = render(result, max_chars=MAX_CHARS)
     if text:
         return text

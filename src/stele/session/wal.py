@@ -18,13 +18,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import SteleError, UsageError
+from ..errors import SteleError, UsageError, say
 from ..ids import session_entry_id
 from ..project import Project
 
@@ -249,7 +248,7 @@ def warn_skipped(report: ReadReport) -> None:
     if report.skipped:
         first = report.skipped[0]
         more = f" (and {len(report.skipped) - 1} more)" if len(report.skipped) > 1 else ""
-        print(f"stele: {first}{more}", file=sys.stderr)
+        say(f"stele: {first}{more}")
 
 
 def current_session(explicit: str | None = None) -> str | None:
