@@ -1,12 +1,12 @@
 """`stele brief QUESTION`: a short, cited briefing from the record (what the research helper runs)."""
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
 from ..errors import say
+from ..render import term
 from ..render.jsonout import emit_json
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
@@ -33,4 +33,4 @@ def brief(
         return
     from ..render.facts import brief_text
 
-    sys.stdout.write(brief_text(result))
+    term.write(brief_text(result))

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
+from ..neutralize import neutralize
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -135,7 +136,7 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = cap(reply.text, ctx.max_chars)
+        text = cap(neutralize(reply.text), ctx.max_chars)  # no hidden or control character reaches the agent
         _remember_shown(project, payload.session, reply.ids, text)
         return text
     finally:

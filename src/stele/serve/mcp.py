@@ -21,7 +21,8 @@ from contextlib import redirect_stdout
 from functools import wraps
 from typing import Any, Callable
 
-from ..errors import SteleError, say
+from ..errors import SteleError, safe_message, say
+from ..neutralize import neutralize
 from ..project import Project
 from ..record import edit
 from ..record.load import Record, load
@@ -152,9 +153,9 @@ def build(project: Project) -> Any:
             def run(*args: Any, **kwargs: Any) -> str:
                 try:
                     with redirect_stdout(sys.stderr):
-                        return cap(fn(*args, **kwargs))
+                        return cap(neutralize(fn(*args, **kwargs)))
                 except SteleError as e:  # the one-line message is what the model needs to retry
-                    raise ToolError(str(e)) from None
+                    raise ToolError(safe_message(str(e))) from None
 
             # one line: the docstring's indentation would cost tokens in every session
             description = " ".join((fn.__doc__ or "").split())
