@@ -102,14 +102,16 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
     (kind of secret -> count) is added to `found` when given."""
     import fcntl
 
-    from ..redact import Redactor
+    from ..redact import Redactor, Tally
 
     if entry.type not in TYPES:
         raise UsageError(f"entry type {entry.type!r} is not one of " + ", ".join(TYPES))
     patterns = project.config["redaction.patterns"] if extra_patterns is None else extra_patterns
-    counts: Counter = Counter() if found is None else found
+    tally = Tally()
     # redact values, not the serialized JSON: that keeps the line valid
-    clean = _redact_values(entry.as_dict(), Redactor(patterns), counts)
+    clean = _redact_values(entry.as_dict(), Redactor(patterns), tally)
+    if found is not None:
+        found.update(tally.found)  # one secret in two fields is told once
     line = json.dumps(clean, ensure_ascii=False, separators=(", ", ": "))
     data = (line + "\n").encode("utf-8")
     path = wal_path(project, entry.session)
@@ -143,11 +145,9 @@ def is_replaced(fd: int, path: Path) -> bool:
     return (mine.st_ino, mine.st_dev) != (now.st_ino, now.st_dev)
 
 
-def _redact_values(value: Any, redactor: Any, found: Counter) -> Any:
+def _redact_values(value: Any, redactor: Any, found: Any) -> Any:
     if isinstance(value, str):
-        result = redactor.redact(value)
-        found.update(result.found)
-        return result.text
+        return found.add(redactor.redact(value))
     if isinstance(value, dict):
         return {k: _redact_values(v, redactor, found) for k, v in value.items()}
     if isinstance(value, list):
