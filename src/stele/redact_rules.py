@@ -39,7 +39,7 @@ def _p(kind: str, keywords: str, pattern: str, check: str = "", left: str = "") 
 PEM_BEGIN = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 # a key body: base64 lines, PEM headers (Proc-Type, DEK-Info) and JSON-escaped newlines (`\n`)
-_PEM_BODY = r"(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+:[^\n]*|\\n|\\r|[ \t\r\n])+"
+_PEM_BODY = r"(?:[ \t\r\n]*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}|[A-Za-z-]+: [^\n]*|\\n|\\r))+"
 
 SHAPES: tuple[Shape, ...] = (
     # A body (a run of base64) must follow: "-----BEGIN RSA PRIVATE KEY----- ... -----END" in prose
