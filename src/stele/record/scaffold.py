@@ -72,11 +72,11 @@ def new_from_template(project: Project, kind: str, title: str | None) -> Path:
     """Write a new fact of `kind` from its template; returns its path."""
     from ..errors import UsageError
     from ..ids import new_id
-    from ..kinds import KINDS
+    from ..kinds import KINDS, TITLE_MAX
     from ..lifecycle import today
     from .frontmatter import dump_key
     from .load import load
-    from .model import TITLE_MAX, Fact
+    from .model import Fact
     from .write import new_fact_path
 
     if kind not in KINDS:
