@@ -77,3 +77,13 @@ def test_references_and_placeholders(value):
                                           ("src/auth.py:12-40", False), ("kQ9xZ2mW7pL4", True)])
 def test_looks_random(value, random):
     assert looks_random(value) is random
+
+
+def test_a_bad_configured_pattern_is_refused_when_the_config_loads(tmp_path):
+    from stele.config import load
+    from stele.errors import SteleError
+
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("redaction:\n  patterns: ['(unclosed']\n")
+    with pytest.raises(SteleError, match=r"config.yaml: redaction.patterns entry '\(unclosed' is not a valid"):
+        load(cfg)

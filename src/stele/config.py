@@ -177,20 +177,16 @@ def _read_cache(path: Path, key: list) -> dict | None:
 
 
 def _write_cache(path: Path, key: list, data: dict) -> None:
-    """Atomic by rename, but not through `store.atomic_write`: store imports the YAML parser this
-    cache exists to avoid."""
+    """Whole (temp file and rename), not fsynced: it is a cache."""
     import json
-    import os
-    import tempfile
+
+    from . import atomic
 
     target = path.parent / CACHE
     if key[2] is None or not target.parent.is_dir():  # no config file or no index yet: no cache
         return
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".config.", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"key": key, "config": data}, f)
-        os.replace(tmp, target)
+        atomic.write(target, json.dumps({"key": key, "config": data}), durable=False)
     except (OSError, TypeError, ValueError):  # a cache that cannot be written is just not used
         pass
 
@@ -210,7 +206,23 @@ def _load(path: Path) -> Config:
                          "to use the defaults") from None
     if user is None:
         return Config(base)
-    return Config(_merge(base, user, str(path), ""))
+    merged = _merge(base, user, str(path), "")
+    _check_patterns(merged["redaction"]["patterns"], path)
+    return Config(merged)
+
+
+def _check_patterns(patterns: Any, path: Path) -> None:
+    """Every `redaction.patterns` entry compiles, else one line naming it (the redactor assumes so)."""
+    import re
+
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise SteleError(f"{path}: `redaction.patterns` must be a list of regular expressions")
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise SteleError(f"{path}: redaction.patterns entry {pattern!r} is not a valid regular expression "
+                             f"({e}); fix or remove it") from None
 
 
 def _merge(base: dict, user: Any, path: str, prefix: str) -> dict:

@@ -77,11 +77,9 @@ class Redactor:
         for pattern in extra_patterns:
             try:
                 self.extra.append(re.compile(pattern))
-            except re.error as e:
-                from .errors import SteleError
-
-                raise SteleError(f".stele/config.yaml: redaction.patterns entry {pattern!r} is not a valid "
-                                 f"regular expression ({e}); fix or remove it") from None
+            except re.error as e:  # config.load refuses these with the file named; this is the library's net
+                raise ValueError(f"redaction.patterns entry {pattern!r} is not a valid regular expression "
+                                 f"({e})") from None
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) of each secret, merged where rules overlap, in text order."""

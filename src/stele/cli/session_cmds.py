@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .. import textcut
 from ..errors import SteleError, UsageError
 from ..redact import describe
 from ..render import term
@@ -128,7 +129,7 @@ def list_(
     term.table(("session", "last", "agent", "thread", count, "goal"), (
         (x.session.id, x.session.last or "", x.session.agent or "", x.session.thread or "",
          str(len(x.hits) if filters.by_entry else x.session.entries),
-         sessions.shorten(x.session.goal or "", 60))
+         textcut.one_line(x.session.goal or "", 60))
         for x in listed))
     if total > len(listed):
         term.note(f"{total - len(listed)} more; narrow the filters or raise --limit (at most 32)")
@@ -178,7 +179,7 @@ def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
     label += f"({e.extra['event']})" if sessions.event(e) else ""
     refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
-    text = e.text if full else sessions.shorten(e.text, 100)
+    text = e.text if full else textcut.one_line(e.text, 100)
     term.line(f"{e.ts}  {e.id}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))
     if full:
         term.line(f"session: {e.session}  agent: {e.agent or '-'}  thread: {e.thread or '-'}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..neutralize import neutralize
+from .. import textcut
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -78,16 +79,6 @@ def locate(payload: Payload) -> Project | None:
     return project
 
 
-def cap(text: str, max_chars: int, mark: str = CUT_MARK) -> str:
-    """`text` cut at a line boundary to at most `max_chars` characters, ending in `mark` when it was
-    cut (the MCP server cuts its answers with this too)."""
-    if len(text) <= max_chars:
-        return text
-    room = max(0, max_chars - len(mark))
-    cut = text.rfind("\n", 0, room + 1)
-    return text[: cut if cut > 0 else room].rstrip() + mark
-
-
 def _paused(project: Project, event: str) -> bool:
     """`stele pause` silences every hook that adds context; only prompts count down its turns."""
     return state.consume_paused_turn(project) if event == "prompt" else state.paused(project) is not None
@@ -136,7 +127,7 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = cap(neutralize(reply.text), ctx.max_chars)  # no hidden or control character reaches the agent
+        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)  # no hidden or control character reaches the agent
         _remember_shown(project, payload.session, reply.ids, text)
         return text
     finally:

@@ -21,6 +21,7 @@ from contextlib import redirect_stdout
 from functools import wraps
 from typing import Any, Callable
 
+from .. import textcut
 from ..errors import SteleError, safe_message, say
 from ..neutralize import neutralize
 from ..project import Project
@@ -59,9 +60,7 @@ def sdk() -> tuple[Any, type[Exception], Any]:
 def cap(text: str, limit: int = MAX_CHARS) -> str:
     """`text` cut at a line boundary to at most `limit` characters, saying that it was cut (the hooks'
     cut, with the tool's own note)."""
-    from ..hooks.run import cap as cut
-
-    return cut(text, limit, CUT_NOTE)
+    return textcut.lines(text, limit, CUT_NOTE)
 
 
 def fact_text(record: Record, fact_id: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .. import textcut
 from ..anchors.paths import normalize, path_matches
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, ulid
@@ -326,18 +327,12 @@ def recent_summaries(project: Project, limit: int = 8, per_session: int = 3, wid
         told = [e for e in entries if event(e) is None][-per_session:]
         if not told and not info.goal:
             continue
-        lines = [f"goal: {shorten(info.goal, width)}"] if info.goal else []
-        lines += [f"{e.type}: {shorten(e.text, width)}" for e in told]
+        lines = [f"goal: {textcut.one_line(info.goal, width)}"] if info.goal else []
+        lines += [f"{e.type}: {textcut.one_line(e.text, width)}" for e in told]
         newest = (told or entries)[-1]
         out.append(Summary(newest.id, sid, newest.ts, "\n".join(lines)))
     out.sort(key=lambda x: (x.id[2:12], x.session), reverse=True)
     return out[:limit]
-
-
-def shorten(text: str, width: int) -> str:
-    """One line of at most `width` characters (whitespace folded)."""
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def order_key(entry: Entry) -> str:
