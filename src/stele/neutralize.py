@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
 # plus category Cf), written out so importing this module scans nothing. U+2028/2029 end lines in
@@ -83,6 +84,17 @@ def neutralize(text: str) -> str:
         return text
     text = text.replace("\r\n", "\n")
     return _UNSAFE.sub(lambda m: m.group() if _allowed_joiner(text, *m.span()) else _visible(m.group()), text)
+
+
+def neutralize_data(value: Any) -> Any:
+    """Every string inside `value` (JSON-like data: dicts, lists, tuples) neutralized."""
+    if isinstance(value, str):
+        return neutralize(value)
+    if isinstance(value, dict):
+        return {k: neutralize_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [neutralize_data(v) for v in value]
+    return value
 
 
 def is_clean(text: str) -> bool:

@@ -9,8 +9,8 @@ Three kinds of evidence, in one pass over the text:
 - the configured `redaction.patterns`.
 All matches are collected first and merged, so a token inside an assignment is one secret, counted
 once, and the writer is told each kind once ("1 GitHub token", never "2" for one token). The module
-imports nothing beyond `re` and compiles a rule only when its keyword is in the text: the prompt hook
-logs every prompt through here (docs/security.md says why no detector library is used).
+imports only the standard library and compiles a rule only when its keyword is in the text: the hooks
+and every session-log line come through here (docs/security.md says why no detector library is used).
 """
 from __future__ import annotations
 

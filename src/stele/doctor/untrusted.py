@@ -19,7 +19,7 @@ def untrusted(record: Record, max_line: int) -> list[Finding]:
         if not record.project.contains(path):
             continue  # the schema check names it; its content is not the record's
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_bytes().decode("utf-8")  # bytes as they are: read_text turns a lone \r into \n
         except (OSError, UnicodeDecodeError):
             continue  # the schema check reports an unreadable file
         rel = record.project.rel(path)

@@ -16,7 +16,7 @@ from ..anchors.paths import about
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
 from ..lifecycle import inactive, today
-from ..neutralize import neutralize
+from ..neutralize import neutralize_data
 from ..project import Project
 from ..record.load import Record, load
 from ..record.model import Fact
@@ -43,18 +43,8 @@ class ApiError(Exception):
 def json_response(data: Any, status: int = 200) -> Response:
     """Every string the page receives is neutralized: the page escapes HTML and writes text only, and
     this makes a hidden or control character visible to the person reading, as the terminal does."""
-    body = json.dumps(_visible(data), ensure_ascii=False, separators=(",", ":"))
+    body = json.dumps(neutralize_data(data), ensure_ascii=False, separators=(",", ":"))
     return Response(status, body.encode("utf-8"))
-
-
-def _visible(value: Any) -> Any:
-    if isinstance(value, str):
-        return neutralize(value)
-    if isinstance(value, dict):
-        return {k: _visible(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_visible(v) for v in value]
-    return value
 
 
 def error(status: int, message: str) -> Response:
