@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
@@ -30,11 +31,17 @@ _HIDDEN_RANGES = (
     "\U000e0000-\U000e0fff"
 )
 _CONTROL_RANGES = "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
-_UNSAFE = re.compile(f"[{_CONTROL_RANGES}{_HIDDEN_RANGES}]+")
+_UNSAFE_CLASS = f"[{_CONTROL_RANGES}{_HIDDEN_RANGES}]+"
 _ASCII_UNSAFE = re.compile(f"[{_CONTROL_RANGES}]")
 _JOINERS = "\u200c\u200d\ufe0e\ufe0f"  # legitimate inside emoji and Indic/Arabic words
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 _TAGS = (0xE0000, 0xE007F)
+
+
+@cache
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """Compiled on first use: a process that only renders clean ASCII compiles one small pattern."""
+    return re.compile(pattern, flags)
 
 
 def _allowed_joiner(text: str, start: int, end: int) -> bool:
@@ -80,10 +87,11 @@ def neutralize(text: str) -> str:
             return text
         text = text.replace("\r\n", "\n")
         return _ASCII_UNSAFE.sub(lambda m: _visible(m.group()), text)
-    if not _UNSAFE.search(text):
+    unsafe = _rx(_UNSAFE_CLASS)
+    if not unsafe.search(text):
         return text
     text = text.replace("\r\n", "\n")
-    return _UNSAFE.sub(lambda m: m.group() if _allowed_joiner(text, *m.span()) else _visible(m.group()), text)
+    return unsafe.sub(lambda m: m.group() if _allowed_joiner(text, *m.span()) else _visible(m.group()), text)
 
 
 def neutralize_data(value: Any) -> Any:
@@ -110,16 +118,16 @@ class Suspect:
     message: str
 
 
-_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|.)?"
+_ESCAPE = (r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|.)?"
                      r"|[\x9b\x9d\x90\x98\x9e\x9f]", re.DOTALL)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x8f\x91-\x97\x99\x9a\x9c]|\r(?!\n)")
+_CONTROL = (r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x8f\x91-\x97\x99\x9a\x9c]|\r(?!\n)", 0)
 _ESCAPE_KINDS = {"[": "a CSI sequence (moves the cursor, clears the screen, recolours text)",
                  "]": "an OSC sequence (sets the window title, writes the clipboard or hides a link target)",
                  "P": "a DCS sequence", "X": "an SOS sequence", "^": "a PM sequence", "_": "an APC sequence"}
 
 # Text addressed to the agent rather than about the project. Any kind: injections and role or tool
 # syntax. Kinds that are not instructions: commands that destroy or send data away.
-_INJECTION = re.compile(
+_INJECTION = (
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+(?:of\s+)?|any\s+|the\s+|your\s+|every\s+)*"
     r"(?:previous|prior|above|earlier|preceding|former|system|safety|original|your|all)\s+"
     r"(?:instructions?|prompts?|rules|directions|guidelines|guardrails|context|messages)\b"
@@ -128,7 +136,7 @@ _INJECTION = re.compile(
     r"|\b(?:reveal|print|repeat|leak|show)\s+(?:me\s+)?(?:the\s+|your\s+)?(?:system|hidden|initial)\s+prompt\b"
     r"|\bdo\s+not\s+(?:tell|inform|alert|mention\s+(?:this\s+)?to)\s+the\s+(?:user|human|reviewer)\b",
     re.IGNORECASE)
-_ROLE_OR_TOOL = re.compile(
+_ROLE_OR_TOOL = (
     r"</?(?:function_calls|invoke|parameter|tool_use|tool_call|tool_result|system|assistant|"
     r"antml:[a-z_]+)\b[^>]{0,200}>"
     r"|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>"
@@ -137,7 +145,7 @@ _ROLE_OR_TOOL = re.compile(
     r"|\"type\"\s*:\s*\"(?:tool_use|function_call|tool_call)\""
     r"|\{\s*\"(?:name|tool|function)\"\s*:\s*\"[\w.-]+\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:",
     re.IGNORECASE | re.MULTILINE)
-_DANGEROUS = re.compile(
+_DANGEROUS = (
     r"\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\b"
     r"|\b(?:curl|wget)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
     r"|\bchmod\s+(?:-R\s+)?777\b|\bmkfs(?:\.\w+)?\s|\bdd\s+if=[^\n]{0,100}\bof=/dev/"
@@ -166,27 +174,27 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
     the fact's kind: instructions and constraints may tell an agent to run commands."""
     found: list[Suspect] = []
     escapes = []
-    for m in _ESCAPE.finditer(text):
+    for m in _rx(*_ESCAPE).finditer(text):
         escapes.append(m.span())
         lead = m.group()[1:2] if m.group().startswith("\x1b") else ""
         what = _ESCAPE_KINDS.get(lead, "an escape sequence" if lead or m.group() != "\x1b" else "an ESC character")
         found.append(Suspect("escape-sequence", m.start(), f"{what}: terminals act on it instead of showing it"))
-    for m in _UNSAFE.finditer(text):
+    for m in _rx(_UNSAFE_CLASS).finditer(text):
         run = "".join(c for c in m.group() if not ("\x00" <= c <= "\x9f"))
         if not run or _allowed_joiner(text, *m.span()):
             continue
         found.append(Suspect("hidden-character", m.start(), f"{_describe_hidden(run)}: a reviewer cannot see it, "
                              "an agent reads it"))
-    for m in _CONTROL.finditer(text):
+    for m in _rx(*_CONTROL).finditer(text):
         if any(s <= m.start() < e for s, e in escapes):
             continue  # the BEL that ends an OSC is part of it
         found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
     for rx, label in ((_INJECTION, "text addressed to the agent"), (_ROLE_OR_TOOL, "chat-role or tool-call syntax")):
-        for m in rx.finditer(text):
+        for m in _rx(*rx).finditer(text):
             found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): memory "
                                  "is reference data, not instructions"))
     if kind not in INSTRUCTION_KINDS:
-        for m in _DANGEROUS.finditer(text):
+        for m in _rx(*_DANGEROUS).finditer(text):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
                                  f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))
     pos = 0

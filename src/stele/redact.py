@@ -157,8 +157,9 @@ def redact(text: str, extra_patterns: Iterable[str] = ()) -> Redaction:
 
 # ---- keyword assignments -------------------------------------------------------------------------
 
-_ASSIGN_HINT = (r"pass|pwd|pw\b|secret|token|key|auth|cred|cookie|session|jwt|bearer|"
-                + "|".join(sorted({v for v in VENDORS if len(v) > 3}, key=len, reverse=True)))
+_HINT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "cookie", "session", "jwt",
+               "bearer", *sorted({v for v in VENDORS if len(v) > 3}, key=len, reverse=True))
+_ASSIGN_HINT = r"pw\b|" + "|".join(w for w in _HINT_WORDS if w != "pw")
 _ASSIGN = (
     r"(?P<name>[A-Za-z_$@][\w.$@-]{0,80}?)(?P<nq>[\"'`\]]?)"
     r"(?:\s*:\s*[A-Za-z_][\w\[\]., |]{0,40}?(?=\s*=[^=>]))?"          # a type annotation: `key: str = ...`
@@ -202,9 +203,12 @@ def assignments(text: str, lower: str | None = None) -> list[tuple[int, int, str
     (`pass`, `token`, a vendor) and backs up to the start of its name: trying the assignment pattern
     at every position of a long text costs twenty times more."""
     out: list[tuple[int, int, str]] = []
+    lower = lower if lower is not None else text.lower()
+    if not any(w in lower for w in _HINT_WORDS):
+        return out  # most prompts and session ids: a few substring checks, nothing compiled
     tried: set[int] = set()
     assign = _compiled(_ASSIGN)
-    for hint in _compiled(_ASSIGN_HINT).finditer(lower if lower is not None else text.lower()):
+    for hint in _compiled(_ASSIGN_HINT).finditer(lower):
         start, lo = hint.start(), max(0, hint.start() - 80)
         while start > lo and (text[start - 1].isalnum() or text[start - 1] in "_.$@-"):
             start -= 1
