@@ -118,8 +118,8 @@ class Suspect:
     message: str
 
 
-_ESCAPE = (r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|.)?"
-                     r"|[\x9b\x9d\x90\x98\x9e\x9f]", re.DOTALL)
+_ESCAPE = ((r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|.)?"
+              r"|[\x9b\x9d\x90\x98\x9e\x9f]"), re.DOTALL)
 _CONTROL = (r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x8f\x91-\x97\x99\x9a\x9c]|\r(?!\n)", 0)
 _ESCAPE_KINDS = {"[": "a CSI sequence (moves the cursor, clears the screen, recolours text)",
                  "]": "an OSC sequence (sets the window title, writes the clipboard or hides a link target)",
@@ -127,25 +127,25 @@ _ESCAPE_KINDS = {"[": "a CSI sequence (moves the cursor, clears the screen, reco
 
 # Text addressed to the agent rather than about the project. Any kind: injections and role or tool
 # syntax. Kinds that are not instructions: commands that destroy or send data away.
-_INJECTION = (
+_INJECTION = ((
     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+(?:of\s+)?|any\s+|the\s+|your\s+|every\s+)*"
     r"(?:previous|prior|above|earlier|preceding|former|system|safety|original|your|all)\s+"
     r"(?:instructions?|prompts?|rules|directions|guidelines|guardrails|context|messages)\b"
     r"|\byou\s+are\s+now\s+(?:in\s+)?(?:a|an|the|dan|developer|jailbreak|unrestricted)\b"
     r"|\bnew\s+(?:system\s+)?instructions\s*:"
     r"|\b(?:reveal|print|repeat|leak|show)\s+(?:me\s+)?(?:the\s+|your\s+)?(?:system|hidden|initial)\s+prompt\b"
-    r"|\bdo\s+not\s+(?:tell|inform|alert|mention\s+(?:this\s+)?to)\s+the\s+(?:user|human|reviewer)\b",
+    r"|\bdo\s+not\s+(?:tell|inform|alert|mention\s+(?:this\s+)?to)\s+the\s+(?:user|human|reviewer)\b"),
     re.IGNORECASE)
-_ROLE_OR_TOOL = (
+_ROLE_OR_TOOL = ((
     r"</?(?:function_calls|invoke|parameter|tool_use|tool_call|tool_result|system|assistant|"
     r"antml:[a-z_]+)\b[^>]{0,200}>"
     r"|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>"
     r"|\[/?INST\]|<<SYS>>"
     r"|^[ \t]*(?:Human|Assistant|System)\s*:"
     r"|\"type\"\s*:\s*\"(?:tool_use|function_call|tool_call)\""
-    r"|\{\s*\"(?:name|tool|function)\"\s*:\s*\"[\w.-]+\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:",
+    r"|\{\s*\"(?:name|tool|function)\"\s*:\s*\"[\w.-]+\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:"),
     re.IGNORECASE | re.MULTILINE)
-_DANGEROUS = (
+_DANGEROUS = ((
     r"\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\b"
     r"|\b(?:curl|wget)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
     r"|\bchmod\s+(?:-R\s+)?777\b|\bmkfs(?:\.\w+)?\s|\bdd\s+if=[^\n]{0,100}\bof=/dev/"
@@ -153,7 +153,7 @@ _DANGEROUS = (
     r"|\bgit\s+push\s+(?:-f|--force)\b"
     r"|\b(?:send|post|upload|exfiltrate|copy)\s+(?:the\s+|all\s+|your\s+|any\s+)*(?:secrets?|credentials?|tokens?|"
     r"api\s+keys?|\.env|environment\s+variables|ssh\s+keys?)\s+to\b"
-    r"|\bexfiltrat",
+    r"|\bexfiltrat"),
     re.IGNORECASE)
 INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
 
