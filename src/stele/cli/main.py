@@ -11,6 +11,7 @@ from . import (
     context_cmds,  # noqa: F401,E402
     demo_cmd,  # noqa: F401,E402
     doctor_cmd,  # noqa: F401,E402
+    eval_cmd,  # noqa: F401,E402
     hooks_cmds,  # noqa: F401,E402
     install_cmd,  # noqa: F401,E402
     knowledge_cmds,  # noqa: F401,E402
