@@ -127,7 +127,7 @@ def test_show_restart_compact_and_promote(sess):
     assert again.code == 1 and "--again" in again.err
 
     shown = run_json("session", "show", sess)
-    assert list(shown) == ["session", "entries", "promoted"]
+    assert list(shown) == ["session", "entries", "promoted", "delivered"] and shown["delivered"] == []
     assert shown["session"]["restarts"] == 1 and shown["promoted"] == {entry_id: [promoted["id"]]}
     assert [e["type"] for e in shown["entries"]] == ["note", "note", "note"]
     text = invoke("session", "show", sess)

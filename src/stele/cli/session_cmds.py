@@ -163,7 +163,9 @@ def show(
     info = sessions.summarize(ident, entries)
     if wants_json(fmt, json_):
         emit_json({"session": info.as_dict(), "entries": [e.as_dict() for e in entries],
-                   "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted}})
+                   "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted},
+                   "delivered": [{"entry": e.id, "ts": e.ts, "hook": e.extra.get("hook"),
+                                  "ids": sessions.delivered_ids(e)} for e in entries if sessions.delivered_ids(e)]})
         return
     head = [f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  task: {info.task or '-'}",
             f"started: {info.started}  last: {info.last}  entries: {info.entries}  restarts: {info.restarts}"]
@@ -179,7 +181,8 @@ def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
     label += f"({e.extra['event']})" if sessions.event(e) else ""
     refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
-    text = e.text if full else textcut.one_line(e.text, 100)
+    # what the agent was given is listed whole: it is the answer to "what did the agent see"
+    text = e.text if full or sessions.event(e) == sessions.DELIVERED else textcut.one_line(e.text, 100)
     term.line(f"{e.ts}  {e.id}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))
     if full:
         term.line(f"session: {e.session}  agent: {e.agent or '-'}  thread: {e.thread or '-'}")

@@ -56,9 +56,8 @@ def is_wal(project: Project, rel: str) -> bool:
 
 
 def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
-    """The items one source file holds now (none when unreadable or not a fact)."""
-    from ..record.load import looks_like_fact
-
+    """The items one source file holds now (none when unreadable or not a fact). A log that grew costs
+    no record parser (PyYAML): the hooks append to logs on every turn."""
     path = project.root / rel
     if is_wal(project, rel):
         from ..session.sessions import is_bookkeeping
@@ -68,6 +67,7 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
         items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
         skipped += wal_report.skipped
         return items
+    from ..record.load import looks_like_fact
     from ..record.model import parse_fact
 
     try:
