@@ -1,0 +1,1 @@
+"""Team session memory on object storage (moves into stele.session with the package layout)."""
