@@ -25,11 +25,13 @@ CHECKS: dict[str, str] = {
     "contradiction": "error",
     "knowledge-edited": "error",
     "co-change": "error",
+    "store-config": "error",
     "expired": "warning",
     "review-overdue": "warning",
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",
+    "store": "warning",
 }
 
 
@@ -79,7 +81,7 @@ def run(project: Project, *, base: str | None = None, gate: bool = False,
     from ..lifecycle import today as today_
     from ..record import load
     from ..resolve import WorkTree
-    from . import anchorcheck, basecheck, checks
+    from . import anchorcheck, basecheck, checks, storecheck
 
     if gate and not base:
         raise UsageError("--gate needs --base REF: the change to gate is the one since REF")
@@ -91,6 +93,7 @@ def run(project: Project, *, base: str | None = None, gate: bool = False,
     findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]
     findings += checks.run_all(record, on)
     findings += anchorcheck.check(record, WorkTree(project.root))
+    findings += storecheck.check(project)
     if base:
         findings += basecheck.check(record, base, gate)
     order = list(CHECKS)
