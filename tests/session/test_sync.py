@@ -70,7 +70,7 @@ def in_clone(root: Path, monkeypatch, host: str) -> None:
 
 def log_notes(root: Path, session: str, texts: list[str], agent: str) -> list[str]:
     from stele.project import Project
-    from stele import session as sessions
+    from stele.session import sessions
 
     project = Project(root)
     sessions.start(project, agent=agent, session=session, goal=f"work of {agent}")
@@ -98,7 +98,7 @@ def test_two_clones_writing_at_once_see_each_other_after_sync(clones, creds, mon
     a, b = clones
     from stele.index import teamsync
     from stele.project import Project
-    from stele.teamstore.remote import configured
+    from stele.session.remote import configured
 
     ids: dict[str, list[str]] = {}
 
@@ -168,7 +168,7 @@ def test_server_cut_off_mid_push_loses_and_duplicates_nothing(clones, creds, mon
     in_clone(b, monkeypatch, "host-b")
     sync_json()
     from stele.project import Project
-    from stele import wal
+    from stele.session import wal
 
     got = [e.id for e in wal.read_all(Project(b)) if e.session.startswith("sess-big") and e.type == "note"]
     assert len(got) == len(set(got)) and set(written) <= set(got)

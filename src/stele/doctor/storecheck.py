@@ -12,11 +12,11 @@ import time
 
 from ..errors import SteleError
 from ..project import Project
-from . import Finding
+from .findings import Finding
 
 
 def check(project: Project) -> list[Finding]:
-    from ..teamstore.remote import configured
+    from ..session.remote import configured
 
     where = project.rel(project.config_path)
     try:
@@ -25,12 +25,12 @@ def check(project: Project) -> list[Finding]:
         return [Finding("store-config", where, 1, str(e).split(": ", 1)[-1])]
     if remote is None:
         return []
-    from ..teamstore import sync
+    from ..session import sync
 
     found = [Finding("store", where, 1, f"{remote.url}/{key[len(remote.prefix):]}: {why}; skipped by sync "
                      "(delete the object or ask its writer to push again under a new session)")
              for key, why in sorted(sync.damaged(project).items())]
-    from ..teamstore.objstore import ObjectStore, StoreError
+    from ..session.objstore import ObjectStore, StoreError
 
     try:
         ObjectStore(remote, time.monotonic() + remote.deadline_ms / 1000, attempts=1).check()

@@ -22,9 +22,9 @@ from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from ..errors import SteleError
 from ..project import Project
 from . import catalog as catalog_mod
+from .catalog import IndexUnavailable
 from .items import COMMITTED, Item
 from .sources import digest, racy, read_items, rewritten, scan
 
@@ -37,10 +37,6 @@ GARBAGE = 0.25  # compact vectors.npy when more than this share of its rows belo
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]
-
-
-class IndexUnavailable(SteleError):
-    """The index can neither be opened nor built (retrieval degrades to session context)."""
 
 
 @dataclass

@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 from ..errors import SteleError
 from ..project import Project
-from ..teamstore import segment as seg
-from ..teamstore import sync
-from ..teamstore.remote import Remote
+from ..session import segment as seg
+from ..session import sync
+from ..session.remote import Remote
 from . import packs
 
 
@@ -25,7 +25,7 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
         on_progress: Callable[[str, Any], None] | None = None) -> sync.Result:
     """Push, then pull. Raises StoreError (one line) on the first store failure, Busy when another
     sync holds the lock and `wait` is False; what was done before stays done."""
-    from ..teamstore.objstore import ObjectStore, StoreError, Unreachable
+    from ..session.objstore import ObjectStore, StoreError, Unreachable
 
     result = sync.Result()
     with sync.lock(project, wait=wait):
@@ -43,13 +43,13 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
                     pack_failed.append(f"vector packs skipped ({e})")
 
         def pushed(p: sync.Pushed) -> None:
-            best_effort(lambda: packs.push(project, remote, store, p))
+            best_effort(lambda: _push_pack(project, remote, store, p))
             if on_progress:
                 on_progress("pushed", p)
 
         def pulled(p: sync.Pulled) -> None:
             if model_id:
-                best_effort(lambda: packs.pull(project, remote, store, model_id, p))
+                best_effort(lambda: _pull_pack(project, remote, store, model_id, p))
             if on_progress:
                 on_progress("pulled", p)
 
@@ -59,6 +59,53 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
             sync.pull(project, remote, store, result, on_segment=pulled)
         result.problems += pack_failed
     return result
+
+
+def _push_pack(project: Project, remote: Remote, store: Any, pushed: sync.Pushed) -> None:
+    found = _local_rows(project, pushed.ids)
+    if found is None:
+        return
+    model_id, dim, rows = found
+    ids = [i for i in pushed.ids if i in rows]
+    if not ids:
+        return
+    data = seg.encode_pack(model_id, dim, ids, [rows[i][0] for i in ids], b"".join(rows[i][1] for i in ids))
+    store.put_new(seg.pack_key(remote.prefix, model_id, pushed.session, pushed.seq), data)
+
+
+def _pull_pack(project: Project, remote: Remote, store: Any, model_id: str, pulled: sync.Pulled) -> None:
+    data = store.get(seg.pack_key(remote.prefix, model_id, pulled.session, pulled.seq))
+    if data is None:
+        return
+    pack = seg.decode_pack(data)  # ValueError (BadSegment) when damaged: the caller notes it
+    if pack.model_id != model_id:
+        return
+    sync.write_file(pulled.path.with_suffix(packs.PACK_SUFFIX), data)
+
+
+def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, tuple[str, bytes]]] | None:
+    """(model id, dim, id -> (content hash, float32 row bytes)) from the index as it stands, or None."""
+    from .build import CATALOG, shared_lock
+    from .catalog import Catalog
+
+    if not (project.index_dir / CATALOG).is_file():
+        return None
+    with shared_lock(project):
+        cat = Catalog(project.index_dir / CATALOG)
+        try:
+            model_id, rows, dim = cat.meta("model_id"), int(cat.meta("rows") or 0), int(cat.meta("dim") or 0)
+            if not model_id or not rows:
+                return None
+            wanted = {i: (row, h) for i, (row, h) in cat.vector_rows(ids).items() if row < rows}
+            hashes = cat.hashes(list(wanted))
+            from . import vectors
+
+            matrix = vectors.load(project.index_dir, rows, dim)
+            out = {i: (h, matrix[row].astype("<f4").tobytes()) for i, (row, h) in wanted.items()
+                   if hashes.get(i) == h}
+            return model_id, dim, out
+        finally:
+            cat.close()
 
 
 def _model_id(project: Project) -> str:
@@ -73,7 +120,7 @@ def _model_id(project: Project) -> str:
 def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str], None]) -> None:
     """What a hook does at a session edge: within `session.sync_deadline_ms`, one attempt per request,
     never raising. Imports no S3 client when there is nothing to do."""
-    from ..teamstore.remote import configured
+    from ..session.remote import configured
 
     try:
         remote = configured(project)
@@ -101,5 +148,3 @@ def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str],
         more = f" (and {len(result.problems) - 1} more: `stele session sync`)" if len(result.problems) > 1 else ""
         warn(f"stele: session sync: {result.problems[0]}{more}")
 
-
-__all__ = ["run", "hook_sync", "seg"]

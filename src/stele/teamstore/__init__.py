@@ -1,1 +1,0 @@
-"""Team session memory on object storage (moves into stele.session with the package layout)."""
