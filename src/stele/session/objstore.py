@@ -134,8 +134,12 @@ class _Missing(Exception):
 
 
 def _client(remote: Remote, left: float | None, attempts: int) -> Any:
-    import boto3
-    from botocore.config import Config
+    try:
+        import boto3
+        from botocore.config import Config
+    except ImportError:
+        raise StoreError(f"{remote.where()}: the S3 client is not installed; pip install 'stele[s3]' (boto3), "
+                         "or empty `session.store` to keep session memory local") from None
 
     connect = 5.0 if left is None else max(0.2, min(5.0, left))
     read = 60.0 if left is None else max(0.2, left)
