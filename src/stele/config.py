@@ -186,20 +186,16 @@ def _read_cache(path: Path, key: list) -> dict | None:
 
 
 def _write_cache(path: Path, key: list, data: dict) -> None:
-    """Atomic by rename, but not through `store.atomic_write`: store imports the YAML parser this
-    cache exists to avoid."""
+    """Whole (temp file and rename), not fsynced: it is a cache."""
     import json
-    import os
-    import tempfile
+
+    from . import atomic
 
     target = path.parent / CACHE
     if key[2] is None or not target.parent.is_dir():  # no config file or no index yet: no cache
         return
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".config.", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"key": key, "config": data}, f)
-        os.replace(tmp, target)
+        atomic.write(target, json.dumps({"key": key, "config": data}), durable=False)
     except (OSError, TypeError, ValueError):  # a cache that cannot be written is just not used
         pass
 

@@ -12,7 +12,6 @@ Waiting for the lock honours the caller's deadline.
 """
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from .. import atomic
 from ..project import Project
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
@@ -96,20 +96,11 @@ class _Lock:
         self.fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
 
     def acquire(self, exclusive: bool, deadline: float | None) -> None:
-        import fcntl
-
-        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-        while True:
-            try:
-                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
-                return
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-            if deadline is not None and time.monotonic() >= deadline:
-                raise IndexUnavailable("the index is being rebuilt by another stele process; "
-                                       "try again shortly")
-            time.sleep(0.02)
+        try:
+            atomic.lock_fd(self.fd, exclusive=exclusive, deadline=deadline)
+        except atomic.LockTimeout:
+            raise IndexUnavailable("the index is being rebuilt by another stele process; "
+                                   "try again shortly") from None
 
     def release(self) -> None:
         if self.fd >= 0:

@@ -12,11 +12,10 @@ texts and queries; a test proves they agree). Anything wrong with the model rais
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from .. import atomic
 from ..errors import SteleError
 
 if TYPE_CHECKING:
@@ -113,14 +112,8 @@ def merge(old: np.ndarray | None, keep: list[int] | None, new: np.ndarray | None
 def save(folder: Path, matrix: np.ndarray) -> None:
     import numpy as np
 
-    fd, tmp = tempfile.mkstemp(prefix=".vectors.", suffix=".npy", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, np.ascontiguousarray(matrix, dtype=np.float32))
-        os.replace(tmp, folder / FILE)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write(folder / FILE, lambda f: np.save(f, np.ascontiguousarray(matrix, dtype=np.float32)),
+                 durable=False)  # derived: a lost write is rebuilt
 
 
 def load(folder: Path, rows: int, dim: int) -> np.ndarray:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import atomic
 from ..config import TEMPLATE
 from ..project import Project
-from .write import atomic_write
 
 MEMORY_README = """\
 # Project memory
@@ -56,7 +56,7 @@ def init(project: Project) -> list[Path]:
     )
     for path, text in wanted:
         if not path.exists():
-            atomic_write(path, text)
+            atomic.write(path, text)
             written.append(path)
     return written
 
@@ -93,5 +93,5 @@ def new_from_template(project: Project, kind: str, title: str | None) -> Path:
     path = new_fact_path(project, Fact(id=fact_id, kind=kind, title=title))
     if path.exists():
         raise UsageError(f"{project.rel(path)} already exists")
-    atomic_write(path, text)
+    atomic.write(path, text)
     return path

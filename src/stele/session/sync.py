@@ -106,23 +106,9 @@ def _save(project: Project, name: str, data: dict[str, Any]) -> None:
 
 
 def write_file(path: Path, text: str | bytes) -> None:
-    """Temp file in the same folder, fsync, rename: a reader sees the old file or the new, whole."""
-    import tempfile
+    from .. import atomic
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8") if isinstance(text, str) else text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic.write(path, text, mode=0o600)
 
 
 class Busy(SteleError):
@@ -131,14 +117,14 @@ class Busy(SteleError):
 
 class _Lock:
     def __init__(self, project: Project, wait: bool) -> None:
-        import fcntl
+        from .. import atomic
 
         folder = state_dir(project)
         folder.mkdir(parents=True, exist_ok=True)
         self.fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
+            atomic.lock_fd(self.fd, deadline=None if wait else 0.0)
+        except atomic.LockTimeout:
             os.close(self.fd)
             raise Busy("another `stele session sync` is running in this clone; it will ship these lines") from None
 

@@ -102,7 +102,7 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
            found: Counter | None = None) -> Entry:
     """Redact and append one entry to its session's log (locked, flushed, fsynced). What was redacted
     (kind of secret -> count) is added to `found` when given."""
-    import fcntl
+    from .. import atomic
 
     if entry.type not in TYPES:
         raise UsageError(f"entry type {entry.type!r} is not one of " + ", ".join(TYPES))
@@ -117,7 +117,7 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
     while True:
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            atomic.lock_fd(fd)
             try:
                 if is_replaced(fd, path):
                     continue  # archived while we waited for the lock: append to the new live file
@@ -128,7 +128,7 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
                 os.fsync(fd)
                 return Entry.from_dict(clean)
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                atomic.unlock_fd(fd)
         finally:
             os.close(fd)
 
