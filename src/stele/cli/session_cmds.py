@@ -259,6 +259,36 @@ def compact(
         term.line("nothing to archive")
 
 
+@session_app.command("sync")
+def sync(
+    push_only: Annotated[bool, Opt("--push", help="Only ship this clone's new lines.")] = False,
+    pull_only: Annotated[bool, Opt("--pull", help="Only fetch the team's new lines.")] = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Ship this clone's session lines to the team store (session.store) and fetch the team's."""
+    from ..index import teamsync
+    from ..session.remote import configured
+
+    if push_only and pull_only:
+        raise UsageError("--push and --pull together are a plain sync: give neither")
+    proj = project()
+    remote = configured(proj)
+    if remote is None:
+        raise SteleError(f"{proj.rel(proj.config_path)}: `session.store` is not set, so session memory "
+                         "stays in this clone; set it to s3://BUCKET/PREFIX (docs/sessions.md)")
+    result = teamsync.run(proj, remote, push=not pull_only, pull=not push_only)
+    for problem in result.problems:
+        term.warn(problem)
+    if result.redacted:
+        term.warn(f"redacted before shipping: {describe(result.redacted)}")
+    if wants_json(fmt, json_):
+        emit_json({"store": remote.url, **result.as_dict()})
+        return
+    term.line(f"{remote.url}: pushed {result.pushed_lines} lines in {len(result.pushed)} segments, "
+              f"pulled {result.pulled_lines} lines in {len(result.pulled)} segments")
+
+
 @app.command("promote")
 def promote(
     entry_id: Annotated[str, typer.Argument(metavar="S-ID", help="The session entry to promote.")],

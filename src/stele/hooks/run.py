@@ -23,8 +23,9 @@ from . import state
 from .payload import Payload, parse
 
 OFF_ENV = "STELE_OFF"
-# Events that have work to do even where the harness shows nothing (post-edit logs to the WAL).
-ALWAYS_RUN = frozenset({"post-edit"})
+# Events that have work to do even where the harness shows nothing (post-edit logs to the WAL; stop
+# and session-end ship session lines to the team store, session-start fetches the team's).
+ALWAYS_RUN = frozenset({"post-edit", "stop", "session-end"})
 CUT_MARK = "\n[stele: cut to fit the hook output limit; `stele recall` shows the rest]"
 
 

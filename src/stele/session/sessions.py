@@ -53,6 +53,7 @@ class Session:
     entries: int = 0
     restarts: int = 0
     types: Counter = field(default_factory=Counter)
+    hosts: set[str] = field(default_factory=set)  # where its pulled entries were written (team sessions)
 
     def add(self, entry: Entry) -> None:
         if self.entries == 0:
@@ -60,6 +61,8 @@ class Session:
         self.entries += 1
         self.last = entry.ts
         self.types[entry.type] += 1
+        if isinstance(entry.extra.get("host"), str):
+            self.hosts.add(entry.extra["host"])
         if event(entry) == START:
             self.started = entry.ts
             self.agent = entry.agent or self.agent
@@ -72,7 +75,7 @@ class Session:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "agent": self.agent, "thread": self.thread, "goal": self.goal,
                 "task": self.task, "started": self.started, "last": self.last, "entries": self.entries,
-                "restarts": self.restarts, "types": dict(sorted(self.types.items()))}
+                "restarts": self.restarts, "types": dict(sorted(self.types.items())), "hosts": sorted(self.hosts)}
 
 
 def summarize(session_id: str, entries: Iterable[Entry]) -> Session:
