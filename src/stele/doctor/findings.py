@@ -20,6 +20,7 @@ CHECKS: dict[str, str] = {
     "contradiction": "error",
     "knowledge-edited": "error",
     "co-change": "error",
+    "store-config": "error",
     "expired": "warning",
     "review-overdue": "warning",
     "unverified": "warning",
@@ -27,6 +28,7 @@ CHECKS: dict[str, str] = {
     "near-duplicate": "warning",
     "instruction-like": "warning",
     "long-line": "warning",
+    "store": "warning",
 }
 
 
