@@ -3,7 +3,8 @@
 For each engine: how many of the corpus's token shapes it would remove whole (every raw value of the
 shape inside what it reports), how many look-alikes it would damage (anything reported in them), the
 cold-start cost of importing it and redacting one prompt (median wall time of a fresh process, minus
-a bare `python -c pass`), and the warm per-prompt cost on a 2 KB prompt with code in it.
+a bare `python -c pass`) and its CPU time (steadier on a shared machine; `import json` is measured
+the same way as a yardstick), and the warm per-prompt cost on a 2 KB prompt with code in it.
 
     .venv/bin/python bench/redaction.py                                       # Stele only
     .venv/bin/python bench/redaction.py --detect-secrets /tmp/ds/bin/python   # and detect-secrets
@@ -106,6 +107,17 @@ WARM = {
 }
 
 
+CPU = ("import time, re, dataclasses, collections, functools, math, typing\n"
+       "t = time.process_time()\n{code}\nprint((time.process_time() - t) * 1000)")
+
+
+def cpu(python: str, code: str, runs: int) -> float:
+    """Median CPU time of `code` in a fresh process (steadier than wall time on a shared machine)."""
+    times = [float(subprocess.run([python, "-c", CPU.format(code=code)], check=True, capture_output=True,
+                                  text=True).stdout) for _ in range(runs)]
+    return statistics.median(times)
+
+
 def wall(python: str, code: str, runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -137,6 +149,7 @@ def measure(name: str, python: str, scan: str, runs: int) -> dict:
     scored = score(data) if "shapes" in data else {**score(data["values"]),
                                                    "whole_lines": score(data["lines"])}
     return {**scored, "cold_ms_over_bare_python": round(wall(python, code, runs) - base, 1),
+            "cold_cpu_ms": round(cpu(python, code, runs), 1), "json_import_cpu_ms": round(cpu(python, "import json", runs), 1),
             "bare_python_ms": round(base, 1), "warm_ms_per_2kb_prompt": round(float(warm), 2)}
 
 
@@ -158,7 +171,8 @@ def main() -> int:
               f"{r['families_fully_covered']}/{r['families']} families fully, "
               f"{r['damaged']}/{r['look_alikes']} look-alikes damaged; "
               f"cold start +{r['cold_ms_over_bare_python']} ms over bare python ({r['bare_python_ms']} ms), "
-              f"{r['warm_ms_per_2kb_prompt']} ms per prompt warm")
+              f"{r['warm_ms_per_2kb_prompt']} ms per prompt warm; import and first redaction "
+              f"{r['cold_cpu_ms']} ms CPU (import json: {r['json_import_cpu_ms']} ms CPU)")
         if "whole_lines" in r:
             w = r["whole_lines"]
             print(f"  redacting every flagged line whole instead: {w['covered']}/{w['shapes']} shapes, "
