@@ -150,3 +150,11 @@ def test_session_resolution_flag_then_env(monkeypatch):
     monkeypatch.delenv(wal.SESSION_ENV)
     with pytest.raises(SteleError, match="stele session start"):
         wal.require_session()
+
+
+def test_a_session_id_that_holds_a_credential_never_names_a_file(project):
+    token = "gh" + "p_" + "Zq8Xw3Vb6Nm1Kp4Lr7Ts0Ya2Dc5Fg8Hj1Lk9P"
+    with pytest.raises(UsageError, match="holds a credential") as e:
+        wal.wal_path(project, token)
+    assert token not in str(e.value)
+    assert wal.wal_path(project, "9f1c2e7a-4b3d-4c8e-9a61-2d5f0b7c1e11").name.startswith("9f1c2e7a")

@@ -81,9 +81,20 @@ class Entry:
                    extra={k: v for k, v in data.items() if k not in known})
 
 
+_PLAIN_SESSION_RE = re.compile(r"^(?:S-[0-9A-HJKMNP-TV-Z]{10,32}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|s-[0-9a-f]{32})$")
+
+
 def check_session_name(name: str) -> str:
+    """A session id names files, so it is checked: its characters, and that it is not a credential
+    (`--session ghp_...` would put the token in a file name). Ours, UUIDs and hashes skip the redactor."""
     if not _SESSION_NAME_RE.match(name):
         raise UsageError(f"session id {name!r}: use letters, digits, '.', '_' or '-' (at most 128)")
+    if not _PLAIN_SESSION_RE.match(name):
+        from ..redact import redact
+
+        if redact(name).secrets:
+            raise UsageError("the session id holds a credential; choose another id (it names files under "
+                             ".stele/wal/)")
     return name
 
 
