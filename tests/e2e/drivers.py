@@ -39,13 +39,41 @@ RUN_TIMEOUT = 120  # seconds for one turn; a healthy one takes 2-10 s
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+CAPTURE_ENV = "STELE_E2E_CAPTURE"
+_SHIM = """#!/bin/sh
+# e2e: keep each hook's stdin payload (the harness's exact bytes), then run the stele under test on it
+if [ "$1" = hook ] && [ -n "$%(env)s" ]; then
+  f="$%(env)s/$(date +%%s%%N)-$$-$(echo "$*" | tr ' /' '__').json"
+  cat > "$f"
+  exec %(real)s "$@" < "$f"
+fi
+exec %(real)s "$@"
+"""
+
+
 def stele_bin_dir(base: Path) -> Path:
-    """A folder holding only a `stele` link to the one under test (its venv is never on PATH)."""
+    """A folder holding only `stele`: a shim that records hook payloads (under `$STELE_E2E_CAPTURE`)
+    and runs the stele under test (its venv is never on PATH)."""
     d = base / "stele-bin"
     if not d.is_dir():
         d.mkdir(parents=True)
-        os.symlink(Path(sys.executable).parent / "stele", d / "stele")
+        shim = d / "stele"
+        shim.write_text(_SHIM % {"env": CAPTURE_ENV, "real": Path(sys.executable).parent / "stele"})
+        shim.chmod(0o755)
     return d
+
+
+def payloads(work: Path) -> list[tuple[str, dict]]:
+    """The hook payloads a run captured, in order: (the `stele` arguments, the JSON payload)."""
+    out = []
+    for path in sorted((work / "payloads").glob("*.json")):
+        args = path.stem.split("-", 2)[-1].replace("_", " ")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except ValueError:
+            data = {"unparsed": path.read_text(encoding="utf-8", errors="replace")}
+        out.append((args, data))
+    return out
 
 
 def node_dir() -> str:
@@ -200,6 +228,8 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
         raise AssertionError(f"a `stele` is installed system-wide ({shutil.which('stele', path=path)}): "
                              "the absent-from-PATH case cannot be run here")
     env = base_env(home, path)
+    (work / "payloads").mkdir(exist_ok=True)
+    env[CAPTURE_ENV] = str(work / "payloads")
     if os.environ.get("STELE_TODAY"):
         env["STELE_TODAY"] = os.environ["STELE_TODAY"]
     with Server(root, log_path=work / f"{name}-requests.jsonl") as server:
