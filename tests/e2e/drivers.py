@@ -45,6 +45,7 @@ _SHIM = """#!/bin/sh
 if [ "$1" = hook ] && [ -n "$%(env)s" ]; then
   f="$%(env)s/$(date +%%s%%N)-$$-$(echo "$*" | tr ' /' '__').json"
   cat > "$f"
+  env > "${f%%.json}.env"
   exec %(real)s "$@" < "$f"
 fi
 exec %(real)s "$@"

@@ -18,8 +18,8 @@ HOOKS = JsonHooks({
     "UserPromptSubmit": {"hooks": [handler("codex", "prompt", 10,
                                            statusMessage="stele: recalling project memory")]},
     "PreToolUse": {"matcher": "apply_patch", "hooks": [handler("codex", "pre-edit", 10)]},
-    "PostToolUse": {"matcher": "apply_patch",
-                    "hooks": [handler("codex", "post-edit", 30, **{"async": True})]},
+    # synchronous: `codex exec` exits without waiting for an async hook, and the edit would go unlogged
+    "PostToolUse": {"matcher": "apply_patch", "hooks": [handler("codex", "post-edit", 10)]},
 })
 
 
