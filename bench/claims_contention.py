@@ -37,15 +37,15 @@ def git(cwd: Path, *args: str) -> str:
 
 def setup(base: Path, places: int, remote: bool) -> tuple[list[Path], str, str | None]:
     """A repository with one task; returns the roots the workers use, the task id and the remote."""
-    from stele import tasks
     from stele.project import Project
-    from stele.scaffold import init
+    from stele.record.scaffold import init
+    from stele.tasks import board
 
     main = base / "main"
     main.mkdir()
     git(main, "init", "-q", "-b", "main")
     init(Project(main))
-    task = tasks.new_task(Project(main), "Contended task").fact.id
+    task = board.new_task(Project(main), "Contended task").fact.id
     git(main, "add", "-A")
     git(main, "commit", "-q", "-m", "record")
     if not remote:
@@ -65,8 +65,8 @@ def setup(base: Path, places: int, remote: bool) -> tuple[list[Path], str, str |
 
 
 def worker(i: int, root: str, task: str, rounds: int, remote: str | None, barrier, results) -> None:
-    from stele import claims
     from stele.project import Project
+    from stele.tasks import claims
 
     project = Project(Path(root))
     me = claims.Identity(f"agent-{i:02d}", f"bench-{i:02d}", "bench-host")

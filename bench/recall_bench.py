@@ -30,7 +30,7 @@ STELE = [str(Path(sys.executable).parent / "stele")]  # the console script users
 LIBRARY = """
 import json, sys
 from stele.project import find
-from stele.retrieve import recall
+from stele.retrieve.recall import recall
 sys.stdout.write(json.dumps(recall(find(), sys.argv[1]).as_dict()))
 """
 FLOOR = """

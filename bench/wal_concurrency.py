@@ -33,7 +33,7 @@ def spawn(root: Path, session: str, count: int, size: int, tag: str) -> subproce
 
 
 def concurrent(root: Path, writers: int, lines: int) -> dict:
-    from stele import wal
+    from stele.session import wal
 
     procs = [spawn(root, "bench", lines, 200, str(i)) for i in range(writers)]
     t0 = time.perf_counter()
@@ -66,7 +66,7 @@ def concurrent(root: Path, writers: int, lines: int) -> dict:
 def kills(root: Path, rounds: int, seed: int = 7) -> dict:
     """Half the rounds kill at a random moment; the other half watch the file and kill the moment a
     large line starts to land, which is what cuts a line in practice."""
-    from stele import wal
+    from stele.session import wal
 
     rng = random.Random(seed)
     path = root / ".stele" / "wal" / "killed.jsonl"

@@ -9,6 +9,7 @@ import pytest
 
 from tests.helpers import TODAY, git, invoke
 
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")

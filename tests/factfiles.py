@@ -5,8 +5,8 @@ import os
 import time
 from pathlib import Path
 
-from stele.frontmatter import dump_key
 from stele.kinds import KINDS
+from stele.record.frontmatter import dump_key
 from tests.helpers import git
 
 

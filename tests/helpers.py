@@ -24,7 +24,7 @@ class Result:
 
 def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Result:
     """Run `stele ARGS` in-process through the real entry point (error handler included)."""
-    from stele.entry import main
+    from stele.cli.entry import main
 
     with CliRunner().isolation(input=input) as (out, err, _):
         try:

@@ -3,7 +3,7 @@ def test_inactive_reads_facts_and_index_nodes_alike():
     from types import SimpleNamespace as NS
 
     from stele.lifecycle import inactive
-    from stele.model import Fact
+    from stele.record.model import Fact
 
     on = dt.date(2026, 11, 29)
     fact = Fact(id="DEC-AAAA", kind="decision", title="t", expires=dt.date(2026, 1, 1), source=["S-01J"])

@@ -1,3 +1,3 @@
-from stele.entry import main
+from .cli.entry import main
 
 raise SystemExit(main())

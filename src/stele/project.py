@@ -12,6 +12,7 @@ from pathlib import Path
 from . import config as config_mod
 from .errors import SteleError
 
+
 @dataclass(frozen=True)
 class Project:
     root: Path

@@ -2,8 +2,8 @@
 import json
 from pathlib import Path
 
-from stele import wal
 from stele.project import Project
+from stele.session import wal
 from tests.helpers import git, invoke, write_fact
 
 KIB = "x" * 1023  # plus the newline the record adds: a 1 KiB body

@@ -1,6 +1,5 @@
 """Each record command through the real entry point, in a real temporary git repository."""
 import json
-from pathlib import Path
 
 from tests.helpers import git, invoke
 
@@ -214,7 +213,7 @@ def test_version_and_help_do_not_load_heavy_modules():
     import subprocess
     import sys
 
-    code = ("import sys; from stele.entry import main\n"
+    code = ("import sys; from stele.cli.entry import main\n"
             "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
             "bad = [m for m in ('tantivy', 'model2vec', 'numpy', 'git') if m in sys.modules]\n"
             "assert not bad, bad\n")

@@ -11,8 +11,8 @@ import urllib.request
 
 import pytest
 
-from stele import memory
 from stele.project import Project
+from stele.record import edit
 from tests.helpers import invoke
 
 
@@ -26,7 +26,7 @@ def fetch(url: str) -> tuple[int, dict]:
 
 @pytest.fixture
 def served(repo):
-    dec = memory.remember(Project(repo), "Rate limiting runs before auth, so floods never reach bcrypt.",
+    dec = edit.remember(Project(repo), "Rate limiting runs before auth, so floods never reach bcrypt.",
                           kind="decision").fact
     env = {**os.environ, "NO_COLOR": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "stele", "serve", "--port", "0"], cwd=repo, env=env,

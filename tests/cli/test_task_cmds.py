@@ -144,8 +144,8 @@ def test_remote_claims_between_two_clones(two_clones, monkeypatch):
 
 def test_registering_the_task_and_knowledge_commands_loads_no_record_parser():
     # every command module is imported for every command: what they import at the top, all commands pay
-    code = ("import sys, stele.cli\n"
-            "print(sorted(m for m in ('yaml', 'stele.tasks', 'stele.knowledge') if m in sys.modules))")
+    code = ("import sys, stele.cli.main\n"
+            "print(sorted(m for m in ('yaml', 'stele.tasks.board', 'stele.record.knowledge') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"

@@ -59,8 +59,8 @@ def test_pre_edit_outside_the_repo_or_without_facts_says_nothing_after_the_nudge
 
 
 def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record):
-    from stele import wal
     from stele.project import Project
+    from stele.session import wal
 
     stop = claude("Stop", record, stop_hook_active=False)
     assert hook("stop", stop).out == ""  # nothing edited yet

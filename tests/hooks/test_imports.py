@@ -16,7 +16,7 @@ from tests.helpers import invoke, write_fact
 FORBIDDEN = ("typer", "click", "rich", "pydantic", "git", "model2vec", "torch", "yaml")
 WRAPPER = """
 import json, sys
-from stele.entry import main
+from stele.cli.entry import main
 code = main(sys.argv[2:])
 with open(sys.argv[1], "w") as f:
     json.dump({"code": code, "modules": sorted(sys.modules)}, f)

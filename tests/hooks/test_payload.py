@@ -49,3 +49,12 @@ def test_edited_paths_for_every_harness_shape():
 def test_stop_hook_active_must_be_true_exactly():
     assert parse(json.dumps({"stop_hook_active": True})).stop_hook_active
     assert not parse(json.dumps({"stop_hook_active": "false"})).stop_hook_active
+
+
+def test_the_harness_session_id_is_read_from_its_own_key_and_made_a_safe_name():
+    from stele.hooks.payload import session_of
+
+    assert session_of({"session_id": "abc-123"}) == "abc-123"
+    assert session_of({"sessionId": "9f1c/x y"}) == "9f1c-x-y"
+    assert session_of({"conversation_id": "_conv"}) == "s_conv"
+    assert session_of({"other": "x"}) is None

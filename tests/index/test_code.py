@@ -86,7 +86,7 @@ def test_python_files_are_cut_where_ast_says_definitions_start(repo):
 def test_no_code_index_where_stele_is_not_set_up(plain_repo):
     import pytest
 
-    from stele.index.build import IndexUnavailable
+    from stele.index.catalog import IndexUnavailable
 
     write(plain_repo, "src/app.py", "def main():\n    return 1\n")
     with pytest.raises(IndexUnavailable, match="stele init"):

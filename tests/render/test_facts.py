@@ -2,9 +2,9 @@
 import datetime as dt
 from pathlib import Path
 
-from stele.model import Fact
 from stele.project import Project
-from stele.record import Record
+from stele.record.load import Record
+from stele.record.model import Fact
 from stele.render.facts import fact_lines
 
 GOLDEN = """\

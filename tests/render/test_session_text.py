@@ -1,5 +1,5 @@
 from stele.render.session_text import entry_header
-from stele.wal import Entry
+from stele.session.wal import Entry
 
 
 def test_an_entry_header_names_its_refs_and_paths():

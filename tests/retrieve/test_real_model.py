@@ -2,7 +2,8 @@
 import pytest
 
 from stele.project import Project
-from stele.retrieve import recall, search
+from stele.retrieve.recall import recall
+from stele.retrieve.search import search
 from tests.fakes import write_fact
 
 FACTS = [("RISK-2M9Q", "risk", "Customers were charged twice for a single order"),
@@ -52,10 +53,10 @@ def test_a_fresh_recall_loads_no_cli_no_parser_and_no_model2vec(proj):
     recall(proj, "warm the index up before measuring")  # builds it
     recall(Project(proj.root), "and once more, which caches the settings")
     code = ("import sys; from pathlib import Path; from stele.project import Project; "
-            "from stele.retrieve import recall; "
+            "from stele.retrieve.recall import recall; "
             "r = recall(Project(Path(sys.argv[1])), 'a buyer was billed two times for one purchase'); "
             "assert r.mode == 'hybrid', r.mode; "
-            "print(sorted(m for m in ('typer', 'rich', 'git', 'model2vec', 'yaml', 'stele.frontmatter') "
+            "print(sorted(m for m in ('typer', 'rich', 'git', 'model2vec', 'yaml', 'stele.record.frontmatter') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, str(proj.root)], capture_output=True, text=True,
                          check=True)

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from stele.project import Project
-from stele.retrieve import recall
+from stele.retrieve.recall import recall
 from tests.fakes import write_fact
 
 PROMPT = "how many times do we retry a failed card charge before giving up?"

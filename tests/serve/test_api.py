@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from stele import memory
 from stele.project import Project
+from stele.record import edit
 from stele.serve.api import MAX_PARAM_CHARS, handle
 
 
@@ -20,11 +20,11 @@ def get(repo, route: str, **params) -> tuple[int, dict]:
 @pytest.fixture
 def facts(repo) -> dict[str, str]:
     p = Project(repo)
-    dec = memory.remember(p, "Rate limiting runs before auth.", kind="decision", anchors=["src/auth/mw.py"],
+    dec = edit.remember(p, "Rate limiting runs before auth.", kind="decision", anchors=["src/auth/mw.py"],
                           tags=["auth"]).fact
-    risk = memory.remember(p, "Reordering middleware lets floods reach bcrypt.", kind="risk",
+    risk = edit.remember(p, "Reordering middleware lets floods reach bcrypt.", kind="risk",
                            links=[f"caused-by:{dec.id}"]).fact
-    note = memory.remember(p, f"Benchmarks of bcrypt cost, see {risk.id}.", kind="note",
+    note = edit.remember(p, f"Benchmarks of bcrypt cost, see {risk.id}.", kind="note",
                            expires="2026-01-01").fact
     return {"dec": dec.id, "risk": risk.id, "note": note.id}
 
@@ -120,15 +120,15 @@ def test_snapshots_list_and_one_run(repo):
 
 @pytest.fixture
 def logged(repo) -> dict[str, str]:
-    from stele import session
+    from stele.session import sessions
 
     p = Project(repo)
-    first = session.start(p, agent="claude-code", goal="Fix the flaky rate limit test").session
-    session.log(p, first, "decision", "Pin the limiter clock in tests; ghp_" + "a" * 36 + " must not leak.",
+    first = sessions.start(p, agent="claude-code", goal="Fix the flaky rate limit test").session
+    sessions.log(p, first, "decision", "Pin the limiter clock in tests; ghp_" + "a" * 36 + " must not leak.",
                 issue="12", paths=[str(repo / "src/auth/mw.py")])
-    session.log(p, first, "outcome", "The rate limit test passes 200 runs in a row.", pr="34")
-    other = session.start(p, agent="codex", goal="Write the release notes").session
-    session.log(p, other, "note", "Release notes drafted for 2.1.")
+    sessions.log(p, first, "outcome", "The rate limit test passes 200 runs in a row.", pr="34")
+    other = sessions.start(p, agent="codex", goal="Write the release notes").session
+    sessions.log(p, other, "note", "Release notes drafted for 2.1.")
     return {"first": first, "other": other}
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from stele.demo import build
+from stele.cli.demo import build
 from stele.project import Project
 from stele.serve.server import Server
 
@@ -34,10 +34,10 @@ def site(tmp_path_factory):
     root = build(tmp_path_factory.mktemp("example") / "harbor")
     srv = Server(Project(root), "127.0.0.1", 0, quiet=True)
     srv.run = take(srv.project, Request(task="TASK-V5VH"), save=True).run  # what a claim stores
-    from stele import session
+    from stele.session import sessions
 
-    srv.session = session.start(srv.project, agent="claude-code", goal="Reconcile blob_refs weekly").session
-    session.log(srv.project, srv.session, "decision", "Recount from manifests, never from the counters.",
+    srv.session = sessions.start(srv.project, agent="claude-code", goal="Reconcile blob_refs weekly").session
+    sessions.log(srv.project, srv.session, "decision", "Recount from manifests, never from the counters.",
                 task="TASK-V5VH", issue="41")
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv

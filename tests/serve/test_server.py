@@ -8,14 +8,14 @@ import threading
 
 import pytest
 
-from stele import memory
 from stele.project import Project
+from stele.record import edit
 from stele.serve.server import Server, host_allowed, is_loopback
 
 
 @pytest.fixture
 def server(repo):
-    memory.remember(Project(repo), "Rate limiting runs before auth.", kind="decision")
+    edit.remember(Project(repo), "Rate limiting runs before auth.", kind="decision")
     srv = Server(Project(repo), "127.0.0.1", 0, quiet=True)
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()

@@ -6,9 +6,15 @@ import pytest
 
 from stele.config import load as load_config
 from stele.errors import UsageError
-from stele.model import Fact
-from stele.snapshot.assemble import (BudgetError, fit_code, pick_briefing, record_text, render_text,
-                                     select_records)
+from stele.record.model import Fact
+from stele.snapshot.assemble import (
+    BudgetError,
+    fit_code,
+    pick_briefing,
+    record_text,
+    render_text,
+    select_records,
+)
 from stele.snapshot.model import Budgets, Snapshot
 
 ON = dt.date(2026, 11, 29)

@@ -1,9 +1,9 @@
 """What a snapshot is asked for: the query text of a task and the facts linked to it."""
 from pathlib import Path
 
-from stele.model import Fact
 from stele.project import Project
-from stele.record import Record
+from stele.record.load import Record
+from stele.record.model import Fact
 from stele.snapshot.build import linked_to, query_for
 
 

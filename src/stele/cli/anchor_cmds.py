@@ -6,8 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 
@@ -26,10 +27,10 @@ def anchored(
     json_: JsonOpt = False,
 ) -> None:
     """List the facts anchored to files or to a change, risks and constraints first."""
-    from .. import anchored as lib
-    from ..anchors import path_matches
+    from ..anchors.paths import path_matches
     from ..errors import UsageError
     from ..render.anchored import fact_lines
+    from ..retrieve import anchored as lib
 
     p = project()
     if staged and diff:

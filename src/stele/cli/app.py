@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 import typer
 
 from .. import __version__
-from ..quickcmds import emit_json  # noqa: F401  (the one JSON writer, shared with recall and search)
 
 app = typer.Typer(
     name="stele",

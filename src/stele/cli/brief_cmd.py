@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 
 @app.command()
@@ -17,8 +18,8 @@ def brief(
 ) -> None:
     """Search the record several ways, walk two hops, and print a grouped briefing citing fact ids
     (under 2,000 characters). Read-only."""
-    from ..brief import brief as do_brief
     from ..errors import UsageError
+    from ..retrieve.brief import brief as do_brief
 
     if not question.strip():
         raise UsageError("the question is empty: say what you want to know, "

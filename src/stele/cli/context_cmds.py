@@ -11,8 +11,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 context_app = typer.Typer(no_args_is_help=False)
@@ -80,9 +81,9 @@ def doctor(
 ) -> int:
     """Flag records that break or bloat snapshots: `always` records over budget (error), expired,
     review-overdue, oversized and near-duplicate records (warnings)."""
+    from ..doctor.context import check
     from ..lifecycle import today
-    from ..record import load
-    from ..snapshot.doctor import check
+    from ..record.load import load
     from ..snapshot.model import Budgets
 
     p = project()

@@ -1,8 +1,8 @@
 """`stele demo`: a throwaway repository built from the bundled example, and what Stele does on it."""
 from __future__ import annotations
 
-from typing import Annotated, Optional
 from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
@@ -14,6 +14,6 @@ def demo(
     keep: Annotated[Optional[Path], typer.Option("--keep", help="Build the demo repository here and keep it.")] = None,
 ) -> None:
     """Build a throwaway git repo from the bundled example record and show what Stele does with it."""
-    from ..demo import run
+    from .demo import run
 
     run(keep)

@@ -8,8 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import JsonOpt, app, emit_json, project
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import JsonOpt, app, project
 
 Opt = typer.Option
 GITHUB_ENV = "GITHUB_ACTIONS"
@@ -41,7 +42,7 @@ def doctor(
     json_: JsonOpt = False,
 ) -> int:
     """Check the project memory: schema, ids, links, anchors, budgets, secrets, staleness."""
-    from .. import doctor as doc
+    from ..doctor.run import run as run_doctor
     from ..render import findings as out
 
     p = project()
@@ -49,7 +50,7 @@ def doctor(
         _fix(p, dry_run, yes)
         if dry_run:
             return 0
-    report = doc.run(p, base=base, gate=gate)
+    report = run_doctor(p, base=base, gate=gate)
     if json_ or fmt == DoctorFormat.json:
         emit_json(report.as_dict())
     elif fmt == DoctorFormat.github or (fmt == DoctorFormat.auto and os.environ.get(GITHUB_ENV) == "true"):

@@ -8,8 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 
 @app.command()

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 
 class ScopeChoice(str, Enum):
@@ -60,8 +61,8 @@ def install(
     json_: JsonOpt = False,
 ) -> None:
     """Wire Stele into agent harnesses and git hooks (idempotent; keeps everything already there)."""
-    from .. import install as inst
     from ..errors import SteleError, UsageError
+    from ..install import targets as inst
 
     p = project()
     names = list(dict.fromkeys(target))
@@ -94,7 +95,7 @@ def uninstall(
     json_: JsonOpt = False,
 ) -> None:
     """Take Stele out of harnesses and git hooks, restoring what was there before."""
-    from .. import install as inst
+    from ..install import targets as inst
 
     p = project()
     chosen = [inst.get(name) for name in dict.fromkeys(target)]

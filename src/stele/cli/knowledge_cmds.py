@@ -1,4 +1,4 @@
-"""`stele knowledge draft|review|promote|supersede|export|distill`: thin over `stele.knowledge`."""
+"""`stele knowledge draft|review|promote|supersede|export|distill`: thin over `stele.record.knowledge` (and `stele.session.distill`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,8 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 knowledge_app = typer.Typer(help="Knowledge documents: draft -> reviewed -> current -> superseded.",
@@ -36,7 +37,7 @@ def draft(
     json_: JsonOpt = False,
 ) -> None:
     """Start a knowledge document as a draft (edit it with `stele edit`, then review it)."""
-    from .. import knowledge
+    from ..record import knowledge
     from .record_cmds import _read_body
 
     text = _read_body(body, body_file) if body is not None or body_file is not None else None
@@ -54,7 +55,7 @@ def review(
     json_: JsonOpt = False,
 ) -> None:
     """Mark a draft reviewed, with a note (an edit afterwards clears the review)."""
-    from .. import knowledge
+    from ..record import knowledge
 
     _done(knowledge.review(project(), fact_id, note), "reviewed", wants_json(fmt, json_))
 
@@ -62,7 +63,7 @@ def review(
 @knowledge_app.command()
 def promote(fact_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     """Make a reviewed draft current: briefings list it from now on."""
-    from .. import knowledge
+    from ..record import knowledge
 
     _done(knowledge.promote(project(), fact_id), "promoted", wants_json(fmt, json_))
 
@@ -75,7 +76,7 @@ def supersede(
     json_: JsonOpt = False,
 ) -> None:
     """Replace current OLD with reviewed NEW (OLD stays readable as history)."""
-    from .. import knowledge
+    from ..record import knowledge
 
     old_fact, new_fact = knowledge.supersede(project(), old, with_)
     if wants_json(fmt, json_):
@@ -91,7 +92,7 @@ def export(
     force: Annotated[bool, Opt("--force", help="Replace PATH if it exists.")] = False,
 ) -> None:
     """Write a document as a plain Markdown file."""
-    from .. import knowledge
+    from ..record import knowledge
 
     term.line(f"exported to {knowledge.export(project(), fact_id, path, force)}")
 
@@ -104,7 +105,7 @@ def distill(
     json_: JsonOpt = False,
 ) -> None:
     """Draft a document from a finished task: its session history, linked facts and files, as sources."""
-    from .. import knowledge
+    from ..session.distill import distill
 
-    written = knowledge.distill(project(), task, title)
+    written = distill(project(), task, title)
     _done(written.fact, "distilled", wants_json(fmt, json_), source=written.fact.source)

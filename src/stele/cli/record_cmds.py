@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, open_editor, project, wants_json
 from ..errors import SteleError, UsageError
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, open_editor, project, wants_json
 
 if TYPE_CHECKING:
-    from .. import memory
+    from ..record import edit
 
 Opt = typer.Option
 
@@ -35,7 +36,7 @@ def _read_body(body: str | None, body_file: Path | None) -> str:
     return body
 
 
-def _written(w: memory.Written, verb: str, as_json: bool) -> None:
+def _written(w: edit.Written, verb: str, as_json: bool) -> None:
     if as_json:
         emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
     else:
@@ -48,13 +49,13 @@ def _edit_in_editor(p, fact_id: str):
     """Edit a copy in $EDITOR; the fact is replaced only if the result is valid."""
     import tempfile
 
-    from .. import memory
-    from ..model import parse_fact
-    from ..record import load
-    from ..store import atomic_write
+    from ..record import edit
+    from ..record.load import load
+    from ..record.model import parse_fact
+    from ..record.write import atomic_write
 
     fact = load(p).get(fact_id)
-    memory.check_editable(fact)
+    edit.check_editable(fact)
     path = p.root / fact.path
     original = path.read_text(encoding="utf-8")
     with tempfile.NamedTemporaryFile("w", suffix=".md", prefix=f"{fact.id}-", delete=False,
@@ -82,7 +83,7 @@ def _edit_in_editor(p, fact_id: str):
 @app.command()
 def init() -> None:
     """Set up Stele in this git repository (idempotent)."""
-    from ..scaffold import init as do_init
+    from ..record.scaffold import init as do_init
 
     p = project()
     written = do_init(p)
@@ -114,10 +115,10 @@ def remember(
     json_: JsonOpt = False,
 ) -> None:
     """Record a fact in docs/memory/ (secrets are redacted first)."""
-    from .. import memory
+    from ..record import edit
 
     text = _read_body(body, body_file)
-    written = memory.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
+    written = edit.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
                               delivery=delivery, priority=priority, status=status, expires=expires,
                               review_after=review_after, retire_when=retire_when, summary=summary)
     _written(written, "remembered", wants_json(fmt, json_))
@@ -130,7 +131,7 @@ def new(
     no_edit: Annotated[bool, Opt("--no-edit", help="Print the path instead of opening $EDITOR.")] = False,
 ) -> None:
     """Create a fact from its kind's template and open it in $EDITOR."""
-    from ..scaffold import new_from_template
+    from ..record.scaffold import new_from_template
 
     p = project()
     path = new_from_template(p, kind, title)
@@ -138,7 +139,7 @@ def new(
         term.line(p.rel(path))
         return
     open_editor(path)
-    from ..model import parse_fact
+    from ..record.model import parse_fact
 
     _, problems = parse_fact(path.read_text(encoding="utf-8"), p.rel(path))
     if problems:
@@ -154,7 +155,7 @@ def show(
     json_: JsonOpt = False,
 ) -> None:
     """Show one fact with its links in both directions."""
-    from ..record import load
+    from ..record.load import load
     from ..render.facts import fact_lines
 
     record = load(project()).require_valid()
@@ -178,9 +179,9 @@ def list_(
     json_: JsonOpt = False,
 ) -> None:
     """List facts, filtered."""
-    from ..anchors import about
+    from ..anchors.paths import about
     from ..kinds import KINDS
-    from ..record import load
+    from ..record.load import load
 
     for k in kind:
         if k not in KINDS:
@@ -226,9 +227,9 @@ def edit(
     json_: JsonOpt = False,
 ) -> None:
     """Change a fact's fields, anchors, tags or links (no options: open it in $EDITOR)."""
-    from .. import memory
+    from ..record import edit
 
-    changes = memory.Changes(
+    changes = edit.Changes(
         title=title, status=status, delivery=delivery, priority=priority, summary=summary, expires=expires,
         review_after=review_after, retire_when=retire_when, body=sys.stdin.read() if body == "-" else body,
         add_anchors=add_anchor, remove_anchors=remove_anchor, add_tags=add_tag, remove_tags=remove_tag,
@@ -239,7 +240,7 @@ def edit(
         fact = _edit_in_editor(p, fact_id)
         term.line(f"edited {fact.id} {fact.path}")
         return
-    _written(memory.edit(p, fact_id, changes), "edited", wants_json(fmt, json_))
+    _written(edit.edit(p, fact_id, changes), "edited", wants_json(fmt, json_))
 
 
 @app.command()
@@ -249,9 +250,9 @@ def link(
     dst: Annotated[str, typer.Argument(metavar="TARGET")],
 ) -> None:
     """Add a typed edge: ID REL TARGET (declared on ID)."""
-    from .. import memory
+    from ..record import edit
 
-    fact = memory.link(project(), src, rel, dst)
+    fact = edit.link(project(), src, rel, dst)
     term.line(f"linked {fact.id} {rel} {dst.upper()}")
 
 
@@ -262,9 +263,9 @@ def unlink(
     dst: Annotated[str, typer.Argument(metavar="TARGET")],
 ) -> None:
     """Remove a typed edge declared on ID."""
-    from .. import memory
+    from ..record import edit
 
-    fact = memory.unlink(project(), src, rel, dst)
+    fact = edit.unlink(project(), src, rel, dst)
     term.line(f"unlinked {fact.id} {rel} {dst.upper()}")
 
 
@@ -274,9 +275,9 @@ def supersede(
     by: Annotated[str, Opt("--by", metavar="NEW", help="The fact that replaces OLD.")],
 ) -> None:
     """Mark OLD superseded by NEW (adds `supersedes` on NEW)."""
-    from .. import memory
+    from ..record import edit
 
-    old_fact, new_fact = memory.supersede(project(), old, by)
+    old_fact, new_fact = edit.supersede(project(), old, by)
     term.line(f"{new_fact.id} supersedes {old_fact.id}; {old_fact.id} is now superseded")
 
 
@@ -286,16 +287,16 @@ def retire(
     why: Annotated[str, Opt("--why", help="Why it no longer holds (kept in the body).")],
 ) -> None:
     """Retire a fact that no longer holds (it stays readable, never injected)."""
-    from .. import memory
+    from ..record import edit
 
-    fact = memory.retire(project(), fact_id, why)
+    fact = edit.retire(project(), fact_id, why)
     term.line(f"retired {fact.id}")
 
 
 @app.command()
 def verify(fact_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
     """Record that a fact still holds: today's date and the current commit."""
-    from .. import memory
+    from ..record import edit
 
-    fact = memory.verify(project(), fact_id)
+    fact = edit.verify(project(), fact_id)
     term.line(f"verified {fact.id} on {fact.verified} at {fact.verified_at or 'no commit yet'}")

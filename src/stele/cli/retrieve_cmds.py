@@ -1,6 +1,6 @@
 """Retrieval commands: recall, search, why, rebuild. Each: find the project, call the library, render.
 
-`recall` and `search` are defined in `stele/quickcmds.py` (argparse, dispatched before typer); they
+`recall` and `search` are defined in `stele/cli/fast.py` (argparse, dispatched before typer); they
 appear here only so `stele --help` lists them.
 """
 from __future__ import annotations
@@ -10,12 +10,13 @@ from typing import Annotated
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
+from ..render.jsonout import emit_json
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 
 
-# `recall` and `search` run before typer is imported (entry.py -> quickcmds.py, the one definition of
+# `recall` and `search` run before typer is imported (entry.py -> fast.py, the one definition of
 # their options); these entries list them in `stele --help` and forward anything that reaches them.
 _FORWARD = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
@@ -23,7 +24,7 @@ _FORWARD = {"allow_extra_args": True, "ignore_unknown_options": True, "help_opti
 @app.command(context_settings=_FORWARD)
 def recall(ctx: typer.Context) -> None:
     """Show what an agent is told before answering PROMPT: seeds, one hop, risks on the path."""
-    from ..quickcmds import run
+    from .fast import run
 
     raise typer.Exit(run("recall", ctx.args))
 
@@ -31,7 +32,7 @@ def recall(ctx: typer.Context) -> None:
 @app.command(context_settings=_FORWARD)
 def search(ctx: typer.Context) -> None:
     """Plain hybrid search of the committed record (no walk, no gate, no callout)."""
-    from ..quickcmds import run
+    from .fast import run
 
     raise typer.Exit(run("search", ctx.args))
 

@@ -7,8 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import JsonOpt, app, emit_json, project
 from ..render import term
+from ..render.jsonout import emit_json
+from .app import JsonOpt, app, project
 
 
 class ReviewFormat(str, Enum):
@@ -27,8 +28,8 @@ def review(
     json_: JsonOpt = False,
 ) -> None:
     """Summarise what changed in the record: added, edited, superseded, retired, anchors, violations."""
+    from ..doctor.review import review as run
     from ..render import review as render
-    from ..review import review as run
 
     result = run(project(), range_)
     if json_ or fmt == ReviewFormat.json:

@@ -16,8 +16,8 @@ RootOpt = Annotated[Optional[Path], typer.Option("--root", help="The repository 
 @app.command("mcp")
 def mcp_(root: RootOpt = None) -> None:
     """Serve the project memory over MCP on stdin/stdout (for harnesses that cannot run hooks)."""
-    from ..mcp_server import serve
     from ..project import find
+    from ..serve.mcp import serve
 
     serve(find(root))
 

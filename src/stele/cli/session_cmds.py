@@ -1,6 +1,6 @@
 """Session memory commands: the `session` group (start, log, list, show, preamble, restart, compact)
 and the top-level shorthands `note` and `promote`. Each finds the project, calls one library function
-in `stele.session`, `stele.preamble`, `stele.promote` or `stele.walarchive`, and renders."""
+in `stele.session` (sessions, preamble, promote, archive), and renders."""
 from __future__ import annotations
 
 import sys
@@ -9,12 +9,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
-from .. import session as sessions
-from .. import wal
 from ..errors import SteleError, UsageError
 from ..redact import describe
 from ..render import term
+from ..render.jsonout import emit_json
+from ..session import sessions, wal
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 session_app = typer.Typer(help="Session memory: what happened, in an append-only log per session.",
@@ -142,8 +142,8 @@ def show(
 ) -> None:
     """Show a session's entries in order, or one entry."""
     from ..ids import SESSION_ID_RE
-    from ..promote import promotions
-    from ..record import load
+    from ..record.load import load
+    from ..session.promote import promotions
 
     p, report = project(), wal.ReadReport()
     promoted = promotions(load(p))
@@ -195,7 +195,7 @@ def preamble(
     json_: JsonOpt = False,
 ) -> None:
     """Print the history an agent gets before a prompt: goal, completed stages, steering."""
-    from ..preamble import for_scope
+    from ..session.preamble import for_scope
 
     if session and thread:
         raise UsageError("give --session or --thread, not both")
@@ -239,7 +239,7 @@ def compact(
     json_: JsonOpt = False,
 ) -> None:
     """Move idle session logs, whole, into gzipped archive segments (verified; no line is lost)."""
-    from ..walarchive import compact as do_compact
+    from ..session.archive import compact as do_compact
 
     if older_than < 0:
         raise UsageError(f"--older-than {older_than}: give a number of days, 0 or more")
@@ -268,7 +268,7 @@ def promote(
     json_: JsonOpt = False,
 ) -> None:
     """Turn a session entry into a committed fact whose `source` records the entry."""
-    from ..promote import promote as do_promote
+    from ..session.promote import promote as do_promote
 
     done = do_promote(project(), entry_id, kind, title=title, anchors=anchor, links=link, tags=tag,
                       again=again)

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from .app import FormatOpt, JsonOpt, app, emit_json, project, wants_json
-from .. import claims
 from ..render import term
+from ..render.jsonout import emit_json
+from ..tasks import claims
+from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 if TYPE_CHECKING:  # the commands import it: its record parser (YAML) would cost every command at import
-    from .. import tasks
+    from ..tasks import board
 
 Opt = typer.Option
 task_app = typer.Typer(name="task", help="Tasks and atomic claims on them.", no_args_is_help=True)
@@ -39,7 +40,7 @@ def _remote(p, remote: bool, remote_name: str | None) -> str | None:
     return claims.resolve_remote(p, remote_name) if remote or remote_name else None
 
 
-def _rows_out(found: list[tasks.TaskRow], as_json: bool, empty: str) -> None:
+def _rows_out(found: list[board.TaskRow], as_json: bool, empty: str) -> None:
     now = claims.utcnow()
     if as_json:
         emit_json({"tasks": [r.as_dict(now) for r in found]})
@@ -71,10 +72,10 @@ def new(
     json_: JsonOpt = False,
 ) -> None:
     """Create an open task (or container) in docs/memory/."""
-    from .. import tasks
+    from ..tasks import board
     from .record_cmds import _written
 
-    w = tasks.new_task(project(), title, kind=kind, parent=parent, links=link, body=body, priority=priority,
+    w = board.new_task(project(), title, kind=kind, parent=parent, links=link, body=body, priority=priority,
                        anchors=anchor, tags=tag)
     _written(w, "created", wants_json(fmt, json_))
 
@@ -90,32 +91,32 @@ def list_(
     json_: JsonOpt = False,
 ) -> None:
     """List tasks and containers with their claims."""
-    from .. import tasks
-    from ..record import load
+    from ..record.load import load
+    from ..tasks import board
 
     p = project()
     me = claims.Identity.current(agent, session) if mine else None
-    found = tasks.list_tasks(p, load(p).require_valid(), statuses=status, mine=me, include_closed=all_)
+    found = board.list_tasks(p, load(p).require_valid(), statuses=status, mine=me, include_closed=all_)
     _rows_out(found, wants_json(fmt, json_), "no tasks match")
 
 
 @task_app.command("ready")
 def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     """Open tasks with nothing open blocking them and nobody holding them."""
-    from .. import tasks
-    from ..record import load
+    from ..record.load import load
+    from ..tasks import board
 
     p = project()
-    _rows_out(tasks.ready(p, load(p).require_valid()), wants_json(fmt, json_), "no ready tasks")
+    _rows_out(board.ready(p, load(p).require_valid()), wants_json(fmt, json_), "no ready tasks")
 
 
 @task_app.command("show")
 def show(task_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     """Show a task: status, claim, what it blocks, what blocks it, linked facts."""
-    from .. import tasks
     from ..render.task_text import task_text
+    from ..tasks import board
 
-    r = tasks.resume(project(), claims.Identity.current(), task_id, history_limit=0)
+    r = board.resume(project(), claims.Identity.current(), task_id, history_limit=0)
     now = claims.utcnow()
     if wants_json(fmt, json_):
         emit_json({k: v for k, v in r.as_dict(now).items() if k != "history"})
@@ -137,16 +138,16 @@ def claim(
     json_: JsonOpt = False,
 ) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
-    from .. import tasks
-    from ..record import load
+    from ..record.load import load
     from ..snapshot.build import Request, keep, take
+    from ..tasks import board
 
     p = project()
     me = claims.Identity.current(agent, session)
     lease_ = claims.parse_lease(lease) if lease else None
     record = load(p).require_valid()  # once for both: loading it is most of a claim's time
     snap = take(p, Request(task=task_id), record=record)  # rules that do not fit fail before the claim
-    claimed = tasks.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
+    claimed = board.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
                                record=record)
     c = claimed.claim
     snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
@@ -174,10 +175,10 @@ def release(
     remote_name: RemoteNameOpt = None,
 ) -> None:
     """Release your claim (a claim that was pushed to a remote is released there too)."""
-    from .. import tasks
+    from ..tasks import board
 
     p = project()
-    released = tasks.release_task(p, task_id, claims.Identity.current(agent, session), force=force,
+    released = board.release_task(p, task_id, claims.Identity.current(agent, session), force=force,
                                   remote=_remote(p, remote, remote_name))
     _say(f"released {released.task} (token {released.token})"
          + (f"; pushed to {released.remote}" if released.remote else ""))
@@ -217,9 +218,9 @@ def done(
     session: SessionOpt = None,
 ) -> None:
     """Mark a task done: its claim is released and facts that `expires-on` it are retired."""
-    from .. import tasks
+    from ..tasks import board
 
-    closed = tasks.done(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
+    closed = board.done(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
     _closed(closed)
 
 
@@ -232,13 +233,13 @@ def cancel(
     session: SessionOpt = None,
 ) -> None:
     """Mark a task cancelled and release its claim."""
-    from .. import tasks
+    from ..tasks import board
 
-    closed = tasks.cancel(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
+    closed = board.cancel(project(), task_id, claims.Identity.current(agent, session), note=note, force=force)
     _closed(closed)
 
 
-def _closed(closed: tasks.Closed) -> None:
+def _closed(closed: board.Closed) -> None:
     term.line(f"{closed.fact.id} is {closed.fact.status}" + (f"; released its claim (token {closed.released.token})"
                                                  if closed.released else ""))
     for fact in closed.retired:
@@ -254,10 +255,10 @@ def resume(
     json_: JsonOpt = False,
 ) -> None:
     """What was I doing: the task, its claim, linked decisions and risks, and its session history."""
-    from .. import tasks
     from ..render.task_text import task_text
+    from ..tasks import board
 
-    r = tasks.resume(project(), claims.Identity.current(agent, session), task_id)
+    r = board.resume(project(), claims.Identity.current(agent, session), task_id)
     now = claims.utcnow()
     if wants_json(fmt, json_):
         emit_json(r.as_dict(now))

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import gitrepo, symbols
+from .. import gitrepo
+from ..anchors import symbols
+from ..anchors.paths import is_glob, literal_dir, split
+from ..anchors.resolve import Tree, explain_missing, resolve
 from ..kinds import CLOSED_STATUSES as CLOSED
-from ..anchors import is_glob, literal_dir, split
-from ..record import Record
-from ..resolve import Tree, explain_missing, resolve
-from . import Finding
+from ..record.load import Record
+from .findings import Finding
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ pull request shows, plus anything not yet committed when run locally.
 """
 from __future__ import annotations
 
-from .. import anchored, gitrepo
-from ..cochange import ACK_TRAILER, cochanges, content, parse_acks
-from ..record import Record, load_at
-from . import Finding
-
+from .. import gitrepo
+from ..record.load import Record, load_at
+from ..retrieve import anchored
+from ..retrieve.cochange import ACK_TRAILER, cochanges, content, parse_acks
+from .findings import Finding
 
 
 def check(record: Record, base: str, gate: bool) -> list[Finding]:

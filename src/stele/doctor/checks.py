@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
-from ..model import Fact
-from ..record import Record, fact_files
+from ..record.load import Record, fact_files
+from ..record.model import Fact
 from ..redact import Redactor
-from . import Finding
+from .findings import Finding
 from .similar import similar_pairs
 
 if TYPE_CHECKING:

@@ -11,10 +11,10 @@ import datetime as dt
 import difflib
 from dataclasses import dataclass, field
 
-from ..model import Fact
+from ..anchors.resolve import WorkTree
 from ..project import Project
-from ..record import load
-from ..resolve import WorkTree
+from ..record.load import load
+from ..record.model import Fact
 from .anchorcheck import broken_anchors
 
 
@@ -60,7 +60,7 @@ def plan(project: Project, today: dt.date) -> list[Repair]:
 
 
 def apply(project: Project, repairs: list[Repair]) -> None:
-    from ..store import save
+    from ..record.write import save
 
     for repair in repairs:
         save(project, repair.fact)

@@ -3,7 +3,7 @@ agent is about to change it, and a session log line once it has.
 
 An anchor makes editing the file the trigger, so a fact reaches the agent even when nothing in the
 conversation would have retrieved it. Risks come first. A `path::Symbol` anchor counts when the edit
-touches the symbol's lines (found with `symbols.py`), or when either cannot be located. Each fact is
+touches the symbol's lines (found with `anchors/symbols.py`), or when either cannot be located. Each fact is
 shown once per session, and the session's first edit carries a one-time nudge to check the record
 before changing settled things.
 Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
@@ -64,7 +64,7 @@ def symbol_filter(ctx: Context, paths: list[str]):
     """`touches(anchor_path, symbol)` for `lookup.anchored`: a symbol anchor counts when the edit
     overlaps the symbol's lines, or when either cannot be located (precision never hides a fact).
     Each edited file is read once, however many symbol anchors it has."""
-    from .. import symbols
+    from ..anchors import symbols
 
     edits = {p: edited_lines(ctx, p) for p in paths}
 
@@ -113,8 +113,8 @@ def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
     """One session log line per file and session (the log says what changed, not every keystroke). The
     harness's session becomes a Stele session, named after it and stamped with the agent, at its first
     edit: `stele session list` and `stele task resume` then see it like any other."""
-    from .. import session as sessions, wal
     from ..errors import SteleError
+    from ..session import sessions, wal
 
     with state.update(ctx.project, session) as st:
         new = [p for p in paths if p not in st.edited]

@@ -41,19 +41,14 @@ def open_index(project: Project, fresh: bool = True) -> Any:
     file first, its first warning (rebuilt, unreadable) the hook's one stderr line. `fresh=False` takes
     the catalog as it is when there is a readable one, and refreshes (or builds) the index only when
     there is not."""
-    from ..index.build import CATALOG, INDEX_VERSION, open_index as open_
+    from ..index.build import open_catalog
+    from ..index.build import open_index as open_
 
     if not fresh:
-        from ..index.catalog import Catalog
-
         try:
-            catalog = Catalog(project.index_dir / CATALOG)
+            return _AsIs(open_catalog(project))
         except Exception:
-            catalog = None
-        if catalog is not None:
-            if catalog.meta("index_version") == INDEX_VERSION:
-                return _AsIs(catalog)
-            catalog.close()
+            pass  # missing, unfinished or outdated: refresh (or build) it below
     budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
     return open_(project, deadline=time.monotonic() + budget, warn=_first_warning())
 
@@ -91,7 +86,7 @@ def always(index: Any) -> list[Line]:
 def open_tasks(index: Any, project: Project) -> list[Line]:
     """Tasks not done or cancelled, each with who holds a live claim on it: the ones claimed by this
     agent (`stele task list --mine`'s identity) first, then in progress, blocked, open."""
-    from ..claims import Identity, known_claims, utcnow
+    from ..tasks.claims import Identity, known_claims, utcnow
 
     held = {tid: c for tid, c in known_claims(project).items() if c.live(utcnow())}
     me = Identity.current()

@@ -13,15 +13,17 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-from .. import wal
 from ..errors import SteleError
+from ..session import wal
 from . import harness as harness_mod
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
 PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+# Payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor).
+SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
 
 
 class PayloadError(SteleError):
@@ -79,7 +81,7 @@ def parse(text: str, flag: str | None = None) -> Payload:
         except ValueError:
             tool_input = {"input": tool_input}
     # the harness's own conversation id first: it is exact, an inherited STELE_SESSION may be shared
-    session = wal.session_from_payload(data) or wal.current_session()
+    session = session_of(data) or wal.current_session()
     source = data.get("source", data.get("trigger"))
     return Payload(
         data=data, harness=harness,
@@ -90,6 +92,17 @@ def parse(text: str, flag: str | None = None) -> Payload:
         source=source if isinstance(source, str) else "",
         stop_hook_active=data.get("stop_hook_active") is True,
     )
+
+
+def session_of(data: Mapping[str, Any]) -> str | None:
+    """The session id a harness put in its payload, made safe as a file name (a harness id is not
+    ours to reject: characters outside the allowed set become '-')."""
+    for key in SESSION_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            name = re.sub(r"[^A-Za-z0-9._-]", "-", value.strip())[:128]
+            return wal.check_session_name(name if name[0].isalnum() else "s" + name[:127])
+    return None
 
 
 def _text(value: Any) -> str:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import sys
 
-from .. import anchored
-from ..anchored import FIRST_KINDS
 from ..project import Project, find_root
 from ..render.anchored import text
+from ..retrieve import anchored
+from ..retrieve.anchored import FIRST_KINDS
 
 
 def run(args) -> int:

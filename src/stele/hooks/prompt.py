@@ -15,7 +15,7 @@ from .run import Context, Reply, run
 
 def handle(ctx: Context) -> Reply | None:
     from ..render.agent import recall_text
-    from ..retrieve import recall
+    from ..retrieve.recall import recall
 
     prompt = ctx.payload.prompt
     if not prompt.strip():

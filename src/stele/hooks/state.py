@@ -56,7 +56,7 @@ def _read_json(path: Path) -> dict:
 
 def _write_json(path: Path, data: dict) -> None:
     """Write beside `path` and rename over it (callers hold the file's lock, so one temporary name per
-    process is enough). Not `store.atomic_write`: importing `stele.store` loads the fact model and
+    process is enough). Not `store.atomic_write`: importing `stele.record.write` loads the fact model and
     PyYAML (~13 ms of every hook process, and `tests/hooks/test_imports.py` keeps yaml off this
     path), and its fsync (p90 ~8 ms against 0.3 ms without) buys durability that disposable per-machine
     state does not need."""

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import SteleError
 from ..project import Project
 from . import catalog as catalog_mod
+from .catalog import IndexUnavailable
 from .items import COMMITTED, Item
 from .sources import digest, racy, read_items, rewritten, scan
 
@@ -36,10 +36,6 @@ GARBAGE = 0.25  # compact vectors.npy when more than this share of its rows belo
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]
-
-
-class IndexUnavailable(SteleError):
-    """The index can neither be opened nor built (retrieval degrades to session context)."""
 
 
 @dataclass
@@ -119,17 +115,25 @@ class _Lock:
             self.fd = -1
 
 
+def open_catalog(project: Project) -> catalog_mod.Catalog:
+    """The catalog as the last build left it, without any freshness check (the edit hooks read it so);
+    raises when it is missing, unfinished or from another Stele version."""
+    cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    version = cat.meta("index_version")  # written last, when a build commits
+    if version != INDEX_VERSION:
+        cat.close()
+        if version is None:
+            raise ValueError("its last build did not finish")
+        raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
+                                        f"this one reads {INDEX_VERSION})")
+    return cat
+
+
 def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
     from .text import TextIndex
 
-    cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    cat = open_catalog(project)
     try:
-        version = cat.meta("index_version")  # written last, when a build commits
-        if version is None:
-            raise ValueError("its last build did not finish")
-        if version != INDEX_VERSION:
-            raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
-                                            f"this one reads {INDEX_VERSION})")
         return cat, TextIndex(project.index_dir / TEXT_DIR)
     except BaseException:
         cat.close()

@@ -24,7 +24,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..anchors import ancestors, glob_regex, is_glob, literal_dir, normalize, split
+from ..anchors.paths import ancestors, glob_regex, is_glob, literal_dir, normalize, split
+from ..errors import SteleError
 from .items import Item
 
 SCHEMA = 3
@@ -74,6 +75,10 @@ NODE_COLUMNS = tuple(f.name for f in fields(Node))  # the items columns a Node i
 def _chunks(values: list, size: int = 500) -> Iterator[list]:
     for i in range(0, len(values), size):
         yield values[i:i + size]
+
+
+class IndexUnavailable(SteleError):
+    """The index can neither be opened nor built (retrieval degrades to session context)."""
 
 
 class OutdatedIndex(ValueError):

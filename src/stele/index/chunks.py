@@ -1,6 +1,6 @@
 """Cutting source files into chunks a snapshot can deliver: whole definitions where possible.
 
-A chunk is a line range of one file. Definitions come from `symbols.py` when it knows the language;
+A chunk is a line range of one file. Definitions come from `anchors/symbols.py` when it knows the language;
 otherwise a line heuristic that holds for most languages finds them: a definition starts at column 0
 after a blank line (a comment or decorator right above it belongs to it). Small neighbours are merged
 and anything past `MAX_LINES` / `MAX_BYTES` is cut into windows, so every chunk fits a code budget

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import gitrepo
 from ..project import Project
-from ..store import atomic_write
+from ..record.write import atomic_write
 from .chunks import Span, spans
 
 VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
@@ -138,7 +138,7 @@ def refresh(project: Project, report: Report | None = None) -> CodeIndex:
     """Bring the code index in step with the working tree and return it (built on first use).
     A damaged index is thrown away and built again once. Raises IndexUnavailable where Stele is not
     set up, as the record index does: an index there would be untracked files in `git status`."""
-    from .build import IndexUnavailable
+    from .catalog import IndexUnavailable
 
     if not project.stele_dir.is_dir():
         raise IndexUnavailable("Stele is not set up in this repository: run `stele init`")
@@ -195,7 +195,7 @@ def _update(project: Project, folder: Path, files: dict[str, dict] | None, repor
 
 def _definitions(name: str, text: str) -> list[tuple[int, int]] | None:
     """Top-level definition line ranges where a parser knows them exactly (Python), else None."""
-    from ..symbols import language, python_definitions
+    from ..anchors.symbols import language, python_definitions
 
     defs = python_definitions(text) if language(name) == "python" else None
     return [span for qualified, span in defs.items() if "." not in qualified] if defs else None

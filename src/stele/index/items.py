@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from ..ids import mentioned_ids
 
 if TYPE_CHECKING:  # the parsers are only needed when something changed (they pull in PyYAML)
-    from ..model import Fact
-    from ..wal import Entry
+    from ..record.model import Fact
+    from ..session.wal import Entry
 
 COMMITTED = "committed"
 SESSION = "session"
@@ -82,7 +82,7 @@ def from_fact(fact: Fact) -> Item:
 def from_entry(entry: Entry, path: str) -> Item:
     """A WAL entry: its type is its kind, its first line its title, its searchable text what
     `session.search_text` says; its task and the ids it names are edges, the paths it touched anchors."""
-    from ..session import search_text
+    from ..session.sessions import search_text
 
     text = search_text(entry).strip()
     first = next((line.strip() for line in entry.text.splitlines() if line.strip()), entry.type)

@@ -57,18 +57,18 @@ def is_wal(project: Project, rel: str) -> bool:
 
 def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
     """The items one source file holds now (none when unreadable or not a fact)."""
-    from ..record import looks_like_fact
+    from ..record.load import looks_like_fact
 
     path = project.root / rel
     if is_wal(project, rel):
-        from ..session import is_bookkeeping
-        from ..wal import ReadReport, read_file
+        from ..session.sessions import is_bookkeeping
+        from ..session.wal import ReadReport, read_file
 
         wal_report = ReadReport()
         items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
         skipped += wal_report.skipped
         return items
-    from ..model import parse_fact
+    from ..record.model import parse_fact
 
     try:
         text = path.read_text(encoding="utf-8")

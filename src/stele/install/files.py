@@ -24,8 +24,8 @@ from typing import Callable, Protocol
 
 from ..errors import SteleError, UsageError
 from ..project import Project
-from ..store import atomic_write
-from . import Change
+from ..record.write import atomic_write
+from .targets import Change
 
 
 class EditError(ValueError):

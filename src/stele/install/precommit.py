@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import gitrepo
 from ..errors import SteleError
 from ..project import Project
-from . import Change
+from .targets import Change
 
 BEGIN = "# >>> stele pre-commit >>> (`stele uninstall pre-commit` removes this block)"
 END = "# <<< stele pre-commit <<<"
@@ -131,7 +131,7 @@ def _project_scope_only(scope: str) -> None:
 def _write(path: Path, old: str | None, new: str | None, action: str, dry_run: bool,
            detail: str = "") -> Change:
     """Write (or with None delete) the hook; a dry run only describes it, with a diff."""
-    from ..store import atomic_write
+    from ..record.write import atomic_write
 
     if dry_run:
         from .files import diff

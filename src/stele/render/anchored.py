@@ -4,7 +4,7 @@ Byte-stable and free of terminal codes: git hooks print into terminals, editors 
 """
 from __future__ import annotations
 
-from ..anchored import Anchored
+from ..retrieve.anchored import Anchored
 
 
 def fact_lines(found: list[Anchored]) -> list[str]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..model import Fact
-    from ..record import Record
+    from ..record.load import Record
+    from ..record.model import Fact
 
 RULE = "-" * 60
 INDENT = "    "

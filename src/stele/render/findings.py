@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..doctor import Finding, Report
+from ..doctor.findings import Finding, Report
 
 ANNOTATIONS_PER_STEP = 10
 SUMMARY_MAX_BYTES = 1024 * 1024 - 4096  # GitHub rejects a step summary over 1 MiB; keep a margin

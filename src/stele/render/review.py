@@ -5,7 +5,7 @@ Both come from one list of sections so they never disagree; Markdown adds emphas
 """
 from __future__ import annotations
 
-from ..review import Review
+from ..doctor.review import Review
 
 MARKER = "<!-- stele-review -->"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..session import Session
-from ..wal import Entry
+from ..session.sessions import Session
+from ..session.wal import Entry
 
 
 def entry_header(e: Entry) -> str:

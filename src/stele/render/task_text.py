@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..claims import Claim, iso
 from ..kinds import KINDS
-from ..model import Fact
-from ..tasks import Resume
+from ..record.model import Fact
+from ..tasks.board import Resume
+from ..tasks.claims import Claim, iso
 
 _GROUPS = (("decision", "Decisions"), ("risk", "Risks"))
 

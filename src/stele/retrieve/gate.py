@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..anchors import normalize
+from ..anchors.paths import normalize
 from ..ids import mentioned_ids
 
 # A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx).

@@ -16,7 +16,6 @@ by id), and `exclude` (ids a session has already been shown) are walked through 
 """
 from __future__ import annotations
 
-import datetime as dt
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -112,7 +111,8 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
 
 def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[str], s: Settings, t0: float,
             warnings: list[str]) -> Recall:
-    from ..index.build import IndexUnavailable, open_index
+    from ..index.build import open_index
+    from ..index.catalog import IndexUnavailable
 
     g = gate_mod.check(prompt, files, s.min_prompt_chars)
     if g.skipped:
@@ -238,7 +238,7 @@ def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: 
 
 def prior_context(project: Project, warnings: list[str]) -> Recall:
     """No index at all: what the most recent sessions were doing, read straight from the WAL (score 0)."""
-    from ..session import recent_summaries
+    from ..session.sessions import recent_summaries
 
     try:
         summaries = recent_summaries(project, limit=PRIOR_LIMIT)

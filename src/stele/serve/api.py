@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..anchors import about
+from ..anchors.paths import about
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
 from ..lifecycle import inactive, today
-from ..model import Fact
 from ..project import Project
-from ..record import Record, load
+from ..record.load import Record, load
+from ..record.model import Fact
 
 JSON = "application/json; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
@@ -171,9 +171,9 @@ def retrieve(project: Project, q: Query) -> Response:
     `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay).
     `mode` is the seed's contract: `semantic`, or `prior_context` (recent session entries, score 0.0)
     when there is no index; `retrieval` is Stele's own mode (hybrid, fts, identifier, skipped, ...)."""
-    from .. import session as sessions_mod
-    from ..retrieve import recall
-    from ..wal import read_all
+    from ..retrieve.recall import recall
+    from ..session import sessions as sessions_mod
+    from ..session.wal import read_all
 
     text = q.one("q")
     if text is None:
@@ -200,7 +200,7 @@ def retrieve(project: Project, q: Query) -> Response:
 def sessions(project: Project, q: Query) -> Response:
     """GET /api/memory/sessions?issue=&pr=&path=&task=&thread=&q=&limit= -> sessions with a matching entry,
     most recently active first (limit capped at 32)."""
-    from .. import session as sessions_mod
+    from ..session import sessions as sessions_mod
 
     try:
         filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=q.one("path"),
@@ -213,8 +213,8 @@ def sessions(project: Project, q: Query) -> Response:
 
 
 def _session_entries(project: Project, session_id: str) -> list:
-    from .. import session as sessions_mod
-    from ..wal import check_session_name
+    from ..session import sessions as sessions_mod
+    from ..session.wal import check_session_name
 
     try:
         check_session_name(session_id)
@@ -228,7 +228,7 @@ def _session_entries(project: Project, session_id: str) -> list:
 
 def session(project: Project, q: Query, session_id: str) -> Response:
     """GET /api/memory/sessions/{id} -> the session's summary and every entry, in log order."""
-    from .. import session as sessions_mod
+    from ..session import sessions as sessions_mod
 
     entries = _session_entries(project, session_id)
     return json_response({"session": sessions_mod.summarize(session_id, entries).as_dict(),
@@ -237,8 +237,8 @@ def session(project: Project, q: Query, session_id: str) -> Response:
 
 def session_blob(project: Project, q: Query, session_id: str) -> Response:
     """GET /api/memory/sessions/{id}/blob -> the session's log as plain text."""
-    from .. import session as sessions_mod
     from ..render.session_text import transcript
+    from ..session import sessions as sessions_mod
 
     entries = _session_entries(project, session_id)
     text = transcript(sessions_mod.summarize(session_id, entries), entries)

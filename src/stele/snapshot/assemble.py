@@ -16,7 +16,7 @@ from typing import Iterable, Protocol
 from ..errors import SteleError, UsageError
 from ..kinds import CONTAINERS, PRIORITIES
 from ..lifecycle import inactive
-from ..model import Fact
+from ..record.model import Fact
 from .model import Budgets, Item, Skip, Snapshot
 
 # Task progress stays with the task and knowledge reaches a run only through the briefing: neither is

@@ -9,14 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import gitrepo, wal
+from .. import gitrepo
 from ..errors import UsageError
 from ..ids import ulid
 from ..kinds import KINDS
 from ..lifecycle import today
-from ..model import Fact
 from ..project import Project
-from ..record import Record, load
+from ..record.load import Record, load
+from ..record.model import Fact
+from ..session import wal
 from . import code, store
 from .assemble import NOT_RECORDS, fit_code, pick_briefing, render_text, select_records
 from .model import RECORD_PARTS, Budgets, Snapshot
@@ -61,8 +62,8 @@ def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) ->
     An index that cannot be opened costs the ranking, not the snapshot: the rules still go out."""
     if not query.strip():
         return []
-    from ..index.build import IndexUnavailable
-    from ..retrieve import search
+    from ..index.catalog import IndexUnavailable
+    from ..retrieve.search import search
 
     try:
         result = search(project, query, RANK_LIMIT, kinds)
@@ -75,7 +76,7 @@ def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) ->
 
 def code_for(project: Project, selected: list[Fact], query: str, warnings: list[str]) -> list:
     """`code.candidates`; like the ranking, a code index that cannot be opened costs only the code."""
-    from ..index.build import IndexUnavailable
+    from ..index.catalog import IndexUnavailable
 
     try:
         return code.candidates(project, selected, query)

@@ -10,17 +10,17 @@ A chunk anchored by several facts names all of them. `assemble.fit_code` then ke
 """
 from __future__ import annotations
 
-from ..anchors import path_matches, split
+from ..anchors.paths import path_matches, split
 from ..index import code as code_index
-from ..model import Fact
 from ..project import Project
+from ..record.model import Fact
 
 SEARCH_LIMIT = 30  # hits asked of the code index; 32 KiB holds about a dozen chunks
 
 
 def symbol_chunks(index: code_index.CodeIndex, path: str, symbol: str) -> list[code_index.Chunk]:
     """The chunks holding `symbol`'s lines (none when it no longer resolves: doctor reports that)."""
-    from ..symbols import find
+    from ..anchors.symbols import find
 
     span = find(index.file_text(path), symbol, path)
     if span is None:

@@ -1,0 +1,100 @@
+"""`stele recall` and `stele search`, parsed with argparse before typer is imported.
+
+Agents and evaluation harnesses run these once per prompt in a fresh process. Through typer a
+recall on a 10k-fact record cost ~330 ms, of which ~180 ms was typer itself (it imports pydantic to
+coerce parameters); the library call costs ~150 ms. So `entry.py` sends these two commands here, and
+the typer app only lists them in `stele --help` (see `cli/retrieve_cmds.py`). This module is the one
+definition of their options; it must not import typer.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable
+
+from ..render.jsonout import emit_json
+
+
+def _parser(name: str, description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"stele {name}", description=description)
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    p.add_argument("--json", action="store_true", help="shorthand for --format json")
+    return p
+
+
+def recall_parser() -> argparse.ArgumentParser:
+    p = _parser("recall", "Show what an agent is told before answering PROMPT: the facts that match, one "
+                "hop out along their links, and the risks on the path (a starting set, at most 20).")
+    p.add_argument("prompt", nargs="?", default="", help="what the agent was asked (may be empty with --file)")
+    p.add_argument("--file", "-f", action="append", default=[], metavar="PATH",
+                   help="a file being edited (repeatable)")
+    p.add_argument("--max-chars", type=int, default=None, help="text budget (default: hooks.max_chars)")
+    return p
+
+
+def search_parser() -> argparse.ArgumentParser:
+    p = _parser("search", "Plain hybrid search of the committed record (no walk, no gate, no callout).")
+    p.add_argument("query", help="words, an error message, an identifier...")
+    p.add_argument("--limit", "-n", type=int, default=10, help="at most this many results (default 10)")
+    p.add_argument("--kind", "-k", action="append", default=[], help="only this kind (repeatable)")
+    p.add_argument("--all", action="store_true", dest="all_",
+                   help="include superseded, retired, expired and review-overdue facts")
+    return p
+
+
+def _warn(lines: list[str]) -> None:
+    for line in dict.fromkeys(lines):
+        print(line, file=sys.stderr)
+
+
+def recall(argv: list[str]) -> int:
+    args = recall_parser().parse_args(argv)
+    from ..project import find
+    from ..retrieve.recall import recall as do_recall
+
+    project = find()
+    result = do_recall(project, args.prompt, files=args.file)
+    _warn(result.warnings)
+    if args.json or args.format == "json":
+        emit_json(result.as_dict())
+        return 0
+    from ..render.agent import recall_text
+
+    budget = args.max_chars if args.max_chars is not None else int(project.config["hooks.max_chars"])
+    sys.stdout.write(recall_text(result, max_chars=budget) or f"nothing to recall (mode: {result.mode})\n")
+    return 0
+
+
+def search(argv: list[str]) -> int:
+    parser = search_parser()
+    args = parser.parse_args(argv)
+    from ..kinds import KINDS
+
+    for k in args.kind:
+        if k not in KINDS:
+            parser.error(f"--kind {k!r} is not a kind: use one of " + ", ".join(KINDS))
+    if args.limit < 1:
+        parser.error(f"--limit {args.limit}: give a positive number")
+    from ..project import find
+    from ..retrieve.search import search as do_search
+
+    result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_)
+    _warn(result.warnings)
+    if args.json or args.format == "json":
+        emit_json(result.as_dict())
+        return 0
+    from ..render.agent import search_text
+
+    sys.stdout.write(search_text(result))
+    return 0
+
+
+COMMANDS: dict[str, Callable[[list[str]], int]] = {"recall": recall, "search": search}
+
+
+def run(name: str, argv: list[str]) -> int:
+    from ..errors import error_handler
+
+    with error_handler():
+        return COMMANDS[name](argv)
+    return 0  # pragma: no cover - error_handler raises SystemExit on every error

@@ -1,0 +1,33 @@
+"""`stele doctor`'s one entry point: every check over the record, sorted errors first."""
+from __future__ import annotations
+
+import datetime as dt
+
+from ..project import Project
+from .findings import CHECKS, Finding, Report
+
+
+def run(project: Project, *, base: str | None = None, gate: bool = False,
+        today: dt.date | None = None) -> Report:
+    """Every check; `base` adds the checks against a base revision, `gate` the co-change gate."""
+    from ..anchors.resolve import WorkTree
+    from ..errors import SteleError, UsageError
+    from ..lifecycle import today as today_
+    from ..record.load import load
+    from . import anchorcheck, basecheck, checks
+
+    if gate and not base:
+        raise UsageError("--gate needs --base REF: the change to gate is the one since REF")
+    if not project.memory_dir.is_dir():
+        raise SteleError(f"no {project.rel(project.memory_dir)}/ here: run `stele init` first (or set "
+                         "memory_dir in .stele/config.yaml)")
+    on = today or today_()
+    record = load(project)
+    findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]
+    findings += checks.run_all(record, on)
+    findings += anchorcheck.check(record, WorkTree(project.root))
+    if base:
+        findings += basecheck.check(record, base, gate)
+    order = list(CHECKS)
+    findings.sort(key=lambda f: (CHECKS[f.check] != "error", f.path, f.line, order.index(f.check), f.message))
+    return Report(findings)

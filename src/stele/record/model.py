@@ -1,0 +1,278 @@
+"""A fact: the dataclass, its validation, and its conversion back to frontmatter.
+
+Validation collects every problem of a file at once (a reviewer fixes them in one pass), each with the
+line of the offending key. Cross-file checks (duplicate ids, dangling links) live in `load.py`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ids import ID_RE, SESSION_ID_RE, mentioned_ids, prefix_of
+from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES
+from . import frontmatter
+
+TITLE_MAX = 120
+DATE_FIELDS = ("created", "verified", "review_after", "expires")
+TEXT_FIELDS = ("verified_at", "retire_when", "summary")
+LIST_FIELDS = ("anchors", "tags", "source")
+_SENTENCE_RE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.S)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of `text` on one line (at most 300 characters)."""
+    flat = " ".join(text.split())
+    m = _SENTENCE_RE.match(flat)
+    return (m.group(1) if m else flat)[:300]
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    message: str
+    severity: str = "error"  # error | warning
+    check: str = "schema"  # which `stele doctor` check reports it
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass
+class Fact:
+    id: str
+    kind: str
+    title: str
+    body: str = ""
+    status: str = ""
+    delivery: str = ""
+    priority: str = "normal"
+    anchors: list[str] = field(default_factory=list)
+    links: dict[str, list[str]] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    created: dt.date | None = None
+    verified: dt.date | None = None
+    verified_at: str | None = None
+    review_after: dt.date | None = None
+    expires: dt.date | None = None
+    retire_when: str | None = None
+    summary: str | None = None
+    source: list[str] = field(default_factory=list)
+    path: str = ""  # repo-relative, posix
+    doc: frontmatter.Document | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        kind = KINDS.get(self.kind)
+        if kind is not None:
+            self.status = self.status or kind.default_status
+            self.delivery = self.delivery or kind.default_delivery
+
+    @property
+    def mentions(self) -> list[str]:
+        return [i for i in mentioned_ids(self.body) if i != self.id]
+
+    @property
+    def summary_text(self) -> str:
+        """One line for briefings: `summary`, else the body's first sentence."""
+        return self.summary or first_sentence(self.body)
+
+    def targets(self) -> list[tuple[str, str]]:
+        """Declared edges as (relation, target id)."""
+        return [(rel, t) for rel, ids in self.links.items() for t in ids]
+
+    def to_meta(self) -> dict[str, Any]:
+        """Frontmatter for this fact: the original keys and order, known fields overwritten."""
+        meta: dict[str, Any] = dict(self.doc.meta) if self.doc else {}
+        kind = KINDS.get(self.kind)
+        defaults = {"status": kind.default_status if kind else "", "priority": "normal",
+                    "delivery": kind.default_delivery if kind else ""}
+        values: dict[str, Any] = {
+            "id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
+            "delivery": self.delivery, "priority": self.priority, "anchors": list(self.anchors),
+            "links": {r: list(ids) for r, ids in self.links.items() if ids}, "tags": list(self.tags),
+            "created": self.created, "verified": self.verified, "verified_at": self.verified_at,
+            "review_after": self.review_after, "expires": self.expires, "retire_when": self.retire_when,
+            "summary": self.summary, "source": list(self.source),
+        }
+        for key, value in values.items():
+            if isinstance(value, dt.date):
+                value = value.isoformat()
+            if key in defaults and key not in meta and value == defaults[key] and (self.doc or key != "status"):
+                continue  # an implicit default stays implicit (a new file spells out its status)
+            if value is None or value == [] or value == {}:
+                meta.pop(key, None)
+            elif key in meta and _same(meta[key], value):
+                continue  # keep the original spelling (e.g. `tags: auth` vs `[auth]`)
+            else:
+                meta[key] = value
+        return meta
+
+    def render(self, extra: dict[str, Any] | None = None) -> str:
+        """The file text; `extra` sets keys the model does not know (None removes one), e.g. `review`."""
+        meta = self.to_meta()
+        for key, value in (extra or {}).items():
+            if value is None:
+                meta.pop(key, None)
+            else:
+                meta[key] = value
+        return frontmatter.render(meta, self.body, self.doc)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `--json` shape of a fact (stable: keys are only ever added)."""
+        iso = lambda d: d.isoformat() if d else None  # noqa: E731
+        return {
+            "id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
+            "delivery": self.delivery, "priority": self.priority, "anchors": self.anchors,
+            "links": self.links, "tags": self.tags, "created": iso(self.created), "verified": iso(self.verified),
+            "verified_at": self.verified_at, "review_after": iso(self.review_after), "expires": iso(self.expires),
+            "retire_when": self.retire_when, "summary": self.summary_text, "source": self.source,
+            "path": self.path, "body": self.body,
+        }
+
+
+def _same(original: Any, value: Any) -> bool:
+    if isinstance(value, list) and isinstance(original, str):
+        return value == [original]
+    if isinstance(value, dict) and isinstance(original, dict):
+        return {k: _as_list(v) for k, v in original.items()} == value
+    return original == value
+
+
+def _as_list(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, list[Problem]]:
+    """Validate a parsed file; returns the fact (None when unusable) and every problem found."""
+    meta = doc.meta
+    problems: list[Problem] = []
+
+    def bad(message: str, *where: Any) -> None:
+        problems.append(Problem(path, doc.line_of(*where) if where else 1, message))
+
+    fid, kind_name, title = meta.get("id"), meta.get("kind"), meta.get("title")
+    kind = KINDS.get(kind_name) if isinstance(kind_name, str) else None
+    if fid is None:
+        bad("missing `id`: add `id: PREFIX-XXXX` (e.g. DEC-4F7K)")
+    elif not isinstance(fid, str) or not ID_RE.match(fid):
+        bad(f"`id` {fid!r} is not PREFIX-SUFFIX with a known prefix and 4+ Crockford base32 characters", "id")
+    if kind_name is None:
+        bad("missing `kind`: one of " + ", ".join(KINDS), )
+    elif kind is None:
+        bad(f"unknown kind {kind_name!r}: use one of " + ", ".join(KINDS), "kind")
+    if kind and isinstance(fid, str) and ID_RE.match(fid) and prefix_of(fid) != kind.prefix:
+        bad(f"id {fid} does not match kind {kind.name}: its id must start with {kind.prefix}-", "id")
+    if not isinstance(title, str) or not title.strip():
+        bad("missing `title`: add a one-line title of at most 120 characters", "title")
+    elif len(title) > TITLE_MAX:
+        bad(f"`title` is {len(title)} characters; shorten it to at most {TITLE_MAX}", "title")
+
+    status = meta.get("status")
+    if status is not None and kind and status not in kind.statuses:
+        bad(f"status {status!r} is not valid for a {kind.name}: use one of " + ", ".join(kind.statuses), "status")
+    delivery = meta.get("delivery")
+    if delivery is not None and delivery not in DELIVERIES:
+        bad(f"delivery {delivery!r} is not one of " + ", ".join(DELIVERIES), "delivery")
+    priority = meta.get("priority")
+    if priority is not None and priority not in PRIORITIES:
+        bad(f"priority {priority!r} is not one of " + ", ".join(PRIORITIES), "priority")
+
+    dates: dict[str, dt.date | None] = {}
+    for key in DATE_FIELDS:
+        dates[key] = None
+        value = meta.get(key)
+        if value is None:
+            continue
+        if isinstance(value, dt.datetime):
+            value = value.date()
+        if isinstance(value, dt.date):
+            dates[key] = value
+            continue
+        try:
+            dates[key] = dt.date.fromisoformat(str(value)) if frontmatter.ISO_DATE_RE.match(str(value)) else None
+        except ValueError:
+            pass
+        if dates[key] is None:
+            bad(f"`{key}` {value!r} is not a date: write it as YYYY-MM-DD", key)
+
+    lists: dict[str, list[str]] = {}
+    for key in LIST_FIELDS:
+        value = meta.get(key)
+        if value is None:
+            lists[key] = []
+        elif isinstance(value, str):
+            lists[key] = [value]
+        elif isinstance(value, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+            lists[key] = [str(v) for v in value]
+        else:
+            bad(f"`{key}` must be a list of strings", key)
+            lists[key] = []
+    for i, anchor in enumerate(lists["anchors"]):
+        message = anchor_problem(anchor)
+        if message:
+            bad(f"anchor {anchor!r}: {message}", "anchors", i)
+
+    links: dict[str, list[str]] = {}
+    raw_links = meta.get("links")
+    if raw_links is not None and not isinstance(raw_links, dict):
+        bad("`links` must map a relation to a list of ids, e.g. `caused-by: [RISK-2M9Q]`", "links")
+    for rel, targets in (raw_links or {}).items() if isinstance(raw_links, dict) else ():
+        if rel not in DECLARABLE_RELATIONS:
+            bad(f"unknown relation {rel!r}: use one of " + ", ".join(DECLARABLE_RELATIONS), "links", rel)
+            continue
+        targets = _as_list(targets) if targets is not None else []
+        for i, target in enumerate(targets):
+            if not isinstance(target, str) or not (ID_RE.match(target) or SESSION_ID_RE.match(target)):
+                bad(f"link {rel} -> {target!r} is not a fact id", "links", rel, i)
+            elif target == fid:
+                bad(f"link {rel} -> {target} points at the fact itself", "links", rel, i)
+            else:
+                links.setdefault(rel, []).append(target)
+
+    texts: dict[str, str | None] = {}
+    for key in TEXT_FIELDS:
+        value = meta.get(key)
+        if value is None:
+            texts[key] = None
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            texts[key] = str(value)
+        else:
+            bad(f"`{key}` must be text", key)
+            texts[key] = None
+
+    if any(p.severity == "error" for p in problems) and (kind is None or not isinstance(fid, str)):
+        return None, problems
+    fact = Fact(
+        id=str(fid), kind=kind.name if kind else str(kind_name), title=str(title or ""), body=doc.body,
+        status=str(status or ""), delivery=str(delivery or ""), priority=str(priority or "normal"),
+        anchors=lists["anchors"], links=links, tags=lists["tags"], source=lists["source"],
+        created=dates["created"], verified=dates["verified"], review_after=dates["review_after"],
+        expires=dates["expires"], verified_at=texts["verified_at"], retire_when=texts["retire_when"],
+        summary=texts["summary"], path=path, doc=doc,
+    )
+    return fact, problems
+
+
+def anchor_problem(anchor: str) -> str | None:
+    """Why an anchor is malformed, or None. (Whether it resolves is `anchors/`'s question.)"""
+    path, _, symbol = anchor.partition("::")
+    if not path.strip():
+        return "empty path; write a repo-relative path, glob or path::Symbol"
+    if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
+        return "absolute path; write it relative to the repository root"
+    if ".." in path.replace("\\", "/").split("/"):
+        return "`..` leaves the repository; write it relative to the repository root"
+    if "::" in anchor and not re.match(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$", symbol):
+        return "symbol must be Name or Class.method after `::`"
+    return None
+
+
+def parse_fact(text: str, path: str) -> tuple[Fact | None, list[Problem]]:
+    """Parse and validate one file's text."""
+    try:
+        doc = frontmatter.parse(text)
+    except frontmatter.FrontmatterError as e:
+        return None, [Problem(path, e.line, e.message)]
+    return from_document(doc, path)

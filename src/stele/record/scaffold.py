@@ -1,0 +1,97 @@
+"""`stele init`: the folders and files a repository needs, written once and never clobbered.
+
+The memory folder's README is a static explainer, not a generated index: an index file would conflict
+in every pull request that adds a fact.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import TEMPLATE
+from ..project import Project
+from .write import atomic_write
+
+MEMORY_README = """\
+# Project memory
+
+This folder is the project's committed memory, kept with Stele, the `stele` command.
+Each Markdown file is one fact: a decision, risk, lesson, instruction, constraint, task or longer
+knowledge document that agents (and people) should know before changing the code.
+
+## Reading it
+
+- `stele list` shows every fact; `stele show ID` shows one with its links both ways.
+- `stele recall "your question"` shows what an agent would be told before answering.
+- Folders are by kind (`decisions/`, `risks/`, ...) but only the frontmatter matters.
+
+## Editing it
+
+- Add facts with `stele remember "text" --kind decision --anchor src/file.py` (or `stele new KIND`),
+  or write a file by hand: frontmatter (`id`, `kind`, `title`, ...) then the body.
+- Change facts with `stele edit`, `stele link`, `stele supersede`, `stele retire`, `stele verify`,
+  or edit the file directly; `stele doctor` checks the whole folder (run it in CI).
+- Ids are random (`DEC-4F7K`) so parallel branches never collide. Link facts with typed edges
+  (`caused-by`, `blocks`, `supersedes`, `relates-to`, ...); mention ids in text to link them loosely.
+- Facts are reviewed in pull requests like code. Never store credentials here.
+
+This file explains the folder; it is not a fact and Stele never rewrites it.
+"""
+
+STELE_GITIGNORE = """\
+# Everything under .stele/ is per-machine or derived (index, session log, snapshots, claims),
+# except the committed settings.
+*
+!.gitignore
+!config.yaml
+"""
+
+
+def init(project: Project) -> list[Path]:
+    """Create what is missing; returns the paths written (empty when everything was there)."""
+    written = []
+    wanted = (
+        (project.config_path, TEMPLATE),
+        (project.stele_dir / ".gitignore", STELE_GITIGNORE),
+        (project.memory_dir / "README.md", MEMORY_README),
+    )
+    for path, text in wanted:
+        if not path.exists():
+            atomic_write(path, text)
+            written.append(path)
+    return written
+
+
+def templates_dir() -> Path:
+    """`templates/` ships inside the wheel as `stele/templates`; in a source checkout it is at the root."""
+    package = Path(__file__).resolve().parents[1]  # src/stele
+    packaged = package / "templates"
+    return packaged if packaged.is_dir() else package.parents[1] / "templates"
+
+
+def new_from_template(project: Project, kind: str, title: str | None) -> Path:
+    """Write a new fact of `kind` from its template; returns its path."""
+    from ..errors import UsageError
+    from ..ids import new_id
+    from ..kinds import KINDS
+    from ..lifecycle import today
+    from .frontmatter import dump_key
+    from .load import load
+    from .model import TITLE_MAX, Fact
+    from .write import new_fact_path
+
+    if kind not in KINDS:
+        raise UsageError(f"{kind!r} is not a kind: use one of " + ", ".join(KINDS))
+    title = (title or f"New {kind}: replace this title").strip()
+    if len(title) > TITLE_MAX:
+        raise UsageError(f"--title is {len(title)} characters; shorten it to at most {TITLE_MAX}")
+    template = (templates_dir() / f"{kind}.md").read_text(encoding="utf-8")
+    fact_id = new_id(kind, load(project).facts)
+    text = (template.replace("{{id}}", fact_id)
+            .replace("title: {{title}}\n", dump_key("title", title))
+            .replace("{{status}}", KINDS[kind].default_status)
+            .replace("{{created}}", today().isoformat()))
+    path = new_fact_path(project, Fact(id=fact_id, kind=kind, title=title))
+    if path.exists():
+        raise UsageError(f"{project.rel(path)} already exists")
+    atomic_write(path, text)
+    return path

@@ -1,0 +1,75 @@
+"""Writing facts: file names, atomic replacement, and the one path every write goes through.
+
+A write either lands whole or not at all (temp file in the same folder, fsync, rename), so a crash or
+a Ctrl-C never leaves a half-written fact. Every write is validated first: a fact that would not load
+back is refused before anything touches the disk.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from ..errors import SteleError
+from ..kinds import KINDS
+from ..project import Project
+from .model import Fact, parse_fact
+
+SLUG_MAX = 48
+
+
+def slugify(title: str) -> str:
+    text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode().lower()
+    words = re.findall(r"[a-z0-9]+", text)
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > SLUG_MAX:
+            break
+        slug = candidate
+    return slug or (words[0][:SLUG_MAX] if words else "fact")
+
+
+def new_fact_path(project: Project, fact: Fact) -> Path:
+    return project.memory_dir / KINDS[fact.kind].folder / f"{fact.id}-{slugify(fact.title)}.md"
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None) -> Path:
+    """Validate and write `fact`; returns its path. `create` refuses to overwrite an existing file;
+    `extra` sets (None: removes) frontmatter keys the model does not know."""
+    text = fact.render(extra)
+    rel = fact.path or project.rel(new_fact_path(project, fact))
+    reparsed, problems = parse_fact(text, rel)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        raise SteleError("; ".join(str(p) for p in errors) + " (nothing was written)")
+    path = project.root / rel
+    if create and path.exists():
+        raise SteleError(f"{rel} already exists; nothing was written")
+    atomic_write(path, text)
+    fact.path = rel
+    fact.doc = reparsed.doc if reparsed else None  # later renders diff against what is on disk now
+    return path

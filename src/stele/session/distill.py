@@ -1,0 +1,93 @@
+"""Distilling: a finished task's session history drafted into a knowledge document.
+
+It reads the session log (its history, folded as the preamble folds it) and writes through the
+knowledge lifecycle (`record.knowledge.draft`), so the draft is reviewed like any other; every entry,
+fact and file it was written from is named in its `source`.
+"""
+from __future__ import annotations
+
+from ..errors import UsageError
+from ..kinds import KINDS
+from ..project import Project
+from ..record.edit import Written
+from ..record.knowledge import draft, refused
+from ..record.load import load
+from ..record.model import TITLE_MAX, first_sentence
+from . import wal
+
+DISTILL_TYPES = ("note", "decision", "outcome")  # listed one by one; stages and steering are folded
+DISTILL_MAX_ENTRIES = 40
+DISTILL_ENTRY_CHARS = 500
+
+
+def task_history(project: Project, task_id: str) -> list[wal.Entry]:
+    """A task's session history in time order: entries naming the task, and the untagged entries of
+    sessions started for it."""
+    from .sessions import START, event, order_key
+
+    report = wal.ReadReport()
+    every = list(wal.read_all(project, report))
+    wal.warn_skipped(report)
+    started = {e.session for e in every if event(e) == START and e.task == task_id}
+    mine = [e for e in every if e.task == task_id or (e.task is None and e.session in started)]
+    return sorted(mine, key=order_key)
+
+
+def distill(project: Project, task_id: str, title: str | None = None) -> Written:
+    """A draft document from a finished task: its session history (goal, stages folded to their latest
+    visit, steering, notes, decisions and outcomes), the facts linked to it and the files it touched,
+    with all of them named as its sources."""
+    from .preamble import fold
+    from .sessions import event, is_bookkeeping
+
+    record = load(project)
+    task = record.get(task_id)
+    if "done" not in KINDS[task.kind].statuses:
+        raise UsageError(f"{task.id} is a {task.kind}, not a task: distill takes a finished task")
+    if task.status != "done":
+        raise refused("distill", task, f"it is {task.status} and only a finished (done) task is distilled",
+                      f"finish it first (`stele task done {task.id}`)")
+    history = task_history(project, task.id)
+    folded = fold(history)
+    said = [e for e in history if e.type in DISTILL_TYPES and event(e) is None and not is_bookkeeping(e)]
+    said = said[-DISTILL_MAX_ENTRIES:]
+    linked = [record.facts[i] for i in dict.fromkeys(o for _, o in record.graph.neighbors(task.id))
+              if i in record.facts and record.facts[i].kind != "task"]
+    files = list(dict.fromkeys([*task.anchors, *(p for e in history for p in e.paths)]))
+    outcomes = [e.text for e in said if e.type == "outcome"]
+    summary = first_sentence(outcomes[-1]) if outcomes else task.summary_text
+    lines = ["## Summary", "", summary or task.title]
+    if folded.goal:
+        lines += ["", "## Goal", "", _clip(folded.goal)]
+    if folded.stages:
+        lines += ["", "## Stages", ""]
+        lines += [f"- {st.name}" + (f" ({st.visits} visits)" if st.visits > 1 else "") + f": {_clip(st.text)}"
+                  for st in folded.stages]
+    if folded.steering:
+        lines += ["", "## Steering", ""] + [f"- {_clip(e.text)}" for e in folded.steering]
+    lines += ["", "## What was done", ""]
+    lines += [f"- {e.ts[:10]} {e.type}: {_clip(e.text)}" for e in said] or ["- (no session history)"]
+    if linked:
+        lines += ["", "## Decisions and facts", ""]
+        lines += [f"- [{f.id}] {f.kind}: {f.title}. {f.summary_text}" for f in linked]
+    if files:
+        lines += ["", "## Files", ""] + [f"- {p}" for p in files]
+    lines += ["", "## Sources", "", f"- task {task.id}: {task.title}"]
+    used = [e for e in history if e in said or e.type in ("stage", "steering") or event(e) is not None]
+    if folded.sessions:
+        lines.append(f"- sessions: {', '.join(folded.sessions)} ({len(used)} entries)")
+    if linked:
+        lines.append(f"- facts: {', '.join(f.id for f in linked)}")
+    if files:
+        lines.append(f"- files: {', '.join(files)}")
+    title = (title or task.title).strip()[:TITLE_MAX]
+    source = [task.id, *(e.id for e in used), *(f.id for f in linked), *files]
+    return draft(project, title, "\n".join(lines) + "\n", links=[f"relates-to:{task.id}"], source=source,
+                 summary=summary or None, record=record)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= DISTILL_ENTRY_CHARS:
+        return text
+    return text[:DISTILL_ENTRY_CHARS - 3].rsplit(" ", 1)[0] + "..."

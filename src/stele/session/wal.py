@@ -1,0 +1,269 @@
+"""Session memory: an append-only JSONL write-ahead log per session under `.stele/wal/`.
+
+Why it is shaped this way:
+- Several agents may share one checkout, so every append takes an exclusive `flock` on the file and
+  writes one whole line with a single `write()` on an `O_APPEND` descriptor, then fsyncs: lines never
+  interleave and an acknowledged line survives a crash.
+- Nothing is rewritten in place. A crash mid-write can leave a torn last line; readers skip it (and
+  say so once) instead of failing, because the WAL must never make a command fail.
+- Every line is redacted before it is written, with the same patterns as committed facts.
+- A session's log is one live file plus any gzipped segments `stele session compact` moved, whole,
+  into `archive/` (see `archive.py`). Readers see archived segments first, then the live file, so
+  compaction changes where lines are stored, never which lines there are. An appender that waited on
+  the lock of a file compaction just archived notices (the path no longer names its inode) and
+  reopens, so no line lands in an archived file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import SteleError, UsageError
+from ..ids import session_entry_id
+from ..project import Project
+
+SCHEMA_VERSION = 1
+SESSION_ENV = "STELE_SESSION"
+ARCHIVE_DIR = "archive"
+ARCHIVE_SUFFIX = ".jsonl.gz"
+TYPES = ("prompt", "note", "decision", "outcome", "steering", "claim", "release", "stage", "snapshot")
+_SESSION_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+@dataclass
+class Entry:
+    id: str
+    ts: str
+    session: str
+    type: str
+    text: str
+    agent: str | None = None
+    task: str | None = None
+    refs: dict[str, Any] = field(default_factory=dict)
+    thread: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for forward compatibility
+
+    @property
+    def paths(self) -> list[str]:
+        """The files the entry is about (`refs.paths`). A log is hand-editable: anything but a list of
+        strings there counts as no path, never as a reason for a reader to fail."""
+        paths = self.refs.get("paths")
+        return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"v": SCHEMA_VERSION, "id": self.id, "ts": self.ts, "session": self.session}
+        if self.agent:
+            data["agent"] = self.agent
+        data["type"] = self.type
+        data["text"] = self.text
+        if self.task:
+            data["task"] = self.task
+        if self.refs:
+            data["refs"] = self.refs
+        if self.thread:
+            data["thread"] = self.thread
+        data.update(self.extra)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Entry":
+        known = {"v", "id", "ts", "session", "agent", "type", "text", "task", "refs", "thread"}
+        refs = data.get("refs") if isinstance(data.get("refs"), dict) else {}
+        return cls(id=str(data["id"]), ts=str(data.get("ts", "")), session=str(data.get("session", "")),
+                   type=str(data.get("type", "note")), text=str(data.get("text", "")), agent=data.get("agent"),
+                   task=data.get("task"), refs=refs, thread=data.get("thread"),
+                   extra={k: v for k, v in data.items() if k not in known})
+
+
+def check_session_name(name: str) -> str:
+    if not _SESSION_NAME_RE.match(name):
+        raise UsageError(f"session id {name!r}: use letters, digits, '.', '_' or '-' (at most 128)")
+    return name
+
+
+def wal_path(project: Project, session: str) -> Path:
+    return project.wal_dir / f"{check_session_name(session)}.jsonl"
+
+
+def now_iso() -> str:
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
+           found: Counter | None = None) -> Entry:
+    """Redact and append one entry to its session's log (locked, flushed, fsynced). What was redacted
+    (kind of secret -> count) is added to `found` when given."""
+    import fcntl
+
+    from ..redact import Redactor
+
+    if entry.type not in TYPES:
+        raise UsageError(f"entry type {entry.type!r} is not one of " + ", ".join(TYPES))
+    patterns = project.config["redaction.patterns"] if extra_patterns is None else extra_patterns
+    counts: Counter = Counter() if found is None else found
+    # redact values, not the serialized JSON: that keeps the line valid
+    clean = _redact_values(entry.as_dict(), Redactor(patterns), counts)
+    line = json.dumps(clean, ensure_ascii=False, separators=(", ", ": "))
+    data = (line + "\n").encode("utf-8")
+    path = wal_path(project, entry.session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if is_replaced(fd, path):
+                    continue  # archived while we waited for the lock: append to the new live file
+                _repair_torn_tail(fd)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+                return Entry.from_dict(clean)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+def is_replaced(fd: int, path: Path) -> bool:
+    """Does `path` no longer name the file open as `fd` (moved away or unlinked by compaction)?"""
+    mine = os.fstat(fd)
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return True
+    return (mine.st_ino, mine.st_dev) != (now.st_ino, now.st_dev)
+
+
+def _redact_values(value: Any, redactor: Any, found: Counter) -> Any:
+    if isinstance(value, str):
+        result = redactor.redact(value)
+        found.update(result.found)
+        return result.text
+    if isinstance(value, dict):
+        return {k: _redact_values(v, redactor, found) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(v, redactor, found) for v in value]
+    return value
+
+
+def _repair_torn_tail(fd: int) -> None:
+    """If a crashed writer left a line without its newline, end it so ours starts on a fresh line.
+    (The torn text itself stays: nothing is ever rewritten, readers skip it.)"""
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        os.write(fd, b"\n")
+
+
+def new_entry(session: str, type_: str, text: str, **fields: Any) -> Entry:
+    return Entry(id=session_entry_id(), ts=now_iso(), session=session, type=type_, text=text, **fields)
+
+
+@dataclass
+class ReadReport:
+    skipped: list[str] = field(default_factory=list)  # `path:line: why` for each unreadable line
+
+
+def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
+    """Entries of one log (live `.jsonl` or archived `.jsonl.gz`), in file order; unreadable lines
+    are skipped and noted in `report`."""
+    import zlib
+
+    try:
+        if path.name.endswith(".gz"):
+            import gzip
+
+            raw = gzip.decompress(path.read_bytes())
+        else:
+            raw = path.read_bytes()
+    except (OSError, EOFError, zlib.error) as e:  # a damaged archive is reported, never fatal
+        if report is not None:
+            report.skipped.append(f"{path}: cannot read ({e})")
+        return
+    lines = raw.split(b"\n")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict) or "id" not in data:
+                raise ValueError("not an entry object")
+            yield Entry.from_dict(data)
+        except (ValueError, UnicodeDecodeError) as e:
+            if report is not None:
+                torn = n == len(lines) and not raw.endswith(b"\n")
+                why = "torn last line (a writer was interrupted)" if torn else f"unreadable line ({e})"
+                report.skipped.append(f"{path}:{n}: {why}; skipped")
+
+
+def archive_dir(project: Project) -> Path:
+    return project.wal_dir / ARCHIVE_DIR
+
+
+def session_of_segment(path: Path) -> str:
+    """`archive/<session>.<ULID>.jsonl.gz` -> session (a session name may itself contain dots)."""
+    return path.name[: -len(ARCHIVE_SUFFIX)].rsplit(".", 1)[0]
+
+
+def segments(project: Project, session: str | None = None) -> list[Path]:
+    """The files holding a session's lines (every session's, by name, when `session` is None): its
+    archived segments oldest first, then its live file."""
+    by_session: dict[str, list[Path]] = {}
+    archived = archive_dir(project)
+    if archived.is_dir():
+        pattern = f"{check_session_name(session)}.*{ARCHIVE_SUFFIX}" if session else f"*{ARCHIVE_SUFFIX}"
+        for path in sorted(archived.glob(pattern)):
+            name = session_of_segment(path)
+            if session is None or name == session:
+                by_session.setdefault(name, []).append(path)
+    if project.wal_dir.is_dir():
+        for path in project.wal_dir.glob(f"{check_session_name(session)}.jsonl" if session else "*.jsonl"):
+            by_session.setdefault(path.name[: -len(".jsonl")], []).append(path)
+    return [path for name in sorted(by_session) for path in by_session[name]]
+
+
+def read_all(project: Project, report: ReadReport | None = None,
+             session: str | None = None) -> Iterator[Entry]:
+    """Every entry of every session log (or of one `session`): each session's segments in order,
+    sessions by name. An entry seen twice (a compaction interrupted between archiving and removing
+    the live file) is yielded once."""
+    seen: set[str] = set()
+    for path in segments(project, session):
+        for entry in read_file(path, report):
+            if entry.id not in seen:
+                seen.add(entry.id)
+                yield entry
+
+
+def warn_skipped(report: ReadReport) -> None:
+    """Say once, on stderr, what was skipped."""
+    if report.skipped:
+        first = report.skipped[0]
+        more = f" (and {len(report.skipped) - 1} more)" if len(report.skipped) > 1 else ""
+        print(f"stele: {first}{more}", file=sys.stderr)
+
+
+def current_session(explicit: str | None = None) -> str | None:
+    """The session id: the flag, else STELE_SESSION (a hook reads the harness's own id from its
+    payload first: `hooks.payload`)."""
+    if explicit:
+        return check_session_name(explicit)
+    if os.environ.get(SESSION_ENV):
+        return check_session_name(os.environ[SESSION_ENV])
+    return None
+
+
+def require_session(explicit: str | None = None) -> str:
+    session = current_session(explicit)
+    if session is None:
+        raise SteleError("no session: run `stele session start` and export STELE_SESSION=<id>, or pass --session")
+    return session

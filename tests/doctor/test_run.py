@@ -1,0 +1,208 @@
+"""Every doctor check has a failing fixture and a passing one; each runs in its own small repository."""
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from stele.doctor import findings
+from stele.doctor import run as doctor_run
+from stele.project import Project
+from tests.factfiles import AUTH_PY, commit, write, write_fact
+from tests.helpers import TODAY, git, invoke
+
+BIG = "word " * 1300  # ~6.5 KB
+
+
+def ok_fact(root: Path) -> None:
+    write_fact(root, "DEC-AAAA", "decision", body="Rate limiting runs before auth.")
+
+
+def instructions(root, n):
+    """`n` always-delivered records of ~6.5 KB each."""
+    for i in range(n):
+        write_fact(root, f"INS-000{i}", "instruction", body=f"{i} {BIG}")
+
+
+def two_decisions(root, first, second):
+    write_fact(root, "DEC-AAAA", "decision", title="Limit first", body=first)
+    write_fact(root, "DEC-BBBB", "decision", title="Limit first", body=second)
+
+
+def cycle(root, closed):
+    write_fact(root, "DEC-AAAA", "decision", links={"supersedes": ["DEC-BBBB"]},
+               status="superseded" if closed else None, body="Use the gateway.")
+    write_fact(root, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]} if closed else None,
+               status="superseded", body="Use middleware.")
+
+
+def code_and_risk(root):
+    write(root, "src/auth.py", AUTH_PY)
+    write_fact(root, "RISK-AAAA", "risk", anchors=["src/auth.py::RateLimiter.check"], body="Order matters.")
+    commit(root, "init")
+
+
+def cochange(root, trailer):
+    code_and_risk(root)
+    write(root, "src/auth.py", AUTH_PY.replace("return True", "return bool(key)"))
+    commit(root, "edit check" + (f"\n\n{trailer}" if trailer else ""))
+
+
+def knowledge(root, in_place):
+    write_fact(root, "DOC-AAAA", "document", status="current", body="How auth works, v1.")
+    commit(root, "doc")
+    if in_place:
+        write_fact(root, "DOC-AAAA", "document", status="current", body="How auth works, v2.")
+    else:
+        write_fact(root, "DOC-AAAA", "document", status="superseded", body="How auth works, v1.")
+        write_fact(root, "DOC-BBBB", "document", status="current", links={"supersedes": ["DOC-AAAA"]},
+                   body="How auth works, v2 with the gateway.")
+
+
+# check -> (failing setup, passing setup, doctor.run options)
+CASES = {
+    "schema": (lambda r: write_fact(r, "DEC-AAAA", "decision", delivery="sometimes"), ok_fact, {}),
+    "duplicate-id": (lambda r: (ok_fact(r), write(r, "docs/memory/DEC-AAAA-copy.md",
+                                                   (r / "docs/memory/decisions/DEC-AAAA.md").read_text())),
+                     ok_fact, {}),
+    "dangling-link": (lambda r: write_fact(r, "DEC-AAAA", "decision", links={"caused-by": ["RISK-ZZZZ"]}),
+                      lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"caused-by": ["RISK-ZZZZ"]}),
+                                 write_fact(r, "RISK-ZZZZ", "risk", body="Floods.")), {}),
+    "supersession-cycle": (lambda r: cycle(r, True), lambda r: cycle(r, False), {}),
+    "broken-anchor": (lambda r: write_fact(r, "DEC-AAAA", "decision", anchors=["src/gone.py"]),
+                      lambda r: (write(r, "src/auth.py", AUTH_PY),
+                                 write_fact(r, "DEC-AAAA", "decision", anchors=[
+                                     "src/auth.py::RateLimiter.check", "src/**/*.py", "src"])),
+                      {}),
+    "always-budget": (lambda r: instructions(r, 3), lambda r: instructions(r, 2), {}),
+    "secret": (lambda r: write_fact(r, "LSN-AAAA", "lesson", body="Token ghp_" + "a1B2" * 9 + " leaked."),
+               lambda r: write_fact(r, "LSN-AAAA", "lesson", body="Token [REDACTED:GitHub token] leaked."),
+               {}),
+    "contradiction": (lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"contradicts": ["DEC-BBBB"]},
+                                            body="Limit before auth."),
+                                 write_fact(r, "DEC-BBBB", "decision", body="Limit after auth.")),
+                      lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"contradicts": ["DEC-BBBB"]},
+                                            body="Limit before auth."),
+                                 write_fact(r, "DEC-BBBB", "decision", status="retired",
+                                            body="Limit after auth.")),
+                      {}),
+    "knowledge-edited": (lambda r: knowledge(r, True), lambda r: knowledge(r, False), {"base": "HEAD"}),
+    "co-change": (lambda r: cochange(r, ""),
+                  lambda r: cochange(r, "Stele-Ack: RISK-AAAA the order is unchanged"),
+                  {"base": "HEAD~1", "gate": True}),
+    "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
+                lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
+    "review-overdue": (lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2026-01-01"),
+                       lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2027-01-01"), {}),
+    "unverified": (lambda r: write_fact(r, "DEC-AAAA", "decision", verified="2025-01-01"),
+                   lambda r: write_fact(r, "DEC-AAAA", "decision", verified="2026-11-01"), {}),
+    "oversized": (lambda r: write_fact(r, "DEC-AAAA", "decision", body=BIG * 2),
+                  lambda r: write_fact(r, "DEC-AAAA", "decision", body=BIG), {}),
+    "near-duplicate": (lambda r: two_decisions(r, "Limits run before auth, so floods never reach bcrypt.",
+                                               "Limits run before auth, so floods never reach bcrypt!"),
+                       lambda r: two_decisions(r, "Limits run before auth.", "Sessions expire after a day."),
+                       {}),
+}
+
+
+def new_repo(root: Path) -> Project:
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "docs/memory").mkdir(parents=True)
+    return Project(root)
+
+
+def test_every_check_has_fixtures():
+    assert list(CASES) == list(findings.CHECKS)
+
+
+@pytest.mark.parametrize("check", list(CASES))
+def test_check_fires_on_its_failing_fixture_and_stays_quiet_on_its_passing_one(tmp_path, check):
+    failing, passing, options = CASES[check]
+    bad, good = new_repo(tmp_path / "bad"), new_repo(tmp_path / "good")
+    failing(bad.root)
+    passing(good.root)
+    found = doctor_run.run(bad, **options).findings
+    assert check in {f.check for f in found}, [str(f) for f in found]
+    hit = next(f for f in found if f.check == check)
+    assert hit.path and hit.line >= 1 and hit.message
+    assert [str(f) for f in doctor_run.run(good, **options).findings] == []
+
+
+def test_broken_anchor_names_the_git_rename(tmp_path):
+    p = new_repo(tmp_path / "r")
+    write(p.root, "src/auth.py", AUTH_PY)
+    write_fact(p.root, "RISK-AAAA", "risk", anchors=["src/auth.py::RateLimiter.check"])
+    commit(p.root, "init")
+    git(p.root, "mv", "src/auth.py", "src/limits.py")
+    commit(p.root, "rename")
+    [f] = doctor_run.run(p).findings
+    assert f.check == "broken-anchor" and f.line == 6
+    assert "git renamed it to src/limits.py in " in f.message
+    assert "--fix` rewrites it to src/limits.py::RateLimiter.check" in f.message
+
+
+@pytest.mark.parametrize("trailer, settled", [
+    ("Stele-Ack: RISK-AAAA still holds: the order is unchanged", True),
+    ("Stele-Ack: RISK-AAAA", False),  # an acknowledgement needs a reason
+    ("Stele-Ack: CON-ZZZZ other fact", False),
+])
+def test_gate_acknowledgements(tmp_path, trailer, settled):
+    p = new_repo(tmp_path / "r")
+    cochange(p.root, trailer)
+    found = [f for f in doctor_run.run(p, base="HEAD~1", gate=True).findings if f.check == "co-change"]
+    assert (found == []) == settled
+    if found:
+        assert found[0].path == "src/auth.py" and found[0].line == 10
+
+
+def test_gate_passes_when_the_risk_is_verified_or_edited(tmp_path, monkeypatch):
+    from stele.record import edit
+
+    for how in ("verify", "edit"):
+        p = new_repo(tmp_path / how)
+        cochange(p.root, "")
+        if how == "verify":
+            edit.verify(p, "RISK-AAAA")
+        else:
+            edit.edit(p, "RISK-AAAA", edit.Changes(body="Order matters; checked again."))
+        assert [f for f in doctor_run.run(p, base="HEAD~1", gate=True).findings if f.check == "co-change"] == []
+
+
+def test_gate_needs_a_base_and_a_known_base(tmp_path):
+    from stele.errors import SteleError, UsageError
+
+    p = new_repo(tmp_path / "r")
+    ok_fact(p.root)
+    commit(p.root, "init")
+    with pytest.raises(UsageError, match="--gate needs --base"):
+        doctor_run.run(p, gate=True)
+    with pytest.raises(SteleError, match="--base 'nope' names no commit"):
+        doctor_run.run(p, base="nope")
+
+
+def test_exit_codes_errors_warnings_and_strict(tmp_path):
+    p = new_repo(tmp_path / "r")
+    write_fact(p.root, "DEC-AAAA", "decision", expires="2026-01-01")
+    report = doctor_run.run(p)
+    assert (report.exit_code(False), report.exit_code(True)) == (0, 1)
+    write_fact(p.root, "DEC-BBBB", "decision", anchors=["gone.py"])
+    assert doctor_run.run(p).exit_code(False) == 1
+
+
+def test_always_budget_counts_what_a_snapshot_delivers(tmp_path, monkeypatch):
+    """Title and body fit the 16 KiB record budget; with the header each record gets in a snapshot they
+    do not, and `stele doctor` names the record a claim would fail on, as `stele context doctor` does."""
+    from stele.record.load import load
+    from stele.snapshot.assemble import record_text
+
+    on = dt.date.fromisoformat(TODAY)
+    p = new_repo(tmp_path / "r")
+    for i in range(2):
+        write_fact(p.root, f"INS-000{i}", "instruction", title=f"Rule {i}", body="w" * 8170)
+    rules = list(load(p).facts.values())
+    assert sum(len(f.title) + 1 + len(f.body) for f in rules) <= 16384
+    assert sum(len(record_text(f, on)) for f in rules) > 16384
+    found = [(f.check, f.fact) for f in doctor_run.run(p).findings]
+    assert found == [("always-budget", "INS-0001")]
+    monkeypatch.chdir(p.root)
+    assert invoke("context", "doctor").out.count("INS-0001 is an `always` record") == 1

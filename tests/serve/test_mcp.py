@@ -1,0 +1,195 @@
+"""`stele mcp`: the tool texts as plain functions, then a real MCP client over stdio against a temporary
+repository, and the wire itself (nothing but JSON-RPC on stdout, even when a library prints)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from stele.errors import SteleError
+from stele.project import Project
+from stele.record import edit
+from stele.record.load import load
+from stele.serve.mcp import MAX_CHARS, cap, fact_text, remember_text
+
+pytest.importorskip("mcp")
+
+AWS_KEY = "AKIA" + "Z" * 16
+
+
+def _facts(root: Path) -> dict[str, str]:
+    p = Project(root)
+    dec = edit.remember(p, "Rate limiting runs before auth, so floods never reach bcrypt.", kind="decision",
+                          anchors=["src/auth.py"]).fact
+    risk = edit.remember(p, "Moving the limiter behind auth lets a flood reach bcrypt and pin the CPU.",
+                           kind="risk", title="Middleware order is load-bearing",
+                           links=[f"caused-by:{dec.id}"]).fact
+    return {"dec": dec.id, "risk": risk.id}
+
+
+def test_fact_text_shows_fields_links_both_ways_and_body(repo):
+    ids = _facts(repo)
+    record = load(Project(repo))
+    text = fact_text(record, ids["dec"])
+    assert text.startswith(f"DECISION {ids['dec']}  Rate limiting runs before auth")
+    assert "anchor: src/auth.py" in text
+    assert f"<- caused-by {ids['risk']}: Middleware order is load-bearing" in text
+    assert text.rstrip().endswith("never reach bcrypt.")
+    assert f"-> caused-by {ids['dec']}: Rate limiting" in fact_text(record, ids["risk"].lower())
+    with pytest.raises(SteleError, match="no fact with id DEC-ZZZZ"):
+        fact_text(record, "DEC-ZZZZ")
+
+
+def test_remember_text_writes_like_the_cli_and_redacts(repo):
+    out = remember_text(Project(repo), f"The deploy user key is {AWS_KEY}; rotate it yearly.", kind="lesson",
+                        tags=["deploy"])
+    fact_id = out.split()[1]
+    fact = load(Project(repo)).get(fact_id)
+    assert fact.kind == "lesson" and fact.tags == ["deploy"]
+    assert AWS_KEY not in (repo / fact.path).read_text() and "[REDACTED:AWS access key id]" in fact.body
+    assert "redacted before writing: 2 AWS access key ids" in out  # title and body and AWS_KEY not in out
+
+
+def test_cap_cuts_at_a_line_and_says_so():
+    text = "\n".join(f"line {i} " + "x" * 50 for i in range(2000))
+    out = cap(text)
+    assert len(out) <= MAX_CHARS and out.endswith("ask for less]")
+    assert all(line.startswith(("line ", "[cut here")) for line in out.splitlines())
+    assert cap("short") == "short"
+
+
+def _is_error(result) -> bool:
+    """`is_error` in mcp 2.x, `isError` in 1.x."""
+    fields = getattr(type(result), "model_fields", {})
+    return bool(result.is_error if "is_error" in fields else result.isError)
+
+
+def _params(repo: Path):
+    from mcp import StdioServerParameters
+
+    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    return StdioServerParameters(command=sys.executable, args=["-m", "stele", "mcp"], cwd=str(repo), env=env)
+
+
+def test_real_client_lists_tools_and_calls_them(repo):
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    ids = _facts(repo)
+
+    async def session() -> dict:
+        async with stdio_client(_params(repo)) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                tools = {t.name: t for t in (await s.list_tools()).tools}
+                recalled = await s.call_tool("recall", {"prompt": "Where should the rate limiting middleware "
+                                                                  "go relative to auth?"})
+                short = await s.call_tool("recall", {"prompt": "auth"})
+                found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
+                shown = await s.call_tool("show", {"id": ids["risk"]})
+                missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
+                written = await s.call_tool("remember", {
+                    "text": f"Key {AWS_KEY} lives in CI only.", "kind": "lesson",
+                    "links": [f"relates-to:{ids['dec']}"]})
+                bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
+                return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown,
+                        "missing": missing, "written": written, "bad": bad}
+
+    r = anyio.run(session)
+    assert set(r["tools"]) == {"recall", "search", "show", "remember"}  # no tasks here: no task tools
+    assert r["tools"]["recall"].annotations.model_dump(by_alias=True)["readOnlyHint"] is True
+    recalled = r["recalled"].content[0].text
+    assert not _is_error(r["recalled"])
+    callout = (f"! RISK on your path: {ids['risk']}  Middleware order is load-bearing  "
+               f"(via caused-by {ids['dec']})")
+    assert callout in recalled
+    assert f"DECISION {ids['dec']}  Rate limiting runs before auth" in recalled
+    assert "under 25 characters" in r["short"].content[0].text
+    assert {line.split()[0] for line in r["found"].content[0].text.splitlines()} == {ids["dec"], ids["risk"]}
+    schemas = json.dumps([t.model_dump(mode="json") for t in r["tools"].values()])
+    assert len(schemas) < 6000  # every session pays for these
+    assert all("\n" not in t.description for t in r["tools"].values())
+    text = r["shown"].content[0].text
+    assert not _is_error(r["shown"]) and f"-> caused-by {ids['dec']}" in text
+    assert _is_error(r["missing"]) and "no fact with id DEC-ZZZZ" in r["missing"].content[0].text
+    assert not _is_error(r["written"]) and "redacted before writing" in r["written"].content[0].text
+    new_id = r["written"].content[0].text.split()[1]
+    fact = load(Project(repo)).get(new_id)
+    assert fact.links == {"relates-to": [ids["dec"]]} and AWS_KEY not in (repo / fact.path).read_text()
+    assert _is_error(r["bad"]) and "--kind 'opinion' is not a kind" in r["bad"].content[0].text
+
+
+def test_task_tools_come_with_tasks(repo):
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from stele.tasks import board
+
+    task = board.new_task(Project(repo), "Move the limiter into the gateway").fact
+
+    async def session() -> tuple:
+        async with stdio_client(_params(repo)) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                names = {t.name for t in (await s.list_tools()).tools}
+                ready = await s.call_tool("task_ready", {})
+                first = await s.call_tool("task_claim", {"id": task.id})
+                after = await s.call_tool("task_ready", {})
+                return names, ready, first, after
+
+    names, ready, first, after = anyio.run(session)
+    assert {"task_ready", "task_claim"} <= names
+    assert ready.content[0].text == f"{task.id} [normal] Move the limiter into the gateway\n"
+    assert not _is_error(first) and first.content[0].text.startswith(f"claimed {task.id} for ")
+    assert "Move the limiter into the gateway" in first.content[0].text
+    assert after.content[0].text.startswith("no ready tasks")
+
+
+NOISY = """
+import stele.record.edit as m
+real = m.remember
+def noisy(*a, **k):
+    print("NOISE from a library")
+    return real(*a, **k)
+m.remember = noisy
+from stele.cli.entry import main
+raise SystemExit(main(["mcp"]))
+"""
+
+
+def test_stdout_carries_only_protocol_messages_even_when_a_library_prints(repo):
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "remember", "arguments": {"text": "Stdout belongs to the protocol."}}},
+    ]
+    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    proc = subprocess.Popen([sys.executable, "-c", NOISY], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=repo, env=env)
+    frames = []
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            if "id" in message:  # wait for the answer, so the call is not cut short by stdin closing
+                frames.append(json.loads(proc.stdout.readline()))  # raises if anything else reached stdout
+        proc.stdin.close()
+        rest, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert rest == ""
+    assert all(f.get("jsonrpc") == "2.0" for f in frames)
+    assert {f.get("id") for f in frames} == {1, 2, 3}
+    answer = next(f for f in frames if f.get("id") == 3)["result"]
+    assert not answer.get("isError") and "remembered NOTE-" in answer["content"][0]["text"]
+    assert "NOISE from a library" in err
