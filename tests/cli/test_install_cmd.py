@@ -87,7 +87,7 @@ def test_codex_hooks_json_has_only_known_root_keys_and_says_to_trust(repo):
     assert "/hooks" in out
     data = json.loads((repo / ".codex/hooks.json").read_text())
     assert set(data) == {"hooks"}
-    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"}
+    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
     assert not any(h.get("async") for g in data["hooks"]["PostToolUse"] for h in g["hooks"])
     assert data["hooks"]["PreToolUse"][0]["matcher"] == "apply_patch"
     agents = (repo / "AGENTS.md").read_text()
@@ -100,7 +100,7 @@ def test_codex_hooks_json_has_only_known_root_keys_and_says_to_trust(repo):
 def test_gemini_uses_millisecond_timeouts_and_after_tool(repo):
     ok("install", "gemini")
     hooks = json.loads((repo / ".gemini/settings.json").read_text())["hooks"]
-    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterTool"}
+    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"}
     handler = hooks["BeforeAgent"][0]["hooks"][0]
     assert handler["timeout"] == 10000 and handler["command"] == command("prompt", "gemini")
     # Gemini matches a lifecycle matcher as one exact string: `startup|resume|clear` never fires

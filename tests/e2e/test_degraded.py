@@ -8,7 +8,6 @@ may show as failed either.
 """
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from . import checks as checks_mod
 from .conftest import need
 from .drivers import DRIVERS, run_turn
-from .test_turn import applied
+from .test_turn import applied, set_config
 
 
 def _corrupt_index(root):
@@ -30,10 +29,7 @@ def _broken_config(root):
 
 
 def _tiny_budget(root):
-    path = root / ".stele" / "config.yaml"
-    text, n = re.subn(r"(?m)^(\s*hook_budget_ms:\s*)\d+", r"\g<1>1", path.read_text(encoding="utf-8"))
-    assert n == 1, "retrieval.hook_budget_ms not found in the demo's config"
-    path.write_text(text, encoding="utf-8")
+    set_config(root, "hook_budget_ms", "1")
 
 
 def _unwritable_state(root):

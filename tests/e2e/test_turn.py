@@ -11,6 +11,7 @@ preamble (goal, stages, steering); being unattended, it must not be nudged.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -24,12 +25,21 @@ from .mockmodel import ANSWER, FOLLOW_UP, GC, GC_NEW, QUEUE, QUEUE_NEW
 
 AGENT = {"claude": "claude-code", "codex": "codex", "gemini": "gemini-cli", "copilot": "copilot-cli"}
 QUEUE_FACTS = {"LSN-8T0Y", "COMP-7AP3", "ARCH-DS0A"}  # anchored to queue.py (ARCH-DS0A: JobQueue)
-NUDGES = {"claude"}  # harnesses whose run should carry the completion nudge
+NUDGES = {"claude", "codex", "gemini", "copilot"}  # harnesses that can deliver the completion nudge
+
+
+def set_config(root, key: str, value: str) -> None:
+    """Set one `hooks:`/`retrieval:` leaf of the repository's `.stele/config.yaml` (written by `stele init`
+    with every key and its default)."""
+    path = root / ".stele" / "config.yaml"
+    text, n = re.subn(rf"(?m)^(\s+{key}:\s*)\S+", rf"\g<1>{value}", path.read_text(encoding="utf-8"))
+    assert n == 1, f"{key} not found in {path}"
+    path.write_text(text, encoding="utf-8")
 
 
 def applied(ch: checks_mod.Checks, run) -> None:
     gc, queue = (run.root / GC).read_text(encoding="utf-8"), (run.root / QUEUE).read_text(encoding="utf-8")
-    ch.check("turn-completed", run.returncode == 0 and run.answer in (ANSWER, FOLLOW_UP)
+    ch.check("turn-completed", run.returncode == 0 and run.answer.endswith((ANSWER, FOLLOW_UP))
              and any(r.move == "answer" for r in run.server.agent_requests()),
              f"exit {run.returncode}, answer {run.answer[:200]!r}")
     ch.check("edits-applied", GC_NEW in gc and QUEUE_NEW in queue,
@@ -39,7 +49,8 @@ def applied(ch: checks_mod.Checks, run) -> None:
 @pytest.mark.parametrize("name", list(DRIVERS))
 def test_scripted_turn(name, demo_repo, tmp_path):
     need(name)
-    run = run_turn(name, demo_repo, tmp_path)
+    # every run here is unattended (no terminal): the nudge is switched on for them to prove delivery
+    run = run_turn(name, demo_repo, tmp_path, after_install=lambda root: set_config(root, "nudge_unattended", "true"))
     ch = checks_mod.Checks(name, run.describe())
     applied(ch, run)
     got = observe.deliveries(run.server.agent_requests())

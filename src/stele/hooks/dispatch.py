@@ -20,6 +20,7 @@ EVENTS: dict[str, str] = {
     "prompt": "prompt:main",
     "pre-edit": "edit:main_pre",
     "post-edit": "edit:main_post",
+    "subagent-start": "session_start:main_subagent",
     "stop": "stop:main",
     "subagent-stop": "stop:main_subagent",
     "guard-readonly": "guard:main",
@@ -52,10 +53,12 @@ def main(argv: list[str]) -> int:
     except SystemExit:  # --help was printed
         return 0
     except _ArgError as e:
+        _silent(argv)
         print(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])", file=sys.stderr)
         return 2 if argv[:1] == ["guard-readonly"] else 0  # the guard fails closed
     target = EVENTS.get(args.event)
     if target is None:
+        _silent(argv)
         known = ", ".join(sorted(EVENTS))
         print(f"stele hook: unknown event {args.event!r}; known: {known}", file=sys.stderr)
         return 0
@@ -74,6 +77,13 @@ def main(argv: list[str]) -> int:
             traceback.print_exc()
         print(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)", file=sys.stderr)
         return 0
+
+
+def _silent(argv: list[str]) -> None:
+    """Gemini's "nothing to say" (`{}`) when the arguments could not even be parsed: with empty stdout
+    Gemini would show the stderr line to the user as a message."""
+    if "gemini" in argv or "--harness=gemini" in argv:
+        sys.stdout.write("{}\n")
 
 
 def _one_line(e: Exception) -> str:

@@ -41,5 +41,22 @@ def handle(ctx: Context) -> Reply:
     return Reply(frame(TITLE, sections), tuple(r.id for r in rules))
 
 
+def subagent(ctx: Context) -> Reply:
+    """A subagent starts with an empty context (Copilot CLI prepends this to its prompt): the same
+    standing rules and pointer, leaving the session's record of what it was shown alone."""
+    with lookup.open_index(ctx.project) as index:
+        rules = lookup.always(index)
+    sections = []
+    if rules:
+        sections.append("Standing instructions and constraints:\n"
+                        + "\n".join(block(r, RULE_CHARS) for r in rules))
+    sections.append(pointer(ctx.harness))
+    return Reply(frame(TITLE, sections))
+
+
 def main(args) -> int:
     return run(args, handle)
+
+
+def main_subagent(args) -> int:
+    return run(args, subagent)

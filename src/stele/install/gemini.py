@@ -1,7 +1,8 @@
 """Gemini CLI: hooks in `.gemini/settings.json` (user scope: `~/.gemini/settings.json`).
 
 Timeouts are milliseconds here. BeforeTool cannot add context, so the edit hook that speaks is the
-AfterTool one (`post-edit`), and AfterAgent could only retry the turn, so there is no stop hook.
+AfterTool one (`post-edit`). AfterAgent continues the turn with a blocking decision's reason as the
+next prompt, which is how the completion nudge reaches the model there.
 SessionStart has no matcher: Gemini compares a lifecycle matcher with the source as one exact string
 (`hookPlanner.ts`), so `startup|resume|clear` would match nothing and the hook would never run.
 """
@@ -21,6 +22,7 @@ HOOKS = JsonHooks({
     "SessionStart": {"hooks": [handler("session-start", "session")]},
     "BeforeAgent": {"hooks": [handler("prompt", "prompt")]},
     "AfterTool": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", "post-edit")]},
+    "AfterAgent": {"hooks": [handler("stop", "stop")]},
 })
 
 
