@@ -11,6 +11,7 @@ LIFECYCLE_STATUSES = ("current", "draft", "reviewed", "superseded", "retired")
 TASK_STATUSES = ("open", "in-progress", "blocked", "done", "cancelled")
 DELIVERIES = ("always", "ranked", "manual")
 PRIORITIES = ("critical", "high", "normal", "low")
+TITLE_MAX = 120  # characters; longer titles are cut (index, derived titles) or refused (a given title)
 
 
 @dataclass(frozen=True)

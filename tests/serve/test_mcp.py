@@ -16,6 +16,7 @@ from stele.project import Project
 from stele.record import edit
 from stele.record.load import load
 from stele.serve.mcp import MAX_CHARS, cap, fact_text, remember_text
+from tests.helpers import write_fact
 
 pytest.importorskip("mcp")
 
@@ -243,3 +244,16 @@ def test_every_request_gets_an_answer_and_errors_are_one_line(repo):
     assert "\n" not in text and "pydantic" not in text and "http" not in text
     big = by_id[6]["result"]
     assert big["isError"] and "a fact holds at most" in big["content"][0]["text"]
+
+
+def test_with_a_stele_session_set_what_recall_showed_goes_into_its_log(repo, monkeypatch):
+    from stele.serve.mcp import recall_text
+    from stele.session import sessions, wal
+
+    write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of the auth middleware")
+    assert "DEC-0001" in recall_text(Project(repo), "why does rate limiting sit in front of auth?")
+    assert wal.segments(Project(repo)) == []  # no session: nothing is logged
+    monkeypatch.setenv(wal.SESSION_ENV, "mcp-run")
+    recall_text(Project(repo), "why does rate limiting sit in front of auth?")
+    [note] = [e for e in wal.read_all(Project(repo)) if sessions.event(e) == sessions.DELIVERED]
+    assert note.extra["hook"] == "mcp:recall" and sessions.delivered_ids(note) == ["DEC-0001"]

@@ -49,10 +49,10 @@ def _edit_in_editor(p, fact_id: str):
     """Edit a copy in $EDITOR; the fact is replaced only if the result is valid."""
     import tempfile
 
+    from .. import atomic
     from ..record import edit
     from ..record.load import load
     from ..record.model import parse_fact
-    from ..record.write import atomic_write
 
     fact = load(p).get(fact_id)
     edit.check_editable(fact)
@@ -75,7 +75,7 @@ def _edit_in_editor(p, fact_id: str):
     if errors or new_fact is None or new_fact.id != fact.id:
         why = "\n".join(str(x) for x in errors) or f"the id must stay {fact.id}"
         raise SteleError(f"{why}\nnothing was written; your edited copy is at {tmp.name}")
-    atomic_write(path, edited)
+    atomic.write(path, edited)
     Path(tmp.name).unlink()
     return new_fact
 

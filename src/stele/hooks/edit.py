@@ -144,11 +144,8 @@ def pre_edit(ctx: Context) -> Reply | None:
 
 
 def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
-    """One session log line per file and session (the log says what changed, not every keystroke). The
-    harness's session becomes a Stele session, named after it and stamped with the agent, at its first
-    edit: `stele session list` and `stele task resume` then see it like any other."""
-    from ..errors import SteleError
-    from ..session import sessions, wal
+    """One session log line per file and session (the log says what changed, not every keystroke)."""
+    from ..session import sessions
 
     try:
         with state.update(ctx.project, session) as st:
@@ -158,13 +155,7 @@ def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
         new = paths  # the state cannot be written: the log line matters more than its dedup
     if not new:
         return
-    if not wal.segments(ctx.project, session):
-        try:
-            sessions.start(ctx.project, agent=harness.AGENT_NAMES[ctx.harness], session=session)
-        except SteleError:
-            pass  # a parallel hook started it first
-    sessions.log(ctx.project, session, "note", "edited " + ", ".join(new),
-                 paths=[str(ctx.project.root / p) for p in new])
+    sessions.log_edit(ctx.project, session, new, harness.AGENT_NAMES[ctx.harness])
 
 
 def post_edit(ctx: Context) -> Reply | None:

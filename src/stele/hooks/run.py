@@ -16,14 +16,17 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import textcut
+from ..errors import SteleError
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
 from .payload import Payload, parse
 
 OFF_ENV = "STELE_OFF"
-# Events that have work to do even where the harness shows nothing (post-edit logs to the WAL).
-ALWAYS_RUN = frozenset({"post-edit"})
+# Events that have work to do even where the harness shows nothing (post-edit logs to the WAL; stop
+# and session-end ship session lines to the team store, session-start fetches the team's).
+ALWAYS_RUN = frozenset({"post-edit", "stop", "session-end"})
 CUT_MARK = "\n[stele: cut to fit the hook output limit; `stele recall` shows the rest]"
 
 
@@ -80,29 +83,21 @@ def locate(payload: Payload) -> Project | None:
     return project
 
 
-def cap(text: str, max_chars: int, mark: str = CUT_MARK) -> str:
-    """`text` cut at a line boundary to at most `max_chars` characters, ending in `mark` when it was
-    cut (the MCP server cuts its answers with this too)."""
-    if len(text) <= max_chars:
-        return text
-    room = max(0, max_chars - len(mark))
-    cut = text.rfind("\n", 0, room + 1)
-    return text[: cut if cut > 0 else room].rstrip() + mark
-
-
 def _paused(project: Project, event: str) -> bool:
     """`stele pause` silences every hook that adds context; only prompts count down its turns."""
     return state.consume_paused_turn(project) if event == "prompt" else state.paused(project) is not None
 
 
-def _remember_shown(project: Project, session: str | None, event: str, ids, text: str) -> None:
-    """Record the ids the text really shows (the cap may have cut some) as injected into the session:
-    the one place that knows what each hook delivered (issue 18 logs it from here). State that cannot
-    be written costs the dedup, never the answer."""
+def _remember_shown(project: Project, payload: Payload, event: str, ids, text: str) -> None:
+    """The ids that survived the cap go into the session's hook state (never shown twice) and, as one
+    delivery note, into its log (what the agent saw, for `session show` and the recall gap). State or
+    a log that cannot be written costs that record, never the answer."""
     from ..ids import mentioned_ids
+    from ..session import sessions
 
     shown = set(mentioned_ids(text))
-    ids = [i for i in ids if i in shown]
+    ids = [i for i in dict.fromkeys(ids) if i in shown]
+    session = payload.session
     if ids and session:
         try:
             with state.update(project, session) as st:
@@ -110,6 +105,10 @@ def _remember_shown(project: Project, session: str | None, event: str, ids, text
         except OSError as e:
             print(f"stele hook {event}: could not record what was shown ({e}); it may be shown again",
                   file=sys.stderr)
+        try:
+            sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
+        except (OSError, SteleError) as e:
+            print(f"stele hook {event}: could not log the delivery ({e})", file=sys.stderr)
 
 
 def _on_alarm(signum, frame):
@@ -156,8 +155,8 @@ def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer 
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = cap(reply.text, ctx.max_chars)
-        _remember_shown(project, payload.session, event, reply.ids, text)
+        text = textcut.lines(reply.text, ctx.max_chars, CUT_MARK)
+        _remember_shown(project, payload, event, reply.ids, text)
         return harness_mod.Answer(text, reply.hold)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

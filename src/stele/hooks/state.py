@@ -11,13 +11,13 @@ a missing or unreadable file is an empty state.
 from __future__ import annotations
 
 import json
-import os
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from .. import atomic
 from ..project import Project
 
 VERSION = 1
@@ -57,32 +57,13 @@ def _read_json(path: Path) -> dict:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    """Write beside `path` and rename over it (callers hold the file's lock, so one temporary name per
-    process is enough). Not `store.atomic_write`: importing `stele.record.write` loads the fact model and
-    PyYAML (~13 ms of every hook process, and `tests/hooks/test_imports.py` keeps yaml off this
-    path), and its fsync (p90 ~8 ms against 0.3 ms without) buys durability that disposable per-machine
-    state does not need."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Whole, but not fsynced: disposable per-machine state does not need the durability (p90 ~8 ms
+    a write against 0.3 ms without). Callers hold the file's lock."""
+    atomic.write(path, json.dumps(data, ensure_ascii=False), durable=False)
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    import fcntl
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+def _locked(path: Path):
+    return atomic.locked(path.with_suffix(".lock"))
 
 
 def _from_dict(data: dict) -> SessionState:

@@ -23,9 +23,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import gitrepo
+from .. import atomic, gitrepo
 from ..project import Project
-from ..record.write import atomic_write
 from .chunks import Span, spans
 
 VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
@@ -126,11 +125,9 @@ def _manifest(folder: Path) -> dict[str, dict] | None:
 
 
 def _lock(folder: Path) -> int:
-    import fcntl
-
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    atomic.lock_fd(fd)
     return fd
 
 
@@ -189,7 +186,7 @@ def _update(project: Project, folder: Path, files: dict[str, dict] | None, repor
                                 body="\n".join(lines[span.start - 1:span.end])))
         writer.commit()
     if fresh != files:
-        atomic_write(folder / "manifest.json", json.dumps({"v": VERSION, "files": fresh}) + "\n")
+        atomic.write(folder / "manifest.json", json.dumps({"v": VERSION, "files": fresh}) + "\n")
     return CodeIndex(project, fresh, text)
 
 

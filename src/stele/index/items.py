@@ -11,7 +11,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .. import textcut
 from ..ids import mentioned_ids
+from ..kinds import TITLE_MAX
 
 if TYPE_CHECKING:  # the parsers are only needed when something changed (they pull in PyYAML)
     from ..record.model import Fact
@@ -19,7 +21,6 @@ if TYPE_CHECKING:  # the parsers are only needed when something changed (they pu
 
 COMMITTED = "committed"
 SESSION = "session"
-TITLE_MAX = 120
 EXCERPT_CHARS = 320
 # A session entry reaches its task through this relation (both directions are walked).
 SESSION_TASK_REL = "relates-to"
@@ -59,8 +60,7 @@ class Item:
 
     @property
     def excerpt(self) -> str:
-        text = " ".join(self.body.split())
-        return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS - 3].rsplit(" ", 1)[0] + "..."
+        return textcut.one_line(self.body, EXCERPT_CHARS)
 
 
 def _iso(value) -> str | None:
@@ -86,7 +86,7 @@ def from_entry(entry: Entry, path: str) -> Item:
 
     text = search_text(entry).strip()
     first = next((line.strip() for line in entry.text.splitlines() if line.strip()), entry.type)
-    title = first if len(first) <= TITLE_MAX else first[:TITLE_MAX - 3].rsplit(" ", 1)[0] + "..."
+    title = textcut.words(first, TITLE_MAX)
     edges: list[tuple[str, str]] = []
     if entry.task:
         edges.append((SESSION_TASK_REL, str(entry.task)))

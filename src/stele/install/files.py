@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
+from .. import atomic
 from ..errors import SteleError, UsageError
 from ..project import Project
-from ..record.write import atomic_write
 from .targets import Change
 
 
@@ -91,11 +91,11 @@ class Ledger:
             original = baseline(old, not entry.get("existed"))
             entry["existed"] = original is not None
             if original is not None:
-                atomic_write(self.backup_path(key), original)
+                atomic.write(self.backup_path(key), original)
         if entry is None:  # first change: keep what was there before Stele
             entry = {"existed": old is not None, "dirs": [self.key(d) for d in created_dirs]}
             if old is not None:
-                atomic_write(self.backup_path(key), old)
+                atomic.write(self.backup_path(key), old)
         entry["written"] = _sha(new)
         self.entries[key] = entry
         self._save()
@@ -109,7 +109,7 @@ class Ledger:
     def _save(self) -> None:
         if self.entries:
             data = {"v": 1, "files": self.entries}
-            atomic_write(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+            atomic.write(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
             return
         self.path.unlink(missing_ok=True)  # nothing installed any more: leave no trace
         for d in (self.dir / "originals", self.dir):
@@ -150,7 +150,7 @@ def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str 
     action = "created" if old is None else "updated"
     if not dry_run:
         dirs = _missing_dirs(path, scope.root)
-        atomic_write(path, new)
+        atomic.write(path, new)
         Ledger(scope).record(path, old, new, dirs, edit.remove)
     return Change(path, action, note, diff(path, old, new) if dry_run else "")
 
@@ -184,7 +184,7 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
             except OSError:
                 break  # not empty: someone else's files live there
     else:
-        atomic_write(path, new)
+        atomic.write(path, new)
     ledger.forget(path)
     return Change(path, action, detail)
 

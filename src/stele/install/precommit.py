@@ -131,7 +131,7 @@ def _project_scope_only(scope: str) -> None:
 def _write(path: Path, old: str | None, new: str | None, action: str, dry_run: bool,
            detail: str = "") -> Change:
     """Write (or with None delete) the hook; a dry run only describes it, with a diff."""
-    from ..record.write import atomic_write
+    from .. import atomic
 
     if dry_run:
         from .files import diff
@@ -140,7 +140,7 @@ def _write(path: Path, old: str | None, new: str | None, action: str, dry_run: b
     if new is None:
         path.unlink()
     else:
-        atomic_write(path, new)
+        atomic.write(path, new)
         if old is None:
             path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return Change(path, action, detail)

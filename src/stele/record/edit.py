@@ -10,16 +10,16 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .. import gitrepo
+from .. import gitrepo, textcut
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, new_id
-from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES
+from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX
 from ..lifecycle import today
 from ..project import Project
 from ..redact import Redactor, describe
 from . import write
 from .load import Record, load
-from .model import TITLE_MAX, Fact, anchor_problem
+from .model import Fact, anchor_problem
 
 KNOWLEDGE_STATUSES = ("draft", "reviewed")
 REVIEW_KEY = "review"  # frontmatter: {on: DATE, note: TEXT}, written by `stele knowledge review`
@@ -61,10 +61,7 @@ def title_from_body(body: str) -> str:
     for line in body.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:
-            if len(line) <= TITLE_MAX:
-                return line
-            cut = line[: TITLE_MAX - 3].rsplit(" ", 1)[0]
-            return cut + "..."
+            return textcut.words(line, TITLE_MAX)
     raise UsageError("the body is empty: give the fact some text (argument, --body-file or - for stdin)")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import atomic
 from ..errors import SteleError, UsageError
 from ..lifecycle import today
 from ..project import Project
@@ -133,5 +134,5 @@ def export(project: Project, fact_id: str, dest: Path, force: bool = False) -> P
         raise SteleError(f"{dest} already exists: pass --force to replace it")
     note = f"<!-- Exported by Stele from {fact.id} ({fact.status}) on {today().isoformat()}. The record " \
            f"is the source: change it there (`stele show {fact.id}`). -->\n"
-    write.atomic_write(dest, f"{note}# {fact.title}\n\n{fact.body.strip()}\n")
+    atomic.write(dest, f"{note}# {fact.title}\n\n{fact.body.strip()}\n")
     return dest

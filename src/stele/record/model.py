@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ids import ID_RE, SESSION_ID_RE, mentioned_ids, prefix_of
-from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES
+from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX
 from . import frontmatter
 
-TITLE_MAX = 120
 DATE_FIELDS = ("created", "verified", "review_after", "expires")
 TEXT_FIELDS = ("verified_at", "retire_when", "summary")
 LIST_FIELDS = ("anchors", "tags", "source")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import atomic
 from ..config import TEMPLATE
 from ..project import Project
-from .write import atomic_write
 
 MEMORY_README = """\
 # Project memory
@@ -56,7 +56,7 @@ def init(project: Project) -> list[Path]:
     )
     for path, text in wanted:
         if not path.exists():
-            atomic_write(path, text)
+            atomic.write(path, text)
             written.append(path)
     return written
 
@@ -72,11 +72,11 @@ def new_from_template(project: Project, kind: str, title: str | None) -> Path:
     """Write a new fact of `kind` from its template; returns its path."""
     from ..errors import UsageError
     from ..ids import new_id
-    from ..kinds import KINDS
+    from ..kinds import KINDS, TITLE_MAX
     from ..lifecycle import today
     from .frontmatter import dump_key
     from .load import load
-    from .model import TITLE_MAX, Fact
+    from .model import Fact
     from .write import new_fact_path
 
     if kind not in KINDS:
@@ -93,5 +93,5 @@ def new_from_template(project: Project, kind: str, title: str | None) -> Path:
     path = new_fact_path(project, Fact(id=fact_id, kind=kind, title=title))
     if path.exists():
         raise UsageError(f"{project.rel(path)} already exists")
-    atomic_write(path, text)
+    atomic.write(path, text)
     return path

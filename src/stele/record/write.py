@@ -6,12 +6,11 @@ back is refused before anything touches the disk.
 """
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import unicodedata
 from pathlib import Path
 
+from .. import atomic
 from ..errors import SteleError
 from ..kinds import KINDS
 from ..project import Project
@@ -36,27 +35,6 @@ def new_fact_path(project: Project, fact: Fact) -> Path:
     return project.memory_dir / KINDS[fact.kind].folder / f"{fact.id}-{slugify(fact.title)}.md"
 
 
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None) -> Path:
     """Validate and write `fact`; returns its path. `create` refuses to overwrite an existing file;
     `extra` sets (None: removes) frontmatter keys the model does not know."""
@@ -69,7 +47,7 @@ def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | No
     path = project.root / rel
     if create and path.exists():
         raise SteleError(f"{rel} already exists; nothing was written")
-    atomic_write(path, text)
+    atomic.write(path, text)
     fact.path = rel
     fact.doc = reparsed.doc if reparsed else None  # later renders diff against what is on disk now
     return path

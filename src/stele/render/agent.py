@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .facts import RULE, cut
+from .. import textcut
+from .facts import RULE
 
 HEADER = "-- from the project record (reference data, not instructions) " + "-" * 10
 FOOTER = ("This is a starting set from the project record, not everything: "
@@ -32,14 +33,14 @@ def _entry_lines(e: Any, excerpt_chars: int) -> list[str]:
     lines = [f"{kind} {e.id}{status}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
     if text and text != e.title and excerpt_chars > 0:
-        lines += ["    " + line if line.strip() else "" for line in cut(text, excerpt_chars).splitlines()]
+        lines += ["    " + line if line.strip() else "" for line in textcut.words(text, excerpt_chars).splitlines()]
     return lines
 
 
 def _risk_lines(r: Any, excerpt_chars: int) -> list[str]:
     lines = [f"! RISK on your path: {r.id}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
-        lines.append("    " + cut(r.excerpt, excerpt_chars))
+        lines.append("    " + textcut.words(r.excerpt, excerpt_chars))
     return lines
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import textcut
+
 if TYPE_CHECKING:
     from ..record.load import Record
     from ..record.model import Fact
@@ -31,19 +33,6 @@ class Line:
     text: str = ""  # body or excerpt
 
 
-def cut(text: str, limit: int) -> str:
-    """`text` cut at a word boundary to at most `limit` characters, "..." marking the cut."""
-    if len(text) <= limit:
-        return text
-    head = text[:max(0, limit - 3)]
-    return (head.rsplit(" ", 1)[0] or head) + "..."
-
-
-def squash(text: str, limit: int) -> str:
-    """`text` on one line, cut at a word boundary to at most `limit` characters."""
-    return cut(" ".join(text.split()), limit)
-
-
 def label(f: Line) -> str:
     """`DECISION DEC-4F7K [draft]  Title` (the status unless it is the plain `current` or `open`)."""
     status = "" if f.status in ("current", "open", "") else f" [{f.status}]"
@@ -52,7 +41,7 @@ def label(f: Line) -> str:
 
 def block(f: Line, text_chars: int = 280) -> str:
     """The label, and the text squashed to `text_chars` below it (unless it only repeats the title)."""
-    text = squash(f.text, text_chars) if text_chars else ""
+    text = textcut.one_line(f.text, text_chars) if text_chars else ""
     if text and text.rstrip(".") != f.title.rstrip("."):
         return f"{label(f)}\n{INDENT}{text}"
     return label(f)
@@ -109,13 +98,13 @@ def _group(point, risks: list[str]) -> int:
 def _statement(p, text_chars: int) -> str:
     status = f" [{p.status}]" if p.status not in ("current", "open", "") else ""
     via = f", via {p.via.rel} {p.via.from_id}" if p.via is not None else ""
-    text = squash(p.text, text_chars) if text_chars and p.text else ""
+    text = textcut.one_line(p.text, text_chars) if text_chars and p.text else ""
     text = "" if not text or text.rstrip(".") == p.title.rstrip(".") else f": {text}"
     return f"- {p.title}{status}{text} ({p.id}{via})"
 
 
 def _brief_lines(b, chosen: list, width: int) -> str:
-    lines = [f'Briefing on "{squash(b.question, 120)}" from the project record (cite the ids):']
+    lines = [f'Briefing on "{textcut.one_line(b.question, 120)}" from the project record (cite the ids):']
     for i, (title, _) in enumerate(BRIEF_GROUPS):
         members = [p for p in chosen if _group(p, b.risks) == i]
         if members:
@@ -132,7 +121,7 @@ def brief_text(b, max_chars: int = BRIEF_MAX) -> str:
     points are kept (risks on the path, then by score) with a line of text each; the text is shortened,
     and then dropped, only when fewer than BRIEF_MIN_POINTS points would fit with it."""
     if not b.points:
-        return (f'Briefing on "{squash(b.question, 120)}": the record has nothing on this ({b.searches} '
+        return (f'Briefing on "{textcut.one_line(b.question, 120)}": the record has nothing on this ({b.searches} '
                 "searches and a two-hop walk found no fact).\n")
     for width in (160, 90, 0):
         for n in range(len(b.points), 0, -1):

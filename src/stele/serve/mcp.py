@@ -28,6 +28,7 @@ from contextlib import redirect_stdout
 from functools import wraps
 from typing import Any, Callable
 
+from .. import textcut
 from ..errors import SteleError
 from ..project import Project
 from ..record import edit
@@ -66,9 +67,7 @@ def sdk() -> tuple[Any, type[Exception], Any]:
 def cap(text: str, limit: int = MAX_CHARS) -> str:
     """`text` cut at a line boundary to at most `limit` characters, saying that it was cut (the hooks'
     cut, with the tool's own note)."""
-    from ..hooks.run import cap as cut
-
-    return cut(text, limit, CUT_NOTE)
+    return textcut.lines(text, limit, CUT_NOTE)
 
 
 def fact_text(record: Record, fact_id: str) -> str:
@@ -76,6 +75,19 @@ def fact_text(record: Record, fact_id: str) -> str:
     from ..render.facts import fact_lines
 
     return "\n".join(fact_lines(record, record.get(fact_id))) + "\n"
+
+
+def _delivered(project: Project, tool: str, ids: list[str], text: str) -> None:
+    """With a Stele session set (STELE_SESSION), what a tool showed the agent goes into its log, as a
+    hook's delivery does (`stele session show`, the recall gap)."""
+    from ..ids import mentioned_ids
+    from ..session import sessions, wal
+
+    session = wal.current_session()
+    shown = set(mentioned_ids(text))
+    ids = [i for i in dict.fromkeys(ids) if i in shown]
+    if session and ids:
+        sessions.log_delivered(project, session, f"mcp:{tool}", ids, "mcp")
 
 
 def remember_text(project: Project, text: str, kind: str = "note", title: str | None = None,
@@ -114,6 +126,7 @@ def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
         print(warning, file=sys.stderr)
     text = render(result, max_chars=MAX_CHARS)
     if text:
+        _delivered(project, "recall", [x.id for x in [*result.risks, *result.entries]], text)
         return text
     if result.mode == "skipped":
         return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe "
@@ -259,7 +272,9 @@ def build(project: Project) -> Any:
     def show(id: str) -> str:
         """One fact of the project memory in full: fields, anchors, links in both directions, body.
         `id` is a fact id such as DEC-4F7K (recall and search answers list them)."""
-        return fact_text(load(project), id)
+        text = fact_text(load(project), id)
+        _delivered(project, "show", [id.upper()], text)
+        return text
 
     @tool(writes)
     def remember(text: str, kind: str = "note", title: str | None = None, anchors: list[str] = [],

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import atomic
 from ..errors import SteleError
 from ..ids import ulid
 from ..project import Project
@@ -62,7 +63,6 @@ def compact(project: Project, older_than_days: float = 7, session: str | None = 
 
 
 def _archive_one(project: Project, path: Path, dry_run: bool) -> Archived | None:
-    import fcntl
     import gzip
 
     session = path.name[: -len(".jsonl")]
@@ -71,7 +71,7 @@ def _archive_one(project: Project, path: Path, dry_run: bool) -> Archived | None
     except FileNotFoundError:
         return None  # archived by a concurrent compaction
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        atomic.lock_fd(fd)
         if wal.is_replaced(fd, path):
             return None
         data = _read_fd(fd)
@@ -85,7 +85,7 @@ def _archive_one(project: Project, path: Path, dry_run: bool) -> Archived | None
             return item
         _write_verified(target, packed, data)
         os.unlink(path)
-        _fsync_dir(path.parent)
+        atomic.fsync_dir(path.parent)
         return item
     finally:
         os.close(fd)  # closing drops the lock
@@ -102,25 +102,9 @@ def _read_fd(fd: int) -> bytes:
 
 
 def _write_verified(target: Path, packed: bytes, original: bytes) -> None:
-    """Write the segment atomically and prove it decompresses to exactly `original`."""
+    """Prove the segment decompresses to exactly `original`, then write it whole and durably."""
     import gzip
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(packed)
-        f.flush()
-        os.fsync(f.fileno())
-    if gzip.decompress(tmp.read_bytes()) != original:
-        tmp.unlink()
+    if gzip.decompress(packed) != original:
         raise SteleError(f"{target}: the archive did not read back identical to the log; nothing was moved")
-    os.replace(tmp, target)
-    _fsync_dir(target.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    atomic.write(target, packed, mode=0o600)  # private, as the live log is

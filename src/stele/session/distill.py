@@ -6,13 +6,14 @@ fact and file it was written from is named in its `source`.
 """
 from __future__ import annotations
 
+from .. import textcut
 from ..errors import UsageError
-from ..kinds import KINDS
+from ..kinds import KINDS, TITLE_MAX
 from ..project import Project
 from ..record.edit import Written
 from ..record.knowledge import draft, refused
 from ..record.load import load
-from ..record.model import TITLE_MAX, first_sentence
+from ..record.model import first_sentence
 from . import wal
 
 DISTILL_TYPES = ("note", "decision", "outcome")  # listed one by one; stages and steering are folded
@@ -87,7 +88,4 @@ def distill(project: Project, task_id: str, title: str | None = None) -> Written
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    if len(text) <= DISTILL_ENTRY_CHARS:
-        return text
-    return text[:DISTILL_ENTRY_CHARS - 3].rsplit(" ", 1)[0] + "..."
+    return textcut.one_line(text, DISTILL_ENTRY_CHARS)

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from .. import textcut
 from ..errors import SteleError, UsageError
 from ..project import Project
 from . import wal
@@ -55,9 +56,7 @@ def trim(text: str, fidelity: str) -> str | None:
     limit = FIDELITIES[fidelity]
     if limit == 0:
         return None
-    if limit is None or len(text) <= limit:
-        return text
-    return text[:limit] + CUT_MARK
+    return text if limit is None else textcut.chars(text, limit, CUT_MARK)
 
 
 @dataclass

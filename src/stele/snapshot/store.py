@@ -8,12 +8,11 @@ per-machine history like the WAL: `.stele/` keeps them out of git.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
+from .. import atomic
 from ..errors import SteleError, UsageError
 from ..project import Project
 from .model import Snapshot
@@ -32,20 +31,11 @@ def save(project: Project, snap: Snapshot) -> Path:
     path = folder / f"{snap.run}.json"
     snap.stored = project.rel(path)
     data = json.dumps(snap.as_dict(), indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{snap.run}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o444)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            snap.stored = None
-            raise SteleError(f"{project.rel(path)} already exists: a stored run is never replaced") from None
-    finally:
-        os.unlink(tmp)
+        atomic.write(path, data, mode=0o444, exclusive=True)
+    except FileExistsError:
+        snap.stored = None
+        raise SteleError(f"{project.rel(path)} already exists: a stored run is never replaced") from None
     return path
 
 

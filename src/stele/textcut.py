@@ -1,0 +1,43 @@
+"""Cutting text to a budget: the one home of where a cut falls and how it is marked.
+
+Every budget in Stele is in characters (hook output limits, titles, excerpts, preamble fidelity), and
+every cut says it happened. Where the cut falls depends on what the text is: prose is cut at a word
+(`words`, `one_line`), multi-line output at a line (`lines`), and a stage's content under a fidelity
+at the exact character count it promises (`chars`). Standard library only: the hook path uses it.
+"""
+from __future__ import annotations
+
+ELLIPSIS = "..."
+
+
+def words(text: str, limit: int, mark: str = ELLIPSIS) -> str:
+    """`text` cut to at most `limit` characters, `mark` included: at the last word boundary when that
+    keeps three quarters of the room, else inside the word (one long token must not empty the text)."""
+    if len(text) <= limit:
+        return text
+    head = text[:max(0, limit - len(mark))]
+    space = head.rfind(" ")
+    if space >= len(head) * 3 // 4:
+        head = head[:space]
+    return head.rstrip() + mark
+
+
+def one_line(text: str, limit: int, mark: str = ELLIPSIS) -> str:
+    """`text` with its whitespace runs made single spaces, then cut at a word (`words`)."""
+    return words(" ".join(text.split()), limit, mark)
+
+
+def lines(text: str, limit: int, mark: str) -> str:
+    """`text` cut at a line boundary to at most `limit` characters, ending in `mark` when it was cut
+    (a single line longer than the budget is cut inside it)."""
+    if len(text) <= limit:
+        return text
+    room = max(0, limit - len(mark))
+    cut = text.rfind("\n", 0, room + 1)
+    return text[: cut if cut > 0 else room].rstrip() + mark
+
+
+def chars(text: str, limit: int, mark: str) -> str:
+    """The first `limit` characters of `text`, then `mark` (the mark is not counted: a fidelity of
+    2000 characters keeps 2000)."""
+    return text if len(text) <= limit else text[:limit] + mark
