@@ -122,7 +122,7 @@ def handle(ctx: Context) -> Reply | None:
 
     # stop runs even where nothing can be shown, or while paused, to ship session lines: the nudge only
     # where it can be shown and the hooks are not paused
-    speak = can_inject(ctx.harness, "stop") and state.paused(ctx.project) is None
+    speak = can_inject(ctx.payload.form, "stop") and state.paused(ctx.project) is None
     reply = _nudge(ctx) if speak else None
     teamsync(ctx, push=True, pull=False)  # after the nudge is decided: a slow store never delays it
     return reply

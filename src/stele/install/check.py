@@ -105,6 +105,11 @@ def _claude(project: Project, out: list[Finding]) -> None:
                                            "workspace trust dialog (`claude -p` treats the folder as trusted)"))
 
 
+def _table(data: dict, key: str) -> dict:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _codex(project: Project, out: list[Finding]) -> None:
     home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
     path = project.root / ".codex" / "hooks.json"
@@ -121,11 +126,11 @@ def _codex(project: Project, out: list[Finding]) -> None:
     except (OSError, tomllib.TOMLDecodeError) as e:
         out.append(Finding("codex", ERROR, f"{home / 'config.toml'} does not parse ({e})"))
         config = {}
-    features = config.get("features") if isinstance(config.get("features"), dict) else {}
+    features = _table(config, "features")
     if features.get("hooks") is False or features.get("codex_hooks") is False:
         out.append(Finding("codex", ERROR, f"{home / 'config.toml'}: [features] turns hooks off"))
     if path.exists():
-        projects = config.get("projects") if isinstance(config.get("projects"), dict) else {}
+        projects = _table(config, "projects")
         trusted = any(isinstance(v, dict) and v.get("trust_level") == "trusted" and
                       (project.root == Path(k) or Path(k) in project.root.parents) for k, v in projects.items())
         out.append(Finding("codex", OK, "the project is trusted in config.toml") if trusted else Finding(

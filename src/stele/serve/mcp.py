@@ -214,8 +214,8 @@ def _server_class(Server: Any, ToolError: type[Exception]) -> Any:
 
             wire = Wire(sys.stdout.buffer)
             low = getattr(self, "_lowlevel_server", None) or self._mcp_server
-            async with stdio_server(stdin=anyio.wrap_file(Screen(sys.stdin.buffer, wire)),
-                                    stdout=anyio.wrap_file(wire)) as (read, write):
+            async with stdio_server(stdin=anyio.wrap_file(Screen(sys.stdin.buffer, wire)),  # type: ignore[arg-type]
+                                    stdout=anyio.wrap_file(wire)) as (read, write):  # type: ignore[arg-type]
                 await low.run(read, write, low.create_initialization_options())
 
     return SteleServer
