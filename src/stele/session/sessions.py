@@ -311,8 +311,9 @@ def search_text(entry: Entry) -> str:
 
 
 def is_bookkeeping(entry: Entry) -> bool:
-    """Restart markers and delivery notes carry no knowledge; the index may skip them."""
-    return event(entry) in (RESTART, DELIVERED)
+    """Restart markers, delivery notes and a start without a goal ("session started", which a hook
+    writes when it adopts a harness session) carry no knowledge; the index may skip them."""
+    return event(entry) in (RESTART, DELIVERED) or (event(entry) == START and not entry.extra.get("goal"))
 
 
 @dataclass
