@@ -100,7 +100,7 @@ def test_supersede_makes_the_reviewed_draft_current_and_keeps_the_old_readable(p
 def test_each_disallowed_supersede_fails_naming_it(project):
     old = current_doc(project)
     draft = knowledge.draft(project, "Unreviewed", "Body.").fact.id
-    with pytest.raises(SteleError, match=rf"`supersede {old} --with {draft}` is not allowed for {draft}: {draft} is "
+    with pytest.raises(SteleError, match=rf"`supersede {old} --by {draft}` is not allowed for {draft}: {draft} is "
                                          "a draft that has not been reviewed"):
         knowledge.supersede(project, old, draft)
     other = current_doc(project, "Another current one")
@@ -111,7 +111,7 @@ def test_each_disallowed_supersede_fails_naming_it(project):
                                          "current knowledge is superseded"):
         knowledge.supersede(project, draft, reviewed)
     knowledge.supersede(project, old, reviewed)
-    with pytest.raises(SteleError, match=rf"is not allowed for {old}: {old} is already superseded"):
+    with pytest.raises(SteleError, match=rf"{old} is already superseded; nothing changed"):
         knowledge.supersede(project, old, _reviewed(project, "Third"))
     with pytest.raises(UsageError, match="cannot supersede itself"):
         knowledge.supersede(project, reviewed, reviewed)

@@ -38,46 +38,18 @@ def _read_body(body: str | None, body_file: Path | None) -> str:
 
 def _written(w: edit.Written, verb: str, as_json: bool) -> None:
     if as_json:
-        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
+        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted),
+                   "similar": [{"id": s.id, "score": round(s.score, 3), "exact": s.exact} for s in w.similar],
+                   "warnings": w.warnings})
     else:
         term.line(f"{verb} {w.fact.id} {w.fact.path}")
     if w.redacted:
         term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
-
-
-def _edit_in_editor(p, fact_id: str):
-    """Edit a copy in $EDITOR; the fact is replaced only if the result is valid."""
-    import tempfile
-
-    from .. import atomic
-    from ..record import edit
-    from ..record.load import load
-    from ..record.model import parse_fact
-
-    fact = load(p).get(fact_id)
-    edit.check_editable(fact)
-    path = p.root / fact.path
-    original = path.read_text(encoding="utf-8")
-    with tempfile.NamedTemporaryFile("w", suffix=".md", prefix=f"{fact.id}-", delete=False,
-                                     encoding="utf-8") as tmp:
-        tmp.write(original)
-    try:
-        open_editor(tmp.name)
-    except SteleError:
-        Path(tmp.name).unlink()
-        raise
-    edited = Path(tmp.name).read_text(encoding="utf-8")
-    if edited == original:
-        Path(tmp.name).unlink()
-        raise SteleError(f"{fact.id}: no changes; nothing was written")
-    new_fact, problems = parse_fact(edited, fact.path)
-    errors = [x for x in problems if x.severity == "error"]
-    if errors or new_fact is None or new_fact.id != fact.id:
-        why = "\n".join(str(x) for x in errors) or f"the id must stay {fact.id}"
-        raise SteleError(f"{why}\nnothing was written; your edited copy is at {tmp.name}")
-    atomic.write(path, edited)
-    Path(tmp.name).unlink()
-    return new_fact
+    for s in w.similar:
+        term.warn(f"{w.fact.id} {s.describe()} {s.id}: if it is one fact twice, keep one "
+                  f"(`stele supersede {s.id} --by {w.fact.id}`, or `stele retire {w.fact.id} --why ...`)")
+    for warning in w.warnings:
+        term.warn(warning)
 
 
 @app.command()
@@ -111,6 +83,8 @@ def remember(
     retire_when: Annotated[Optional[str], Opt(help="The condition that makes this fact obsolete.")] = None,
     summary: Annotated[Optional[str], Opt(help="One line for briefings.")] = None,
     body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the body from a file (- for stdin).")] = None,
+    allow_duplicate: Annotated[bool, Opt("--allow-duplicate",
+                                         help="Write it even if a live fact of its kind says the same.")] = False,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -120,7 +94,8 @@ def remember(
     text = _read_body(body, body_file)
     written = edit.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
                               delivery=delivery, priority=priority, status=status, expires=expires,
-                              review_after=review_after, retire_when=retire_when, summary=summary)
+                              review_after=review_after, retire_when=retire_when, summary=summary,
+                              allow_duplicate=allow_duplicate)
     _written(written, "remembered", wants_json(fmt, json_))
 
 
@@ -158,7 +133,7 @@ def show(
     from ..record.load import load
     from ..render.facts import fact_lines
 
-    record = load(project()).require_valid()
+    record = load(project()).usable()
     fact = record.get(fact_id)
     if wants_json(fmt, json_):
         data = fact.as_dict()
@@ -186,7 +161,7 @@ def list_(
     for k in kind:
         if k not in KINDS:
             raise UsageError(f"--kind {k!r} is not a kind: use one of " + ", ".join(KINDS))
-    record = load(project()).require_valid()
+    record = load(project()).usable()
     facts = sorted(record.facts.values(), key=lambda f: (f.kind, f.id))
     if kind:
         facts = [f for f in facts if f.kind in kind]
@@ -237,8 +212,13 @@ def edit(
     )
     p = project()
     if changes.empty():
-        fact = _edit_in_editor(p, fact_id)
-        term.line(f"edited {fact.id} {fact.path}")
+        copy = edit.open_copy(p, fact_id)
+        try:
+            open_editor(copy.path)
+        except SteleError:
+            copy.path.unlink(missing_ok=True)
+            raise
+        _written(edit.replace(p, copy), "edited", wants_json(fmt, json_))
         return
     _written(edit.edit(p, fact_id, changes), "edited", wants_json(fmt, json_))
 
@@ -273,12 +253,17 @@ def unlink(
 def supersede(
     old: Annotated[str, typer.Argument(metavar="OLD")],
     by: Annotated[str, Opt("--by", metavar="NEW", help="The fact that replaces OLD.")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
 ) -> None:
-    """Mark OLD superseded by NEW (adds `supersedes` on NEW)."""
-    from ..record import edit
+    """Mark OLD superseded by NEW (adds `supersedes` on NEW; for knowledge, reviewed NEW becomes current)."""
+    from ..record import knowledge
 
-    old_fact, new_fact = edit.supersede(project(), old, by)
-    term.line(f"{new_fact.id} supersedes {old_fact.id}; {old_fact.id} is now superseded")
+    old_fact, new_fact = knowledge.supersede(project(), old, by)
+    if wants_json(fmt, json_):
+        emit_json({"superseded": old_fact.id, "by": new_fact.id, "status": new_fact.status})
+        return
+    term.line(f"{new_fact.id} ({new_fact.status}) supersedes {old_fact.id}; {old_fact.id} is now superseded")
 
 
 @app.command()

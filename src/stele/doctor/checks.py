@@ -10,9 +10,9 @@ from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
 from ..record.load import Record, fact_files
 from ..record.model import Fact
+from ..record.similar import compared_text, near_pairs
 from ..redact import Redactor
 from .findings import Finding
-from .similar import similar_pairs
 
 if TYPE_CHECKING:
     from ..snapshot.model import Budgets
@@ -160,10 +160,10 @@ def near_duplicates(record: Record, threshold: float) -> list[Finding]:
     live = {f.id: f for f in record.facts.values() if f.status not in CLOSED}
     by_kind: dict[str, dict[str, str]] = {}
     for f in live.values():
-        by_kind.setdefault(f.kind, {})[f.id] = f"{f.title}\n{f.body}"
+        by_kind.setdefault(f.kind, {})[f.id] = compared_text(f.title, f.body)
     found = []
     for texts in by_kind.values():
-        for a, b, score in similar_pairs(texts, threshold):
+        for a, b, score in near_pairs(texts, threshold):
             first, second = sorted((a, b))
             fa, fb = live[first], live[second]
             if first in fb.links.get("supersedes", []) or second in fa.links.get("supersedes", []):

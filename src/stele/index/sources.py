@@ -57,7 +57,7 @@ def is_wal(project: Project, rel: str) -> bool:
 
 def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
     """The items one source file holds now (none when unreadable or not a fact)."""
-    from ..record.load import looks_like_fact
+    from ..record.load import has_frontmatter
 
     path = project.root / rel
     if is_wal(project, rel):
@@ -75,7 +75,7 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
     except (OSError, UnicodeDecodeError) as e:
         skipped.append(f"{rel}:1: cannot read the file ({e})")
         return []
-    if not looks_like_fact(text):
+    if not has_frontmatter(text):
         return []
     fact, problems = parse_fact(text, rel)
     errors = [p for p in problems if p.severity == "error"]
