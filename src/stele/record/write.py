@@ -24,6 +24,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -38,7 +39,7 @@ from .model import Fact, parse_fact
 
 SLUG_MAX = 48
 LOCK_WAIT_S = 60.0  # a write holds the lock for well under a second; past this something is stuck
-_held: dict[str, int] = {}  # lock path -> depth, for this process
+_local = threading.local()  # .held: lock path -> depth, per thread (the servers write from threads)
 
 
 def slugify(title: str) -> str:
@@ -77,6 +78,7 @@ def changing(project: Project) -> Iterator[None]:
     temporary files of killed writers and finish a journaled change a kill interrupted."""
     lock = state_dir(project) / "record.lock"
     key = str(lock)
+    _held: dict[str, int] = _local.__dict__.setdefault("held", {})
     if _held.get(key):
         _held[key] += 1
         try:
