@@ -33,7 +33,8 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
     from ..snapshot.model import Budgets
 
     cfg = record.project.config
-    return [*supersession_cycles(record), *contradictions(record),
+    return [*supersession_cycles(record), *half_superseded(record), *interrupted_writes(record),
+            *contradictions(record),
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]),
@@ -71,6 +72,39 @@ def supersession_cycles(record: Record) -> list[Finding]:
                 state[nxt] = 1
                 path.append(nxt)
                 stack.append((nxt, edges(nxt)))
+    return found
+
+
+def half_superseded(record: Record) -> list[Finding]:
+    """A fact that `supersedes` another which is still live: a supersession cut short (a kill between
+    its two writes, a merge that took one file of the pair), so both are injected as true."""
+    found = []
+    for fact in sorted(record.facts.values(), key=lambda f: f.id):
+        if fact.status in ("superseded", "retired"):
+            continue
+        for i, old_id in enumerate(fact.links.get("supersedes", [])):
+            old = record.facts.get(old_id)
+            if old is not None and old.status not in CLOSED:
+                found.append(Finding("half-superseded", fact.path, _line(fact, "links", "supersedes", i),
+                                     f"{fact.id} supersedes {old_id}, but {old_id} is still {old.status} and is "
+                                     f"injected beside it: finish it with `stele supersede {old_id} --by "
+                                     f"{fact.id}`, or remove the link", fact.id))
+    return found
+
+
+def interrupted_writes(record: Record) -> list[Finding]:
+    """A journaled change a kill interrupted (the next stele write finishes it), and temporary files of
+    killed writers left beside facts by older versions (`git add` would stage them)."""
+    from ..record.write import pending
+
+    project = record.project
+    found = [Finding("interrupted-write", rel, 1, f"an interrupted change of {rel} is pending: the next "
+                     "`stele` write command finishes it (e.g. `stele verify ID`)")
+             for rel in pending(project)]
+    if project.memory_dir.is_dir():
+        for path in sorted(project.memory_dir.rglob(".*.tmp")):
+            found.append(Finding("interrupted-write", project.rel(path), 1, "a temporary file a killed writer "
+                                 "left: delete it (it is not a fact, and `git add` would stage it)"))
     return found
 
 

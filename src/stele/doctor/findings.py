@@ -12,6 +12,7 @@ CHECKS: dict[str, str] = {
     "duplicate-id": "error",
     "dangling-link": "error",
     "supersession-cycle": "error",
+    "half-superseded": "error",
     "broken-anchor": "error",
     "always-budget": "error",
     "secret": "error",
@@ -23,6 +24,7 @@ CHECKS: dict[str, str] = {
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",
+    "interrupted-write": "warning",
 }
 
 
