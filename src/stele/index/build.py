@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import atomic
+from ..errors import ConfigError
 from ..project import Project
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
@@ -184,7 +185,7 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
             lock.acquire(False, deadline)
             parts = _open_parts(project)
         return Index(project, lock, *parts)
-    except IndexUnavailable:
+    except (IndexUnavailable, ConfigError):  # no rebuild fixes a config file
         lock.release()
         raise
     except Exception as e:
