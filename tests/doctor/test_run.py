@@ -1,4 +1,5 @@
 """Every doctor check has a failing fixture and a passing one; each runs in its own small repository."""
+import json
 import datetime as dt
 from pathlib import Path
 
@@ -68,6 +69,12 @@ CASES = {
                       lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"caused-by": ["RISK-ZZZZ"]}),
                                  write_fact(r, "RISK-ZZZZ", "risk", body="Floods.")), {}),
     "supersession-cycle": (lambda r: cycle(r, True), lambda r: cycle(r, False), {}),
+    "half-superseded": (lambda r: (write_fact(r, "DEC-AAAA", "decision", body="Use middleware."),
+                                   write_fact(r, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]},
+                                              body="Use the gateway.")),
+                        lambda r: (write_fact(r, "DEC-AAAA", "decision", status="superseded", body="Use middleware."),
+                                   write_fact(r, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]},
+                                              body="Use the gateway.")), {}),
     "broken-anchor": (lambda r: write_fact(r, "DEC-AAAA", "decision", anchors=["src/gone.py"]),
                       lambda r: (write(r, "src/auth.py", AUTH_PY),
                                  write_fact(r, "DEC-AAAA", "decision", anchors=[
@@ -89,6 +96,9 @@ CASES = {
     "co-change": (lambda r: cochange(r, ""),
                   lambda r: cochange(r, "Stele-Ack: RISK-AAAA the order is unchanged"),
                   {"base": "HEAD~1", "gate": True}),
+    "store-config": (lambda r: store_config(r, store="s3://team-memory/app",
+                                            endpoint="http://minio:hunter2hunter2@127.0.0.1:9000"),
+                     lambda r: store_config(r, store=""), {}),
     "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
                 lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
     "review-overdue": (lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2026-01-01"),
@@ -101,7 +111,25 @@ CASES = {
                                                "Limits run before auth, so floods never reach bcrypt!"),
                        lambda r: two_decisions(r, "Limits run before auth.", "Sessions expire after a day."),
                        {}),
+    "interrupted-write": (lambda r: (ok_fact(r), write(r, "docs/memory/decisions/.DEC-AAAA.md.0f3a.tmp", "half")),
+                          ok_fact, {}),
+    "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
+                                     sync_deadline_ms=1500),
+              lambda r: store_config(r, store=""), {}),
 }
+
+
+def store_config(root: Path, **session: object) -> None:
+    (root / ".stele").mkdir(exist_ok=True)
+    (root / ".stele/config.yaml").write_text("session:\n" + "".join(f"  {k}: {json.dumps(v)}\n" for k, v in session.items()))
+
+
+def dead_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again: nothing listens there
 
 
 def new_repo(root: Path) -> Project:

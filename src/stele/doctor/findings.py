@@ -19,12 +19,14 @@ CHECKS: dict[str, str] = {
     "contradiction": "error",
     "knowledge-edited": "error",
     "co-change": "error",
+    "store-config": "error",
     "expired": "warning",
     "review-overdue": "warning",
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",
     "interrupted-write": "warning",
+    "store": "warning",
 }
 
 
