@@ -226,7 +226,7 @@ def test_always_budget_counts_what_a_snapshot_delivers(tmp_path, monkeypatch):
     on = dt.date.fromisoformat(TODAY)
     p = new_repo(tmp_path / "r")
     for i in range(2):
-        write_fact(p.root, f"INS-000{i}", "instruction", title=f"Rule {i}", body="w" * 8170)
+        write_fact(p.root, f"INS-000{i}", "instruction", title=f"Rule {i}", body="wv"[i] * 8170)
     rules = list(load(p).facts.values())
     assert sum(len(f.title) + 1 + len(f.body) for f in rules) <= 16384
     assert sum(len(record_text(f, on)) for f in rules) > 16384
