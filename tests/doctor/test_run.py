@@ -113,10 +113,16 @@ CASES = {
                        {}),
     "interrupted-write": (lambda r: (ok_fact(r), write(r, "docs/memory/decisions/.DEC-AAAA.md.0f3a.tmp", "half")),
                           ok_fact, {}),
+    "embedding-model": (lambda r: model_config(r, "./models/missing"), lambda r: model_config(r, "bundled"), {}),
     "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
                                      sync_deadline_ms=1500),
               lambda r: store_config(r, store=""), {}),
 }
+
+
+def model_config(root: Path, model: str) -> None:
+    (root / ".stele").mkdir(exist_ok=True)
+    (root / ".stele/config.yaml").write_text(f"embedding:\n  model: {model}\n")
 
 
 def store_config(root: Path, **session: object) -> None:

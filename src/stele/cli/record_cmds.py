@@ -156,6 +156,7 @@ def list_(
     """List facts, filtered."""
     from ..anchors.paths import about
     from ..kinds import KINDS
+    from ..lifecycle import inactive, today
     from ..record.load import load
 
     for k in kind:
@@ -171,13 +172,18 @@ def list_(
         facts = [f for f in facts if set(tag) <= set(f.tags)]
     if anchor:
         facts = [f for f in facts if any(about(a, anchor) for a in f.anchors)]
+    on = today()
+    ended = {f.id: inactive(f, on) for f in facts}  # expired or review overdue: no longer injected
     if wants_json(fmt, json_):
-        emit_json({"facts": [{k: v for k, v in f.as_dict().items() if k != "body"} for f in facts]})
+        emit_json({"facts": [{**{k: v for k, v in f.as_dict().items() if k != "body"}, "inactive": ended[f.id]}
+                             for f in facts]})
         return
     if not facts:
         term.line("no facts match")
         return
-    term.table(("id", "kind", "status", "title"), ((f.id, f.kind, f.status, f.title) for f in facts))
+    term.table(("id", "kind", "status", "title"),
+               ((f.id, f.kind, f.status if ended[f.id] in (None, f.status) else f"{f.status}, {ended[f.id]}",
+                 f.title) for f in facts))
 
 
 @app.command()

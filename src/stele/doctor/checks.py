@@ -34,6 +34,7 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
 
     cfg = record.project.config
     return [*supersession_cycles(record), *half_superseded(record), *interrupted_writes(record),
+            *embedding_model(record),
             *contradictions(record),
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
@@ -106,6 +107,16 @@ def interrupted_writes(record: Record) -> list[Finding]:
             found.append(Finding("interrupted-write", project.rel(path), 1, "a temporary file a killed writer "
                                  "left: delete it (it is not a fact, and `git add` would stage it)"))
     return found
+
+
+def embedding_model(record: Record) -> list[Finding]:
+    """The configured model cannot be loaded: every recall is full-text only until it is fixed."""
+    from ..index.encoder import model_problem
+
+    project = record.project
+    problem = model_problem(str(project.config["embedding.model"]), project.root)
+    return [Finding("embedding-model", project.rel(project.config_path), 1,
+                    f"{problem} (until then recall and search are full-text only)")] if problem else []
 
 
 def contradictions(record: Record) -> list[Finding]:

@@ -26,6 +26,7 @@ CHECKS: dict[str, str] = {
     "oversized": "warning",
     "near-duplicate": "warning",
     "interrupted-write": "warning",
+    "embedding-model": "warning",
     "store": "warning",
 }
 
