@@ -263,7 +263,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "snapshot.records_count_max": (1, None), "snapshot.record_max_bytes": (1, None),
     "snapshot.code_bytes": (0, None), "snapshot.total_bytes": (1, None), "snapshot.briefing_items": (0, None),
     "snapshot.briefing_bytes": (0, None), "hooks.max_chars": (1, None), "doctor.unverified_days": (0, None),
-    "doctor.oversized_bytes": (1, None), "doctor.near_duplicate": (0.01, 1),
+    "doctor.oversized_bytes": (1, None), "doctor.near_duplicate": (0.01, 1), "session.sync_deadline_ms": (0, None),
 }
 CAPS = {"retrieval.max_entries": (20, "the design's cap (at most 20 entries, callouts included)")}
 
