@@ -258,7 +258,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "retrieval.vector_weight": (0, None), "retrieval.weak_match": (0, 1), "retrieval.strong_match": (0, 1),
     "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.walk_inherit": (0, 1),
     "retrieval.hop_penalty": (0, None), "retrieval.session_penalty": (0, None),
-    "retrieval.walk_budget_ms": (1, None), "retrieval.hook_budget_ms": (1, None),
+    "retrieval.walk_budget_ms": (0, None), "retrieval.hook_budget_ms": (1, None),
     "snapshot.records_bytes": (1, None), "snapshot.records_count": (1, None),
     "snapshot.records_count_max": (1, None), "snapshot.record_max_bytes": (1, None),
     "snapshot.code_bytes": (0, None), "snapshot.total_bytes": (1, None), "snapshot.briefing_items": (0, None),

@@ -145,6 +145,10 @@ def test_save_logs_the_run_to_the_session_and_list_show_find_it(repo, monkeypatc
     assert [(e.session, e.task, e.refs) for e in entries] == [("sess-1", ids["task"], {"run": run})]
     listed = json.loads(invoke("snapshot", "list", "--json").out)["runs"]
     assert [(x["run"], x["task"]) for x in listed] == [(run, ids["task"])]
+    monkeypatch.setenv("COLUMNS", "80")
+    table = invoke("snapshot", "list").out
+    assert run in table and ids["task"] in table  # each whole on one line at 80 columns
+    assert max(len(line) for line in table.splitlines()) <= 80
     shown = invoke("snapshot", "show", run[:10])
     assert shown.code == 0 and "budget use" in shown.out and "what the agent saw:" in shown.out
     text = json.loads(invoke("snapshot", "show", run, "--json").out)["text"]

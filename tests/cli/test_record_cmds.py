@@ -266,3 +266,51 @@ def test_version_and_help_do_not_load_heavy_modules():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "stele 0.1.0" in r.stdout
+
+
+def test_remember_says_when_a_fact_repeats_or_nearly_repeats_another(repo):
+    first = remember("We need two approvals for a release.", "--kind", "constraint")
+    r = invoke("remember", "We need two approvals for a release.", "--kind", "constraint")
+    assert r.code == 1 and f"{first['id']} ({first['path']}) already says this" in r.err
+    assert "--allow-duplicate" in r.err
+    near = remember("We need 2 approvals for a release.", "--kind", "constraint")
+    assert near["similar"] == [{"id": first["id"], "score": 0.857, "exact": False}]
+    r = invoke("remember", "We need 2 approvals for a release!", "--kind", "constraint", "--allow-duplicate")
+    assert r.code == 0 and "repeats" in r.err
+    assert invoke("remember", "We need two approvals for a release.", "--kind", "note").code == 0  # other kind
+    r = invoke("doctor")
+    assert any("86% similar" in line and first["id"] in line and near["id"] in line for line in r.out.splitlines())
+
+
+def test_remember_warns_about_an_anchor_that_names_nothing(repo):
+    (repo / "src").mkdir()
+    (repo / "src/auth.py").write_text("def login():\n    return True\n")
+    r = invoke("remember", "Login is safe.", "--kind", "decision", "--anchor", "src/auth.py::login",
+               "--anchor", "src/gone.py", "--anchor", "src/auth.py::logout", "--anchor", "lib/**/*.py")
+    assert r.code == 0
+    assert "anchor 'src/gone.py': no such file in the checkout" in r.err
+    assert "anchor 'src/auth.py::logout': no such symbol in the file" in r.err
+    assert "anchor 'lib/**/*.py': the glob matches no file" in r.err
+    assert "src/auth.py::login'" not in r.err
+
+
+def test_list_shows_expired_and_review_overdue_facts_as_such(repo):
+    expired = remember("Cache for a day.", "--kind", "decision", "--expires", "2026-01-01")["id"]
+    overdue = remember("Queue sized for 10k.", "--kind", "decision", "--review-after", "2026-02-01")["id"]
+    live = remember("Invoices are immutable.", "--kind", "decision")["id"]
+    rows = {f["id"]: f for f in json.loads(invoke("list", "--json").out)["facts"]}
+    assert rows[expired]["inactive"] == "expired 2026-01-01"
+    assert rows[overdue]["inactive"] == "review overdue since 2026-02-01" and rows[live]["inactive"] is None
+    text = invoke("list").out
+    assert "current, expired 2026-01-01" in text and "current, review overdue" in text
+
+
+def test_supersede_is_one_command_and_the_knowledge_spelling_is_a_hidden_alias(repo):
+    old = remember("Limiter after auth.", "--kind", "decision")["id"]
+    new = remember("Limiter before auth, so floods never reach bcrypt.", "--kind", "decision")["id"]
+    import re
+
+    listed = re.compile(r"^[│|\s]*supersede\s", re.M)  # a command row of the help, not a word in a sentence
+    assert listed.search(invoke("--help").out) and not listed.search(invoke("knowledge", "--help").out)
+    r = invoke("supersede", old, "--by", new, "--json")
+    assert r.code == 0 and json.loads(r.out) == {"superseded": old, "by": new, "status": "current"}

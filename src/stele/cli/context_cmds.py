@@ -12,8 +12,8 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..render import term
-from ..textcut import counted
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option

@@ -16,9 +16,9 @@ import json
 import os
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from .. import atomic

@@ -15,6 +15,7 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from .. import gitrepo, textcut
 from ..errors import SteleError, UsageError
@@ -112,9 +113,10 @@ def redactor(project: Project) -> Redactor:
 
 
 def remember(project: Project, body: str, *, kind: str = "note", title: str | None = None,
-             anchors: list[str] = (), links: list[str] = (), tags: list[str] = (), delivery: str | None = None,
-             priority: str | None = None, expires: str | None = None, review_after: str | None = None,
-             retire_when: str | None = None, summary: str | None = None, source: list[str] = (),
+             anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (),
+             delivery: str | None = None, priority: str | None = None, expires: str | None = None,
+             review_after: str | None = None, retire_when: str | None = None, summary: str | None = None,
+             source: Sequence[str] = (),
              status: str | None = None, record: Record | None = None,
              allow_duplicate: bool = False) -> Written:
     """Create a fact. Everything is checked before the file is written; returns the fact, what was
@@ -153,7 +155,7 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
         record = record if record is not None else load(project)
         _check_targets(record, link_map)
         fact = Fact(
-            id=new_id(kind, record.facts), kind=kind, title=clean(title) or title, body=clean(body) + "\n",
+            id=new_id(kind, record.facts), kind=kind, title=clean(title) or title, body=(clean(body) or "") + "\n",
             status=status or "", delivery=delivery or "", priority=priority or "normal",
             anchors=list(dict.fromkeys(anchors)), links=link_map, tags=list(dict.fromkeys(tags)),
             created=today(), expires=as_date(expires), review_after=as_date(review_after),
