@@ -20,7 +20,7 @@ def test_memory_dir_outside_the_repository_is_refused_with_one_line(repo, tmp_pa
     set_memory_dir(repo, value)
     r = invoke("remember", "A decision about retries.", "--kind", "decision")
     assert r.code == 1 and r.err.count("\n") == 1
-    assert "memory_dir" in r.err and "outside the repository" in r.err
+    assert "memory_dir" in r.err and "inside the repository" in r.err
     assert not (tmp_path / "elsewhere").exists() and not (repo.parent / "up").exists()
 
 

@@ -85,5 +85,5 @@ def test_a_bad_configured_pattern_is_refused_when_the_config_loads(tmp_path):
 
     cfg = tmp_path / "config.yaml"
     cfg.write_text("redaction:\n  patterns: ['(unclosed']\n")
-    with pytest.raises(SteleError, match=r"config.yaml: redaction.patterns entry '\(unclosed' is not a valid"):
+    with pytest.raises(SteleError, match=r"config.yaml: `redaction.patterns\[0\]` '\(unclosed': is not a valid"):
         load(cfg)

@@ -24,12 +24,25 @@ class LockTimeout(OSError):
 
 
 def write(path: Path, content: Content, *, durable: bool = True, mode: int | None = None,
-          exclusive: bool = False) -> None:
+          exclusive: bool = False, tmp_dir: Path | None = None) -> None:
     """Write `content` (text as UTF-8, bytes, or a function that writes to a binary file) to `path`
     whole. `mode` defaults to the existing file's permission bits, else 0o644. `exclusive` refuses to
-    replace an existing file (FileExistsError) instead of renaming over it."""
+    replace an existing file (FileExistsError) instead of renaming over it. `tmp_dir` keeps the
+    temporary file out of `path`'s folder (a fact's folder is staged by `git add`); where it is on
+    another file system the temporary goes beside `path` after all, since a rename cannot cross."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_beside(path)
+    fd, tmp = _temp_in(tmp_dir, path) if tmp_dir is not None else _temp_beside(path)
+    try:
+        _fill(fd, tmp, path, content, durable, mode, exclusive)
+    except OSError as e:
+        if e.errno != errno.EXDEV:
+            raise
+        fd, tmp = _temp_beside(path)
+        _fill(fd, tmp, path, content, durable, mode, exclusive)
+
+
+def _fill(fd: int, tmp: str, path: Path, content: Content, durable: bool, mode: int | None,
+          exclusive: bool) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             if callable(content):
@@ -61,8 +74,13 @@ def write(path: Path, content: Content, *, durable: bool = True, mode: int | Non
 def _temp_beside(path: Path) -> tuple[int, str]:
     """A new, private temporary file in `path`'s folder (not `tempfile`: importing it costs the hook
     path `random` and `hashlib`)."""
+    return _temp_in(path.parent, path)
+
+
+def _temp_in(folder: Path, path: Path) -> tuple[int, str]:
+    folder.mkdir(parents=True, exist_ok=True)
     while True:
-        tmp = str(path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp"))
+        tmp = str(folder / f".{path.name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
         except FileExistsError:

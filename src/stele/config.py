@@ -1,8 +1,12 @@
 """`.stele/config.yaml`: committed settings, every one written out with its default and a comment.
 
 The commented template below is the single source of the defaults: `stele init` writes it verbatim and
-`load()` merges the user's file over it. A key the template does not know, or a value of the wrong
-type, is an error naming the key path, so a typo never silently falls back to a default.
+`load()` merges the user's file over it. A key the template does not know, a key written twice, a value
+of the wrong type or out of its range (`RANGES`), or a redaction pattern that could backtrack
+catastrophically, is an error naming the key path, so a typo never silently falls back to a default
+or switches a feature off (`hook_budget_ms: -5` disabled every hook). A value past a hard cap that the
+design fixes (`retrieval.max_entries`, 20) is clamped and said so (`Config.warnings`, printed on stderr
+on every load: hooks keep stdout for their answer).
 """
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import SteleError
+from .errors import ConfigError, say
 
 TEMPLATE = """\
 # Stele settings. Committed with the repository; every key is shown with its default.
@@ -133,6 +137,7 @@ redaction:
 @dataclass(frozen=True)
 class Config:
     data: dict[str, Any]
+    warnings: tuple[str, ...] = ()
 
     def __getitem__(self, dotted: str) -> Any:
         node: Any = self.data
@@ -162,10 +167,11 @@ def load(path: Path | None) -> Config:
         return Config(defaults())
     key = _cache_key(path)
     cached = _read_cache(path, key)
-    if cached is not None:
-        return Config(cached)
-    config = _load(path)
-    _write_cache(path, key, config.data)
+    config = Config(cached[0], tuple(cached[1])) if cached is not None else _load(path)
+    if cached is None:
+        _write_cache(path, key, config)
+    for warning in config.warnings:
+        say(f"stele: warning: {warning}")
     return config
 
 
@@ -177,20 +183,20 @@ def _cache_key(path: Path) -> list:
     except OSError:
         st = None
     stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino] if st else None
-    return [1, hashlib.sha1(TEMPLATE.encode()).hexdigest()[:16], stat]
+    return [2, hashlib.sha1(TEMPLATE.encode()).hexdigest()[:16], stat]
 
 
-def _read_cache(path: Path, key: list) -> dict | None:
+def _read_cache(path: Path, key: list) -> tuple[dict, list] | None:
     import json
 
     try:
         data = json.loads((path.parent / CACHE).read_text(encoding="utf-8"))
-        return data["config"] if data.get("key") == key else None
+        return (data["config"], list(data.get("warnings", []))) if data.get("key") == key else None
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _write_cache(path: Path, key: list, data: dict) -> None:
+def _write_cache(path: Path, key: list, config: Config) -> None:
     """Whole (temp file and rename), not fsynced: it is a cache."""
     import json
 
@@ -200,7 +206,8 @@ def _write_cache(path: Path, key: list, data: dict) -> None:
     if key[2] is None or not target.parent.is_dir():  # no config file or no index yet: no cache
         return
     try:
-        atomic.write(target, json.dumps({"key": key, "config": data}), durable=False)
+        atomic.write(target, json.dumps({"key": key, "config": config.data, "warnings": list(config.warnings)}),
+                     durable=False)
     except (OSError, TypeError, ValueError):  # a cache that cannot be written is just not used
         pass
 
@@ -211,52 +218,180 @@ def _load(path: Path) -> Config:
         return Config(base)
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(path.read_text(encoding="utf-8"))
     try:
-        user = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        node = loader.get_single_node()
+        if node is not None:
+            _refuse_duplicate_keys(node, str(path), "")
+        user = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
-        raise SteleError(f"{path}{where}: invalid YAML ({getattr(e, 'problem', e)}); fix it or delete the file "
+        raise ConfigError(f"{path}{where}: invalid YAML ({getattr(e, 'problem', e)}); fix it or delete the file "
                          "to use the defaults") from None
+    finally:
+        loader.dispose()
     if user is None:
         return Config(base)
     merged = _merge(base, user, str(path), "")
-    _check_patterns(merged["redaction"]["patterns"], path)
-    return Config(merged)
+    return Config(merged, tuple(_check_values(merged, str(path))))
 
 
-def _check_patterns(patterns: Any, path: Path) -> None:
-    """Every `redaction.patterns` entry compiles, else one line naming it (the redactor assumes so)."""
+def _refuse_duplicate_keys(node: Any, path: str, prefix: str) -> None:
+    """YAML lets the last of two equal keys win; in settings that hides which value is in force."""
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            where = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+            line = key_node.start_mark.line + 1
+            if key_node.value in seen:
+                raise ConfigError(f"{path}:{line}: `{where}` is set twice (also on line {seen[key_node.value]}); "
+                                  "keep one")
+            seen[key_node.value] = line
+            _refuse_duplicate_keys(value_node, path, where)
+
+
+# key path -> (lowest, highest) allowed; None: no bound that side. Integers stay integers.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "retrieval.min_prompt_chars": (0, None), "retrieval.max_seeds": (1, None),
+    "retrieval.min_seed_strength": (0, 1), "retrieval.max_entries": (1, None), "retrieval.walk_depth": (0, 10),
+    "retrieval.callout_hops": (0, 10), "retrieval.callout_strength": (0, 1), "retrieval.max_callouts": (0, None),
+    "retrieval.session_entries": (0, None), "retrieval.rrf_k": (0, None), "retrieval.bm25_weight": (0, None),
+    "retrieval.vector_weight": (0, None), "retrieval.weak_match": (0, 1), "retrieval.strong_match": (0, 1),
+    "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.walk_inherit": (0, 1),
+    "retrieval.hop_penalty": (0, None), "retrieval.session_penalty": (0, None),
+    "retrieval.walk_budget_ms": (0, None), "retrieval.hook_budget_ms": (1, None),
+    "snapshot.records_bytes": (1, None), "snapshot.records_count": (1, None),
+    "snapshot.records_count_max": (1, None), "snapshot.record_max_bytes": (1, None),
+    "snapshot.code_bytes": (0, None), "snapshot.total_bytes": (1, None), "snapshot.briefing_items": (0, None),
+    "snapshot.briefing_bytes": (0, None), "hooks.max_chars": (1, None), "doctor.unverified_days": (0, None),
+    "doctor.oversized_bytes": (1, None), "doctor.near_duplicate": (0.01, 1), "session.sync_deadline_ms": (0, None),
+}
+CAPS = {"retrieval.max_entries": (20, "the design's cap (at most 20 entries, callouts included)")}
+
+
+def _check_values(data: dict[str, Any], path: str) -> list[str]:
+    """Range-check the merged settings; returns warnings for values clamped to a hard cap."""
+    config, warnings = Config(data), []
+    for key, (lo, hi) in RANGES.items():
+        value, default = config[key], Config(defaults())[key]
+        if isinstance(default, int) and not isinstance(default, bool) and value != int(value):
+            raise ConfigError(f"{path}: `{key}` must be a whole number like the default {default}, not {value!r}")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            span = f"from {lo} to {hi}" if lo is not None and hi is not None else \
+                f"at least {lo}" if lo is not None else f"at most {hi}"
+            raise ConfigError(f"{path}: `{key}` is {value!r}; it must be {span} (the default is {default})")
+    for key, (cap, why) in CAPS.items():
+        if config[key] > cap:
+            warnings.append(f"{path}: `{key}` is {config[key]}, over {why}; using {cap}")
+    for section in ("kind_weights", "relation_weights"):
+        for name, value in data[section].items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"{path}: `{section}.{name}` must be a number, not {value!r}")
+    memory = str(data["memory_dir"]).replace("\\", "/")
+    if not memory.strip() or memory.startswith("/") or ".." in memory.split("/"):
+        raise ConfigError(f"{path}: `memory_dir` {data['memory_dir']!r} must be a folder inside the repository, "
+                          "written relative to its root (e.g. docs/memory)")
+    if not isinstance(data["embedding"]["model"], str) or not data["embedding"]["model"].strip():
+        raise ConfigError(f"{path}: `embedding.model` is empty; write `bundled`, a model folder or a hub id")
+    for i, pattern in enumerate(data["redaction"]["patterns"]):
+        problem = pattern_problem(pattern)
+        if problem:
+            raise ConfigError(f"{path}: `redaction.patterns[{i}]` {pattern!r}: {problem}")
+    return warnings
+
+
+def pattern_problem(pattern: Any) -> str | None:
+    """Why a configured redaction pattern is refused, or None. Redaction runs on every write, hooks
+    included, so a pattern that backtracks catastrophically (a repeat inside a repeat, `(a+)+$`; a
+    repeated alternation whose branches can start alike, `(a|ab)*`) would hang them on a near match."""
     import re
 
-    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-        raise SteleError(f"{path}: `redaction.patterns` must be a list of regular expressions")
-    for pattern in patterns:
-        try:
-            re.compile(pattern)
-        except re.error as e:
-            raise SteleError(f"{path}: redaction.patterns entry {pattern!r} is not a valid regular expression "
-                             f"({e}); fix or remove it") from None
+    if not isinstance(pattern, str) or not pattern:
+        return "must be a non-empty regular expression (text)"
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        return f"is not a valid regular expression ({e}); fix or remove it"
+    from re import _parser  # type: ignore[attr-defined]
+
+    found = _nested_repeat(_parser.parse(pattern), inside=False)
+    if found:
+        return (f"{found} can take exponential time on text that almost matches; rewrite it without the "
+                "nested repeat (e.g. `(a+)+$` as `a+$`), or use a possessive or atomic group")
+    return None
+
+
+def _nested_repeat(items: Any, inside: bool) -> str | None:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, av in items:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            lo, hi, body = av
+            grows = hi is c.MAXREPEAT or hi > 1
+            if inside and lo != hi:
+                return "a repeat inside a repeat"
+            if grows and hi is c.MAXREPEAT and _overlapping_branches(body):
+                return "a repeated alternation whose branches can match the same text"
+            found = _nested_repeat(body, inside or (grows and hi is c.MAXREPEAT))
+            if found:
+                return found
+        elif op == c.SUBPATTERN:
+            found = _nested_repeat(av[-1], inside)
+            if found:
+                return found
+        elif op == c.BRANCH:
+            for branch in av[1]:
+                found = _nested_repeat(branch, inside)
+                if found:
+                    return found
+        elif op == c.ATOMIC_GROUP:
+            continue  # an atomic group never backtracks into itself
+    return None
+
+
+def _overlapping_branches(items: Any) -> bool:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, av in items:
+        if op == c.SUBPATTERN:
+            return _overlapping_branches(av[-1])
+        if op == c.BRANCH:
+            firsts = [f for f in (_first(branch) for branch in av[1]) if f is not None]
+            return len(set(firsts)) < len(firsts)
+    return False
+
+
+def _first(items: Any) -> Any:
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, av in items:
+        if op == c.LITERAL:
+            return av
+        return None
+    return None
 
 
 def _merge(base: dict, user: Any, path: str, prefix: str) -> dict:
     if not isinstance(user, dict):
-        raise SteleError(f"{path}: `{prefix or 'the file'}` must be a mapping of settings")
+        raise ConfigError(f"{path}: `{prefix or 'the file'}` must be a mapping of settings")
     out = dict(base)
     for key, value in user.items():
         where = f"{prefix}.{key}" if prefix else str(key)
         if key not in base and _CREDENTIAL_KEY.search(str(key)):
-            raise SteleError(f"{path}: `{where}` looks like a credential; credentials never go in the "
+            raise ConfigError(f"{path}: `{where}` looks like a credential; credentials never go in the "
                              "committed config: remove it and use the environment (AWS_ACCESS_KEY_ID, "
                              "AWS_SECRET_ACCESS_KEY) or an AWS profile")
         if key not in base:
             known = ", ".join(base)
-            raise SteleError(f"{path}: unknown setting `{where}`; known keys here: {known}")
+            raise ConfigError(f"{path}: unknown setting `{where}`; known keys here: {known}")
         default = base[key]
         if isinstance(default, dict):
             out[key] = _merge(default, value, path, where)
         elif not _compatible(default, value):
-            raise SteleError(f"{path}: `{where}` must be {type(default).__name__} like the default "
+            raise ConfigError(f"{path}: `{where}` must be {type(default).__name__} like the default "
                              f"{default!r}, not {value!r}")
         else:
             out[key] = value

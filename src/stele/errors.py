@@ -6,6 +6,7 @@ printed through `say`, which redacts and neutralizes it: a message may quote wha
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -29,6 +30,11 @@ class UsageError(SteleError):
     """A bad flag or argument combination."""
 
     exit_code = EXIT_USAGE
+
+
+class ConfigError(SteleError):
+    """`.stele/config.yaml` is invalid: the message names the file, the key path and what to do. No
+    rebuild can fix it, so no caller wraps it into advice about the index."""
 
 
 class RecordError(SteleError):
@@ -74,9 +80,44 @@ def error_handler() -> Iterator[None]:
         raise SystemExit(0) from None
     except SystemExit:
         raise
+    except OSError as e:
+        if e.errno not in ENVIRONMENT_ERRNOS:
+            _bug(e)
+        say(f"stele: {describe_os_error(e)}")
+        raise SystemExit(EXIT_USER) from None
     except Exception as e:  # a bug: say so, point at the way to see it
-        if debug_enabled():
-            traceback.print_exc()
-        else:
-            say(f"stele: internal error: {type(e).__name__}: {e} (rerun with {DEBUG_ENV}=1 for a traceback)")
-        raise SystemExit(EXIT_BUG) from None
+        _bug(e)
+
+
+def _bug(e: BaseException) -> None:
+    if debug_enabled():
+        traceback.print_exc()
+    else:
+        say(f"stele: internal error: {type(e).__name__}: {e} (rerun with {DEBUG_ENV}=1 for a traceback)")
+    raise SystemExit(EXIT_BUG) from None
+
+
+# The machine's state, not a bug: a full disk, a read-only folder, something of the wrong type in the way.
+_HINTS = {
+    errno.ENOSPC: "free some space and run it again",
+    errno.EDQUOT: "free some space and run it again",
+    errno.EFBIG: "the file is over the size limit of this system or shell (ulimit -f)",
+    errno.EROFS: "the file system is read-only: run it where Stele can write",
+    errno.EACCES: "fix the permissions (or run it as the owner)",
+    errno.EPERM: "fix the permissions (or run it as the owner)",
+    errno.ENOTDIR: "a file is where a folder should be: move it aside",
+    errno.EISDIR: "a folder is where a file should be: move it aside",
+    errno.EEXIST: "something is in the way: move it aside",
+    errno.ENAMETOOLONG: "use a shorter path",
+    errno.ELOOP: "a symbolic link loops: fix it",
+    errno.EMFILE: "too many open files: raise the limit (ulimit -n)",
+}
+ENVIRONMENT_ERRNOS = frozenset(_HINTS)
+
+
+def describe_os_error(e: OSError) -> str:
+    """One line for an OSError the user can fix: the path, what the system said, what to do. Writes
+    are whole (temp file and rename) and a WAL line is rolled back, so nothing is half-written."""
+    where = f"{e.filename}: " if e.filename else ""
+    what = e.strerror or str(e)
+    return f"{where}{what}; {_HINTS.get(e.errno or 0, 'fix it and run it again')} (nothing was half-written)"

@@ -3,11 +3,18 @@
 Every budget in Stele is in characters (hook output limits, titles, excerpts, preamble fidelity), and
 every cut says it happened. Where the cut falls depends on what the text is: prose is cut at a word
 (`words`, `one_line`), multi-line output at a line (`lines`), and a stage's content under a fidelity
-at the exact character count it promises (`chars`). Standard library only: the hook path uses it.
+at the exact character count it promises (`chars`). Counting goes with it (`counted`: "1 error", never
+"1 errors"), since every message that says how much was cut or found says it with a number. Standard
+library only: the hook path uses it.
 """
 from __future__ import annotations
 
 ELLIPSIS = "..."
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 error`, `2 errors`, `0 entries` (`plural` for nouns not made by adding -s)."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def words(text: str, limit: int, mark: str = ELLIPSIS) -> str:

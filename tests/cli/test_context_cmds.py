@@ -15,6 +15,14 @@ def remember(*args: str) -> str:
     return json.loads(r.out)["id"]
 
 
+def _current_doc(body: str, title: str) -> str:
+    """A document through its lifecycle: drafted, reviewed, promoted."""
+    fid = remember(body, "--kind", "document", "--title", title)
+    assert invoke("knowledge", "review", fid, "--note", "checked").code == 0
+    assert invoke("knowledge", "promote", fid).code == 0
+    return fid
+
+
 def context(*args: str) -> dict:
     r = invoke("context", *args, "--json")
     assert r.code == 0, r.err
@@ -79,8 +87,7 @@ def _project_with_code(repo: Path) -> dict:
         "dec": remember("Rate limiting sits before auth so floods never reach bcrypt.", "--kind", "decision",
                         "--anchor", "src/auth.py::RateLimiter.check"),
         "unrelated": remember("Invoices round half to even.", "--kind", "decision"),
-        "doc": remember("## Summary\n\nHow login works end to end.", "--kind", "document", "--title", "Login",
-                        "--status", "current"),
+        "doc": _current_doc("## Summary\n\nHow login works end to end.", "Login"),
         "draft": remember("A draft about login.", "--kind", "document", "--title", "Login draft"),
     }
     ids["task"] = remember("Make the login rate limiting configurable per route.", "--kind", "task",
@@ -138,6 +145,10 @@ def test_save_logs_the_run_to_the_session_and_list_show_find_it(repo, monkeypatc
     assert [(e.session, e.task, e.refs) for e in entries] == [("sess-1", ids["task"], {"run": run})]
     listed = json.loads(invoke("snapshot", "list", "--json").out)["runs"]
     assert [(x["run"], x["task"]) for x in listed] == [(run, ids["task"])]
+    monkeypatch.setenv("COLUMNS", "80")
+    table = invoke("snapshot", "list").out
+    assert run in table and ids["task"] in table  # each whole on one line at 80 columns
+    assert max(len(line) for line in table.splitlines()) <= 80
     shown = invoke("snapshot", "show", run[:10])
     assert shown.code == 0 and "budget use" in shown.out and "what the agent saw:" in shown.out
     text = json.loads(invoke("snapshot", "show", run, "--json").out)["text"]

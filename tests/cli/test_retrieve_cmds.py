@@ -90,3 +90,10 @@ def test_an_uninitialised_repository_is_told_to_run_init(plain_repo):
     assert r.code == 0 and json.loads(r.out)["mode"] == "prior_context" and "stele init" in r.err
     assert invoke("search", "payments").code == 1 and invoke("rebuild").code == 1
     assert not (plain_repo / ".stele").exists()
+
+
+def test_a_named_id_that_does_not_exist_is_said_in_recall_and_why(record):
+    r = invoke("recall", "what about DEC-ZZZZ")
+    assert "DEC-ZZZZ is named, but no fact or session entry has that id" in r.err
+    r = invoke("why", "what about DEC-ZZZZ and the rate limiter")
+    assert "warning: stele: DEC-ZZZZ is named, but no fact" in r.out

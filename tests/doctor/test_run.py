@@ -69,6 +69,12 @@ CASES = {
                       lambda r: (write_fact(r, "DEC-AAAA", "decision", links={"caused-by": ["RISK-ZZZZ"]}),
                                  write_fact(r, "RISK-ZZZZ", "risk", body="Floods.")), {}),
     "supersession-cycle": (lambda r: cycle(r, True), lambda r: cycle(r, False), {}),
+    "half-superseded": (lambda r: (write_fact(r, "DEC-AAAA", "decision", body="Use middleware."),
+                                   write_fact(r, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]},
+                                              body="Use the gateway.")),
+                        lambda r: (write_fact(r, "DEC-AAAA", "decision", status="superseded", body="Use middleware."),
+                                   write_fact(r, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]},
+                                              body="Use the gateway.")), {}),
     "broken-anchor": (lambda r: write_fact(r, "DEC-AAAA", "decision", anchors=["src/gone.py"]),
                       lambda r: (write(r, "src/auth.py", AUTH_PY),
                                  write_fact(r, "DEC-AAAA", "decision", anchors=[
@@ -116,10 +122,18 @@ CASES = {
                          {}),
     "long-line": (lambda r: write_fact(r, "DEC-AAAA", "decision", body="x" * 4001),
                   lambda r: write_fact(r, "DEC-AAAA", "decision", body="x" * 4000), {}),
+    "interrupted-write": (lambda r: (ok_fact(r), write(r, "docs/memory/decisions/.DEC-AAAA.md.0f3a.tmp", "half")),
+                          ok_fact, {}),
+    "embedding-model": (lambda r: model_config(r, "./models/missing"), lambda r: model_config(r, "bundled"), {}),
     "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
                                      sync_deadline_ms=1500),
               lambda r: store_config(r, store=""), {}),
 }
+
+
+def model_config(root: Path, model: str) -> None:
+    (root / ".stele").mkdir(exist_ok=True)
+    (root / ".stele/config.yaml").write_text(f"embedding:\n  model: {model}\n")
 
 
 def store_config(root: Path, **session: object) -> None:
@@ -229,7 +243,8 @@ def test_always_budget_counts_what_a_snapshot_delivers(tmp_path, monkeypatch):
     on = dt.date.fromisoformat(TODAY)
     p = new_repo(tmp_path / "r")
     for i in range(2):
-        write_fact(p.root, f"INS-000{i}", "instruction", title=f"Rule {i}", body=("w" * 816 + "\n") * 10 + "w" * 10)
+        write_fact(p.root, f"INS-000{i}", "instruction", title=f"Rule {i}",
+                   body=("wv"[i] * 816 + "\n") * 10 + "wv"[i] * 10)
     rules = list(load(p).facts.values())
     assert sum(len(f.title) + 1 + len(f.body) for f in rules) <= 16384
     assert sum(len(record_text(f, on)) for f in rules) > 16384

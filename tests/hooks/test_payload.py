@@ -58,3 +58,12 @@ def test_the_harness_session_id_is_read_from_its_own_key_and_made_a_safe_name():
     assert session_of({"sessionId": "9f1c/x y"}) == "9f1c-x-y"
     assert session_of({"conversation_id": "_conv"}) == "s_conv"
     assert session_of({"other": "x"}) is None
+
+
+def test_context_a_hook_injected_earlier_is_not_part_of_the_prompt():
+    # Gemini CLI puts the session-start hook's context into the next prompt; the ids it names are not
+    # the person's (recall would warn that an id from another record is unknown)
+    wrapped = "<hook_context>CONSTRAINT CON-6E8B  Never delete a blob\n</hook_context>\n\nWhy is the limiter first?"
+    payload = parse(json.dumps({"hook_event_name": "BeforeAgent", "prompt": wrapped}))
+    assert payload.prompt == "Why is the limiter first?"
+    assert parse(json.dumps({"prompt": "plain <b>words</b>"})).prompt == "plain <b>words</b>"

@@ -100,7 +100,7 @@ def test_supersede_makes_the_reviewed_draft_current_and_keeps_the_old_readable(p
 def test_each_disallowed_supersede_fails_naming_it(project):
     old = current_doc(project)
     draft = knowledge.draft(project, "Unreviewed", "Body.").fact.id
-    with pytest.raises(SteleError, match=rf"`supersede {old} --with {draft}` is not allowed for {draft}: {draft} is "
+    with pytest.raises(SteleError, match=rf"`supersede {old} --by {draft}` is not allowed for {draft}: {draft} is "
                                          "a draft that has not been reviewed"):
         knowledge.supersede(project, old, draft)
     other = current_doc(project, "Another current one")
@@ -111,7 +111,7 @@ def test_each_disallowed_supersede_fails_naming_it(project):
                                          "current knowledge is superseded"):
         knowledge.supersede(project, draft, reviewed)
     knowledge.supersede(project, old, reviewed)
-    with pytest.raises(SteleError, match=rf"is not allowed for {old}: {old} is already superseded"):
+    with pytest.raises(SteleError, match=rf"{old} is already superseded; nothing changed"):
         knowledge.supersede(project, old, _reviewed(project, "Third"))
     with pytest.raises(UsageError, match="cannot supersede itself"):
         knowledge.supersede(project, reviewed, reviewed)
@@ -152,14 +152,24 @@ def test_distill_drafts_from_a_finished_task_with_its_provenance(project):
     sessions.log(project, sid, "steering", "keep the limiter in-process")
     sessions.log(project, sid, "outcome", "The limiter now runs first. Login is safe.", paths=["src/limit.py"])
     sessions.log(project, sid, "note", "another task's note", task="TASK-ZZZZ")
+    run = "01M8RNQWG5E2HNNBVBYRY7S7XC"
+    wal.append(project, wal.new_entry(sid, "snapshot", f"snapshot {run}", task=task, refs={"run": run}))
     edit.edit(project, task, edit.Changes(status="done"))
     written = distill(project, task)
     fact = load(project).get(written.fact.id)
     assert fact.kind == "document" and fact.status == "draft" and fact.title == "Add a rate limit to login."
     assert fact.summary == "The limiter now runs first."
     assert fact.links == {"relates-to": [task]}
-    used = [e for e in wal.read_all(project) if e.type != "prompt" and e.task != "TASK-ZZZZ"]
-    assert fact.source == [task, *(e.id for e in used), dec, "src/auth.py", "src/limit.py"]
+    used = [e for e in wal.read_all(project) if e.type not in ("prompt", "snapshot") and e.task != "TASK-ZZZZ"]
+    assert fact.source == [task, *(e.id for e in used), f"run:{run}", dec, "src/auth.py", "src/limit.py"]
+    assert f"- runs (what the agent saw: `stele snapshot show RUN`): {run}" in fact.body
+    assert f"[{dec}] decision: Rate limiting sits before auth. Floods never reach bcrypt. Rate" in fact.body
+    assert ".." not in fact.body
+    with pytest.raises(SteleError, match=f"{written.fact.id} .draft, .* is already distilled from it"):
+        distill(project, task)  # a second draft would cite the first
+    edit.retire(project, written.fact.id, "redo")
+    again = distill(project, task).fact
+    assert written.fact.id not in again.source and written.fact.id not in again.body
     body = fact.body
     assert "## Goal\n\nStop login floods\n" in body
     assert "- plan (2 visits): final plan: limiter before auth\n" in body and "first plan" not in body

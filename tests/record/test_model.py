@@ -49,12 +49,12 @@ def _problems(replace: str, with_: str) -> list[str]:
 
 
 @pytest.mark.parametrize("old,new,expected", [
-    ("kind: decision", "kind: decree", "f.md:3: unknown kind 'decree'"),
+    ("kind: decision", "kind: decree", "f.md:3: `kind` 'decree' is not a kind"),
     ("id: DEC-4F7K", "id: RISK-4F7K", "f.md:2: id RISK-4F7K does not match kind decision"),
     ("id: DEC-4F7K", "id: dec 4f7k", "f.md:2: `id` 'dec 4f7k' is not PREFIX-SUFFIX"),
-    ("status: current", "status: open", "f.md:5: status 'open' is not valid for a decision"),
-    ("delivery: ranked", "delivery: sometimes", "f.md:6: delivery 'sometimes'"),
-    ("priority: high", "priority: urgent", "f.md:7: priority 'urgent'"),
+    ("status: current", "status: open", "f.md:5: `status` 'open' is not valid for a decision"),
+    ("delivery: ranked", "delivery: sometimes", "f.md:6: `delivery` 'sometimes'"),
+    ("priority: high", "priority: urgent", "f.md:7: `priority` 'urgent'"),
     ("created: 2025-11-04", "created: 2025-13-04", "f.md:13: `created` '2025-13-04' is not a date"),
     ("expires: 2026-12-31", "expires: next year", "f.md:17: `expires` 'next year' is not a date"),
     ("  - src/auth.py::RateLimiter.check", "  - /etc/passwd", "f.md:9: anchor '/etc/passwd': absolute path"),

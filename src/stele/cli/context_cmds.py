@@ -13,6 +13,7 @@ import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
@@ -95,7 +96,7 @@ def doctor(
         for finding in report.findings:
             term.line(str(finding))
         e, w = len(report.errors), len(report.warnings)
-        term.line(f"stele context doctor: {e} errors, {w} warnings" if e or w else
+        term.line(f"stele context doctor: {counted(e, 'error')}, {counted(w, 'warning')}" if e or w else
                   "stele context doctor: no problems (every snapshot fits; nothing expired, oversized or "
                   "duplicated)")
     return report.exit_code(strict)
@@ -113,9 +114,11 @@ def list_(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     if not rows:
         term.line("no stored snapshots yet: `stele context --save` or a task claim stores one")
         return
-    term.table(("run", "created", "task", "records", "code", "briefing", "bytes"),
-               ((r["run"], r.get("created", ""), r.get("task") or "", r.get("records", ""), r.get("code", ""),
-                 r.get("briefing", ""), r.get("bytes", r.get("error", ""))) for r in rows))
+    # 80 columns hold a 26-character run id whole: the time to the minute, the parts as records/code/briefing
+    term.table(("run", "created", "task", "r/c/b", "bytes"),
+               ((r["run"], str(r.get("created", ""))[:16].replace("T", " "), r.get("task") or "",
+                 "/".join(str(r.get(k, "")) for k in ("records", "code", "briefing")) if "records" in r else "",
+                 r.get("bytes", r.get("error", ""))) for r in rows))
 
 
 @snapshot_app.command()

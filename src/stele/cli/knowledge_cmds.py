@@ -68,17 +68,21 @@ def promote(fact_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> 
     _done(knowledge.promote(project(), fact_id), "promoted", wants_json(fmt, json_))
 
 
-@knowledge_app.command()
+@knowledge_app.command(hidden=True)
 def supersede(
     old: Annotated[str, typer.Argument(metavar="OLD")],
-    with_: Annotated[str, Opt("--with", metavar="NEW", help="The reviewed draft that replaces OLD.")],
+    by: Annotated[Optional[str], Opt("--by", metavar="NEW", help="The reviewed draft that replaces OLD.")] = None,
+    with_: Annotated[Optional[str], Opt("--with", metavar="NEW", hidden=True)] = None,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
-    """Replace current OLD with reviewed NEW (OLD stays readable as history)."""
+    """Replace current OLD with reviewed NEW: an alias of `stele supersede OLD --by NEW`."""
+    from ..errors import UsageError
     from ..record import knowledge
 
-    old_fact, new_fact = knowledge.supersede(project(), old, with_)
+    if (by is None) == (with_ is None):
+        raise UsageError("give the replacement once: `stele supersede OLD --by NEW`")
+    old_fact, new_fact = knowledge.supersede(project(), old, by or with_ or "")
     if wants_json(fmt, json_):
         emit_json({"current": new_fact.id, "superseded": old_fact.id})
     else:

@@ -38,7 +38,9 @@ def _read_body(body: str | None, body_file: Path | None) -> str:
 
 def _written(w: edit.Written, verb: str, as_json: bool) -> None:
     if as_json:
-        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
+        emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted),
+                   "similar": [{"id": s.id, "score": round(s.score, 3), "exact": s.exact} for s in w.similar],
+                   "warnings": w.warnings})
     else:
         term.line(f"{verb} {w.fact.id} {w.fact.path}")
     _told(w)
@@ -47,33 +49,20 @@ def _written(w: edit.Written, verb: str, as_json: bool) -> None:
 def _told(w: edit.Written) -> None:
     if w.redacted:
         term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
+    for s in w.similar:
+        term.warn(f"{w.fact.id} {s.describe()} {s.id}: if it is one fact twice, keep one "
+                  f"(`stele supersede {s.id} --by {w.fact.id}`, or `stele retire {w.fact.id} --why ...`)")
+    for warning in w.warnings:
+        term.warn(warning)
 
 
-def _in_editor(text: str, name: str, write):
-    """Edit `text` in a temporary copy outside the record (an editor's swap and backup files never
-    land in docs/memory/), then hand the result to `write`, the library call that checks, redacts and
-    writes it. If that refuses, the copy is kept and named."""
-    import tempfile
-
-    with tempfile.NamedTemporaryFile("w", suffix=".md", prefix=f"{name}-", delete=False,
-                                     encoding="utf-8") as tmp:
-        tmp.write(text)
-    copy = Path(tmp.name)
+def _open(copy) -> None:
+    """$EDITOR on a copy the library made; the copy goes if the editor cannot run."""
     try:
-        open_editor(copy)
+        open_editor(copy.path)
     except SteleError:
-        copy.unlink()
+        copy.path.unlink(missing_ok=True)
         raise
-    edited = copy.read_text(encoding="utf-8")
-    if edited == text and name != "new":
-        copy.unlink()
-        raise SteleError(f"{name}: no changes; nothing was written")
-    try:
-        written = write(edited)
-    except SteleError as e:
-        raise SteleError(f"{e}\nyour edited copy is at {copy}") from None
-    copy.unlink()
-    return written
 
 
 @app.command()
@@ -107,6 +96,8 @@ def remember(
     retire_when: Annotated[Optional[str], Opt(help="The condition that makes this fact obsolete.")] = None,
     summary: Annotated[Optional[str], Opt(help="One line for briefings.")] = None,
     body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the body from a file (- for stdin).")] = None,
+    allow_duplicate: Annotated[bool, Opt("--allow-duplicate",
+                                         help="Write it even if a live fact of its kind says the same.")] = False,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -116,7 +107,8 @@ def remember(
     text = _read_body(body, body_file)
     written = edit.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
                               delivery=delivery, priority=priority, status=status, expires=expires,
-                              review_after=review_after, retire_when=retire_when, summary=summary)
+                              review_after=review_after, retire_when=retire_when, summary=summary,
+                              allow_duplicate=allow_duplicate)
     _written(written, "remembered", wants_json(fmt, json_))
 
 
@@ -128,14 +120,12 @@ def new(
 ) -> None:
     """Create a fact from its kind's template and open it in $EDITOR."""
     from ..record import edit
-    from ..record.scaffold import template_text
 
     p = project()
-    rel, text = template_text(p, kind, title)
-    if no_edit:
-        written = edit.create_text(p, rel, text)
-    else:
-        written = _in_editor(text, "new", lambda edited: edit.create_text(p, rel, edited))
+    copy = edit.open_new(p, kind, title)
+    if not no_edit:
+        _open(copy)
+    written = edit.create(p, copy)
     term.line(written.fact.path)
     _told(written)
 
@@ -150,7 +140,7 @@ def show(
     from ..record.load import load
     from ..render.facts import fact_lines
 
-    record = load(project()).require_valid()
+    record = load(project()).usable()
     fact = record.get(fact_id)
     if wants_json(fmt, json_):
         data = fact.as_dict()
@@ -173,12 +163,13 @@ def list_(
     """List facts, filtered."""
     from ..anchors.paths import about
     from ..kinds import KINDS
+    from ..lifecycle import inactive, today
     from ..record.load import load
 
     for k in kind:
         if k not in KINDS:
             raise UsageError(f"--kind {k!r} is not a kind: use one of " + ", ".join(KINDS))
-    record = load(project()).require_valid()
+    record = load(project()).usable()
     facts = sorted(record.facts.values(), key=lambda f: (f.kind, f.id))
     if kind:
         facts = [f for f in facts if f.kind in kind]
@@ -188,13 +179,18 @@ def list_(
         facts = [f for f in facts if set(tag) <= set(f.tags)]
     if anchor:
         facts = [f for f in facts if any(about(a, anchor) for a in f.anchors)]
+    on = today()
+    ended = {f.id: inactive(f, on) for f in facts}  # expired or review overdue: no longer injected
     if wants_json(fmt, json_):
-        emit_json({"facts": [{k: v for k, v in f.as_dict().items() if k != "body"} for f in facts]})
+        emit_json({"facts": [{**{k: v for k, v in f.as_dict().items() if k != "body"}, "inactive": ended[f.id]}
+                             for f in facts]})
         return
     if not facts:
         term.line("no facts match")
         return
-    term.table(("id", "kind", "status", "title"), ((f.id, f.kind, f.status, f.title) for f in facts))
+    term.table(("id", "kind", "status", "title"),
+               ((f.id, f.kind, f.status if ended[f.id] in (None, f.status) else f"{f.status}, {ended[f.id]}",
+                 f.title) for f in facts))
 
 
 @app.command()
@@ -229,13 +225,9 @@ def edit(
     )
     p = project()
     if changes.empty():
-        from ..record.load import load
-
-        fact = load(p).get(fact_id)
-        edit.check_editable(fact)
-        original = (p.root / fact.path).read_text(encoding="utf-8")
-        _written(_in_editor(original, fact.id, lambda text: edit.replace_text(p, fact.id, text)), "edited",
-                 wants_json(fmt, json_))
+        copy = edit.open_copy(p, fact_id)
+        _open(copy)
+        _written(edit.replace(p, copy), "edited", wants_json(fmt, json_))
         return
     _written(edit.edit(p, fact_id, changes), "edited", wants_json(fmt, json_))
 
@@ -270,12 +262,17 @@ def unlink(
 def supersede(
     old: Annotated[str, typer.Argument(metavar="OLD")],
     by: Annotated[str, Opt("--by", metavar="NEW", help="The fact that replaces OLD.")],
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
 ) -> None:
-    """Mark OLD superseded by NEW (adds `supersedes` on NEW)."""
-    from ..record import edit
+    """Mark OLD superseded by NEW (adds `supersedes` on NEW; for knowledge, reviewed NEW becomes current)."""
+    from ..record import knowledge
 
-    old_fact, new_fact = edit.supersede(project(), old, by)
-    term.line(f"{new_fact.id} supersedes {old_fact.id}; {old_fact.id} is now superseded")
+    old_fact, new_fact = knowledge.supersede(project(), old, by)
+    if wants_json(fmt, json_):
+        emit_json({"superseded": old_fact.id, "by": new_fact.id, "status": new_fact.status})
+        return
+    term.line(f"{new_fact.id} ({new_fact.status}) supersedes {old_fact.id}; {old_fact.id} is now superseded")
 
 
 @app.command()

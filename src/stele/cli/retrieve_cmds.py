@@ -11,6 +11,7 @@ import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
@@ -59,11 +60,11 @@ def rebuild(
         emit_json(data)
         return
     if report.skipped:
-        term.warn(f"{len(report.skipped)} problem(s) left files out of the index (`stele doctor` lists "
+        term.warn(f"{counted(len(report.skipped), 'problem')} left files out of the index (`stele doctor` lists "
                   f"them); first: {report.skipped[0]}")
     if report.vector_error:
         term.warn(f"no vectors, full-text search only: {report.vector_error}")
-    term.line(f"indexed {report.items} items ({report.embedded} embedded) in {report.seconds:.1f} s")
+    term.line(f"indexed {counted(report.items, 'item')} ({report.embedded} embedded) in {report.seconds:.1f} s")
 
 
 @app.command()

@@ -253,7 +253,8 @@ def compact(
         return
     verb = "would archive" if dry_run else "archived"
     for a in done:
-        term.line(f"{verb} {a.session}: {a.lines} lines, {a.bytes} bytes -> {a.gz_bytes} bytes "
+        term.line(f"{verb} {a.session}: {textcut.counted(a.lines, 'line')}, {textcut.counted(a.bytes, 'byte')} -> "
+                  f"{textcut.counted(a.gz_bytes, 'byte')} "
                   f"in {a.segment}")
     if not done:
         term.line("nothing to archive")
@@ -285,8 +286,9 @@ def sync(
     if wants_json(fmt, json_):
         emit_json({"store": remote.url, **result.as_dict()})
         return
-    term.line(f"{remote.url}: pushed {result.pushed_lines} lines in {len(result.pushed)} segments, "
-              f"pulled {result.pulled_lines} lines in {len(result.pulled)} segments")
+    term.line(f"{remote.url}: pushed {textcut.counted(result.pushed_lines, 'line')} in "
+              f"{textcut.counted(len(result.pushed), 'segment')}, pulled {textcut.counted(result.pulled_lines, 'line')} in "
+              f"{textcut.counted(len(result.pulled), 'segment')}")
 
 
 @app.command("promote")

@@ -95,7 +95,7 @@ def list_(
 
     p = project()
     me = claims.Identity.current(agent, session) if mine else None
-    found = board.list_tasks(p, load(p).require_valid(), statuses=status, mine=me, include_closed=all_)
+    found = board.list_tasks(p, load(p).usable(), statuses=status, mine=me, include_closed=all_)
     _rows_out(found, wants_json(fmt, json_), "no tasks match")
 
 
@@ -106,7 +106,7 @@ def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
     from ..tasks import board
 
     p = project()
-    _rows_out(board.ready(p, load(p).require_valid()), wants_json(fmt, json_), "no ready tasks")
+    _rows_out(board.ready(p, load(p).usable()), wants_json(fmt, json_), "no ready tasks")
 
 
 @task_app.command("show")
@@ -144,7 +144,7 @@ def claim(
     p = project()
     me = claims.Identity.current(agent, session)
     lease_ = claims.parse_lease(lease) if lease else None
-    record = load(p).require_valid()  # once for both: loading it is most of a claim's time
+    record = load(p).usable()  # once for both: loading it is most of a claim's time
     snap = take(p, Request(task=task_id), record=record)  # rules that do not fit fail before the claim
     claimed = board.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
                                record=record)

@@ -10,9 +10,9 @@ from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
 from ..record.load import Record, fact_files
 from ..record.model import Fact
+from ..record.similar import compared_text, near_pairs
 from ..redact import Redactor
 from .findings import Finding
-from .similar import similar_pairs
 from .untrusted import untrusted
 
 if TYPE_CHECKING:
@@ -34,7 +34,9 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
     from ..snapshot.model import Budgets
 
     cfg = record.project.config
-    return [*supersession_cycles(record), *contradictions(record),
+    return [*supersession_cycles(record), *half_superseded(record), *interrupted_writes(record),
+            *embedding_model(record),
+            *contradictions(record),
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]),
@@ -74,6 +76,49 @@ def supersession_cycles(record: Record) -> list[Finding]:
                 path.append(nxt)
                 stack.append((nxt, edges(nxt)))
     return found
+
+
+def half_superseded(record: Record) -> list[Finding]:
+    """A fact that `supersedes` another which is still live: a supersession cut short (a kill between
+    its two writes, a merge that took one file of the pair), so both are injected as true."""
+    found = []
+    for fact in sorted(record.facts.values(), key=lambda f: f.id):
+        if fact.status in ("superseded", "retired"):
+            continue
+        for i, old_id in enumerate(fact.links.get("supersedes", [])):
+            old = record.facts.get(old_id)
+            if old is not None and old.status not in CLOSED:
+                found.append(Finding("half-superseded", fact.path, _line(fact, "links", "supersedes", i),
+                                     f"{fact.id} supersedes {old_id}, but {old_id} is still {old.status} and is "
+                                     f"injected beside it: finish it with `stele supersede {old_id} --by "
+                                     f"{fact.id}`, or remove the link", fact.id))
+    return found
+
+
+def interrupted_writes(record: Record) -> list[Finding]:
+    """A journaled change a kill interrupted (the next stele write finishes it), and temporary files of
+    killed writers left beside facts by older versions (`git add` would stage them)."""
+    from ..record.write import pending
+
+    project = record.project
+    found = [Finding("interrupted-write", rel, 1, f"an interrupted change of {rel} is pending: the next "
+                     "`stele` write command finishes it (e.g. `stele verify ID`)")
+             for rel in pending(project)]
+    if project.memory_dir.is_dir():
+        for path in sorted(project.memory_dir.rglob(".*.tmp")):
+            found.append(Finding("interrupted-write", project.rel(path), 1, "a temporary file a killed writer "
+                                 "left: delete it (it is not a fact, and `git add` would stage it)"))
+    return found
+
+
+def embedding_model(record: Record) -> list[Finding]:
+    """The configured model cannot be loaded: every recall is full-text only until it is fixed."""
+    from ..index.encoder import model_problem
+
+    project = record.project
+    problem = model_problem(str(project.config["embedding.model"]), project.root)
+    return [Finding("embedding-model", project.rel(project.config_path), 1,
+                    f"{problem} (until then recall and search are full-text only)")] if problem else []
 
 
 def contradictions(record: Record) -> list[Finding]:
@@ -164,10 +209,10 @@ def near_duplicates(record: Record, threshold: float) -> list[Finding]:
     live = {f.id: f for f in record.facts.values() if f.status not in CLOSED}
     by_kind: dict[str, dict[str, str]] = {}
     for f in live.values():
-        by_kind.setdefault(f.kind, {})[f.id] = f"{f.title}\n{f.body}"
+        by_kind.setdefault(f.kind, {})[f.id] = compared_text(f.title, f.body)
     found = []
     for texts in by_kind.values():
-        for a, b, score in similar_pairs(texts, threshold):
+        for a, b, score in near_pairs(texts, threshold):
             first, second = sorted((a, b))
             fa, fb = live[first], live[second]
             if first in fb.links.get("supersedes", []) or second in fa.links.get("supersedes", []):

@@ -12,6 +12,7 @@ CHECKS: dict[str, str] = {
     "duplicate-id": "error",
     "dangling-link": "error",
     "supersession-cycle": "error",
+    "half-superseded": "error",
     "broken-anchor": "error",
     "always-budget": "error",
     "secret": "error",
@@ -28,6 +29,8 @@ CHECKS: dict[str, str] = {
     "near-duplicate": "warning",
     "instruction-like": "warning",
     "long-line": "warning",
+    "interrupted-write": "warning",
+    "embedding-model": "warning",
     "store": "warning",
 }
 

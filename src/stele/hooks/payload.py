@@ -93,7 +93,7 @@ def parse(text: str, flag: str | None = None) -> Payload:
         data=data, harness=harness, form=harness_mod.form(harness, data),
         transcript=Path(transcript) if isinstance(transcript, str) and transcript.strip() else None,
         event_name=data["hook_event_name"] if isinstance(data.get("hook_event_name"), str) else None,
-        session=session, cwd=_cwd(data), prompt=_text(data.get("prompt")),
+        session=session, cwd=_cwd(data), prompt=_prompt(data.get("prompt")),
         tool_name=_text(data.get("tool_name", data.get("toolName"))),
         tool_input=tool_input if isinstance(tool_input, dict) else {},
         source=source if isinstance(source, str) else "",
@@ -122,6 +122,16 @@ def session_of(data: Mapping[str, Any]) -> str | None:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+# Gemini CLI hands a hook's additional context back inside the next prompt, wrapped in this element
+_HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>\s*", re.DOTALL)
+
+
+def _prompt(value: Any) -> str:
+    """The person's own words: context a hook injected earlier is not part of what they asked (the ids
+    it names would read as named by them)."""
+    return _HOOK_CONTEXT.sub("", _text(value))
 
 
 def _cwd(data: dict[str, Any]) -> Path | None:

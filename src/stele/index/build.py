@@ -16,12 +16,13 @@ import json
 import os
 import shutil
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from .. import atomic
+from ..errors import ConfigError
 from ..project import Project
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
@@ -197,7 +198,7 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
             lock.acquire(False, deadline)
             parts = _open_parts(project)
         return Index(project, lock, *parts)
-    except IndexUnavailable:
+    except (IndexUnavailable, ConfigError):  # no rebuild fixes a config file
         lock.release()
         raise
     except Exception as e:

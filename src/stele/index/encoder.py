@@ -79,6 +79,25 @@ def resolve(ref: str, root: Path) -> ModelRef:
     return ModelRef(ref, None, f"hub:{ref}")
 
 
+def model_problem(ref: str, root: Path) -> str | None:
+    """Why the configured model cannot embed, found cheaply (no model file is read), naming its path;
+    None when it looks loadable. What `stele doctor` and a full-text-only recall say."""
+    try:
+        resolved = resolve(ref, root)
+    except EncoderUnavailable as e:
+        return str(e)
+    folder = resolved.path if resolved.path is not None else hub_cache_folder(resolved.ref)
+    if folder is None:
+        return f"embedding model {resolved.ref!r} is not downloaded (no copy in the Hugging Face cache): build " \
+               f"the index once with network access, or {_FIX}"
+    if not folder.is_dir():
+        return f"embedding model folder {folder} does not exist: {_FIX}"
+    missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
+    if missing and not (folder / "config_sentence_transformers.json").is_file():
+        return f"embedding model folder {folder} lacks {', '.join(missing)}: {_FIX}"
+    return None
+
+
 @cache  # files shipped inside the package: read once per process (a recall resolves the model twice)
 def _bundled_digest() -> str:
     # The release script records content sums; reading them costs far less than hashing 8 MB per hook.

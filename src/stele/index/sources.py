@@ -70,7 +70,7 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
         items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
         skipped += wal_report.skipped
         return items
-    from ..record.load import looks_like_fact
+    from ..record.load import has_frontmatter
     from ..record.model import parse_fact
 
     if path.is_symlink() and not project.contains(path):
@@ -83,7 +83,7 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
     except (OSError, UnicodeDecodeError) as e:
         skipped.append(f"{rel}:1: cannot read the file ({e})")
         return []
-    if not looks_like_fact(text):
+    if not has_frontmatter(text):
         return []
     fact, problems = parse_fact(text, rel)
     errors = [p for p in problems if p.severity == "error"]

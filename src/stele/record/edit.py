@@ -1,34 +1,41 @@
-"""The write path: remember, edit, link, supersede, retire, verify.
+"""The write path: remember, edit (by flags or as a whole text from $EDITOR), link, unlink, retire,
+verify.
 
-This is the library API the CLI, the hooks and the MCP server all call; each function loads what it
-needs, checks everything before writing, and writes through `write.save` (validated, atomic). Secrets
-are redacted from every text field before anything reaches the disk.
+This is the library API the CLI, the hooks and the MCP server all call; each function takes the
+record's write lock (`write.changing`), loads what it needs, checks everything before writing, and
+writes through `write.save` (validated, atomic), so concurrent commands serialize instead of losing
+each other's changes. Field values are checked by the file's own validator (`model.check_flag`),
+status changes by the knowledge lifecycle (`stages`). Secrets are redacted from every text field
+before anything reaches the disk. (`supersede` changes two facts and follows the lifecycle's
+supersession rule, so it lives with the lifecycle's transitions in `knowledge.py`.)
 """
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
 
 from .. import gitrepo, textcut
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, new_id
-from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX
+from ..kinds import DECLARABLE_RELATIONS, KINDS, TITLE_MAX
 from ..lifecycle import today
 from ..project import Project
 from ..redact import Tally, describe
-from . import write
+from . import stages, write
 from .load import Record, load
-from .model import Fact, anchor_problem
-
-KNOWLEDGE_STATUSES = ("draft", "reviewed")
-REVIEW_KEY = "review"  # frontmatter: {on: DATE, note: TEXT}, written by `stele knowledge review`
+from .model import Fact, as_date, check_flag, parse_fact
+from .similar import Similar, similar_to
 
 
 @dataclass
 class Written:
     fact: Fact
     redacted: Counter = field(default_factory=Counter)
+    similar: list[Similar] = field(default_factory=list)  # existing facts the new one (nearly) repeats
+    warnings: list[str] = field(default_factory=list)  # e.g. an anchor that names nothing yet
 
     @property
     def redaction_summary(self) -> str:
@@ -50,11 +57,11 @@ def check_relation(rel: str) -> None:
         raise UsageError(f"unknown relation {rel!r}: use one of " + ", ".join(DECLARABLE_RELATIONS))
 
 
-def parse_date(value: str, flag: str) -> dt.date:
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise UsageError(f"{flag} {value!r} is not a date: write it as YYYY-MM-DD") from None
+def parse_date(value: str, flag: str, key: str) -> dt.date:
+    check_flag(flag, key, value)
+    date = as_date(value)
+    assert date is not None
+    return date
 
 
 def title_from_body(body: str) -> str:
@@ -63,11 +70,6 @@ def title_from_body(body: str) -> str:
         if line:
             return textcut.words(line, TITLE_MAX)
     raise UsageError("the body is empty: give the fact some text (argument, --body-file or - for stdin)")
-
-
-def _check_choice(value: str | None, allowed: tuple[str, ...], flag: str) -> None:
-    if value is not None and value not in allowed:
-        raise UsageError(f"{flag} {value!r} is not one of " + ", ".join(allowed))
 
 
 def _check_targets(record: Record, links: dict[str, list[str]], own_id: str | None = None) -> None:
@@ -82,31 +84,52 @@ def _check_targets(record: Record, links: dict[str, list[str]], own_id: str | No
                                  "nothing was written")
 
 
-def _check_anchors(anchors: list[str]) -> None:
+def _check_anchors(anchors: list[str], flag: str = "--anchor") -> None:
     for anchor in anchors:
-        problem = anchor_problem(anchor)
-        if problem:
-            raise UsageError(f"--anchor {anchor!r}: {problem}")
+        check_flag(flag, "anchors", anchor)
+
+
+def unresolved(project: Project, anchors: list[str]) -> list[str]:
+    """One warning per anchor that names nothing in the checkout yet (a typo, or code not written yet):
+    written all the same, `stele doctor` reports it until it resolves."""
+    if not anchors:
+        return []
+    from ..anchors.resolve import WorkTree, resolve
+
+    tree = WorkTree(project.root)
+    out = []
+    for anchor in anchors:
+        res = resolve(anchor, tree)
+        if not res.ok:
+            what = {"file gone": "no such file", "symbol gone": "no such symbol in the file",
+                    "no match": "the glob matches no file"}.get(res.problem, res.problem)
+            out.append(f"anchor {anchor!r}: {what} in the checkout (written anyway; `stele doctor` "
+                       "reports it until it resolves)")
+    return out
 
 
 # A fact is read whole by people in review and by agents in their context: 64 KiB is far past any
 # fact worth keeping (doctor warns from doctor.oversized_bytes) and keeps a runaway write out.
 MAX_BODY_BYTES = 64 * 1024
 
+
 def remember(project: Project, body: str, *, kind: str = "note", title: str | None = None,
-             anchors: list[str] = (), links: list[str] = (), tags: list[str] = (), delivery: str | None = None,
-             priority: str | None = None, expires: str | None = None, review_after: str | None = None,
-             retire_when: str | None = None, summary: str | None = None, source: list[str] = (),
-             status: str | None = None, record: Record | None = None) -> Written:
-    """Create a fact. Everything is checked before the file is written; returns the fact and what was
-    redacted (kind of secret -> count)."""
-    if kind not in KINDS:
-        raise UsageError(f"--kind {kind!r} is not a kind: use one of " + ", ".join(KINDS))
-    _check_choice(delivery, DELIVERIES, "--delivery")
-    _check_choice(priority, PRIORITIES, "--priority")
-    if status is not None and status not in KINDS[kind].statuses:
-        raise UsageError(f"--status {status!r} is not valid for a {kind}: use one of "
-                         + ", ".join(KINDS[kind].statuses))
+             anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (),
+             delivery: str | None = None, priority: str | None = None, expires: str | None = None,
+             review_after: str | None = None, retire_when: str | None = None, summary: str | None = None,
+             source: Sequence[str] = (),
+             status: str | None = None, record: Record | None = None,
+             allow_duplicate: bool = False) -> Written:
+    """Create a fact. Everything is checked before the file is written; returns the fact, what was
+    redacted (kind of secret -> count), the existing facts it nearly repeats and any warnings. An
+    exact repeat of a live fact of the same kind is refused unless `allow_duplicate`."""
+    check_flag("--kind", "kind", kind)
+    for flag, key, value in (("--delivery", "delivery", delivery), ("--priority", "priority", priority),
+                             ("--status", "status", status), ("--expires", "expires", expires),
+                             ("--review-after", "review_after", review_after)):
+        if value is not None:
+            check_flag(flag, key, value, KINDS[kind])
+    stages.check_new(kind, status)
     body = body.strip("\n")
     if not body.strip():
         raise UsageError("the body is empty: give the fact some text (argument, --body-file or - for stdin)")
@@ -115,29 +138,34 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
         raise UsageError(f"the text is {size} bytes; a fact holds at most {MAX_BODY_BYTES}: record the point, "
                          "and keep the long form in a document (--kind document) split into parts")
     title = (title or "").strip() or title_from_body(body)
-    if len(title) > TITLE_MAX:
-        raise UsageError(f"--title is {len(title)} characters; shorten it to at most {TITLE_MAX}")
+    check_flag("--title", "title", title)
     _check_anchors(list(anchors))
     link_map: dict[str, list[str]] = {}
     for spec in links:
         rel, target = parse_link(spec)
         if target not in link_map.setdefault(rel, []):
             link_map[rel].append(target)
-    record = record or load(project)
-    _check_targets(record, link_map)
 
-    fact = Fact(
-        id=new_id(kind, record.facts), kind=kind, title=title, body=body + "\n",
-        status=status or "", delivery=delivery or "", priority=priority or "normal",
-        anchors=list(dict.fromkeys(anchors)), links=link_map, tags=list(dict.fromkeys(tags)),
-        created=today(), expires=parse_date(expires, "--expires") if expires else None,
-        review_after=parse_date(review_after, "--review-after") if review_after else None,
-        retire_when=retire_when, summary=summary, source=list(source),
-    )
-    tally = Tally()
-    write.save(project, fact, create=True, tally=tally)
-    record.facts[fact.id] = fact
-    return Written(fact, tally.found)
+    with write.changing(project):
+        record = record if record is not None else load(project)
+        _check_targets(record, link_map)
+        fact = Fact(
+            id=new_id(kind, record.facts), kind=kind, title=title, body=body + "\n",
+            status=status or "", delivery=delivery or "", priority=priority or "normal",
+            anchors=list(dict.fromkeys(anchors)), links=link_map, tags=list(dict.fromkeys(tags)),
+            created=today(), expires=as_date(expires), review_after=as_date(review_after),
+            retire_when=retire_when, summary=summary, source=list(source),
+        )
+        similar = similar_to(fact, record.facts.values(), project.config["doctor.near_duplicate"])
+        exact = [s for s in similar if s.exact]
+        if exact and not allow_duplicate:
+            other = record.facts[exact[0].id]
+            raise SteleError(f"{other.id} ({other.path}) already says this: nothing was written; edit or verify "
+                             f"it (`stele show {other.id}`), or pass --allow-duplicate to record it again")
+        tally = Tally()
+        write.save(project, fact, create=True, tally=tally)  # redacts every field on the way
+        record.facts[fact.id] = fact
+    return Written(fact, tally.found, similar, unresolved(project, list(fact.anchors)))
 
 
 @dataclass
@@ -164,108 +192,175 @@ class Changes:
             v is None for v in vars(self).values() if not isinstance(v, list))
 
 
-def check_editable(fact: Fact) -> None:
-    """Knowledge follows draft -> reviewed -> current -> superseded: only drafts are edited."""
-    if fact.kind == "document" or fact.status in KNOWLEDGE_STATUSES:
-        if fact.status == "current":
-            raise SteleError(f"{fact.id} is current knowledge and is not edited in place: write a new draft "
-                             f"(`stele knowledge draft`), review it, then `stele knowledge supersede {fact.id} "
-                             "--with NEW`")
-        if fact.status in ("superseded", "retired"):
-            raise SteleError(f"{fact.id} is {fact.status}: it stays as history and is not edited")
+def _check_changes(fact: Fact, changes: Changes) -> None:
+    """Every flag checked before anything changes, by the same validator a file goes through."""
+    kind = KINDS[fact.kind]
+    for flag, key, value in (("--title", "title", changes.title), ("--status", "status", changes.status),
+                             ("--delivery", "delivery", changes.delivery),
+                             ("--priority", "priority", changes.priority),
+                             ("--expires", "expires", changes.expires or None),
+                             ("--review-after", "review_after", changes.review_after or None)):
+        if value is not None:
+            check_flag(flag, key, value.strip() if key == "title" else value, kind)
+    if changes.status is not None:
+        stages.check_status(fact, changes.status)
+    if changes.body is not None and not changes.body.strip():
+        raise UsageError("--body is empty: a fact needs some text")
+    _check_anchors(changes.add_anchors, "--add-anchor")
 
 
 def edit(project: Project, fact_id: str, changes: Changes) -> Written:
-    record = load(project)
-    fact = record.get(fact_id)
     if changes.empty():
         raise UsageError("nothing to change: pass a field option (see `stele edit --help`), or no option at "
                          "all to open the file in $EDITOR")
-    check_editable(fact)
-    was_reviewed = fact.status == "reviewed"
-    _check_choice(changes.delivery, DELIVERIES, "--delivery")
-    _check_choice(changes.priority, PRIORITIES, "--priority")
-    if changes.status is not None and changes.status not in KINDS[fact.kind].statuses:
-        raise UsageError(f"--status {changes.status!r} is not valid for a {fact.kind}: use one of "
-                         + ", ".join(KINDS[fact.kind].statuses))
-    if changes.title is not None:
-        if not changes.title.strip() or len(changes.title) > TITLE_MAX:
-            raise UsageError(f"--title must be 1 to {TITLE_MAX} characters")
-        fact.title = changes.title.strip()
-    for name in ("status", "delivery", "priority"):
-        value = getattr(changes, name)
-        if value is not None:
-            setattr(fact, name, value)
-    for name in ("summary", "retire_when"):
-        value = getattr(changes, name)
-        if value is not None:
-            setattr(fact, name, value or None)
-    if changes.expires is not None:
-        fact.expires = parse_date(changes.expires, "--expires") if changes.expires else None
-    if changes.review_after is not None:
-        fact.review_after = parse_date(changes.review_after, "--review-after") if changes.review_after else None
-    if changes.body is not None:
-        if not changes.body.strip():
-            raise UsageError("--body is empty: a fact needs some text")
-        fact.body = changes.body.strip("\n") + "\n"
-    _check_anchors(changes.add_anchors)
-    fact.anchors = [a for a in fact.anchors if a not in changes.remove_anchors]
-    fact.anchors += [a for a in dict.fromkeys(changes.add_anchors) if a not in fact.anchors]
-    fact.tags = [t for t in fact.tags if t not in changes.remove_tags]
-    fact.tags += [t for t in dict.fromkeys(changes.add_tags) if t not in fact.tags]
-    added: dict[str, list[str]] = {}
-    for spec in changes.add_links:
-        rel, target = parse_link(spec)
-        added.setdefault(rel, []).append(target)
-    _check_targets(record, added, fact.id)
-    for spec in changes.remove_links:
-        rel, target = parse_link(spec)
-        _drop_link(fact, rel, target)
-    for rel, targets in added.items():
-        for target in targets:
-            _add_link(fact, rel, target)
-    cleared = was_reviewed and changes.status is None
-    if cleared:
-        fact.status = "draft"  # an edit clears a review, and the note of that review
-    tally = Tally()
-    write.save(project, fact, extra={REVIEW_KEY: None} if cleared else None, tally=tally)
-    return Written(fact, tally.found)
+    with write.changing(project):
+        record = load(project)
+        fact = record.get(fact_id)
+        stages.check_edit(fact)
+        _check_changes(fact, changes)
+        added: dict[str, list[str]] = {}
+        for spec in changes.add_links:
+            rel, target = parse_link(spec)
+            added.setdefault(rel, []).append(target)
+        removed = [parse_link(spec) for spec in changes.remove_links]
+        _check_targets(record, added, fact.id)
+
+        if changes.title is not None:
+            fact.title = changes.title.strip()
+        for name in ("delivery", "priority"):
+            value = getattr(changes, name)
+            if value is not None:
+                setattr(fact, name, value)
+        for name in ("summary", "retire_when"):
+            value = getattr(changes, name)
+            if value is not None:
+                setattr(fact, name, value or None)
+        if changes.expires is not None:
+            fact.expires = as_date(changes.expires)
+        if changes.review_after is not None:
+            fact.review_after = as_date(changes.review_after)
+        if changes.body is not None:
+            fact.body = changes.body.strip("\n") + "\n"
+        fact.anchors = [a for a in fact.anchors if a not in changes.remove_anchors]
+        fact.anchors += [a for a in dict.fromkeys(changes.add_anchors) if a not in fact.anchors]
+        fact.tags = [t for t in fact.tags if t not in changes.remove_tags]
+        fact.tags += [t for t in dict.fromkeys(changes.add_tags) if t not in fact.tags]
+        for rel, target in removed:
+            drop_link(fact, rel, target)
+        for rel, targets in added.items():
+            for target in targets:
+                add_link(fact, rel, target)
+        extra = stages.clears_review(fact)  # an edit clears a review, and the note of that review
+        if changes.status is not None:
+            fact.status = changes.status
+        tally = Tally()
+        write.save(project, fact, extra=extra, tally=tally)
+    return Written(fact, tally.found, warnings=unresolved(project, changes.add_anchors))
 
 
-def replace_text(project: Project, fact_id: str, text: str) -> Written:
-    """Replace a fact with `text` as edited by hand ($EDITOR): parsed, checked and redacted like any
-    other write, and the id must stay. Nothing is written when it does not hold."""
+@dataclass
+class Copy:
+    """A fact's text handed to an editor: `path` is a private copy outside the record (an editor's swap
+    and backup files never land in docs/memory/); `original` is what the record held when it was made
+    (an edit is refused if the fact changed meanwhile). `fact_id` is None for a new fact's template."""
+    fact_id: str | None
+    rel: str
+    path: Path
+    original: str
+
+
+def open_copy(project: Project, fact_id: str) -> Copy:
+    """Copy a fact to a private temporary file for $EDITOR, after checking it may be edited."""
+
     fact = load(project).get(fact_id)
-    check_editable(fact)
-    new = _parse_edited(text, fact.path, fact.id)
-    tally = Tally()
-    write.save(project, new, tally=tally)
-    return Written(new, tally.found)
+    stages.check_edit(fact)
+    original = (project.root / fact.path).read_text(encoding="utf-8")
+    return Copy(fact.id, fact.path, _private_copy(original, fact.id), original)
+
+
+def open_new(project: Project, kind: str, title: str | None) -> Copy:
+    """A new fact of `kind` from its template, in a private temporary file for $EDITOR."""
+    from .scaffold import template_text
+
+    rel, text = template_text(project, kind, title)
+    return Copy(None, rel, _private_copy(text, "new"), text)
+
+
+def _private_copy(text: str, name: str) -> Path:
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".md", prefix=f"{name}-")
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    return Path(path)
+
+
+def replace(project: Project, copy: Copy) -> Written:
+    """Put an edited copy back: the same checks as a flag edit (valid, same id, the lifecycle's status
+    rules, a review cleared), under the write lock, and only if the fact is as the copy found it. On
+    success the copy is removed; on a refusal it stays and the message names it."""
+    assert copy.fact_id is not None, "a new fact's copy is written by create()"
+    edited = copy.path.read_text(encoding="utf-8")
+    keep = f"; nothing was written, your edited copy is at {copy.path}"
+    if edited == copy.original:
+        copy.path.unlink(missing_ok=True)
+        raise SteleError(f"{copy.fact_id}: no changes; nothing was written")
+    with write.changing(project):
+        record = load(project)
+        fact = record.get(copy.fact_id)
+        if fact.path != copy.rel or (project.root / fact.path).read_text(encoding="utf-8") != copy.original:
+            raise SteleError(f"{copy.fact_id} changed while you edited it{keep}")
+        new, problems = parse_fact(edited, fact.path)
+        errors = [str(x) for x in problems if x.severity == "error"]
+        if errors or new is None:
+            raise SteleError("\n".join(errors) + keep)
+        if new.id != fact.id:
+            raise SteleError(f"the id must stay {fact.id}{keep}")
+        try:
+            stages.check_edit(fact)
+            if new.status != fact.status:
+                stages.check_status(fact, new.status, "`status:`")
+            _check_targets(record, {rel: [t for t in ts if t not in fact.links.get(rel, [])]
+                                    for rel, ts in new.links.items()}, fact.id)
+        except SteleError as e:
+            raise SteleError(f"{e}{keep}") from None
+        extra = None
+        if new.status == fact.status:
+            extra = stages.clears_review(new)
+        tally = Tally()
+        write.save(project, new, extra=extra, tally=tally)
+    copy.path.unlink(missing_ok=True)
+    return Written(new, tally.found, warnings=unresolved(project, [a for a in new.anchors if a not in fact.anchors]))
+
+
+def create(project: Project, copy: Copy) -> Written:
+    """Write a new fact from its edited template copy (`open_new`); on a refusal the copy stays and
+    the message names it."""
+    try:
+        written = create_text(project, copy.rel, copy.path.read_text(encoding="utf-8"))
+    except SteleError as e:
+        raise SteleError(f"{e}; your edited copy is at {copy.path}") from None
+    copy.path.unlink(missing_ok=True)
+    return written
 
 
 def create_text(project: Project, rel: str, text: str) -> Written:
-    """Write a new fact from `text` (a template filled in by hand) at `rel`, redacted and checked."""
-    new = _parse_edited(text, rel, None)
-    if new.id in load(project).facts:
-        raise SteleError(f"{new.id} already exists; give the new fact another id; nothing was written")
-    tally = Tally()
-    write.save(project, new, create=True, tally=tally)
-    return Written(new, tally.found)
-
-
-def _parse_edited(text: str, rel: str, keep_id: str | None) -> Fact:
-    from .model import parse_fact
-
+    """Write a new fact from `text` (a template, filled in by hand or not) at `rel`: parsed, checked
+    and redacted like any other write. Nothing is written when it does not hold."""
     new, problems = parse_fact(text, rel)
-    errors = [x for x in problems if x.severity == "error"]
-    if errors or new is None or (keep_id and new.id != keep_id):
-        why = "; ".join(str(x) for x in errors) or f"the id must stay {keep_id}"
-        raise SteleError(f"{why}; nothing was written")
+    errors = [str(x) for x in problems if x.severity == "error"]
+    if errors or new is None:
+        raise SteleError("; ".join(errors) + " (nothing was written)")
     new.path = rel
-    return new
+    with write.changing(project):
+        if new.id in load(project).facts:
+            raise SteleError(f"{new.id} already exists; give the new fact another id (nothing was written)")
+        tally = Tally()
+        write.save(project, new, create=True, tally=tally)
+    return Written(new, tally.found, warnings=unresolved(project, list(new.anchors)))
 
 
-def _add_link(fact: Fact, rel: str, target: str) -> bool:
+def add_link(fact: Fact, rel: str, target: str) -> bool:
     targets = fact.links.setdefault(rel, [])
     if target in targets:
         return False
@@ -273,7 +368,7 @@ def _add_link(fact: Fact, rel: str, target: str) -> bool:
     return True
 
 
-def _drop_link(fact: Fact, rel: str, target: str) -> bool:
+def drop_link(fact: Fact, rel: str, target: str) -> bool:
     targets = fact.links.get(rel, [])
     if target not in targets:
         return False
@@ -285,75 +380,46 @@ def _drop_link(fact: Fact, rel: str, target: str) -> bool:
 
 def link(project: Project, src: str, rel: str, dst: str) -> Fact:
     check_relation(rel)
-    record = load(project)
-    fact = record.get(src)
-    _check_targets(record, {rel: [dst.upper()]}, fact.id)
-    if not _add_link(fact, rel, record.get(dst).id):
-        raise SteleError(f"{fact.id} already has {rel} -> {dst}; nothing changed")
-    write.save(project, fact)
+    with write.changing(project):
+        record = load(project)
+        fact = record.get(src)
+        _check_targets(record, {rel: [dst.upper()]}, fact.id)
+        if not add_link(fact, rel, record.get(dst).id):
+            raise SteleError(f"{fact.id} already has {rel} -> {dst}; nothing changed")
+        write.save(project, fact)
     return fact
 
 
 def unlink(project: Project, src: str, rel: str, dst: str) -> Fact:
     check_relation(rel)
-    fact = load(project).get(src)
-    if not _drop_link(fact, rel, dst.upper()):
-        raise SteleError(f"{fact.id} has no {rel} -> {dst.upper()} link; `stele show {fact.id}` lists its links")
-    write.save(project, fact)
+    with write.changing(project):
+        fact = load(project).get(src)
+        if not drop_link(fact, rel, dst.upper()):
+            raise SteleError(f"{fact.id} has no {rel} -> {dst.upper()} link; `stele show {fact.id}` lists its "
+                             "links")
+        write.save(project, fact)
     return fact
-
-
-def supersede(project: Project, old_id: str, new_id_: str) -> tuple[Fact, Fact]:
-    """NEW supersedes OLD: the edge goes on NEW, OLD's status becomes superseded."""
-    record = load(project)
-    old, new = record.get(old_id), record.get(new_id_)
-    if old.id == new.id:
-        raise UsageError("a fact cannot supersede itself")
-    if "superseded" not in KINDS[old.kind].statuses:
-        raise SteleError(f"{old.id} is a {old.kind}; a {old.kind} is cancelled, not superseded "
-                         f"(`stele task cancel {old.id}`)")
-    if old.status == "superseded":
-        raise SteleError(f"{old.id} is already superseded; nothing changed")
-    if _reaches(record, old.id, new.id):
-        raise SteleError(f"{old.id} already supersedes {new.id} (directly or through others): that would be "
-                         "a cycle; nothing changed")
-    _add_link(new, "supersedes", old.id)
-    old.status = "superseded"
-    write.save(project, new)
-    write.save(project, old)
-    return old, new
-
-
-def _reaches(record: Record, start: str, goal: str) -> bool:
-    seen, todo = set(), [start]
-    while todo:
-        node = todo.pop()
-        if node == goal:
-            return True
-        if node in seen or node not in record.facts:
-            continue
-        seen.add(node)
-        todo.extend(record.facts[node].links.get("supersedes", []))
-    return False
 
 
 def retire(project: Project, fact_id: str, why: str) -> Fact:
     if not why.strip():
         raise UsageError("--why is empty: say why the fact no longer holds")
-    fact = load(project).get(fact_id)
-    if "retired" not in KINDS[fact.kind].statuses:
-        raise SteleError(f"{fact.id} is a {fact.kind}: use `stele task cancel {fact.id}` or `stele task done`")
-    if fact.status == "retired":
-        raise SteleError(f"{fact.id} is already retired; nothing changed")
-    fact.status = "retired"
-    fact.body = fact.body.rstrip("\n") + f"\n\nRetired {today().isoformat()}: {' '.join(why.split())}\n"
-    write.save(project, fact)
+    with write.changing(project):
+        fact = load(project).get(fact_id)
+        if "retired" not in KINDS[fact.kind].statuses:
+            raise SteleError(f"{fact.id} is a {fact.kind}: use `stele task cancel {fact.id}` or `stele task done`")
+        if fact.status == "retired":
+            raise SteleError(f"{fact.id} is already retired; nothing changed")
+        fact.status = "retired"
+        fact.body = fact.body.rstrip("\n") + f"\n\nRetired {today().isoformat()}: {' '.join(why.split())}\n"
+        write.save(project, fact)
     return fact
 
 
 def verify(project: Project, fact_id: str) -> Fact:
-    fact = load(project).get(fact_id)
-    fact.verified = today()
-    fact.verified_at = gitrepo.head_sha(project.root)
-    write.save(project, fact)
+    with write.changing(project):
+        fact = load(project).get(fact_id)
+        fact.verified = today()
+        fact.verified_at = gitrepo.head_sha(project.root)
+        write.save(project, fact)
     return fact

@@ -89,6 +89,7 @@ def parse(text: str) -> Document:
         loader.dispose()
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         raise FrontmatterError(2, "the frontmatter must be a mapping of `key: value` lines")
+    _refuse_duplicate_keys(node, ())
     doc = Document(meta=data, body=body, raw=text)
     starts: list[tuple[int, str]] = []
     for key_node, value_node in node.value:
@@ -97,11 +98,31 @@ def parse(text: str) -> Document:
         starts.append((line, key))
         doc.key_lines[key] = line + 2
         _record_item_lines(doc, (key,), value_node)
+    if node.flow_style or len({line for line, _ in starts}) < len(starts):
+        return doc  # `{id: ..., kind: ...}`: no key has lines of its own to keep; a rewrite spells them out
     for n, (line, key) in enumerate(starts):
         stop = starts[n + 1][0] if n + 1 < len(starts) else len(head_lines)
         doc.blocks[key] = "".join(head_lines[line:stop])
     doc.preamble = "".join(head_lines[: starts[0][0]]) if starts else yaml_text
     return doc
+
+
+def _refuse_duplicate_keys(node: yaml.Node, path: tuple) -> None:
+    """YAML lets the last of two equal keys win; in a fact that is a bad merge (two `status:` lines)
+    or a wrong id loaded without a word, so it is refused, naming both lines."""
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value
+            line = key_node.start_mark.line + 2
+            if key in seen:
+                where = ".".join(str(p) for p in (*path, key))
+                raise FrontmatterError(line, f"duplicate key `{where}` (also on line {seen[key]}): keep one")
+            seen[key] = line
+            _refuse_duplicate_keys(value_node, (*path, key))
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _refuse_duplicate_keys(item, path)
 
 
 def _record_item_lines(doc: Document, path: tuple, node: yaml.Node) -> None:

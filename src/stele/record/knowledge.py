@@ -1,11 +1,14 @@
-"""Knowledge documents: draft -> reviewed (with a note) -> current -> superseded.
+"""Knowledge documents: the lifecycle's transitions, draft -> reviewed (with a note) -> current ->
+superseded, and supersession of any fact.
 
 Agents treat knowledge as current truth, so writing it and accepting it are separate steps, each its
 own function here. Every transition checks the status it starts from and refuses anything else with
-one line naming the transition, why it is not allowed, and the step to take instead. Editing stays in
-`edit.edit` (`check_editable`: only drafts are edited, an edit clears a review); superseding reuses
-`edit.supersede` for the edge and the old status. `distill` drafts a document from a finished task
-with its provenance; `export` is the only way knowledge becomes a file outside the record.
+one line naming the transition, why it is not allowed, and the step to take instead; the rules
+themselves live in `stages` (which `edit` asks too: only drafts are edited, an edit clears a review).
+`supersede` is the one supersession, for short records and knowledge alike: `stages` says which, and
+both files are written as one journaled change (`write.save_all`), so a kill between them is finished
+by the next write instead of leaving OLD current beside the fact that replaced it. `export` is the
+only way knowledge becomes a file outside the record.
 """
 from __future__ import annotations
 
@@ -13,12 +16,13 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import SteleError, UsageError
+from ..kinds import KINDS
 from ..lifecycle import today
 from ..project import Project
-from . import edit, write
-from .edit import KNOWLEDGE_STATUSES, REVIEW_KEY
+from . import edit, stages, write
 from .load import Record, load
 from .model import Fact
+from .stages import REVIEW_KEY, refused
 
 DRAFT_BODY = """\
 ## Summary
@@ -35,13 +39,9 @@ Tasks, sessions, files and facts this was written from.
 """
 
 
-def refused(action: str, fact: Fact, why: str, instead: str) -> SteleError:
-    return SteleError(f"`{action}` is not allowed for {fact.id}: {why}; {instead}")
-
-
 def document(record: Record, fact_id: str) -> Fact:
     fact = record.get(fact_id)
-    if fact.kind != "document" and fact.status not in KNOWLEDGE_STATUSES:
+    if not stages.is_knowledge(fact):
         raise SteleError(f"{fact.id} is a {fact.kind} edited in place, not a knowledge document: "
                          "`stele knowledge` handles documents and drafts (`stele edit` changes this one)")
     return fact
@@ -63,61 +63,70 @@ def review(project: Project, fact_id: str, note: str) -> Fact:
     note = " ".join(note.split())
     if not note:
         raise UsageError("--note is empty: say what you checked, e.g. --note 'matches the code at 9f3c2e1'")
-    fact = document(load(project), fact_id)
-    if fact.status == "reviewed":
-        raise refused("review", fact, "it is already reviewed", f"promote it (`stele knowledge promote "
-                      f"{fact.id}`), or edit it, which clears the review, and review it again")
-    if fact.status == "current":
-        raise refused("review", fact, "it is current knowledge and only drafts are reviewed",
-                      f"write a new draft and `stele knowledge supersede {fact.id} --with NEW`")
-    if fact.status != "draft":
-        raise _ended("review", fact)
-    fact.status = "reviewed"
-    write.save(project, fact, extra={REVIEW_KEY: {"on": today().isoformat(), "note": note}})
+    with write.changing(project):
+        fact = document(load(project), fact_id)
+        if fact.status == "reviewed":
+            raise refused("review", fact, "it is already reviewed", f"promote it (`stele knowledge promote "
+                          f"{fact.id}`), or edit it, which clears the review, and review it again")
+        if fact.status == "current":
+            raise refused("review", fact, "it is current knowledge and only drafts are reviewed",
+                          f"write a new draft and `stele supersede {fact.id} --by NEW`")
+        if fact.status != "draft":
+            raise _ended("review", fact)
+        fact.status = "reviewed"
+        write.save(project, fact, extra={REVIEW_KEY: {"on": today().isoformat(), "note": note}})
     return fact
 
 
 def promote(project: Project, fact_id: str) -> Fact:
     """reviewed -> current: from now on briefings list it."""
-    fact = document(load(project), fact_id)
-    if fact.status == "draft":
-        raise refused("promote", fact, "it is a draft that has not been reviewed, and only reviewed drafts "
-                      "are promoted", f"review it first: `stele knowledge review {fact.id} --note TEXT`")
-    if fact.status == "current":
-        raise refused("promote", fact, "it is already current", "nothing changed")
-    if fact.status != "reviewed":
-        raise _ended("promote", fact)
-    fact.status = "current"
-    write.save(project, fact)
+    with write.changing(project):
+        fact = document(load(project), fact_id)
+        if fact.status == "draft":
+            raise refused("promote", fact, "it is a draft that has not been reviewed, and only reviewed drafts "
+                          "are promoted", f"review it first: `stele knowledge review {fact.id} --note TEXT`")
+        if fact.status == "current":
+            raise refused("promote", fact, "it is already current", "nothing changed")
+        if fact.status != "reviewed":
+            raise _ended("promote", fact)
+        fact.status = "current"
+        write.save(project, fact)
     return fact
 
 
 def supersede(project: Project, old_id: str, new_id: str) -> tuple[Fact, Fact]:
-    """Current OLD is replaced by reviewed NEW: NEW becomes current and `supersedes` OLD, which stays
-    readable as history."""
-    record = load(project)
-    old, new = document(record, old_id), document(record, new_id)
-    action = f"supersede {old.id} --with {new.id}"
-    if old.id == new.id:
-        raise UsageError("a document cannot supersede itself: give --with the id of its replacement")
-    if old.status in KNOWLEDGE_STATUSES:
-        which = "a reviewed" if old.status == "reviewed" else "an unreviewed"
-        raise refused(action, old, f"{old.id} is {which} draft and only current knowledge is superseded",
-                      f"edit the draft instead, or retire it (`stele retire {old.id} --why ...`)")
-    if old.status != "current":
-        raise refused(action, old, f"{old.id} is already {old.status}",
-                      "supersede the document that is current")
-    if new.status == "draft":
-        raise refused(action, new, f"{new.id} is a draft that has not been reviewed, and only a reviewed "
-                      "draft replaces current knowledge",
-                      f"review it first: `stele knowledge review {new.id} --note TEXT`")
-    if new.status != "reviewed":
-        raise refused(action, new, f"{new.id} is {new.status}, not a reviewed draft",
-                      "write a new draft, review it, then supersede")
-    old, new = edit.supersede(project, old.id, new.id)
-    new.status = "current"
-    write.save(project, new)
+    """NEW supersedes OLD: the edge goes on NEW, OLD's status becomes superseded and OLD stays readable
+    as history. For knowledge (either one a document or a draft) OLD must be current and NEW a
+    reviewed draft, which becomes current."""
+    with write.changing(project):
+        record = load(project)
+        old, new = record.get(old_id), record.get(new_id)
+        if "superseded" not in KINDS[old.kind].statuses:
+            raise SteleError(f"{old.id} is a {old.kind}; a {old.kind} is cancelled, not superseded "
+                             f"(`stele task cancel {old.id}`)")
+        knowledge = stages.check_supersede(old, new)
+        if _reaches(record, old.id, new.id):
+            raise SteleError(f"{old.id} already supersedes {new.id} (directly or through others): that would "
+                             "be a cycle; nothing changed")
+        edit.add_link(new, "supersedes", old.id)
+        if knowledge:
+            new.status = "current"
+        old.status = "superseded"
+        write.save_all(project, [(new, None), (old, None)])
     return old, new
+
+
+def _reaches(record: Record, start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node in seen or node not in record.facts:
+            continue
+        seen.add(node)
+        todo.extend(record.facts[node].links.get("supersedes", []))
+    return False
 
 
 def export(project: Project, fact_id: str, dest: Path, force: bool = False) -> Path:

@@ -1,20 +1,28 @@
 """The committed record: every fact file under the memory folder, loaded and cross-checked.
 
-A file is a fact when it starts with a `---` frontmatter that has an `id` or a `kind`; anything else
-(`README.md`, notes without frontmatter) is left alone. Problems are collected, never raised while
-loading, so `doctor` can report all of them; read commands call `require_valid()`.
+Every Markdown file under the memory folder that starts with `---` is read as a fact, and one that
+cannot be (bad YAML, a frontmatter without `id` or `kind`) is reported, never ignored without a word;
+files without frontmatter (`README.md`, notes) are left alone. Problems are collected, never raised
+while loading, so `doctor` can report all of them and fail on them. Every other reader works from
+`usable()`: one bad file (a typo, a link to a fact on an unmerged branch) must not stop every agent's
+recall and claims, so it is set aside with one warning line naming the file and the field, and the
+rest of the record is read as usual.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Iterator
 
+from .. import errors
 from ..errors import RecordError, SteleError
 from ..project import Project
+from . import frontmatter
 from .graph import Graph
-from .model import Fact, Problem, parse_fact
+from .model import Fact, Problem, from_document
+
+WARN_FILES = 5  # warning lines at most per command; the rest are counted, `stele doctor` lists them all
 
 
 @dataclass
@@ -27,14 +35,48 @@ class Record:
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "error"]
 
-    def require_valid(self) -> "Record":
+    skipped: dict[str, Problem] = field(default_factory=dict)  # id -> why `usable()` set its file aside
+
+    def require_valid(self) -> Record:
+        """For a caller that must not act on a flawed record at all (`doctor` reports instead)."""
         if self.errors:
             raise RecordError(self.errors)
+        return self
+
+    def usable(self, warn: Callable[[str], None] | None = None) -> Record:
+        """The record a reader works from: each file with an error is set aside (a dangling link is
+        dropped from its fact instead: the fact itself is sound), with one warning line per file."""
+        say = warn or (lambda line: errors.say(f"stele: warning: {line}"))
+        by_file: dict[str, list[Problem]] = {}
+        for problem in self.errors:
+            by_file.setdefault(problem.path, []).append(problem)
+        by_path = {f.path: f for f in self.facts.values()}
+        for n, (path, problems) in enumerate(sorted(by_file.items())):
+            fact = by_path.get(path)
+            whole = [p for p in problems if p.check != "dangling-link"]
+            if fact is not None and whole:
+                self.skipped[fact.id] = whole[0]
+                del self.facts[fact.id]
+            elif fact is not None:
+                for rel, ids in list(fact.links.items()):
+                    fact.links[rel] = [t for t in ids if t in self.facts or t.startswith("S-")]
+                    if not fact.links[rel]:
+                        del fact.links[rel]
+            if n < WARN_FILES:
+                more = f" (and {len(problems) - 1} more in the file)" if len(problems) > 1 else ""
+                action = "skipped" if whole else "link ignored"
+                say(f"{problems[0]}{more}; {action} (`stele doctor` lists every problem)")
+        if len(by_file) > WARN_FILES:
+            say(f"{len(by_file) - WARN_FILES} more files with problems; `stele doctor` lists them")
+        self.__dict__.pop("graph", None)
         return self
 
     def get(self, fact_id: str) -> Fact:
         fact = self.facts.get(fact_id) or self.facts.get(fact_id.upper())
         if fact is None:
+            why = self.skipped.get(fact_id) or self.skipped.get(fact_id.upper())
+            if why is not None:
+                raise SteleError(f"{fact_id.upper()} is set aside until its file is fixed: {why}")
             raise SteleError(f"no fact with id {fact_id} in {self.project.rel(self.project.memory_dir)}/: "
                              "`stele list` shows the ids")
         return fact
@@ -65,11 +107,9 @@ def fact_files(memory_dir: Path) -> Iterator[Path]:
             yield path
 
 
-def looks_like_fact(text: str) -> bool:
-    if not text.startswith(("---\n", "---\r\n", "\ufeff---")):
-        return False
-    head = text[: text.find("\n---", 3) + 1 if "\n---" in text[3:] else len(text)]
-    return any(line.startswith(("id:", "kind:")) for line in head.splitlines())
+def has_frontmatter(text: str) -> bool:
+    """Does the file claim to be a fact? Every file that starts with `---` does."""
+    return text.removeprefix("\ufeff").startswith("---")
 
 
 def load(project: Project) -> Record:
@@ -111,9 +151,19 @@ def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -
         if text is None:
             record.problems.append(Problem(rel, 1, f"cannot read the file ({error}); save it as UTF-8 text"))
             continue
-        if not looks_like_fact(text):
+        if not has_frontmatter(text):
             continue
-        fact, problems = parse_fact(text, rel)
+        try:
+            doc = frontmatter.parse(text)
+        except frontmatter.FrontmatterError as e:
+            record.problems.append(Problem(rel, e.line, e.message))
+            continue
+        if "id" not in doc.meta and "kind" not in doc.meta:
+            record.problems.append(Problem(rel, 1, "starts with `---` but its frontmatter has no `id` or "
+                                           "`kind`: make it a fact (`stele new KIND` shows the fields) or "
+                                           "drop the frontmatter, or move the file out of the memory folder"))
+            continue
+        fact, problems = from_document(doc, rel)
         record.problems.extend(problems)
         if fact is None:
             continue

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UsageError
 from ..ids import ID_RE, SESSION_ID_RE, mentioned_ids, prefix_of
-from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX
+from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX, Kind
 from . import frontmatter
 
 DATE_FIELDS = ("created", "verified", "review_after", "expires")
@@ -131,6 +132,57 @@ class Fact:
         }
 
 
+def as_date(value: Any) -> dt.date | None:
+    """A date field's value as a date: a date, or text written YYYY-MM-DD; None when it is neither."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str) and frontmatter.ISO_DATE_RE.match(value):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None
+
+
+def value_problem(key: str, value: Any, kind: Kind | None = None) -> str | None:
+    """Why `value` is not allowed in field `key`, or None: the one validator of a fact's fields, for a
+    file and for a flag alike. The message follows the field's name, which the caller puts first
+    (`` `status` `` in a file, `--status` on the command line)."""
+    if key == "title":
+        if not isinstance(value, str) or not value.strip():
+            return f"is empty: give a one-line title of at most {TITLE_MAX} characters"
+        if len(value) > TITLE_MAX:
+            return f"is {len(value)} characters; shorten it to at most {TITLE_MAX}"
+    elif key == "kind":
+        if not isinstance(value, str) or value not in KINDS:
+            return f"{value!r} is not a kind: use one of " + ", ".join(KINDS)
+    elif key == "status":
+        if kind is not None and value not in kind.statuses:
+            return f"{value!r} is not valid for a {kind.name}: use one of " + ", ".join(kind.statuses)
+    elif key == "delivery":
+        if value not in DELIVERIES:
+            return f"{value!r} is not one of " + ", ".join(DELIVERIES)
+    elif key == "priority":
+        if value not in PRIORITIES:
+            return f"{value!r} is not one of " + ", ".join(PRIORITIES)
+    elif key in DATE_FIELDS:
+        if as_date(value) is None:
+            return f"{value!r} is not a date: write it as YYYY-MM-DD"
+    elif key == "anchors":
+        problem = anchor_problem(value)
+        return f"{value!r}: {problem}" if problem else None
+    return None
+
+
+def check_flag(flag: str, key: str, value: Any, kind: Kind | None = None) -> None:
+    """Refuse a command-line value with the flag's name, through the file's own validator."""
+    problem = value_problem(key, value, kind)
+    if problem:
+        raise UsageError(f"{flag} {problem}")
+
+
 def _same(original: Any, value: Any) -> bool:
     if isinstance(value, list) and isinstance(original, str):
         return value == [original]
@@ -160,41 +212,26 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
     if kind_name is None:
         bad("missing `kind`: one of " + ", ".join(KINDS), )
     elif kind is None:
-        bad(f"unknown kind {kind_name!r}: use one of " + ", ".join(KINDS), "kind")
+        bad(f"`kind` {value_problem('kind', kind_name)}", "kind")
     if kind and isinstance(fid, str) and ID_RE.match(fid) and prefix_of(fid) != kind.prefix:
         bad(f"id {fid} does not match kind {kind.name}: its id must start with {kind.prefix}-", "id")
-    if not isinstance(title, str) or not title.strip():
-        bad("missing `title`: add a one-line title of at most 120 characters", "title")
-    elif len(title) > TITLE_MAX:
-        bad(f"`title` is {len(title)} characters; shorten it to at most {TITLE_MAX}", "title")
+    if title is None:
+        bad(f"missing `title`: add a one-line title of at most {TITLE_MAX} characters", "title")
+    elif value_problem("title", title):
+        bad(f"`title` {value_problem('title', title)}", "title")
 
-    status = meta.get("status")
-    if status is not None and kind and status not in kind.statuses:
-        bad(f"status {status!r} is not valid for a {kind.name}: use one of " + ", ".join(kind.statuses), "status")
-    delivery = meta.get("delivery")
-    if delivery is not None and delivery not in DELIVERIES:
-        bad(f"delivery {delivery!r} is not one of " + ", ".join(DELIVERIES), "delivery")
-    priority = meta.get("priority")
-    if priority is not None and priority not in PRIORITIES:
-        bad(f"priority {priority!r} is not one of " + ", ".join(PRIORITIES), "priority")
+    status, delivery, priority = meta.get("status"), meta.get("delivery"), meta.get("priority")
+    for key, value in (("status", status), ("delivery", delivery), ("priority", priority)):
+        problem = value_problem(key, value, kind) if value is not None else None
+        if problem:
+            bad(f"`{key}` {problem}", key)
 
     dates: dict[str, dt.date | None] = {}
     for key in DATE_FIELDS:
-        dates[key] = None
         value = meta.get(key)
-        if value is None:
-            continue
-        if isinstance(value, dt.datetime):
-            value = value.date()
-        if isinstance(value, dt.date):
-            dates[key] = value
-            continue
-        try:
-            dates[key] = dt.date.fromisoformat(str(value)) if frontmatter.ISO_DATE_RE.match(str(value)) else None
-        except ValueError:
-            pass
-        if dates[key] is None:
-            bad(f"`{key}` {value!r} is not a date: write it as YYYY-MM-DD", key)
+        dates[key] = as_date(value)
+        if value is not None and dates[key] is None:
+            bad(f"`{key}` {value_problem(key, value)}", key)
 
     lists: dict[str, list[str]] = {}
     for key in LIST_FIELDS:
@@ -209,9 +246,9 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
             bad(f"`{key}` must be a list of strings", key)
             lists[key] = []
     for i, anchor in enumerate(lists["anchors"]):
-        message = anchor_problem(anchor)
+        message = value_problem("anchors", anchor)
         if message:
-            bad(f"anchor {anchor!r}: {message}", "anchors", i)
+            bad(f"anchor {message}", "anchors", i)
 
     links: dict[str, list[str]] = {}
     raw_links = meta.get("links")

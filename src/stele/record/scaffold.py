@@ -72,18 +72,16 @@ def template_text(project: Project, kind: str, title: str | None) -> tuple[str, 
     """A new fact of `kind` from its template, not yet written: (repo-relative path, text)."""
     from ..errors import UsageError
     from ..ids import new_id
-    from ..kinds import KINDS, TITLE_MAX
+    from ..kinds import KINDS
     from ..lifecycle import today
     from .frontmatter import dump_key
     from .load import load
-    from .model import Fact
+    from .model import Fact, check_flag
     from .write import new_fact_path
 
-    if kind not in KINDS:
-        raise UsageError(f"{kind!r} is not a kind: use one of " + ", ".join(KINDS))
+    check_flag("KIND", "kind", kind)
     title = (title or f"New {kind}: replace this title").strip()
-    if len(title) > TITLE_MAX:
-        raise UsageError(f"--title is {len(title)} characters; shorten it to at most {TITLE_MAX}")
+    check_flag("--title", "title", title)
     template = (templates_dir() / f"{kind}.md").read_text(encoding="utf-8")
     fact_id = new_id(kind, load(project).facts)
     text = (template.replace("{{id}}", fact_id)

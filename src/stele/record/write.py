@@ -1,24 +1,47 @@
-"""Writing facts: file names, atomic replacement, and the one path every write goes through.
+"""Writing facts: file names, the record's write lock, and the one path every write goes through.
 
-A write either lands whole or not at all (temp file in the same folder, fsync, rename), so a crash or
-a Ctrl-C never leaves a half-written fact. Every write is validated first: a fact that would not load
-back is refused before anything touches the disk.
+Why it is shaped this way:
+- A write either lands whole or not at all (temp file, fsync, rename), so a crash or a Ctrl-C never
+  leaves a half-written fact. The temporary file is written under the git dir
+  (`.git/stele/tmp/`), not beside the fact: `git add docs/memory` must never stage one a killed
+  writer left behind. The next write clears what a killed writer left there.
+- Every read-modify-write of the record (edit, link, supersede, remember's id and duplicate checks)
+  holds one exclusive `flock` (`changing()`), so sixteen concurrent `stele edit --add-tag` all land
+  instead of each overwriting the others' change. The lock lives under the git dir too: it is
+  per-worktree like `docs/memory/` itself, needs no `stele init`, and a killed holder drops it (a
+  `flock` dies with its descriptor). It is reentrant within a process.
+- A change of several files (`supersede`) is journaled first (`.git/stele/pending.json`: every
+  file's new text and a hash of the text it replaces), then written file by file, then the journal
+  is removed. A kill in between is finished by the next write under the lock, so the record never
+  stays half superseded; a file changed by hand meanwhile is left alone and named.
+- Every write is redacted and validated first, here, whichever command, hook or editor produced it:
+  no secret reaches docs/memory/, and a fact that would not load back is refused before anything
+  touches the disk.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import threading
+import time
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .. import atomic
-from ..errors import SteleError
+from ..errors import SteleError, say
 from ..kinds import KINDS
 from ..project import Project, check_inside
 from ..redact import Redactor, Tally
 from .model import Fact, parse_fact
 
 SLUG_MAX = 48
+LOCK_WAIT_S = 60.0  # a write holds the lock for well under a second; past this something is stuck
+_local = threading.local()  # .held: lock path -> depth, per thread (the servers write from threads)
 
 
 def slugify(title: str) -> str:
@@ -69,14 +92,106 @@ def _redact_extra(value: Any, redactor: Redactor, tally: Tally) -> Any:
     return value
 
 
-def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None,
-         tally: Tally | None = None) -> Path:
-    """Redact, validate and write `fact`; returns its path. `create` refuses to overwrite an existing
-    file; `extra` sets (None: removes) frontmatter keys the model does not know; `tally` collects what
-    was redacted, for the caller to tell the writer. Every fact write comes through here, so no text
-    reaches docs/memory/ unredacted, whichever command, hook or editor produced it."""
+def state_dir(project: Project) -> Path:
+    """Per-worktree write state of the record: its lock, temporary files and pending journal."""
+    git_dir = project.git_dir
+    return (git_dir if git_dir.is_dir() else project.stele_dir) / "stele"
+
+
+def _tmp_dir(project: Project) -> Path:
+    return state_dir(project) / "tmp"
+
+
+def _journal(project: Project) -> Path:
+    return state_dir(project) / "pending.json"
+
+
+@contextmanager
+def changing(project: Project) -> Iterator[None]:
+    """Hold the record's write lock for a read-modify-write (reentrant). On taking it, clear the
+    temporary files of killed writers and finish a journaled change a kill interrupted."""
+    lock = state_dir(project) / "record.lock"
+    key = str(lock)
+    _held: dict[str, int] = _local.__dict__.setdefault("held", {})
+    if _held.get(key):
+        _held[key] += 1
+        try:
+            yield
+        finally:
+            _held[key] -= 1
+        return
+    try:
+        cm = atomic.locked(lock, deadline=time.monotonic() + LOCK_WAIT_S)
+        cm.__enter__()
+    except atomic.LockTimeout:
+        raise SteleError(f"another stele command has held the record's write lock ({lock}) for over "
+                         f"{LOCK_WAIT_S:.0f} s; let it finish, or end it, and try again") from None
+    _held[key] = 1
+    try:
+        _clear_temporaries(project)
+        _finish_pending(project)
+        yield
+    finally:
+        _held.pop(key, None)
+        cm.__exit__(None, None, None)
+
+
+def _clear_temporaries(project: Project) -> None:
+    """Every fact write holds the lock, so under it any temporary file is a killed writer's."""
+    folder = _tmp_dir(project)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.unlink(folder / name)
+        except OSError:
+            pass
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _finish_pending(project: Project) -> None:
+    journal = _journal(project)
+    try:
+        pending = json.loads(journal.read_text(encoding="utf-8"))
+        files = [(str(f["path"]), str(f["text"]), f.get("before")) for f in pending["files"]]
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError, KeyError, TypeError):
+        say(f"stele: {journal}: an unreadable journal of an interrupted change; removed (run `stele "
+            "doctor` to check the record)")
+        journal.unlink(missing_ok=True)
+        return
+    skipped = []
+    for rel, text, before in files:
+        path = project.root / rel
+        now = _read(path)
+        if now == text:
+            continue
+        if _digest(now) != before:
+            skipped.append(rel)  # changed by hand since: theirs wins
+            continue
+        atomic.write(path, text, tmp_dir=_tmp_dir(project))
+    journal.unlink(missing_ok=True)
+    atomic.fsync_dir(journal.parent)
+    note = f"; left alone, changed since: {', '.join(skipped)}" if skipped else ""
+    say(f"stele: finished an interrupted change of {', '.join(r for r, _, _ in files)}{note}")
+
+
+def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally) -> tuple[str, str, Fact | None]:
+    """Redact `fact` (in place) and its `extra` keys, render, and prove the text loads back."""
     redactor = Redactor(project.config["redaction.patterns"])
-    tally = tally if tally is not None else Tally()
     redact_fact(fact, redactor, tally)
     text = fact.render(_redact_extra(extra, redactor, tally) if extra else extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
@@ -89,11 +204,50 @@ def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | No
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise SteleError("; ".join(str(p) for p in errors) + " (nothing was written)")
-    path = project.root / rel
-    check_inside(project, path)
-    if create and path.exists():
-        raise SteleError(f"{rel} already exists; nothing was written")
-    atomic.write(path, text)
+    check_inside(project, project.root / rel)
+    return rel, text, reparsed
+
+
+def _landed(fact: Fact, rel: str, reparsed: Fact | None) -> None:
     fact.path = rel
     fact.doc = reparsed.doc if reparsed else None  # later renders diff against what is on disk now
-    return path
+
+
+def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None,
+         tally: Tally | None = None) -> Path:
+    """Redact, validate and write `fact`; returns its path. `create` refuses to overwrite an existing
+    file; `extra` sets (None: removes) frontmatter keys the model does not know; `tally` collects what
+    was redacted, for the caller to tell the writer."""
+    with changing(project):
+        rel, text, reparsed = _checked(project, fact, extra, tally if tally is not None else Tally())
+        path = project.root / rel
+        if create and path.exists():
+            raise SteleError(f"{rel} already exists; nothing was written")
+        atomic.write(path, text, tmp_dir=_tmp_dir(project))
+        _landed(fact, rel, reparsed)
+        return path
+
+
+def save_all(project: Project, changes: list[tuple[Fact, dict | None]], tally: Tally | None = None) -> None:
+    """Write several facts as one change: all of them land, or a kill leaves a journal the next write
+    finishes. Each is redacted and validated before anything is written."""
+    tally = tally if tally is not None else Tally()
+    with changing(project):
+        checked = [(fact, *_checked(project, fact, extra, tally)) for fact, extra in changes]
+        files = [{"path": rel, "text": text, "before": _digest(_read(project.root / rel))}
+                 for _, rel, text, _ in checked]
+        journal = _journal(project)
+        atomic.write(journal, json.dumps({"v": 1, "files": files}), tmp_dir=_tmp_dir(project))
+        for fact, rel, text, reparsed in checked:
+            atomic.write(project.root / rel, text, tmp_dir=_tmp_dir(project))
+            _landed(fact, rel, reparsed)
+        journal.unlink()
+        atomic.fsync_dir(journal.parent)
+
+
+def pending(project: Project) -> list[str]:
+    """Files of a journaled change a kill interrupted (finished by the next write; doctor names it)."""
+    try:
+        return [str(f["path"]) for f in json.loads(_journal(project).read_text(encoding="utf-8"))["files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []

@@ -40,16 +40,26 @@ def warn(text: str) -> None:
     console(stderr=True).print(neutralize(text), style="yellow", markup=False, soft_wrap=True)
 
 
+# Identifiers are copied and pasted: a run id folded over three lines at 80 columns is unusable, so these
+# columns are never wrapped and the others give way.
+WHOLE_COLUMNS = frozenset({"id", "run", "task", "session", "created"})
+
+
 def table(columns: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    cells = [[neutralize(str(c)) for c in row] for row in rows]
     t = Table(title=Text(neutralize(title)) if title else None, show_lines=False, header_style="bold",
               expand=False)
-    for col in columns:
-        t.add_column(col, overflow="fold")
-    for row in rows:
-        t.add_row(*[Text(neutralize(str(c))) for c in row])
+    for i, col in enumerate(columns):
+        if col in WHOLE_COLUMNS:
+            width = max([len(col), *(len(row[i]) for row in cells if i < len(row))])
+            t.add_column(col, no_wrap=True, min_width=width)
+        else:
+            t.add_column(col, overflow="fold")
+    for row in cells:
+        t.add_row(*[Text(c) for c in row])
     console().print(t)
 
 

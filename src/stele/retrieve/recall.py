@@ -154,6 +154,9 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
     for i in g.ids:
         if hood.nodes.get(i) is not None:  # named: returned even when it has ended
             seeds.append(Seed(i, 1.0, ORIGIN_ID))
+        else:  # say so: an empty answer would read as "nothing is known about it"
+            warnings.append(f"stele: {i} is named, but no fact or session entry has that id (a typo, or a fact "
+                            "on another branch); `stele list` shows the ids")
     seeds += anchor_seeds(index.catalog, g, hood, s, {x.id for x in seeds})
     mode = HYBRID if index.model_id else FTS
     if g.identifier_only:

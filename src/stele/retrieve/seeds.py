@@ -15,6 +15,14 @@ POOL = 100  # candidates taken from each ranking before filtering and fusion
 NO_VECTORS = "the index has no vectors: the embedding model could not be loaded when it was built"
 
 
+def no_vectors(project: Any) -> str:
+    """Why there are no vectors, naming the model's path when it is the model that is missing."""
+    from ..index.encoder import model_problem
+
+    problem = model_problem(str(project.config["embedding.model"]), project.root)
+    return f"the index has no vectors: {problem}" if problem else NO_VECTORS
+
+
 @dataclass
 class Hit:
     id: str
@@ -61,7 +69,7 @@ def hybrid(index: Any, text: str, settings: Any, limit: int,
     share = bm25_share(index, text, boosts, bm25)
     wb, wv = weights(settings, share)
     vec: list[tuple[str, float]] = []
-    error = None if index.model_id else NO_VECTORS
+    error = None if index.model_id else no_vectors(index.project)
     if error is None and share < settings.strong_match:  # a strong full-text match needs no embedding
         vec, error = vector_hits(index, text, POOL)
     if kinds and vec:
@@ -118,7 +126,7 @@ def vector_hits(index: Any, text: str, k: int) -> tuple[list[tuple[str, float]],
     from ..index import vectors
 
     if not index.model_id:
-        return [], NO_VECTORS
+        return [], no_vectors(index.project)
     try:
         enc = query_encoder(index.project)
         matrix = index.matrix()

@@ -158,7 +158,7 @@ def has_tasks(project: Project) -> bool:
 def ready_text(project: Project) -> str:
     from ..tasks import board
 
-    found = board.ready(project, load(project).require_valid())
+    found = board.ready(project, load(project).usable())
     if not found:
         return "no ready tasks: every open task is blocked or claimed\n"
     return "".join(f"{r.fact.id} [{r.fact.priority}] {r.fact.title}\n" for r in found)

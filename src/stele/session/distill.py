@@ -11,9 +11,10 @@ from ..errors import UsageError
 from ..kinds import KINDS, TITLE_MAX
 from ..project import Project
 from ..record.edit import Written
-from ..record.knowledge import draft, refused
+from ..record.knowledge import draft
 from ..record.load import load
 from ..record.model import first_sentence
+from ..record.stages import refused
 from . import wal
 
 DISTILL_TYPES = ("note", "decision", "outcome")  # listed one by one; stages and steering are folded
@@ -48,12 +49,21 @@ def distill(project: Project, task_id: str, title: str | None = None) -> Written
     if task.status != "done":
         raise refused("distill", task, f"it is {task.status} and only a finished (done) task is distilled",
                       f"finish it first (`stele task done {task.id}`)")
+    earlier = [f for f in record.facts.values() if f.kind == "document" and f.source[:1] == [task.id]
+               and task.id in f.links.get("relates-to", []) and f.status not in ("superseded", "retired")]
+    if earlier:
+        doc = earlier[0]
+        raise refused("distill", task, f"{doc.id} ({doc.status}, {doc.path}) is already distilled from it",
+                      f"edit that draft, or retire it (`stele retire {doc.id} --why ...`) and distill again")
     history = task_history(project, task.id)
     folded = fold(history)
     said = [e for e in history if e.type in DISTILL_TYPES and event(e) is None and not is_bookkeeping(e)]
     said = said[-DISTILL_MAX_ENTRIES:]
     linked = [record.facts[i] for i in dict.fromkeys(o for _, o in record.graph.neighbors(task.id))
-              if i in record.facts and record.facts[i].kind != "task"]
+              if i in record.facts and record.facts[i].kind != "task"
+              and record.facts[i].source[:1] != [task.id]]  # not an earlier distillation of this task
+    runs = list(dict.fromkeys(e.refs["run"] for e in history
+                              if e.type == "snapshot" and isinstance(e.refs.get("run"), str)))
     files = list(dict.fromkeys([*task.anchors, *(p for e in history for p in e.paths)]))
     outcomes = [e.text for e in said if e.type == "outcome"]
     summary = first_sentence(outcomes[-1]) if outcomes else task.summary_text
@@ -70,21 +80,30 @@ def distill(project: Project, task_id: str, title: str | None = None) -> Written
     lines += [f"- {e.ts[:10]} {e.type}: {_clip(e.text)}" for e in said] or ["- (no session history)"]
     if linked:
         lines += ["", "## Decisions and facts", ""]
-        lines += [f"- [{f.id}] {f.kind}: {f.title}. {f.summary_text}" for f in linked]
+        lines += [f"- [{f.id}] {f.kind}: {_joined(f.title, f.summary_text)}" for f in linked]
     if files:
         lines += ["", "## Files", ""] + [f"- {p}" for p in files]
     lines += ["", "## Sources", "", f"- task {task.id}: {task.title}"]
     used = [e for e in history if e in said or e.type in ("stage", "steering") or event(e) is not None]
     if folded.sessions:
-        lines.append(f"- sessions: {', '.join(folded.sessions)} ({len(used)} entries)")
+        lines.append(f"- sessions: {', '.join(folded.sessions)} ({textcut.counted(len(used), 'entry', 'entries')})")
+    if runs:
+        lines.append(f"- runs (what the agent saw: `stele snapshot show RUN`): {', '.join(runs)}")
     if linked:
         lines.append(f"- facts: {', '.join(f.id for f in linked)}")
     if files:
         lines.append(f"- files: {', '.join(files)}")
     title = (title or task.title).strip()[:TITLE_MAX]
-    source = [task.id, *(e.id for e in used), *(f.id for f in linked), *files]
+    source = [task.id, *(e.id for e in used), *(f"run:{r}" for r in runs), *(f.id for f in linked), *files]
     return draft(project, title, "\n".join(lines) + "\n", links=[f"relates-to:{task.id}"], source=source,
                  summary=summary or None, record=record)
+
+
+def _joined(title: str, summary: str) -> str:
+    """`Title. Summary`, without doubling the title's own full stop or repeating it as the summary."""
+    if not summary or summary.strip() == title.strip():
+        return title
+    return f"{title}{'' if title.rstrip().endswith(('.', '!', '?', ':')) else '.'} {summary}"
 
 
 def _clip(text: str) -> str:

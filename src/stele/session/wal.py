@@ -132,15 +132,29 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
                 if is_replaced(fd, path):
                     continue  # archived while we waited for the lock: append to the new live file
                 _repair_torn_tail(fd)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
+                _append_whole(fd, data)
                 return Entry.from_dict(clean)
             finally:
                 atomic.unlock_fd(fd)
         finally:
             os.close(fd)
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    """Write one line and fsync it, or leave the log as it was: a full disk stops `os.write` part way,
+    and a partial line is cut off again (under the lock, so no other writer's line follows it)."""
+    start = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, start)
+        except OSError:
+            pass
+        raise
 
 
 def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str], found: Counter) -> dict[str, Any]:
@@ -191,36 +205,78 @@ class ReadReport:
     skipped: list[str] = field(default_factory=list)  # `path:line: why` for each unreadable line
 
 
+MAX_LINE = 4 << 20  # bytes; an entry is a note or a prompt, never megabytes: longer is damage, skipped
+MAX_EXPANSION = 100  # an archive may hold at most this many times its size (JSONL packs ~5-20x)
+EXPANSION_FLOOR = 16 << 20  # ...and at least this much, whatever its size
+
+
 def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
     """Entries of one log (live `.jsonl` or archived `.jsonl.gz`), in file order; unreadable lines
-    are skipped and noted in `report`."""
+    are skipped and noted in `report`. Read as a stream, never whole: an archive stops at
+    MAX_EXPANSION times its size (a gzip bomb is bounded, not decompressed into memory) and a line past
+    MAX_LINE is skipped without being held."""
     import zlib
+
+    def skip(why: str) -> None:
+        if report is not None:
+            report.skipped.append(why)
 
     try:
         if path.name.endswith(".gz"):
             import gzip
 
-            raw = gzip.decompress(path.read_bytes())
+            limit = max(EXPANSION_FLOOR, MAX_EXPANSION * path.stat().st_size)
+            stream: Any = gzip.open(path, "rb")
         else:
-            raw = path.read_bytes()
-    except (OSError, EOFError, zlib.error) as e:  # a damaged archive is reported, never fatal
-        if report is not None:
-            report.skipped.append(f"{path}: cannot read ({e})")
+            limit, stream = None, open(path, "rb")
+    except OSError as e:
+        skip(f"{path}: cannot read ({e})")
         return
-    lines = raw.split(b"\n")
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    with stream:
         try:
-            data = json.loads(line)
-            if not isinstance(data, dict) or "id" not in data:
-                raise ValueError("not an entry object")
-            yield Entry.from_dict(data)
-        except (ValueError, UnicodeDecodeError) as e:
-            if report is not None:
-                torn = n == len(lines) and not raw.endswith(b"\n")
-                why = "torn last line (a writer was interrupted)" if torn else f"unreadable line ({e})"
-                report.skipped.append(f"{path}:{n}: {why}; skipped")
+            for n, line, torn in _lines(stream, limit, path, skip):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    if not isinstance(data, dict) or "id" not in data:
+                        raise ValueError("not an entry object")
+                    yield Entry.from_dict(data)
+                except (ValueError, UnicodeDecodeError) as e:
+                    why = "torn last line (a writer was interrupted)" if torn else f"unreadable line ({e})"
+                    skip(f"{path}:{n}: {why}; skipped")
+        except (OSError, EOFError, zlib.error) as e:  # a damaged archive is reported, never fatal
+            skip(f"{path}: cannot read past this point ({e})")
+
+
+def _lines(stream: Any, limit: int | None, path: Path, skip: Any) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line, torn) in order, read in blocks; `torn` marks a last line without its newline."""
+    n, total, pending, dropping = 0, 0, b"", False
+    while True:
+        block = stream.read(1 << 16)
+        if not block:
+            break
+        total += len(block)
+        if limit is not None and total > limit:
+            skip(f"{path}: expands to over {limit >> 20} MiB, {MAX_EXPANSION}x its size: not a session log; "
+                 "read up to there")
+            return
+        parts = (pending + block).split(b"\n")
+        pending = parts.pop()
+        for part in parts:
+            if dropping:  # the end of an over-long line, already counted and reported
+                dropping = False
+                continue
+            n += 1
+            yield n, part, False
+        if dropping:
+            pending = b""  # still inside the over-long line
+        elif len(pending) > MAX_LINE:
+            n += 1
+            skip(f"{path}:{n}: a line over {MAX_LINE} bytes; skipped")
+            pending, dropping = b"", True
+    if pending and not dropping:
+        yield n + 1, pending, True
 
 
 def archive_dir(project: Project) -> Path:

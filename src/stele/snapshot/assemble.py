@@ -19,6 +19,7 @@ from ..lifecycle import inactive
 from ..neutralize import neutralize
 from ..record.model import Fact
 from ..redact import redact
+from ..textcut import counted
 from .model import Budgets, Item, Skip, Snapshot
 
 # Task progress stays with the task and knowledge reaches a run only through the briefing: neither is
@@ -198,10 +199,6 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
     return items, skipped
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("s" if n != 1 else "")
-
-
 HEADINGS = {
     "always": "## Rules for every run (critical first)",
     "named": "## Records named for this run",
@@ -221,8 +218,8 @@ def render_text(snap: Snapshot) -> str:
     c_n, c_bytes = snap.used("code")
     k_n, k_bytes = snap.used("briefing")
     lines = [head, f"Fixed for this run. Records: {r_n} ({r_bytes} of {snap.budgets.records_bytes} bytes); "
-                   f"code: {_count(c_n, 'chunk')} ({c_bytes} of {snap.code_limit} bytes); briefing: "
-                   f"{_count(k_n, 'item')} ({k_bytes} of {snap.budgets.briefing_bytes} bytes)."]
+                   f"code: {counted(c_n, 'chunk')} ({c_bytes} of {snap.code_limit} bytes); briefing: "
+                   f"{counted(k_n, 'item')} ({k_bytes} of {snap.budgets.briefing_bytes} bytes)."]
     for part, heading in HEADINGS.items():
         items = snap.part(part)
         if items:

@@ -89,7 +89,7 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
          record: Record | None = None) -> Snapshot:
     """Assemble the snapshot for `request`; with `save`, store it and log it to the session. A caller
     that has loaded the record already passes it as `record`."""
-    record = record or load(project).require_valid()
+    record = record or load(project).usable()
     on = today()
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None

@@ -238,7 +238,7 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     """The task (default: the one `me` holds, else the last one `me`'s session worked on), its claim,
     its neighbours, and its session history."""
     now = now or claims.utcnow()
-    record = load(project).require_valid()
+    record = load(project).usable()
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))
     known = claims.known_claims(project)
     fact = work_fact(record, task_id or _current_task(known, me, entries, now))

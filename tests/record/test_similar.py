@@ -2,7 +2,7 @@
 import itertools
 import random
 
-from stele.doctor.similar import shingles, similar_pairs
+from stele.record.similar import shingles, similar_pairs
 
 
 def brute(texts, t):

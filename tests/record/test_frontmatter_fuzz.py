@@ -1,0 +1,69 @@
+"""Property-based fuzzing of the frontmatter parser: any text parses or fails with a FrontmatterError
+(never another exception), and any frontmatter the writer produces reads back to the same values and
+re-renders byte-identical; a change of one key touches only that key's lines."""
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stele.record.frontmatter import FrontmatterError, parse, render
+
+FUZZ = settings(max_examples=300, deadline=None, derandomize=True)
+
+KEYS = st.sampled_from(["id", "kind", "title", "status", "tags", "anchors", "links", "created", "summary",
+                        "custom", "x_y"])
+SCALARS = st.one_of(
+    st.text(alphabet=string.ascii_letters + string.digits + " -_.,:#'\"[]{}!&*?|>%@`", min_size=1, max_size=30)
+    .map(str.strip).filter(bool),
+    st.integers(-1000, 1000), st.booleans(), st.just("2025-11-04"), st.just("on"), st.just("1.10"))
+VALUES = st.one_of(SCALARS, st.lists(SCALARS, min_size=1, max_size=4),
+                   st.dictionaries(st.sampled_from(["caused-by", "relates-to"]), st.lists(SCALARS, min_size=1,
+                                                                                         max_size=3),
+                                   min_size=1, max_size=2))
+METAS = st.dictionaries(KEYS, VALUES, min_size=1, max_size=8)
+BODIES = st.text(max_size=80).map(lambda t: t.replace("\r", ""))
+
+
+@FUZZ
+@given(st.text(max_size=300))
+def test_any_text_parses_or_fails_with_a_line(text):
+    try:
+        doc = parse(text)
+    except FrontmatterError as e:
+        assert e.line >= 1 and e.message
+        return
+    assert isinstance(doc.meta, dict)
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(["---", "id: DEC-4F7K", "kind: note", "title: x", "  - a", "tags: [a, b",
+                                 "links:", "  caused-by: [X]", "{id: A}", "...", "", "#c", "key: 'q", "? k",
+                                 "&a x", "*a", "!!python/object:os.system", "id: DEC-4F7K"]), max_size=12))
+def test_frontmatter_shaped_noise_parses_or_fails_with_a_line(lines):
+    try:
+        parse("\n".join(lines) + "\n")
+    except FrontmatterError as e:
+        assert e.line >= 1
+
+
+@FUZZ
+@given(METAS, BODIES)
+def test_what_the_writer_renders_reads_back_and_rerenders_identically(meta, body):
+    text = render(meta, body)
+    doc = parse(text)
+    assert doc.meta == {k: v for k, v in meta.items() if v not in (None, [], {})}
+    assert doc.body == body
+    assert render(dict(doc.meta), doc.body, doc) == text
+
+
+@FUZZ
+@given(METAS, BODIES, KEYS, SCALARS)
+def test_changing_one_key_touches_only_its_lines(meta, body, key, value):
+    doc = parse(render(meta, body))
+    changed = dict(doc.meta)
+    changed[key] = value
+    out = render(changed, body, doc)
+    assert parse(out).meta == changed
+    for other, block in doc.blocks.items():
+        if other != key:
+            assert block in out

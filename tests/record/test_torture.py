@@ -1,0 +1,12 @@
+"""A short kill -9 run over the record's write paths (the long one is `bench/torture.py`)."""
+import pytest
+
+from tests import torture
+
+
+@pytest.mark.slow
+def test_kills_at_random_points_leave_the_record_whole(tmp_path, monkeypatch):
+    monkeypatch.delenv("STELE_TODAY", raising=False)
+    tally = torture.run(tmp_path / "repo", trials=12, seed=11)
+    assert tally.ok(), tally.problems
+    assert tally.killed >= 3 and tally.acknowledged >= 1  # the kills really landed at different points
