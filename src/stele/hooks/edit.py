@@ -144,8 +144,10 @@ def post_edit(ctx: Context) -> Reply | None:
 
 
 def main_pre(args) -> int:
+    """The facts anchored to the file the agent is about to change, risks first."""
     return run(args, pre_edit)
 
 
 def main_post(args) -> int:
+    """A session log line for the changed file (and, where only post-edit can inject, its facts)."""
     return run(args, post_edit)

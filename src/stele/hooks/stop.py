@@ -57,4 +57,5 @@ def main(args) -> int:
 
 
 def main_subagent(args) -> int:
+    """Silent: a subagent finishing is not the session finishing."""
     return run(args, lambda ctx: None)
