@@ -290,5 +290,7 @@ def _text_search(text: str, parts: list[str]) -> Span | None:
         if hit is None:
             return None
         pos = hit.end()
+    if hit is None:  # no parts
+        return None
     line = src.line(hit.start())
     return line, line

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import gitrepo, textcut
@@ -94,9 +95,10 @@ def redactor(project: Project) -> Redactor:
 
 
 def remember(project: Project, body: str, *, kind: str = "note", title: str | None = None,
-             anchors: list[str] = (), links: list[str] = (), tags: list[str] = (), delivery: str | None = None,
-             priority: str | None = None, expires: str | None = None, review_after: str | None = None,
-             retire_when: str | None = None, summary: str | None = None, source: list[str] = (),
+             anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (),
+             delivery: str | None = None, priority: str | None = None, expires: str | None = None,
+             review_after: str | None = None, retire_when: str | None = None, summary: str | None = None,
+             source: Sequence[str] = (),
              status: str | None = None, record: Record | None = None) -> Written:
     """Create a fact. Everything is checked before the file is written; returns the fact and what was
     redacted (kind of secret -> count)."""
@@ -125,12 +127,13 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
     red = redactor(project)
     found: Counter = Counter()
 
-    def clean(text: str | None) -> str | None:
-        if text is None:
-            return None
+    def clean(text: str) -> str:
         r = red.redact(text)
         found.update(r.found)
         return r.text
+
+    def clean_optional(text: str | None) -> str | None:
+        return None if text is None else clean(text)
 
     fact = Fact(
         id=new_id(kind, record.facts), kind=kind, title=clean(title) or title, body=clean(body) + "\n",
@@ -138,7 +141,7 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
         anchors=list(dict.fromkeys(anchors)), links=link_map, tags=list(dict.fromkeys(tags)),
         created=today(), expires=parse_date(expires, "--expires") if expires else None,
         review_after=parse_date(review_after, "--review-after") if review_after else None,
-        retire_when=clean(retire_when), summary=clean(summary), source=list(source),
+        retire_when=clean_optional(retire_when), summary=clean_optional(summary), source=list(source),
     )
     write.save(project, fact, create=True)
     record.facts[fact.id] = fact

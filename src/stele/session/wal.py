@@ -74,7 +74,8 @@ class Entry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Entry":
         known = {"v", "id", "ts", "session", "agent", "type", "text", "task", "refs", "thread"}
-        refs = data.get("refs") if isinstance(data.get("refs"), dict) else {}
+        raw_refs = data.get("refs")
+        refs = raw_refs if isinstance(raw_refs, dict) else {}
         return cls(id=str(data["id"]), ts=str(data.get("ts", "")), session=str(data.get("session", "")),
                    type=str(data.get("type", "note")), text=str(data.get("text", "")), agent=data.get("agent"),
                    task=data.get("task"), refs=refs, thread=data.get("thread"),

@@ -86,8 +86,10 @@ class Identity:
     def owns(self, claim: "Claim") -> bool:
         return claim.holder == self
 
-    def matches(self, claim: "Claim") -> bool:
+    def matches(self, claim: Claim | None) -> bool:
         """`--mine`: the same agent, and the same session when this identity has one."""
+        if claim is None:
+            return False
         same_session = self.session is None or claim.holder.session == self.session
         return claim.holder.agent == self.agent and same_session
 
