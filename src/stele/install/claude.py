@@ -8,7 +8,7 @@ restriction is enforced, not merely asked for.
 from __future__ import annotations
 
 from . import guidance
-from .files import FileTarget, Scope, WholeFile
+from .files import FileTarget, Plan, Scope, WholeFile
 from .jsonhooks import JsonHooks, handler
 
 EDIT_TOOLS = "Edit|Write|MultiEdit"
@@ -55,7 +55,7 @@ allowed-tools: Bash(stele recall *) Bash(stele search *) Bash(stele show *) Bash
 {guidance.RECALL_SKILL}"""
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     base = scope.root / ".claude"
     return [
         (base / "settings.json", HOOKS, ""),

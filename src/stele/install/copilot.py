@@ -7,10 +7,10 @@ hooks are installed: the instructions tell the agent to ask the record itself.
 from __future__ import annotations
 
 from . import guidance
-from .files import FileTarget, Scope, TextBlock
+from .files import FileTarget, Plan, Scope, TextBlock
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     path = (scope.root / ".github" / "copilot-instructions.md" if scope.name == "project"
             else scope.root / ".copilot" / "copilot-instructions.md")
     return [(path, TextBlock(guidance.AGENTS_BLOCK), "")]

@@ -5,7 +5,7 @@ AfterTool one (`post-edit`), and AfterAgent could only retry the turn, so there 
 """
 from __future__ import annotations
 
-from .files import FileTarget, Scope
+from .files import FileTarget, Plan, Scope
 from .jsonhooks import JsonHooks
 
 EDIT_TOOLS = "write_file|replace"
@@ -23,7 +23,7 @@ HOOKS = JsonHooks({
 })
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     return [(scope.root / ".gemini" / "settings.json", HOOKS, "")]
 
 
