@@ -6,10 +6,10 @@ loading, so `doctor` can report all of them; read commands call `require_valid()
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from ..errors import RecordError, SteleError
 from ..project import Project
@@ -27,7 +27,7 @@ class Record:
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "error"]
 
-    def require_valid(self) -> "Record":
+    def require_valid(self) -> Record:
         if self.errors:
             raise RecordError(self.errors)
         return self

@@ -39,7 +39,8 @@ def promoted_to(record: Record, entry_id: str) -> list[str]:
 
 
 def promote(project: Project, entry_id: str, kind: str, *, title: str | None = None,
-            anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (), again: bool = False) -> Promoted:
+            anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (),
+            again: bool = False) -> Promoted:
     """Write the entry's text as a new fact of `kind`; the paths the entry touched become anchors."""
     entry = find_entry(project, entry_id)
     record = load(project)

@@ -20,9 +20,10 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import SteleError, UsageError
 from ..ids import session_entry_id
@@ -72,13 +73,13 @@ class Entry:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Entry":
+    def from_dict(cls, data: dict[str, Any]) -> Entry:
         known = {"v", "id", "ts", "session", "agent", "type", "text", "task", "refs", "thread"}
         raw_refs = data.get("refs")
         refs = raw_refs if isinstance(raw_refs, dict) else {}
         return cls(id=str(data["id"]), ts=str(data.get("ts", "")), session=str(data.get("session", "")),
-                   type=str(data.get("type", "note")), text=str(data.get("text", "")), agent=data.get("agent"),
-                   task=data.get("task"), refs=refs, thread=data.get("thread"),
+                   type=str(data.get("type", "note")), text=str(data.get("text", "")),
+                   agent=data.get("agent"), task=data.get("task"), refs=refs, thread=data.get("thread"),
                    extra={k: v for k, v in data.items() if k not in known})
 
 
@@ -95,7 +96,7 @@ def wal_path(project: Project, session: str) -> Path:
 def now_iso() -> str:
     import datetime as dt
 
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
@@ -265,5 +266,6 @@ def current_session(explicit: str | None = None) -> str | None:
 def require_session(explicit: str | None = None) -> str:
     session = current_session(explicit)
     if session is None:
-        raise SteleError("no session: run `stele session start` and export STELE_SESSION=<id>, or pass --session")
+        raise SteleError("no session: run `stele session start` and export STELE_SESSION=<id>, "
+                         "or pass --session")
     return session

@@ -75,8 +75,9 @@ def _order(fact: Fact) -> tuple:
             fact.created or dt.date.max, fact.id)
 
 
-def list_tasks(project: Project, record: Record, *, statuses: Sequence[str] = (), mine: Identity | None = None,
-               include_closed: bool = False, now: dt.datetime | None = None) -> list[TaskRow]:
+def list_tasks(project: Project, record: Record, *, statuses: Sequence[str] = (),
+               mine: Identity | None = None, include_closed: bool = False,
+               now: dt.datetime | None = None) -> list[TaskRow]:
     """Tasks and containers: open ones by default; `statuses` picks exactly; `mine` keeps live claims of
     that agent (and session, when it has one)."""
     now = now or claims.utcnow()
