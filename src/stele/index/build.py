@@ -16,9 +16,10 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import atomic
 from ..project import Project
@@ -55,7 +56,7 @@ class Report:
 class Index:
     """An open, fresh index. Use as a context manager (it holds the shared lock until closed)."""
 
-    def __init__(self, project: Project, lock: "_Lock", cat: catalog_mod.Catalog, text: Any) -> None:
+    def __init__(self, project: Project, lock: _Lock, cat: catalog_mod.Catalog, text: Any) -> None:
         self.project = project
         self.dir = project.index_dir
         self.lock = lock
@@ -81,7 +82,7 @@ class Index:
         self.catalog.close()
         self.lock.release()
 
-    def __enter__(self) -> "Index":
+    def __enter__(self) -> Index:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -139,11 +140,12 @@ def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
 
 def _wanted_model_id(project: Project) -> str:
     """The model id the vectors should have ("" when there is no usable model)."""
-    from .vectors import NoModel, model_ref
+    from .encoder import EncoderUnavailable
+    from .vectors import model_ref
 
     try:
         return model_ref(project).model_id
-    except NoModel:
+    except EncoderUnavailable:
         return ""
 
 
@@ -240,7 +242,11 @@ def _wipe(folder: Path) -> None:
 
 
 def _stage(on_stage: Stages | None, description: str, total: int) -> Callable[[int], None]:
-    return on_stage(description, total) if on_stage else (lambda n=1: None)
+    return on_stage(description, total) if on_stage else _no_progress
+
+
+def _no_progress(n: int = 1) -> None:
+    pass
 
 
 def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_stage: Stages | None = None
@@ -318,10 +324,11 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
     embedding and one file write; rows that no item uses any more are dropped (the file compacted)
     once they are more than a quarter of it."""
     from . import vectors
+    from .encoder import EncoderUnavailable
 
     try:
         ref = vectors.model_ref(project)
-    except vectors.NoModel as e:
+    except EncoderUnavailable as e:
         cat.set_meta(model_id="", model_tried="")
         return 0, str(e)
     cat.set_meta(model_tried=ref.model_id)
@@ -342,7 +349,7 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
             enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
             new = vectors.embed(enc, cat.embed_texts([i for i, _ in need]),
                                 _stage(on_stage, "embedding", len(need)))
-        except vectors.NoModel as e:
+        except EncoderUnavailable as e:
             cat.set_meta(model_id="")
             return 0, str(e)
     matrix = vectors.merge(old, [row for _, row, _ in live] if compact else None, new)
