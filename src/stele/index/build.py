@@ -148,18 +148,9 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
     if cat.meta("sources") != digest(stats) or cat.meta("racy"):  # racy: `update` checks them by content
         return True
-    return _wanted_model_id(project) != (cat.meta("model_tried") or "")
+    from .vectors import wanted_model_id
 
-
-def _wanted_model_id(project: Project) -> str:
-    """The model id the vectors should have ("" when there is no usable model)."""
-    from .encoder import EncoderUnavailable
-    from .vectors import model_ref
-
-    try:
-        return model_ref(project).model_id
-    except EncoderUnavailable:
-        return ""
+    return wanted_model_id(project) != (cat.meta("model_tried") or "")
 
 
 def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None) -> tuple[Any, bool]:

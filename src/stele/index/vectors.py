@@ -44,6 +44,14 @@ def model_ref(project: Project) -> ModelRef:
         raise EncoderUnavailable(str(e)) from None
 
 
+def wanted_model_id(project: Project) -> str:
+    """The model id the vectors should have: "" when no model can be used."""
+    try:
+        return model_ref(project).model_id
+    except EncoderUnavailable:
+        return ""
+
+
 def load_encoder(ref: ModelRef, bulk: bool) -> Encoder:
     """An object with `.encode(list[str]) -> float32 rows, L2-normalised`: model2vec for bulk work,
     the lean encoder otherwise. Whatever goes wrong loading it is `EncoderUnavailable`."""
@@ -78,7 +86,7 @@ def assemble(ids: list[str], reused: dict[str, bytes], dim: int, embedded_ids: l
              embedded: np.ndarray | None) -> np.ndarray:
     """Rows for `ids` in order: a pack's row (float32 bytes) where `reused` has one, else the next row
     of `embedded` (made for `embedded_ids`, in order). A pack of another width than the model's
-    own rows is not used: raises NoModel-free ValueError only if nothing at all can be placed."""
+    own rows is not used: a ValueError (never EncoderUnavailable) only if nothing at all can be placed."""
     import numpy as np
 
     if embedded is not None and embedded.size and reused and embedded.shape[1] != dim:
