@@ -84,22 +84,21 @@ def test_real_client_lists_tools_and_calls_them(repo):
     ids = _facts(repo)
 
     async def session() -> dict:
-        async with stdio_client(_params(repo)) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                tools = {t.name: t for t in (await s.list_tools()).tools}
-                recalled = await s.call_tool("recall", {"prompt": "Where should the rate limiting middleware "
-                                                                  "go relative to auth?"})
-                short = await s.call_tool("recall", {"prompt": "auth"})
-                found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
-                shown = await s.call_tool("show", {"id": ids["risk"]})
-                missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
-                written = await s.call_tool("remember", {
-                    "text": f"Key {AWS_KEY} lives in CI only.", "kind": "lesson",
-                    "links": [f"relates-to:{ids['dec']}"]})
-                bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
-                return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown,
-                        "missing": missing, "written": written, "bad": bad}
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            recalled = await s.call_tool("recall", {"prompt": "Where should the rate limiting middleware "
+                                                              "go relative to auth?"})
+            short = await s.call_tool("recall", {"prompt": "auth"})
+            found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
+            shown = await s.call_tool("show", {"id": ids["risk"]})
+            missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
+            written = await s.call_tool("remember", {
+                "text": f"Key {AWS_KEY} lives in CI only.", "kind": "lesson",
+                "links": [f"relates-to:{ids['dec']}"]})
+            bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
+            return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown,
+                    "missing": missing, "written": written, "bad": bad}
 
     r = anyio.run(session)
     assert set(r["tools"]) == {"recall", "search", "show", "remember"}  # no tasks here: no task tools
@@ -134,14 +133,13 @@ def test_task_tools_come_with_tasks(repo):
     task = board.new_task(Project(repo), "Move the limiter into the gateway").fact
 
     async def session() -> tuple:
-        async with stdio_client(_params(repo)) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                names = {t.name for t in (await s.list_tools()).tools}
-                ready = await s.call_tool("task_ready", {})
-                first = await s.call_tool("task_claim", {"id": task.id})
-                after = await s.call_tool("task_ready", {})
-                return names, ready, first, after
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            names = {t.name for t in (await s.list_tools()).tools}
+            ready = await s.call_tool("task_ready", {})
+            first = await s.call_tool("task_claim", {"id": task.id})
+            after = await s.call_tool("task_ready", {})
+            return names, ready, first, after
 
     names, ready, first, after = anyio.run(session)
     assert {"task_ready", "task_claim"} <= names

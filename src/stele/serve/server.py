@@ -57,7 +57,7 @@ def host_allowed(host: str | None) -> bool:
 
 class Handler(BaseHTTPRequestHandler):
     server_version = "stele"
-    server: "Server"
+    server: Server
 
     def do_GET(self) -> None:
         self._answer(self._route(), head=False)
@@ -96,7 +96,7 @@ class Handler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(response.body)
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args) -> None:
         if not self.server.quiet:
             sys.stderr.write(f"stele serve: {self.address_string()} {format % args}\n")
 
@@ -112,7 +112,7 @@ class Server(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
+        host, port = self.socket.getsockname()[:2]  # the bound address (port 0 becomes the real one)
         return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
