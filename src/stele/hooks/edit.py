@@ -41,9 +41,9 @@ def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | 
     None when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole
     file counts as touched."""
     ti = ctx.payload.tool_input
-    olds = [ti.get("old_string"), ti.get("old_str")]
-    olds += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
-    olds = [o for o in olds if isinstance(o, str) and o.strip()]
+    given = [ti.get("old_string"), ti.get("old_str")]
+    given += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
+    olds: list[str] = [o for o in given if isinstance(o, str) and o.strip()]
     if not olds:
         return None
     try:

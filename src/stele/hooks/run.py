@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .. import textcut
 from ..project import Project, find_root
