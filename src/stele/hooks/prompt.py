@@ -8,9 +8,13 @@ index rebuilt, the embedder missing) becomes the hook's one stderr line.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from . import state
 from .run import Context, Reply, run
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 
 def handle(ctx: Context) -> Reply | None:
@@ -30,5 +34,5 @@ def handle(ctx: Context) -> Reply | None:
     return Reply(recall_text(result, ctx.max_chars), ids)
 
 
-def main(args) -> int:
+def main(args: Namespace) -> int:
     return run(args, handle)

@@ -15,12 +15,16 @@ import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import textcut
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
 from .payload import Payload, parse
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 OFF_ENV = "STELE_OFF"
 # Events that have work to do even where the harness shows nothing (post-edit logs to the WAL; stop
@@ -99,11 +103,11 @@ def _remember_shown(project: Project, payload: Payload, event: str, ids, text: s
         sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
 
 
-def _on_alarm(signum, frame):
+def _on_alarm(signum: int, frame: object) -> None:
     raise HookTimeout("the hook ran out of its time budget (retrieval.hook_budget_ms)")
 
 
-def run(args, handler: Handler) -> int:
+def run(args: Namespace, handler: Handler) -> int:
     raw = read_stdin()
     if off():
         sys.stdout.write(harness_mod.answer(args.harness or "claude", args.event, None))

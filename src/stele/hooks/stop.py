@@ -9,10 +9,14 @@ hook prints nothing. A subagent finishing is not the session finishing: `subagen
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 from ..project import Project
 from . import state
 from .run import Context, Reply, run
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 
 def recorded_since(project: Project, since: float) -> bool:
@@ -73,15 +77,15 @@ def _nudge(ctx: Context) -> Reply | None:
     return Reply(nudge(seen.edited))
 
 
-def main(args) -> int:
+def main(args: Namespace) -> int:
     return run(args, handle)
 
 
-def main_subagent(args) -> int:
+def main_subagent(args: Namespace) -> int:
     """Silent: a subagent finishing is not the session finishing."""
     return run(args, lambda ctx: None)
 
 
-def main_end(args) -> int:
+def main_end(args: Namespace) -> int:
     """`session-end`: the session is over; ship what it wrote."""
     return run(args, lambda ctx: teamsync(ctx, push=True, pull=False))
