@@ -1,6 +1,6 @@
 """Every doctor check has a failing fixture and a passing one; each runs in its own small repository."""
-import json
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest

@@ -7,6 +7,7 @@ posting lists.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -18,7 +19,7 @@ def shingles(text: str) -> frozenset[str]:
     words = _WORD.findall(text.lower())
     if len(words) < 2:
         return frozenset(words)
-    return frozenset(f"{a} {b}" for a, b in zip(words, words[1:]))
+    return frozenset(f"{a} {b}" for a, b in itertools.pairwise(words))
 
 
 def similar_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, str, float]]:
