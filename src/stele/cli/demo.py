@@ -75,7 +75,8 @@ def script(example: Path = EXAMPLE) -> list[tuple[str, tuple[str, ...]]]:
     notes = ("Before a prompt: matching facts, one hop out, and a risk two causal hops away called out",
              "The risk shares no words with the question; the walk finds it through caused-by",
              "A pasted error string finds the lesson that quotes it")
-    steps += [(note, ("recall", *short, prompt)) for note, prompt in zip(notes, prompts)]
+    # prompts.txt may hold more prompts than the demo narrates: the first ones get the notes
+    steps += [(note, ("recall", *short, prompt)) for note, prompt in zip(notes, prompts, strict=False)]
     if files:
         steps.append(("Before an edit: the facts anchored to the file (risks and constraints first)",
                       ("anchored", files[0])))
@@ -85,8 +86,12 @@ def script(example: Path = EXAMPLE) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def run(keep: Path | None = None, example: Path = EXAMPLE) -> Path | None:
-    tmp = None if keep else Path(tempfile.mkdtemp(prefix="stele-demo-"))
-    dest = keep.resolve() if keep else tmp / "harbor"
+    tmp: Path | None = None
+    if keep is not None:
+        dest = keep.resolve()
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="stele-demo-"))
+        dest = tmp / "harbor"
     try:
         build(dest, example)
         term.line(f"Stele demo: the Harbor example, a git repository at {dest}", style="bold")

@@ -6,6 +6,7 @@ and every command module.
 from __future__ import annotations
 
 import importlib
+import sys
 
 from .app import app
 
@@ -30,6 +31,17 @@ def run(argv: list[str]) -> int:
         except typer.Abort:
             raise KeyboardInterrupt from None
         except typer.TyperException as e:  # typer's (vendored click) usage errors: exit 2
-            e.show()
-            return e.exit_code
+            return _usage_error(e)
     return result if isinstance(result, int) else 0
+
+
+def _usage_error(e: Exception) -> int:
+    """Click's own message and exit code where the error has them (its usage errors do; typer's public
+    base class, the only one typer exports, does not promise them)."""
+    show = getattr(e, "show", None)
+    if callable(show):
+        show()
+    else:
+        print(f"stele: {e}", file=sys.stderr)
+    code = getattr(e, "exit_code", 2)
+    return code if isinstance(code, int) else 2
