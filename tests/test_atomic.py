@@ -52,13 +52,12 @@ def test_a_held_lock_times_out_at_the_deadline_and_is_free_once_its_holder_dies(
     try:
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
-        with pytest.raises(atomic.LockTimeout):
-            with atomic.locked(lock, deadline=time.monotonic() + 0.2):
-                pass
+        with pytest.raises(atomic.LockTimeout), atomic.locked(lock, deadline=time.monotonic() + 0.2):
+            pass
         assert time.monotonic() - started < 5
-        with pytest.raises(atomic.LockTimeout):  # a shared lock waits for an exclusive holder too
-            with atomic.locked(lock, exclusive=False, deadline=time.monotonic() + 0.1):
-                pass
+        # a shared lock waits for an exclusive holder too
+        with pytest.raises(atomic.LockTimeout), atomic.locked(lock, exclusive=False, deadline=time.monotonic() + 0.1):
+            pass
     finally:
         holder.kill()
         holder.wait()

@@ -75,7 +75,7 @@ def test_every_secret_shape_is_redacted(name):
     result = redact(f"before {SECRETS[name]} after")
     assert SECRET_FRAGMENTS[name] not in result.text, result.text
     assert "[REDACTED:" in result.text
-    assert result.text.startswith("before ") and result.text.endswith(" after") or name == "pem-truncated"
+    assert (result.text.startswith("before ") and result.text.endswith(" after")) or name == "pem-truncated"
     assert sum(result.found.values()) >= 1
 
 
@@ -100,7 +100,7 @@ def test_summary_names_kinds_never_secrets():
 def test_configured_patterns_apply_and_bad_ones_name_the_setting():
     r = Redactor([r"ACME-[0-9]{6}"]).redact("ticket ACME-123456 leaked")
     assert r.text == "ticket [REDACTED:configured pattern] leaked"
-    with pytest.raises(Exception, match="redaction.patterns"):
+    with pytest.raises(Exception, match=r"redaction\.patterns"):
         Redactor(["(unclosed"])
 
 

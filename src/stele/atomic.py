@@ -12,11 +12,12 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Callable, Iterator, Union
+from typing import IO
 
-Content = Union[str, bytes, Callable[[IO[bytes]], None]]
+Content = str | bytes | Callable[[IO[bytes]], None]
 
 
 class LockTimeout(OSError):

@@ -136,11 +136,23 @@ class Config:
         return node
 
 
-@cache
-def defaults() -> dict[str, Any]:
+def load_yaml(text: str, where: str, fix: str = "") -> Any:
+    """`text` parsed as YAML: safely, with libyaml's C loader when it is installed (7.5x faster than
+    the Python one). A syntax error is one SteleError naming `where` and the line, then `fix`."""
     import yaml
 
-    return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise SteleError(f"{where}{line}: invalid YAML ({getattr(e, 'problem', None) or e}){fix}") from None
+
+
+@cache
+def defaults() -> dict[str, Any]:
+    loaded: dict[str, Any] = load_yaml(TEMPLATE, "the built-in config template")
+    return loaded
 
 
 # A setting named like a credential is refused as one (the config is committed; DESIGN.md section 1).
@@ -204,15 +216,8 @@ def _load(path: Path) -> Config:
     base = defaults()
     if not path.is_file():
         return Config(base)
-    import yaml
-
-    try:
-        user = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark else ""
-        raise SteleError(f"{path}{where}: invalid YAML ({getattr(e, 'problem', e)}); fix it or delete the file "
-                         "to use the defaults") from None
+    user = load_yaml(path.read_text(encoding="utf-8"), str(path),
+                     "; fix it or delete the file to use the defaults")
     if user is None:
         return Config(base)
     return Config(_merge(base, user, str(path), ""))

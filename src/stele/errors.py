@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 EXIT_USER = 1
 EXIT_USAGE = 2
@@ -63,6 +63,6 @@ def error_handler() -> Iterator[None]:
         if debug_enabled():
             traceback.print_exc()
         else:
-            print(f"stele: internal error: {type(e).__name__}: {e} (rerun with {DEBUG_ENV}=1 for a traceback)",
-                  file=sys.stderr)
+            print(f"stele: internal error: {type(e).__name__}: {e} "
+                  f"(rerun with {DEBUG_ENV}=1 for a traceback)", file=sys.stderr)
         raise SystemExit(EXIT_BUG) from None

@@ -8,23 +8,26 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
+from functools import partial
 
 _B = r"(?<![A-Za-z0-9_-])"  # left boundary: not inside a longer token
 _E = r"(?![A-Za-z0-9_-])"
 
 # (kind, pattern, group to replace: 0 = whole match)
 BUILTIN: tuple[tuple[str, str, int], ...] = (
-    # a key body (a run of base64) must follow: "-----BEGIN RSA PRIVATE KEY----- ... -----END" in prose survives
-    ("PEM private key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----(?=[^-]{0,300}?[A-Za-z0-9+/]{20})"
-     r".*?(?:-----END \1PRIVATE KEY\2-----|\Z)", 0),
+    # a key body (a run of base64) must follow: "-----BEGIN RSA PRIVATE KEY----- ... -----END" in prose
+    # survives
+    ("PEM private key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----"
+     r"(?=[^-]{0,300}?[A-Za-z0-9+/]{20}).*?(?:-----END \1PRIVATE KEY\2-----|\Z)", 0),
     ("GitHub token", _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E, 0),
     ("GitHub token", _B + r"github_pat_[A-Za-z0-9_]{22,255}" + _E, 0),
     ("AWS access key id", r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])", 0),
     ("AWS secret access key",
      r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1),
-    ("OpenAI or Anthropic API key", _B + r"sk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_-]{20,}" + _E, 0),
+    ("OpenAI or Anthropic API key",
+     _B + r"sk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_-]{20,}" + _E, 0),
     ("Stripe secret key", _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E, 0),
     ("Slack token", _B + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _E, 0),
     ("Google API key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E, 0),
@@ -83,7 +86,7 @@ class Redactor:
     def redact(self, text: str) -> Redaction:
         result = Redaction(text)
         for kind, rx, group in self.rules:
-            result.text = rx.sub(lambda m: _replace(m, kind, group, result.found), result.text)
+            result.text = rx.sub(partial(_replace, kind=kind, group=group, found=result.found), result.text)
         return result
 
 

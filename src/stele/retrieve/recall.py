@@ -140,7 +140,8 @@ def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Se
     s = settings or Settings.from_config(index.project.config)
     warnings: list[str] = []
     g = gate_mod.check(prompt, list(files), s.min_prompt_chars)
-    result = Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped else gather(index, g, frozenset(), s, t0, warnings)
+    result = (Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped
+              else gather(index, g, frozenset(), s, t0, warnings))
     result.warnings = warnings
     result.elapsed_ms = int((time.monotonic() - t0) * 1000)
     return result

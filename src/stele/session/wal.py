@@ -135,7 +135,8 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
             os.close(fd)
 
 
-def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str], found: Counter) -> dict[str, Any]:
+def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str],
+                 found: Counter[str]) -> dict[str, Any]:
     """An entry's values redacted (its serialized JSON stays valid): what every line that is written
     or shipped passes through."""
     from ..redact import Redactor
