@@ -176,9 +176,9 @@ def check_editable(fact: Fact) -> None:
     """Knowledge follows draft -> reviewed -> current -> superseded: only drafts are edited."""
     if fact.kind == "document" or fact.status in KNOWLEDGE_STATUSES:
         if fact.status == "current":
-            raise SteleError(f"{fact.id} is current knowledge and is not edited in place: write a new draft "
-                             f"(`stele knowledge draft`), review it, then `stele knowledge supersede {fact.id} "
-                             "--with NEW`")
+            raise SteleError(f"{fact.id} is current knowledge and is not edited in place: write a new "
+                             "draft (`stele knowledge draft`), review it, then "
+                             f"`stele knowledge supersede {fact.id} --with NEW`")
         if fact.status in ("superseded", "retired"):
             raise SteleError(f"{fact.id} is {fact.status}: it stays as history and is not edited")
 
@@ -219,7 +219,8 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     if changes.expires is not None:
         fact.expires = parse_date(changes.expires, "--expires") if changes.expires else None
     if changes.review_after is not None:
-        fact.review_after = parse_date(changes.review_after, "--review-after") if changes.review_after else None
+        fact.review_after = (parse_date(changes.review_after, "--review-after") if changes.review_after
+                             else None)
     if changes.body is not None:
         if not changes.body.strip():
             raise UsageError("--body is empty: a fact needs some text")
@@ -280,7 +281,8 @@ def unlink(project: Project, src: str, rel: str, dst: str) -> Fact:
     check_relation(rel)
     fact = load(project).get(src)
     if not _drop_link(fact, rel, dst.upper()):
-        raise SteleError(f"{fact.id} has no {rel} -> {dst.upper()} link; `stele show {fact.id}` lists its links")
+        raise SteleError(f"{fact.id} has no {rel} -> {dst.upper()} link; `stele show {fact.id}` lists "
+                         "its links")
     write.save(project, fact)
     return fact
 
@@ -324,7 +326,8 @@ def retire(project: Project, fact_id: str, why: str) -> Fact:
         raise UsageError("--why is empty: say why the fact no longer holds")
     fact = load(project).get(fact_id)
     if "retired" not in KINDS[fact.kind].statuses:
-        raise SteleError(f"{fact.id} is a {fact.kind}: use `stele task cancel {fact.id}` or `stele task done`")
+        raise SteleError(f"{fact.id} is a {fact.kind}: use `stele task cancel {fact.id}` or "
+                         "`stele task done`")
     if fact.status == "retired":
         raise SteleError(f"{fact.id} is already retired; nothing changed")
     fact.status = "retired"
