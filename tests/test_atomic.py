@@ -63,3 +63,11 @@ def test_a_held_lock_times_out_at_the_deadline_and_is_free_once_its_holder_dies(
         holder.wait()
     with atomic.locked(lock, deadline=time.monotonic() + 5):
         pass
+
+
+def test_append_adds_to_the_end_in_one_write_and_creates_the_file(tmp_path):
+    summary = tmp_path / "summary.md"
+    atomic.append(summary, "# one\n")
+    summary.write_text(summary.read_text() + "written by someone else\n")
+    atomic.append(summary, "# two ✓\n")
+    assert summary.read_text(encoding="utf-8") == "# one\nwritten by someone else\n# two ✓\n"

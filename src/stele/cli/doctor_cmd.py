@@ -4,10 +4,12 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from .. import atomic
 from ..render import term
 from ..render.jsonout import emit_json
 from .app import JsonOpt, app, project
@@ -57,8 +59,7 @@ def doctor(
         sys.stdout.write(out.github(report))
         summary_path = os.environ.get(SUMMARY_ENV)
         if summary_path:
-            with open(summary_path, "a", encoding="utf-8") as f:
-                f.write(out.summary(report) + "\n")
+            atomic.append(Path(summary_path), out.summary(report) + "\n")
     else:
         for line in out.text(report).splitlines():
             term.line(line)
