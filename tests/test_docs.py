@@ -7,6 +7,7 @@ Invocations are read from code: fenced blocks and inline code spans, the places 
 """
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -234,3 +235,49 @@ def test_the_checker_finds_what_it_should():
     assert resolve(tree, ["edit", "DOC-1", "--body-file", "x"], "k").options == ("--body-file",)
     assert tree[("edit",)].option("--body-file") is None
     assert resolve(tree, ["task", "frobnicate"], "k").unknown == "frobnicate"
+
+
+# -- docs/configuration.md: every setting of the template, with its default, and nothing else -------
+
+CONFIG_PAGE = ROOT / "docs" / "configuration.md"
+
+
+def leaf_settings(node: dict, prefix: str = ""):
+    for key, value in node.items():
+        if isinstance(value, dict):
+            yield from leaf_settings(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def shown(value) -> str:
+    """A default as the page writes it: YAML's plain form, `""` for an empty string."""
+    if value == "":
+        return '""'
+    return json.dumps(value) if isinstance(value, list) else str(value)
+
+
+def documented_settings() -> dict[str, str]:
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]*)` \|", CONFIG_PAGE.read_text(encoding="utf-8"), re.M)
+    return dict(rows)
+
+
+def test_every_setting_is_documented_with_its_default():
+    from stele.config import defaults
+
+    page = documented_settings()
+    wrong = [f"{key}: default {shown(value)}, documented {page.get(key)}"
+             for key, value in leaf_settings(defaults()) if page.get(key) != shown(value)]
+    assert wrong == [], "docs/configuration.md must list every key with its default"
+
+
+def test_the_configuration_page_names_only_settings_that_exist():
+    from stele.config import defaults
+
+    assert set(documented_settings()) - {k for k, _ in leaf_settings(defaults())} == set()
+
+
+def test_the_generated_config_points_to_the_configuration_page():
+    from stele.config import TEMPLATE
+
+    assert "docs/configuration.md" in TEMPLATE and CONFIG_PAGE.is_file()
