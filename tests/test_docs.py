@@ -281,3 +281,17 @@ def test_the_generated_config_points_to_the_configuration_page():
     from stele.config import TEMPLATE
 
     assert "docs/configuration.md" in TEMPLATE and CONFIG_PAGE.is_file()
+
+
+def test_the_readme_points_only_inside_the_repository():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "../" not in readme, "the README must work from a clone: no paths outside the repository"
+    for link in re.findall(r"\]\(([^)#]+)", readme):
+        if not link.startswith(("http://", "https://")):
+            assert (ROOT / link).exists(), f"README links to {link}, which is not in the repository"
+
+
+def test_the_readme_first_screen_has_the_two_set_up_commands():
+    first = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
+    block = first.split("```sh", 1)[1].split("```", 1)[0]
+    assert [line.split()[0:2] for line in block.strip().splitlines()] == [["make", "demo"], ["make", "test"]]

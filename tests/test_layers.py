@@ -157,3 +157,15 @@ def test_the_write_detector_sees_what_it_should(tmp_path):
                       "edit.unlink(p, 'a', 'b')\n")
     assert file_writes(sample) == ["line 2: open(..., 'a')", "line 4: p.write_text()", "line 5: shutil.copytree()",
                                    "line 6: os.replace()"]
+
+
+def test_the_architecture_page_draws_these_layers():
+    """docs/architecture.md's layer drawing lists the same layers, in the same order, with the same
+    ground-floor modules, as LAYERS."""
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = page.split("## Layers", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    rows = [line.split() for line in drawing.strip().splitlines()]
+    drawn = {int(row[0]): row[1:] for row in rows}
+    assert sorted(drawn) == list(range(len(LAYERS)))
+    assert tuple(drawn[0][1:]) == LAYERS[0] and drawn[0][0] == "ground"
+    assert [drawn[i][0] for i in range(1, len(LAYERS))] == [names[0] for names in LAYERS[1:]]
