@@ -6,7 +6,6 @@ and every command module.
 from __future__ import annotations
 
 import importlib
-import sys
 
 from .app import app
 
@@ -18,6 +17,21 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_name}")
 
 
+def positional_dashes(argv: list[str]) -> list[str]:
+    """An argument that starts with three dashes is text, never an option (no option is spelled so):
+    a pasted `-----BEGIN ... PRIVATE KEY-----` would otherwise be parsed as options and echoed in the
+    usage error. Such arguments move behind `--`, in order, so the parser takes them as positional."""
+    if "--" in argv:
+        head, tail = argv[: argv.index("--")], argv[argv.index("--"):]
+    else:
+        head, tail = argv, []
+    texts = [a for a in head if a.startswith("---")]
+    if not texts:
+        return argv
+    rest = [a for a in head if not a.startswith("---")]
+    return rest + (tail or ["--"]) + texts if not tail else rest + [tail[0], *texts, *tail[1:]]
+
+
 def run(argv: list[str]) -> int:
     import typer
 
@@ -25,7 +39,7 @@ def run(argv: list[str]) -> int:
 
     with error_handler():
         try:
-            result = app(args=argv, prog_name="stele", standalone_mode=False)
+            result = app(args=positional_dashes(argv), prog_name="stele", standalone_mode=False)
         except typer.Exit as e:
             return e.exit_code
         except typer.Abort:
@@ -38,10 +52,16 @@ def run(argv: list[str]) -> int:
 def _usage_error(e: Exception) -> int:
     """Click's own message and exit code where the error has them (its usage errors do; typer's public
     base class, the only one typer exports, does not promise them)."""
+    import io
+
+    from ..errors import say
+
     show = getattr(e, "show", None)
     if callable(show):
-        show()
+        buf = io.StringIO()
+        show(file=buf)
+        say(buf.getvalue().rstrip("\n"))
     else:
-        print(f"stele: {e}", file=sys.stderr)
+        say(f"stele: {e}")
     code = getattr(e, "exit_code", 2)
     return code if isinstance(code, int) else 2

@@ -10,9 +10,9 @@ refused outside single quotes, where the shell would act on it; quoted text is t
 from __future__ import annotations
 
 import shlex
-import sys
 from typing import TYPE_CHECKING
 
+from ..errors import say
 from .payload import parse
 from .run import read_stdin
 
@@ -72,5 +72,5 @@ def main(args: Namespace) -> int:
         reason = f"the guard could not read the request ({type(e).__name__}: {e})"
     if reason is None:
         return 0
-    print(f"stele guard-readonly: refused: {reason}", file=sys.stderr)
+    say(f"stele guard-readonly: refused: {reason}")
     return BLOCK

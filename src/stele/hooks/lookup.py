@@ -9,11 +9,11 @@ then weight, then id) so the same record always gives the same text.
 """
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
+from ..errors import say
 from ..kinds import KINDS, PRIORITIES
 from ..project import Project
 from ..render.facts import Line
@@ -69,7 +69,7 @@ def _first_warning() -> Callable[[str], None]:
     def warn(line: str) -> None:
         if not said:
             said.append(line)
-            print(line, file=sys.stderr)
+            say(line)
 
     return warn
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import textcut
+from ..neutralize import neutralize
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -136,7 +137,8 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = textcut.lines(reply.text, ctx.max_chars, CUT_MARK)
+        # no hidden or control character reaches the agent
+        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)
         _remember_shown(project, payload, event, reply.ids, text)
         return text
     finally:
