@@ -260,6 +260,8 @@ def shown(value) -> str:
     """A default as the page writes it: YAML's plain form, `""` for an empty string."""
     if value == "":
         return '""'
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return json.dumps(value) if isinstance(value, list) else str(value)
 
 

@@ -109,6 +109,10 @@ session:
 
 hooks:
   max_chars: 9000           # injected text stays under the harnesses' 10,000-character cap
+  nudge_unattended: false   # nudge at the stop of runs nobody watches too (`claude -p`, CI, scripts):
+                            #   continuing such a turn replaces the result a script reads
+  hold_edits: false         # hold an edit once when a constraint or risk is anchored where it lands,
+                            #   so the model reads the fact before the change (the harness's deny)
 
 tasks:
   lease: 2h                 # how long a claim holds before another agent may take it over

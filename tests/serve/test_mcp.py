@@ -222,6 +222,56 @@ def test_replies_through_a_real_client_carry_no_hidden_or_control_character(repo
     assert all(not raw.search(t) for t in texts), texts
 
 
+def _exchange(repo, lines: list[str]) -> list[dict]:
+    """Send raw lines to `stele mcp`, one answer awaited per line that should get one (all but the
+    notification), and return the frames in order."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    proc = subprocess.Popen([sys.executable, "-m", "stele", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=repo, env=env)
+    frames = []
+    try:
+        for line in lines:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            if "notifications/" not in line:
+                frames.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    return frames
+
+
+def test_every_request_gets_an_answer_and_errors_are_one_line(repo):
+    """Found by probing the 1.x/2.x SDKs: no reply to a bad frame or a string `params` (the client waited
+    forever), the SDK's version in serverInfo, pydantic dumps for bad arguments, titles in every schema."""
+    import stele
+
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    call = lambda i, params: json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})  # noqa: E731
+    frames = _exchange(repo, [
+        init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        "{this is not json",
+        call(4, "recall everything"),
+        call(5, {"name": "recall", "arguments": {"files": 3}}),
+        call(6, {"name": "remember", "arguments": {"text": "x" * (edit.MAX_BODY_BYTES + 1)}}),
+    ])
+    by_id = {f.get("id"): f for f in frames}
+    assert by_id[1]["result"]["serverInfo"]["version"] == stele.__version__
+    schemas = json.dumps([t["inputSchema"] for t in by_id[2]["result"]["tools"]])
+    assert '"title": "' not in schemas and '"title": {"anyOf"' in schemas  # remember's own `title` argument stays
+    assert by_id[None]["error"]["code"] == -32700
+    assert by_id[4]["error"]["code"] == -32602 and "must be an object" in by_id[4]["error"]["message"]
+    bad = by_id[5]["result"]
+    text = bad["content"][0]["text"]
+    assert bad["isError"] and text.startswith("invalid arguments for recall:") and "prompt: field required" in text
+    assert "\n" not in text and "pydantic" not in text and "http" not in text
+    big = by_id[6]["result"]
+    assert big["isError"] and "a fact holds at most" in big["content"][0]["text"]
+
+
 def test_with_a_stele_session_set_what_recall_showed_goes_into_its_log(repo, monkeypatch):
     from stele.serve.mcp import recall_text
     from stele.session import sessions, wal

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 from ..errors import debug_enabled, say
 from .harness import HARNESSES
@@ -20,6 +21,7 @@ EVENTS: dict[str, str] = {
     "prompt": "prompt:main",
     "pre-edit": "edit:main_pre",
     "post-edit": "edit:main_post",
+    "subagent-start": "session_start:main_subagent",
     "stop": "stop:main",
     "subagent-stop": "stop:main_subagent",
     "session-end": "stop:main_end",
@@ -53,10 +55,12 @@ def main(argv: list[str]) -> int:
     except SystemExit:  # --help was printed
         return 0
     except _ArgError as e:
+        _silent(argv)
         say(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])")
         return 2 if argv[:1] == ["guard-readonly"] else 0  # the guard fails closed
     target = EVENTS.get(args.event)
     if target is None:
+        _silent(argv)
         known = ", ".join(sorted(EVENTS))
         say(f"stele hook: unknown event {args.event!r}; known: {known}")
         return 0
@@ -73,6 +77,13 @@ def main(argv: list[str]) -> int:
             traceback.print_exc()
         say(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)")
         return 0
+
+
+def _silent(argv: list[str]) -> None:
+    """Gemini's "nothing to say" (`{}`) when the arguments could not even be parsed: with empty stdout
+    Gemini would show the stderr line to the user as a message."""
+    if "gemini" in argv or "--harness=gemini" in argv:
+        sys.stdout.write("{}\n")
 
 
 def _one_line(e: Exception) -> str:

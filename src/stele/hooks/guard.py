@@ -1,7 +1,7 @@
 """`stele hook guard-readonly`: the PreToolUse guard that keeps the research subagent read-only.
 
 It lets through exactly one `stele` command whose subcommand only reads (recall, search, show,
-brief, list) and refuses everything else by exiting 2 with the reason on stderr, which is how Claude
+brief, list, why) and refuses everything else by exiting 2 with the reason on stderr, which is how Claude
 Code and Codex block a tool call. Unlike the other hooks this one fails closed: a guard that lets a
 command through because it crashed guards nothing, and refusing only costs the subagent one call.
 Shell syntax that could run a second command (`;`, `&&`, pipes, redirections, `$(...)`, backticks) is
@@ -19,7 +19,7 @@ from .run import read_stdin
 if TYPE_CHECKING:
     from argparse import Namespace
 
-READ_ONLY = ("recall", "search", "show", "brief", "list")
+READ_ONLY = ("recall", "search", "show", "brief", "list", "why")
 BLOCK = 2
 _UNQUOTED_UNSAFE = frozenset(";&|<>`$()\n\r")
 

@@ -22,7 +22,7 @@ from . import harness as harness_mod
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
-PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
 # Payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor).
 SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
 
@@ -35,6 +35,7 @@ class PayloadError(SteleError):
 class Payload:
     data: dict[str, Any]
     harness: str
+    form: str = ""  # the protocol to answer in (harness.form): the harness, or copilot-vscode
     event_name: str | None = None
     session: str | None = None
     cwd: Path | None = None
@@ -43,6 +44,10 @@ class Payload:
     tool_input: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # session-start: startup | resume | clear | compact | new
     stop_hook_active: bool = False
+    transcript: Path | None = None  # the harness's transcript file, where it names one
+
+    def __post_init__(self) -> None:
+        self.form = self.form or self.harness
 
     def edited_paths(self) -> list[str]:
         """Files an edit tool is about to change or has changed, as sent (usually absolute)."""
@@ -84,8 +89,10 @@ def parse(text: str, flag: str | None = None) -> Payload:
     # the harness's own conversation id first: it is exact, an inherited STELE_SESSION may be shared
     session = session_of(data) or wal.current_session()
     source = data.get("source", data.get("trigger"))
+    transcript = data.get("transcript_path", data.get("transcriptPath"))
     return Payload(
-        data=data, harness=harness,
+        data=data, harness=harness, form=harness_mod.form(harness, data),
+        transcript=Path(transcript) if isinstance(transcript, str) and transcript.strip() else None,
         event_name=data["hook_event_name"] if isinstance(data.get("hook_event_name"), str) else None,
         session=session, cwd=_cwd(data), prompt=_text(data.get("prompt")),
         tool_name=_text(data.get("tool_name", data.get("toolName"))),

@@ -90,6 +90,10 @@ def _check_anchors(anchors: list[str]) -> None:
             raise UsageError(f"--anchor {anchor!r}: {problem}")
 
 
+# A fact is read whole by people in review and by agents in their context: 64 KiB is far past any
+# fact worth keeping (doctor warns from doctor.oversized_bytes) and keeps a runaway write out.
+MAX_BODY_BYTES = 64 * 1024
+
 def remember(project: Project, body: str, *, kind: str = "note", title: str | None = None,
              anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (),
              delivery: str | None = None, priority: str | None = None, expires: str | None = None,
@@ -108,6 +112,10 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
     body = body.strip("\n")
     if not body.strip():
         raise UsageError("the body is empty: give the fact some text (argument, --body-file or - for stdin)")
+    size = len(body.encode("utf-8"))
+    if size > MAX_BODY_BYTES:
+        raise UsageError(f"the text is {size} bytes; a fact holds at most {MAX_BODY_BYTES}: record the point, "
+                         "and keep the long form in a document (--kind document) split into parts")
     title = (title or "").strip() or title_from_body(body)
     if len(title) > TITLE_MAX:
         raise UsageError(f"--title is {len(title)} characters; shorten it to at most {TITLE_MAX}")
