@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	NO_COLOR=1 COLUMNS=100 $(VENV)/bin/python -m pytest -n auto
+
+# The rules are in pyproject.toml ([tool.ruff], [tool.mypy]); the versions are pinned in the dev extra.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -79,7 +79,7 @@ def worker(i: int, root: str, task: str, rounds: int, remote: str | None, barrie
             outcome = ("won", won.holder.agent, won.token)
         except claims.ClaimHeld as e:
             outcome = ("lost", e.claim.holder.agent, e.claim.token)
-        except Exception as e:  # noqa: BLE001 - reported as a broken round, not a crash
+        except Exception as e:
             outcome = ("error", f"{type(e).__name__}: {e}", 0)
         elapsed = time.perf_counter() - start
         barrier.wait()  # every claim is decided before the winner lets go
@@ -87,7 +87,7 @@ def worker(i: int, root: str, task: str, rounds: int, remote: str | None, barrie
         if outcome[0] == "won":  # the others wait for this at the next round's first barrier
             try:
                 claims.release(project, task, me, remote=remote)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 problem = f"release failed: {type(e).__name__}: {e}"
         results.put((r, i, *outcome, elapsed, problem))
 

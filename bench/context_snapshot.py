@@ -24,8 +24,11 @@ from pathlib import Path
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
-WORDS = ("order invoice payment refund ledger account customer shipment stock price discount tax "
-         "session token limiter cache queue retry webhook export report audit").split()
+WORDS = [
+    "order", "invoice", "payment", "refund", "ledger", "account", "customer", "shipment", "stock", "price",
+    "discount", "tax", "session", "token", "limiter", "cache", "queue", "retry", "webhook", "export",
+    "report", "audit"
+]
 
 
 def git(cwd: Path, *args: str) -> None:

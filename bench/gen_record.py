@@ -21,22 +21,29 @@ KINDS = [("decision", "DEC", 18), ("risk", "RISK", 16), ("task", "TASK", 16), ("
          ("document", "DOC", 3), ("note", "NOTE", 4), ("fyi", "FYI", 3), ("gap", "GAP", 3),
          ("opportunity", "OPP", 3), ("priority", "PRI", 2), ("goal", "GOAL", 1), ("diagram", "DIAG", 1),
          ("component", "COMP", 3), ("epic", "EPIC", 2), ("objective", "OBJ", 0.5), ("milestone", "MS", 0.5)]
-WORDS = """
-account address alert alias allocation analytics api archive attempt audit auth backoff backup balance
-batch billing bucket budget buffer build cache capacity capture card cart catalog certificate channel
-charge checkout client cluster column commit compute config connection consumer container cookie cost
-coupon cron currency customer dashboard database deadline delivery deploy dispute disk dns domain email
-endpoint error event expiry export failover feature fee filter flag flood fraud gateway header health
-hook idempotency image import index inventory invoice job key latency ledger limit listing lock log
-login mail merchant message metric migration mobile monitor network notification oauth order outage
-outbox partner password payload payment peak permission pipeline policy pool pricing product profile
-provider proxy queue quota rate receipt reconciliation redis refund region release replica report
-request reservation resource response retry revenue role rollback rotation route runbook schema search
-secret segment session shard shipment signature sku snapshot spike stock storage stripe subscription
-sync tax template tenant threshold throttle ticket timeout token traffic transaction trigger upload
-user vendor verification warehouse webhook worker zone after before during every never always only
-must should fails breaks blocks slows leaks drops retries expires rejects duplicates overloads stalls
-""".split()
+WORDS = [
+    "account", "address", "alert", "alias", "allocation", "analytics", "api", "archive", "attempt", "audit",
+    "auth", "backoff", "backup", "balance", "batch", "billing", "bucket", "budget", "buffer", "build",
+    "cache", "capacity", "capture", "card", "cart", "catalog", "certificate", "channel", "charge",
+    "checkout", "client", "cluster", "column", "commit", "compute", "config", "connection", "consumer",
+    "container", "cookie", "cost", "coupon", "cron", "currency", "customer", "dashboard", "database",
+    "deadline", "delivery", "deploy", "dispute", "disk", "dns", "domain", "email", "endpoint", "error",
+    "event", "expiry", "export", "failover", "feature", "fee", "filter", "flag", "flood", "fraud",
+    "gateway", "header", "health", "hook", "idempotency", "image", "import", "index", "inventory",
+    "invoice", "job", "key", "latency", "ledger", "limit", "listing", "lock", "log", "login", "mail",
+    "merchant", "message", "metric", "migration", "mobile", "monitor", "network", "notification", "oauth",
+    "order", "outage", "outbox", "partner", "password", "payload", "payment", "peak", "permission",
+    "pipeline", "policy", "pool", "pricing", "product", "profile", "provider", "proxy", "queue", "quota",
+    "rate", "receipt", "reconciliation", "redis", "refund", "region", "release", "replica", "report",
+    "request", "reservation", "resource", "response", "retry", "revenue", "role", "rollback", "rotation",
+    "route", "runbook", "schema", "search", "secret", "segment", "session", "shard", "shipment",
+    "signature", "sku", "snapshot", "spike", "stock", "storage", "stripe", "subscription", "sync", "tax",
+    "template", "tenant", "threshold", "throttle", "ticket", "timeout", "token", "traffic", "transaction",
+    "trigger", "upload", "user", "vendor", "verification", "warehouse", "webhook", "worker", "zone",
+    "after", "before", "during", "every", "never", "always", "only", "must", "should", "fails", "breaks",
+    "blocks", "slows", "leaks", "drops", "retries", "expires", "rejects", "duplicates", "overloads",
+    "stalls"
+]
 IDENT = ["RetryPolicy", "TaxCalculator", "IdempotencyStore", "RateLimiter", "OrderService", "CartItem",
          "send_receipt", "mark_processed", "rotate_session", "reserve_stock", "processed_events_pkey",
          "APIConnectionError", "UniqueViolation", "LockTimeout", "TS2769", "TS2345", "E11000", "HTTP 429"]
@@ -66,11 +73,11 @@ def main() -> int:
     mem = dest / "docs" / "memory"
     mem.mkdir(parents=True)
     files = [f"src/{rng.choice(WORDS)}/{rng.choice(WORDS)}_{n}.py" for n in range(max(50, args.facts // 5))]
-    kinds = [k for k in KINDS]
+    kinds = list(KINDS)
     weights = [w for *_, w in KINDS]
     taken: set[str] = set()
     facts: list[tuple[str, str]] = []
-    for n in range(args.facts):
+    for _ in range(args.facts):
         kind, prefix, _ = rng.choices(kinds, weights)[0]
         while True:
             fid = f"{prefix}-" + "".join(rng.choice(CROCKFORD) for _ in range(5))

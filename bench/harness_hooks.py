@@ -23,12 +23,12 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.e2e import drivers  # noqa: E402
+from tests.e2e import drivers
 
 
 def claude(run, work) -> list[tuple[str, float]]:
     started, out = {}, []
-    for event, at in zip((e for e in run.events), run.line_times[: len(run.events)]):
+    for event, at in zip(run.events, run.line_times[: len(run.events)], strict=False):  # times may be fewer
         if event.get("subtype") == "hook_started":
             started[event.get("hook_id")] = (event.get("hook_name", "").split(":")[0], at)
         elif event.get("subtype") == "hook_response" and event.get("hook_id") in started:

@@ -130,7 +130,8 @@ def wall(python: str, code: str, runs: int) -> float:
 def score(result: dict) -> dict:
     covered = [all(any(v in f for f in found) for v in secrets) for _, _, secrets, found in result["shapes"]]
     families = {fam for fam, *_ in result["shapes"]}
-    missed = [f"{fam}: {name}" for (fam, name, *_), ok in zip(result["shapes"], covered) if not ok]
+    missed = [f"{fam}: {name}" for (fam, name, *_), ok in zip(result["shapes"], covered, strict=True)
+              if not ok]
     damaged = [t for t, found in result["look_alikes"] if found]
     return {"shapes": len(covered), "covered": sum(covered), "families": len(families),
             "families_fully_covered": len(families - {m.split(":")[0] for m in missed}),
@@ -149,7 +150,8 @@ def measure(name: str, python: str, scan: str, runs: int) -> dict:
     scored = score(data) if "shapes" in data else {**score(data["values"]),
                                                    "whole_lines": score(data["lines"])}
     return {**scored, "cold_ms_over_bare_python": round(wall(python, code, runs) - base, 1),
-            "cold_cpu_ms": round(cpu(python, code, runs), 1), "json_import_cpu_ms": round(cpu(python, "import json", runs), 1),
+            "cold_cpu_ms": round(cpu(python, code, runs), 1),
+            "json_import_cpu_ms": round(cpu(python, "import json", runs), 1),
             "bare_python_ms": round(base, 1), "warm_ms_per_2kb_prompt": round(float(warm), 2)}
 
 

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -57,7 +56,8 @@ def clone_pair(tmp: Path, server, prefix: str, env: dict) -> tuple[Path, Path]:
     stele(origin, env, "init")
     configure(origin, server.url, f"s3://team-memory/{prefix}")
     subprocess.run(["git", "add", "-A"], cwd=origin, check=True)
-    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "i"], cwd=origin, check=True)
+    subprocess.run(["git", "-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "i"], cwd=origin,
+                   check=True)
     out = []
     for name in ("a", "b"):
         subprocess.run(["git", "clone", "-q", str(origin), str(tmp / f"{prefix}-{name}")], check=True)
@@ -90,12 +90,13 @@ def main() -> None:
             build_a, _ = stele(a, env, "rebuild")
             push_s, _ = stele(a, env, "session", "sync", "--push")
             pull_s, _ = stele(b, env, "session", "sync", "--pull")
-            build_b, out = stele(b, env, "rebuild")
+            build_b, _ = stele(b, env, "rebuild")
             times = [stele(b, env, "recall", "why does the retry loop in worker 42 back off after error E17?",
                            "--format", "json")[0] for _ in range(args.recalls)]
             print(f"{args.team_lines} team lines: A rebuild {build_a:.1f} s, push {push_s:.1f} s, "
                   f"B pull {pull_s:.1f} s, B rebuild (packs) {build_b:.1f} s")
-            print(f"recall with {args.team_lines} team lines: median {statistics.median(times) * 1000:.0f} ms "
+            median = statistics.median(times) * 1000
+            print(f"recall with {args.team_lines} team lines: median {median:.0f} ms "
                   f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, {args.recalls} runs)")
         finally:
             server.stop()

@@ -9,6 +9,9 @@ import pytest
 
 from tests.helpers import TODAY, git, invoke
 
+# the fake embedding model's fixtures (`fake_model`, `no_model`), for every test that asks for them
+pytest_plugins = ["tests.fakes"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory, monkeypatch):

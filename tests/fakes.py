@@ -55,10 +55,11 @@ def fake_model(monkeypatch):
 def no_model(monkeypatch):
     """No usable embedding model at all."""
     from stele.index import vectors
+    from stele.index.encoder import EncoderUnavailable
     from stele.retrieve import seeds
 
     def missing(project):
-        raise vectors.NoModel("embedding model folder /nowhere does not exist")
+        raise EncoderUnavailable("embedding model folder /nowhere does not exist")
 
     monkeypatch.setattr(vectors, "model_ref", missing)
     seeds._ENCODERS.clear()

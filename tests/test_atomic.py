@@ -52,15 +52,22 @@ def test_a_held_lock_times_out_at_the_deadline_and_is_free_once_its_holder_dies(
     try:
         assert holder.stdout.readline().strip() == "held"
         started = time.monotonic()
-        with pytest.raises(atomic.LockTimeout):
-            with atomic.locked(lock, deadline=time.monotonic() + 0.2):
-                pass
+        with pytest.raises(atomic.LockTimeout), atomic.locked(lock, deadline=time.monotonic() + 0.2):
+            pass
         assert time.monotonic() - started < 5
-        with pytest.raises(atomic.LockTimeout):  # a shared lock waits for an exclusive holder too
-            with atomic.locked(lock, exclusive=False, deadline=time.monotonic() + 0.1):
-                pass
+        # a shared lock waits for an exclusive holder too
+        with pytest.raises(atomic.LockTimeout), atomic.locked(lock, exclusive=False, deadline=time.monotonic() + 0.1):
+            pass
     finally:
         holder.kill()
         holder.wait()
     with atomic.locked(lock, deadline=time.monotonic() + 5):
         pass
+
+
+def test_append_adds_to_the_end_in_one_write_and_creates_the_file(tmp_path):
+    summary = tmp_path / "summary.md"
+    atomic.append(summary, "# one\n")
+    summary.write_text(summary.read_text() + "written by someone else\n")
+    atomic.append(summary, "# two ✓\n")
+    assert summary.read_text(encoding="utf-8") == "# one\nwritten by someone else\n# two ✓\n"

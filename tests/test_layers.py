@@ -102,3 +102,71 @@ def test_no_import_cycles():
         if node not in state:
             visit(node, [])
     assert cycles == []
+
+
+# A CLI command never writes a file itself: it calls the one library function that does (STYLE.md 10),
+# so validation, redaction and atomicity cannot be skipped by a command that took a shortcut.
+WRITING_METHODS = {"write_text", "write_bytes", "mkdir", "unlink", "rmdir", "rename", "touch", "symlink_to",
+                   "hardlink_to"}
+WRITING_MODULES = {"shutil", "tempfile"}
+WRITING_OS = {"open", "remove", "unlink", "rename", "replace", "makedirs", "mkdir", "write", "rmdir"}
+# Still writing, and who is moving it: remove the entry when the move lands (the test below says so).
+STILL_WRITING = {"stele.cli.record_cmds": "the $EDITOR edit (issue 15 moves it into record.edit)"}
+
+
+def file_writes(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # `edit.unlink(...)` on an imported module is a library call (removing an edge), not Path.unlink
+    imported = {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names} - WRITING_MODULES - {"os"}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "open":
+            mode = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "mode"), None)
+            if isinstance(mode, ast.Constant) and set(str(mode.value)) & set("wax+"):
+                found.append(f"line {node.lineno}: open(..., {mode.value!r})")
+        elif isinstance(f, ast.Attribute):
+            owner = f.value.id if isinstance(f.value, ast.Name) else ""
+            if owner in imported:
+                continue
+            if f.attr in WRITING_METHODS or owner in WRITING_MODULES or (owner == "os" and f.attr in WRITING_OS):
+                found.append(f"line {node.lineno}: {owner + '.' if owner else ''}{f.attr}()")
+    return found
+
+
+def cli_writes() -> dict[str, list[str]]:
+    return {name: w for name, path in modules().items() if area(name) == "cli" and (w := file_writes(path))}
+
+
+def test_cli_commands_never_write_files_themselves():
+    writing = {name: w for name, w in cli_writes().items() if name not in STILL_WRITING}
+    assert writing == {}, "call the library function that writes (atomic, record.edit, ...) instead"
+
+
+def test_the_list_of_cli_modules_still_writing_is_not_stale():
+    assert set(STILL_WRITING) <= set(cli_writes()), "it no longer writes files: take it off STILL_WRITING"
+
+
+def test_the_write_detector_sees_what_it_should(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os, shutil\nopen(p, 'a')\nopen(p)\np.write_text('x')\nshutil.copytree(a, b)\n"
+                      "os.replace(a, b)\natomic.write(p, 'x')\n'a b'.replace(' ', '')\nfrom x import edit\n"
+                      "edit.unlink(p, 'a', 'b')\n")
+    assert file_writes(sample) == ["line 2: open(..., 'a')", "line 4: p.write_text()", "line 5: shutil.copytree()",
+                                   "line 6: os.replace()"]
+
+
+def test_the_architecture_page_draws_these_layers():
+    """docs/architecture.md's layer drawing lists the same layers, in the same order, with the same
+    ground-floor modules, as LAYERS."""
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = page.split("## Layers", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    rows = [line.split() for line in drawing.strip().splitlines()]
+    drawn = {int(row[0]): row[1:] for row in rows}
+    assert sorted(drawn) == list(range(len(LAYERS)))
+    assert tuple(drawn[0][1:]) == LAYERS[0] and drawn[0][0] == "ground"
+    assert [drawn[i][0] for i in range(1, len(LAYERS))] == [names[0] for names in LAYERS[1:]]

@@ -49,7 +49,7 @@ def test_a_token_inside_an_assignment_is_one_secret_of_the_token_kind():
 def test_configured_patterns_apply_and_bad_ones_name_the_setting():
     r = Redactor([r"ACME-[0-9]{6}"]).redact("ticket ACME-123456 leaked")
     assert r.text == "ticket [REDACTED:configured pattern] leaked"
-    with pytest.raises(Exception, match="redaction.patterns"):
+    with pytest.raises(Exception, match=r"redaction\.patterns"):
         Redactor(["(unclosed"])
 
 

@@ -1,4 +1,5 @@
-"""Whole writes and file locks: the one home of temp-file-and-rename and of `fcntl`.
+"""Whole writes and file locks: the one home of temp-file-and-rename and of `fcntl` (and of the one
+append Stele makes to a file it does not own: a CI job summary).
 
 A reader must never see half a file, and a crash must leave either the old file or the new one: every
 file Stele writes is written to a temporary name in the same folder, flushed, fsynced when it must
@@ -12,11 +13,12 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Callable, Iterator, Union
+from typing import IO
 
-Content = Union[str, bytes, Callable[[IO[bytes]], None]]
+Content = str | bytes | Callable[[IO[bytes]], None]
 
 
 class LockTimeout(OSError):
@@ -69,6 +71,19 @@ def _fill(fd: int, tmp: str, path: Path, content: Content, durable: bool, mode: 
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+
+
+def append(path: Path, text: str) -> None:
+    """Add `text` at the end of `path` (created when missing) with one O_APPEND write: for a file other
+    programs append to as well and read whole later, such as GitHub's job summary. Stele's own files
+    are never appended to this way (whole writes above; the session log has its locked append)."""
+    data = memoryview(text.encode("utf-8"))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 def _temp_beside(path: Path) -> tuple[int, str]:

@@ -146,11 +146,30 @@ class Config:
         return node
 
 
-@cache
-def defaults() -> dict[str, Any]:
+def load_yaml(text: str, where: str, fix: str = "") -> Any:
+    """`text` parsed as YAML: safely, with libyaml's C loader when it is installed (7.5x faster than
+    the Python one). A syntax error, or a key set twice in one mapping (YAML lets the last one win,
+    which hides the value in force), is one ConfigError naming `where` and the line, then `fix`."""
     import yaml
 
-    return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _refuse_duplicate_keys(node, where, "")
+        return loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{where}{line}: invalid YAML ({getattr(e, 'problem', None) or e}){fix}") from None
+    finally:
+        loader.dispose()
+
+
+@cache
+def defaults() -> dict[str, Any]:
+    loaded: dict[str, Any] = load_yaml(TEMPLATE, "the built-in config template")
+    return loaded
 
 
 # A setting named like a credential is refused as one (the config is committed; DESIGN.md section 1).
@@ -216,21 +235,8 @@ def _load(path: Path) -> Config:
     base = defaults()
     if not path.is_file():
         return Config(base)
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(path.read_text(encoding="utf-8"))
-    try:
-        node = loader.get_single_node()
-        if node is not None:
-            _refuse_duplicate_keys(node, str(path), "")
-        user = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark else ""
-        raise ConfigError(f"{path}{where}: invalid YAML ({getattr(e, 'problem', e)}); fix it or delete the file "
-                         "to use the defaults") from None
-    finally:
-        loader.dispose()
+    user = load_yaml(path.read_text(encoding="utf-8"), str(path),
+                     "; fix it or delete the file to use the defaults")
     if user is None:
         return Config(base)
     merged = _merge(base, user, str(path), "")

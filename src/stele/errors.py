@@ -10,8 +10,8 @@ import errno
 import os
 import sys
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 EXIT_USER = 1
 EXIT_USAGE = 2

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from .errors import SteleError
 
@@ -212,7 +212,7 @@ def _header_paths(text: str) -> tuple[str, str]:
         a, rest = _unquote(text[: end + 1]), text[end + 2:]
         return a[2:], _unquote(rest)[2:]
     a, _, b = text.partition(" b/")
-    return a[2:], _unquote(b if not b.startswith('"') else b)
+    return a[2:], _unquote(b)
 
 
 def _unquote(text: str) -> str:
@@ -280,7 +280,7 @@ def write_record_commit(root: Path, message: str, parent: str | None, epoch: int
     odb.store(IStream("tree", 0, io.BytesIO(b"")))  # a no-op when the empty tree is already stored
     who = f"stele <stele@localhost> {epoch} +0000"
     head = f"tree {EMPTY_TREE}\n" + (f"parent {parent}\n" if parent else "")
-    data = f"{head}author {who}\ncommitter {who}\n\n{message}".encode("utf-8")
+    data = f"{head}author {who}\ncommitter {who}\n\n{message}".encode()
     sha = odb.store(IStream("commit", len(data), io.BytesIO(data))).hexsha
     return sha.decode() if isinstance(sha, bytes) else sha
 

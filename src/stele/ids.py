@@ -9,7 +9,7 @@ import os
 import re
 import secrets
 import time
-from typing import Container
+from collections.abc import Container
 
 from .kinds import BY_PREFIX, KINDS
 
@@ -21,7 +21,8 @@ _PREFIXES = "|".join(sorted(BY_PREFIX, key=len, reverse=True))
 ID_RE = re.compile(rf"^(?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}$")
 SESSION_ID_RE = re.compile(r"^S-[0-9A-HJKMNP-TV-Z]{10,32}$")
 # Ids inside free text (bodies, prompts): bounded by non-word characters.
-MENTION_RE = re.compile(rf"(?<![\w-])((?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}|S-[0-9A-HJKMNP-TV-Z]{{10,32}})(?![\w-])")
+MENTION_RE = re.compile(rf"(?<![\w-])((?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}"
+                        r"|S-[0-9A-HJKMNP-TV-Z]{10,32})(?![\w-])")
 
 
 def prefix_of(fact_id: str) -> str:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from .errors import SteleError
 from .kinds import ENDED_STATUSES

@@ -164,9 +164,10 @@ def _describe_hidden(run: str) -> str:
         spelled = "".join(chr(ord(c) - 0xE0000) for c in tags if 0x20 <= ord(c) - 0xE0000 < 0x7F)
         say = f" spelling {spelled[:60]!r}" if spelled else ""
         return f"{len(tags)} invisible tag characters (U+E0000 block){say}"
+    points = ", ".join(f"U+{ord(c):04X}" for c in run[:4])
     if any(c in _BIDI for c in run):
-        return f"a bidirectional override ({', '.join(f'U+{ord(c):04X}' for c in run[:4])}) that reorders what is shown"
-    return f"{len(run)} invisible character{'s' if len(run) > 1 else ''} ({', '.join(f'U+{ord(c):04X}' for c in run[:4])})"
+        return f"a bidirectional override ({points}) that reorders what is shown"
+    return f"{len(run)} invisible character{'s' if len(run) > 1 else ''} ({points})"
 
 
 def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> list[Suspect]:
@@ -177,22 +178,25 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
     for m in _rx(*_ESCAPE).finditer(text):
         escapes.append(m.span())
         lead = m.group()[1:2] if m.group().startswith("\x1b") else ""
-        what = _ESCAPE_KINDS.get(lead, "an escape sequence" if lead or m.group() != "\x1b" else "an ESC character")
-        found.append(Suspect("escape-sequence", m.start(), f"{what}: terminals act on it instead of showing it"))
+        what = _ESCAPE_KINDS.get(lead, "an escape sequence" if lead or m.group() != "\x1b"
+                                 else "an ESC character")
+        found.append(Suspect("escape-sequence", m.start(),
+                             f"{what}: terminals act on it instead of showing it"))
     for m in _rx(_UNSAFE_CLASS).finditer(text):
         run = "".join(c for c in m.group() if not ("\x00" <= c <= "\x9f"))
         if not run or _allowed_joiner(text, *m.span()):
             continue
-        found.append(Suspect("hidden-character", m.start(), f"{_describe_hidden(run)}: a reviewer cannot see it, "
-                             "an agent reads it"))
+        found.append(Suspect("hidden-character", m.start(),
+                             f"{_describe_hidden(run)}: a reviewer cannot see it, an agent reads it"))
     for m in _rx(*_CONTROL).finditer(text):
         if any(s <= m.start() < e for s, e in escapes):
             continue  # the BEL that ends an OSC is part of it
         found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
-    for rx, label in ((_INJECTION, "text addressed to the agent"), (_ROLE_OR_TOOL, "chat-role or tool-call syntax")):
+    for rx, label in ((_INJECTION, "text addressed to the agent"),
+                      (_ROLE_OR_TOOL, "chat-role or tool-call syntax")):
         for m in _rx(*rx).finditer(text):
-            found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): memory "
-                                 "is reference data, not instructions"))
+            found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
+                                 "memory is reference data, not instructions"))
     if kind not in INSTRUCTION_KINDS:
         for m in _rx(*_DANGEROUS).finditer(text):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "

@@ -1,6 +1,8 @@
 import json
 
-from stele.cli.demo import EXAMPLE, build, example_inputs, script
+from stele.cli.demo import example_inputs, script
+from stele.record.scaffold import EXAMPLE
+from stele.record.scaffold import example_repository as build
 from tests.helpers import invoke
 
 

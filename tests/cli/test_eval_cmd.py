@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from tests.fakes import fake_model  # noqa: F401  (fixture)
 from tests.helpers import invoke, write_fact
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from stele.cli.demo import EXAMPLE
 from stele.kinds import KINDS
 from stele.project import Project
 from stele.record.load import Record, load
+from stele.record.scaffold import EXAMPLE
 
 
 @pytest.fixture(scope="module")

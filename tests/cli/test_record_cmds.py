@@ -136,7 +136,7 @@ def test_link_unlink_retire_verify(repo):
     sha = git(repo, "rev-parse", "--short=7", "HEAD").strip()
     assert invoke("verify", a["id"]).code == 0
     text = (repo / a["path"]).read_text()
-    assert "verified: 2026-11-29" in text and f"verified_at: '{sha}'" in text or f"verified_at: {sha}" in text
+    assert ("verified: 2026-11-29" in text and f"verified_at: '{sha}'" in text) or f"verified_at: {sha}" in text
 
 
 def test_malformed_record_fails_read_commands_with_every_problem(repo):

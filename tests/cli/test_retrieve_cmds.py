@@ -4,7 +4,7 @@ import json
 import pytest
 
 from tests.factfiles import backdate
-from tests.fakes import fake_model, write_fact  # noqa: F401  (fixture)
+from tests.fakes import write_fact
 from tests.helpers import invoke
 
 

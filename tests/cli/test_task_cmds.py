@@ -104,7 +104,7 @@ def test_concurrent_cli_processes_one_winner(repo):
     results = [(p.wait(timeout=60), p.stdout.read(), p.stderr.read()) for p in procs]
     winners = [i for i, (code, _, _) in enumerate(results) if code == 0]
     assert len(winners) == 1, results
-    for i, (code, out, err) in enumerate(results):
+    for i, (code, _, err) in enumerate(results):
         if i != winners[0]:
             assert code == 1 and err.startswith(f"stele: {t} is held by agent-{winners[0]} "), err
 

@@ -35,7 +35,7 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
 )}
 
 CACHE = Path(os.environ.get("STELE_E2E_CACHE") or Path.home() / ".cache" / "stele-e2e")
-NPM_CACHE = Path(os.environ.get("npm_config_cache") or Path.home() / ".npm")
+NPM_CACHE = Path(os.environ.get("npm_config_cache") or Path.home() / ".npm")  # noqa: SIM112 (npm's own name)
 INSTALL_TIMEOUT = 600
 
 

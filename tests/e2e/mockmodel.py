@@ -349,7 +349,7 @@ class Server:
             finish = "stop"
         usage = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
         if not body.get("stream"):
-            message = {k: v for k, v in delta.items()}
+            message = dict(delta)
             return _Json({**chunk_base, "object": "chat.completion", "usage": usage,
                           "choices": [{"index": 0, "message": message, "finish_reason": finish}]})
         chunks = [{**chunk_base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},

@@ -84,8 +84,11 @@ def test_scripted_turn(name, demo_repo, tmp_path):
 def start_session(root, env) -> str:
     """A Stele session with a goal, one completed stage and one steering line, as an operator runs it."""
     stele = [os.path.join(os.path.dirname(sys.executable), "stele")]
-    run = lambda *a: subprocess.run(stele + list(a), cwd=root, env=env, capture_output=True, text=True,
-                                    check=True, timeout=60).stdout.strip()
+
+    def run(*a: str) -> str:
+        return subprocess.run(stele + list(a), cwd=root, env=env, capture_output=True, text=True,
+                              check=True, timeout=60).stdout.strip()
+
     sid = run("session", "start", "--goal", "Make garbage collection safe for pushes in progress")
     sid = sid.split()[-1].split("=")[-1]
     run("session", "log", "stage", "Read gc.py and DEC-D7JE", "--stage", "research", "--session", sid)

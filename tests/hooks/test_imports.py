@@ -7,8 +7,8 @@ Codex), post-edit indexes the log line it wrote, which embeds it with model2vec,
 prompt, which someone waits for, does not."""
 import json
 import subprocess
-import time
 import sys
+import time
 
 import pytest
 
@@ -70,7 +70,8 @@ def _hook_modules(repo, tmp_path, event):
                "tool_input": {"file_path": str(repo / "src/auth.py")}}
     report = tmp_path / "modules.json"
     argv = [sys.executable, "-c", WRAPPER, str(report), "hook", event, "--harness", "claude"]
-    done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60)
+    done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo,
+                          timeout=60)
     assert done.returncode == 0
     return {m.split(".")[0] for m in json.loads(report.read_text())["modules"]}, done.stderr
 
@@ -88,7 +89,8 @@ def test_with_a_team_store_nothing_to_sync_imports_no_s3_client(repo, tmp_path, 
     assert err == ""
 
 
-def test_with_lines_to_ship_the_stop_hook_syncs_and_fails_open_within_its_deadline(repo, tmp_path, monkeypatch):
+def test_with_lines_to_ship_the_stop_hook_syncs_and_fails_open_within_its_deadline(repo, tmp_path,
+                                                                                    monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
     _store_repo(repo)

@@ -6,7 +6,7 @@ import pytest
 from stele.index import build, vectors
 from stele.project import Project
 from tests.factfiles import backdate
-from tests.fakes import fake_model, no_model, write_fact  # noqa: F401  (fixtures)
+from tests.fakes import write_fact
 
 
 @pytest.fixture

@@ -40,7 +40,8 @@ def test_a_refresh_redoes_only_what_changed(repo):
     _, again = refresh(repo)
     assert again.chunked == [] and again.removed == []
     os.utime(repo / "src/b.py", ns=(1, 1))  # touched, same content: rehashed, not re-chunked
-    write(repo, "src/c.py", "def c_function():\n    return 'changed'\n\n\ndef brand_new_helper():\n    pass\n")
+    write(repo, "src/c.py",
+          "def c_function():\n    return 'changed'\n\n\ndef brand_new_helper():\n    pass\n")
     (repo / "src/a.py").unlink()
     index, report = refresh(repo)
     assert report.chunked == ["src/c.py"] and report.removed == ["src/a.py"]
@@ -76,8 +77,9 @@ def test_a_damaged_or_missing_index_is_rebuilt(repo):
 
 def test_python_files_are_cut_where_ast_says_definitions_start(repo):
     body = "".join(f"    step_{n}()\n" for n in range(30))
-    write(repo, "src/tricky.py", f'def real():\n    doc = """\nunindented text\n\ndef not_a_definition():\n"""\n'
-                                 f'{body}\n\ndef second():\n{body}')
+    write(repo, "src/tricky.py",
+          f'def real():\n    doc = """\nunindented text\n\ndef not_a_definition():\n"""\n'
+          f'{body}\n\ndef second():\n{body}')
     git(repo, "add", "-A")
     index, _ = refresh(repo)
     assert [c.start for c in index.chunks_of("src/tricky.py")] == [1, 39]

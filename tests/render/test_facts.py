@@ -23,7 +23,8 @@ Floods never reach bcrypt."""
 
 def test_fact_lines_show_fields_links_both_ways_and_the_body():
     dec = Fact("DEC-AAAA", "decision", "Rate limiting runs before auth",
-               body="\nFloods never reach bcrypt.\n", priority="high", anchors=["src/auth.py::RateLimiter.check"], tags=["auth", "limits"],
+               body="\nFloods never reach bcrypt.\n", priority="high",
+               anchors=["src/auth.py::RateLimiter.check"], tags=["auth", "limits"],
                links={"caused-by": ["RISK-BBBB"], "relates-to": ["TASK-GONE"]}, created=dt.date(2026, 11, 1),
                path="docs/memory/decisions/DEC-AAAA.md")
     facts = [dec, Fact("RISK-BBBB", "risk", "Floods reach bcrypt"),

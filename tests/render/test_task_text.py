@@ -7,7 +7,7 @@ from stele.session.wal import Entry
 from stele.tasks.board import Resume, TaskRow
 from stele.tasks.claims import Claim, Identity
 
-NOW = dt.datetime(2026, 11, 29, 19, 0, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2026, 11, 29, 19, 0, tzinfo=dt.UTC)
 ALICE = Identity("alice", "sess-a", "host-1")
 
 

@@ -4,7 +4,6 @@ from types import SimpleNamespace
 from stele.project import Project
 from stele.render.facts import BRIEF_MAX, brief_text
 from stele.retrieve.brief import Brief, Point, brief
-from tests.fakes import no_model  # noqa: F401  (fixture)
 from tests.helpers import write_fact, write_sample_record
 
 

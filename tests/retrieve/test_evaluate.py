@@ -98,7 +98,7 @@ queries:
     ("queries:\n  - {id: a, prompt: hi}\n  - {id: a, prompt: ho}", "case 2: the id 'a' is used twice"),
     ("queries:\n  - {id: a}", "case 1 (a): give a `prompt`"),
     ("today: someday\nqueries: []", "today 'someday' is not a date"),
-    ("queries: [\n", "not valid YAML"),
+    ("queries: [\n", "invalid YAML"),
     ("quries: []", "unknown top-level key 'quries'"),
 ])
 def test_a_bad_case_file_is_one_line_naming_the_case_and_key(tmp_path, text, message):

@@ -25,7 +25,7 @@ def test_the_bundled_model_finds_a_paraphrase(proj):
     r = recall(proj, "a buyer was billed two times for one purchase")
     assert r.mode == "hybrid" and r.warnings == []
     assert r.trace.seeds[0].id == "RISK-2M9Q"
-    assert r.trace.seeds[0].detail.vector_rank == 1  # only "for" and "a" in common: the embedding found it
+    assert r.trace.seeds[0].hit.vector_rank == 1  # only "for" and "a" in common: the embedding found it
     assert search(proj, "the shop sends mails from a queue job", limit=1).results[0].id == "DEC-7KAM"
 
 
@@ -56,8 +56,8 @@ def test_a_fresh_recall_loads_no_cli_no_parser_and_no_model2vec(proj):
             "from stele.retrieve.recall import recall; "
             "r = recall(Project(Path(sys.argv[1])), 'a buyer was billed two times for one purchase'); "
             "assert r.mode == 'hybrid', r.mode; "
-            "print(sorted(m for m in ('typer', 'rich', 'git', 'model2vec', 'yaml', 'stele.record.frontmatter') "
-            "if m in sys.modules))")
+            "print(sorted(m for m in ('typer', 'rich', 'git', 'model2vec', 'yaml', "
+            "'stele.record.frontmatter') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, str(proj.root)], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"

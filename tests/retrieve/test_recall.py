@@ -99,11 +99,12 @@ def test_a_zero_walk_budget_returns_the_seeds_marked_partial(shop):
 
 def test_without_a_model_recall_degrades_to_full_text(shop, monkeypatch):
     from stele.index import vectors
+    from stele.index.encoder import EncoderUnavailable
 
     assert recall(shop, PROMPT).mode == "hybrid"
 
     def gone(project):
-        raise vectors.NoModel("embedding model folder /x does not exist")
+        raise EncoderUnavailable("embedding model folder /x does not exist")
 
     monkeypatch.setattr(vectors, "model_ref", gone)
     r = recall(shop, PROMPT)
@@ -113,13 +114,14 @@ def test_without_a_model_recall_degrades_to_full_text(shop, monkeypatch):
 
 def test_a_model_that_breaks_after_indexing_degrades_the_query_only(shop, monkeypatch):
     from stele.index import vectors
+    from stele.index.encoder import EncoderUnavailable
     from stele.retrieve import seeds
 
     recall(shop, PROMPT)
     seeds._ENCODERS.clear()
 
     def broken(ref, bulk):
-        raise vectors.NoModel("embedding model /x is corrupt")
+        raise EncoderUnavailable("embedding model /x is corrupt")
 
     monkeypatch.setattr(vectors, "load_encoder", broken)
     r = recall(shop, "something nobody ever wrote down anywhere")  # no full-text match: asks the model
@@ -151,7 +153,7 @@ def test_hits_far_weaker_than_the_best_are_not_seeds():
     from stele.retrieve.seeds import Hit
 
     hits = [Hit("LSN-AAAA"), Hit("DEC-BBBB"), Hit("S-01JAAAAAAAAAAAAAAAAAAAAAAA"), Hit("CON-CCCC")]
-    for h, strength in zip(hits, (1.0, 0.5, 0.4, 0.05)):
+    for h, strength in zip(hits, (1.0, 0.5, 0.4, 0.05), strict=True):
         h.strength = strength
     nodes = {h.id: NS(source="session" if h.id.startswith("S-") else "committed") for h in hits}
     assert [x.id for x in text_seeds(hits, nodes, 10, 0.15)] == ["LSN-AAAA", "DEC-BBBB",

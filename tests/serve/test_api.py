@@ -42,7 +42,7 @@ def test_facts_filters_by_kind_status_anchor_tag_and_words(repo, facts):
     assert [f["id"] for f in get(repo, "/api/memory/facts", q="FLOODS bcrypt")[1]["facts"]] == [facts["risk"]]
     assert get(repo, "/api/memory/facts", q="floods nowhere")[1]["facts"] == []
     assert get(repo, "/api/memory/facts", status="retired")[1]["facts"] == []
-    expired = [f for f in data["facts"] if f["id"] == facts["note"]][0]
+    expired = next(f for f in data["facts"] if f["id"] == facts["note"])
     assert expired["inactive"] == "expired 2026-01-01"
 
 

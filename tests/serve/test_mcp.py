@@ -85,22 +85,21 @@ def test_real_client_lists_tools_and_calls_them(repo):
     ids = _facts(repo)
 
     async def session() -> dict:
-        async with stdio_client(_params(repo)) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                tools = {t.name: t for t in (await s.list_tools()).tools}
-                recalled = await s.call_tool("recall", {"prompt": "Where should the rate limiting middleware "
-                                                                  "go relative to auth?"})
-                short = await s.call_tool("recall", {"prompt": "auth"})
-                found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
-                shown = await s.call_tool("show", {"id": ids["risk"]})
-                missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
-                written = await s.call_tool("remember", {
-                    "text": f"Key {AWS_KEY} lives in CI only.", "kind": "lesson",
-                    "links": [f"relates-to:{ids['dec']}"]})
-                bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
-                return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown,
-                        "missing": missing, "written": written, "bad": bad}
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            recalled = await s.call_tool("recall", {"prompt": "Where should the rate limiting middleware "
+                                                              "go relative to auth?"})
+            short = await s.call_tool("recall", {"prompt": "auth"})
+            found = await s.call_tool("search", {"query": "bcrypt flood", "limit": 5})
+            shown = await s.call_tool("show", {"id": ids["risk"]})
+            missing = await s.call_tool("show", {"id": "DEC-ZZZZ"})
+            written = await s.call_tool("remember", {
+                "text": f"Key {AWS_KEY} lives in CI only.", "kind": "lesson",
+                "links": [f"relates-to:{ids['dec']}"]})
+            bad = await s.call_tool("remember", {"text": "x", "kind": "opinion"})
+            return {"tools": tools, "recalled": recalled, "short": short, "found": found, "shown": shown,
+                    "missing": missing, "written": written, "bad": bad}
 
     r = anyio.run(session)
     assert set(r["tools"]) == {"recall", "search", "show", "remember"}  # no tasks here: no task tools
@@ -135,14 +134,13 @@ def test_task_tools_come_with_tasks(repo):
     task = board.new_task(Project(repo), "Move the limiter into the gateway").fact
 
     async def session() -> tuple:
-        async with stdio_client(_params(repo)) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                names = {t.name for t in (await s.list_tools()).tools}
-                ready = await s.call_tool("task_ready", {})
-                first = await s.call_tool("task_claim", {"id": task.id})
-                after = await s.call_tool("task_ready", {})
-                return names, ready, first, after
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            names = {t.name for t in (await s.list_tools()).tools}
+            ready = await s.call_tool("task_ready", {})
+            first = await s.call_tool("task_claim", {"id": task.id})
+            after = await s.call_tool("task_ready", {})
+            return names, ready, first, after
 
     names, ready, first, after = anyio.run(session)
     assert {"task_ready", "task_claim"} <= names
@@ -212,13 +210,12 @@ def test_replies_through_a_real_client_carry_no_hidden_or_control_character(repo
     raw = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\U000e0000-\U000e0fff]")
 
     async def session() -> list[str]:
-        async with stdio_client(_params(repo)) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                replies = [await s.call_tool("show", {"id": "DEC-AAAA"}),
-                           await s.call_tool("recall", {"prompt": "does rate limiting run before auth?"}),
-                           await s.call_tool("search", {"query": "rate limiting auth"})]
-                return [r.content[0].text for r in replies]
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            replies = [await s.call_tool("show", {"id": "DEC-AAAA"}),
+                       await s.call_tool("recall", {"prompt": "does rate limiting run before auth?"}),
+                       await s.call_tool("search", {"query": "rate limiting auth"})]
+            return [r.content[0].text for r in replies]
 
     texts = anyio.run(session)
     assert "DEC-AAAA" in texts[0] and "<45 hidden characters>" in texts[0] and "^[]0;owned^G" in texts[0]

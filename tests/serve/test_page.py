@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from stele.cli.demo import build
 from stele.project import Project
+from stele.record.scaffold import example_repository as build
 from stele.serve.server import Server
 
 pytestmark = pytest.mark.browser

@@ -86,7 +86,7 @@ def start(log: Path) -> Server:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                raise RuntimeError(f"moto_server did not start: {log.read_text(errors='replace')[-500:]}")
+                raise RuntimeError(f"moto_server did not start: {log.read_text(errors='replace')[-500:]}") from None
             time.sleep(0.1)
     url = f"http://127.0.0.1:{port}"
     iam = boto3.client("iam", endpoint_url=url, region_name="us-east-1", aws_access_key_id="setup",

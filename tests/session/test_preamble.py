@@ -1,5 +1,7 @@
 """The preamble: folding, fidelity, steering always whole, precedence, threads and restart. Entries are
 built in memory; `for_scope` is exercised once on a real log for threads and the task's fidelity."""
+import re
+
 import pytest
 
 from stele.errors import SteleError, UsageError
@@ -41,7 +43,7 @@ def test_repeated_visits_fold_into_latest_content_with_a_count():
 def test_fidelity_keeps_the_first_n_characters_of_each_stage(fidelity, kept):
     body = "".join(chr(ord("a") + i % 26) for i in range(5000))
     p = fold([stage("plan", body), stage("short", "tiny")], fidelity)
-    shown = dict((s.name, text) for s, text in p.shown_stages)
+    shown = {s.name: text for s, text in p.shown_stages}
     assert shown["short"] == "tiny"
     if kept == 5000:
         assert shown["plan"] == body
@@ -82,9 +84,9 @@ def test_precedence_flag_then_task_then_config_then_compact():
 def test_bad_fidelities_name_where_they_came_from():
     with pytest.raises(UsageError, match="--fidelity 'summary'"):
         resolve_fidelity("summary")
-    with pytest.raises(SteleError, match="docs/memory/tasks/TASK-1.md: fidelity 'low'"):
+    with pytest.raises(SteleError, match=re.escape("docs/memory/tasks/TASK-1.md: fidelity 'low'")):
         resolve_fidelity(None, "low", None, "docs/memory/tasks/TASK-1.md: fidelity")
-    with pytest.raises(SteleError, match="session.default_fidelity 'full'"):
+    with pytest.raises(SteleError, match=re.escape("session.default_fidelity 'full'")):
         resolve_fidelity(None, None, "full")
 
 
@@ -175,7 +177,8 @@ def test_the_session_library_stays_off_the_heavy_imports():
     import subprocess
     import sys
 
-    code = ("import sys, stele.session.preamble, stele.session.sessions, stele.session.archive, stele.session.promote; "
+    code = ("import sys, stele.session.preamble, stele.session.sessions, stele.session.archive, "
+            "stele.session.promote; "
             "print(sorted(m for m in ('typer', 'rich', 'git', 'pydantic') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -152,7 +152,7 @@ def test_a_hand_edited_paths_value_counts_as_no_path_instead_of_failing_readers(
 def test_a_thread_cannot_mix_harnesses(project):
     sessions.start(project, agent="claude-code", thread="impl", goal="Ship it")
     sessions.start(project, agent="claude-code", thread="impl")  # the same harness may take it over
-    with pytest.raises(SteleError, match="thread 'impl' is run by claude-code .*cannot mix harnesses"):
+    with pytest.raises(SteleError, match=r"thread 'impl' is run by claude-code .*cannot mix harnesses"):
         sessions.start(project, agent="codex", thread="impl")
     assert sessions.start(project, agent="codex", thread="impl-codex").thread == "impl-codex"
 

@@ -31,8 +31,8 @@ def rule(n: int, body: str = KIB, **kw) -> Fact:
 
 
 def test_budgets_come_from_the_config_template():
-    assert BUDGETS == Budgets(records_bytes=16384, records_count=12, records_count_max=64, record_max_bytes=12288,
-                              code_bytes=32768, total_bytes=49152, briefing_items=20, briefing_bytes=4096)
+    assert Budgets(records_bytes=16384, records_count=12, records_count_max=64, record_max_bytes=12288,
+                              code_bytes=32768, total_bytes=49152, briefing_items=20, briefing_bytes=4096) == BUDGETS
 
 
 def test_fourteen_always_records_of_one_kib_all_fit_by_raising_the_count_limit():

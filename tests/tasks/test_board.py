@@ -11,7 +11,7 @@ from stele.session import wal
 from stele.tasks import board, claims
 from stele.tasks.claims import ClaimHeld, Identity
 
-T0 = dt.datetime(2026, 11, 29, 18, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 11, 29, 18, 0, tzinfo=dt.UTC)
 HOUR = dt.timedelta(hours=1)
 ALICE = Identity("alice", "sess-a", "host-1")
 BOB = Identity("bob", None, "host-2")
@@ -93,7 +93,7 @@ def test_done_releases_the_claim_and_retires_what_expires_on_it(project):
                            links=[f"expires-on:{task}"]).fact.id
     other = edit.remember(project, "Unrelated constraint.", kind="constraint").fact.id
     board.claim_task(project, task, ALICE, now=T0)
-    with pytest.raises(SteleError, match="held by alice .* pass --force"):
+    with pytest.raises(SteleError, match=r"held by alice .* pass --force"):
         board.done(project, task, BOB, now=T0)
     closed = board.done(project, task, ALICE, note="gateway live", now=T0)
     assert closed.fact.status == "done" and closed.released.state == "released"

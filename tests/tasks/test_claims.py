@@ -2,6 +2,7 @@
 worktrees of one clone, and a bare remote shared by two clones."""
 import datetime as dt
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from stele.tasks import claims
 from stele.tasks.claims import ClaimHeld, Identity
 from tests.helpers import git
 
-T0 = dt.datetime(2026, 11, 29, 18, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 11, 29, 18, 0, tzinfo=dt.UTC)
 HOUR = dt.timedelta(hours=1)
 ALICE = Identity("alice", "sess-a", "host-1")
 BOB = Identity("bob", "sess-b", "host-2")
@@ -74,7 +75,7 @@ def test_an_expired_claim_is_taken_over_with_the_next_token_and_the_takeover_is_
 
 def test_release_only_by_the_holder_unless_forced_and_tokens_keep_growing(project):
     claims.claim(project, "TASK-AAAA", ALICE, HOUR, now=T0)
-    with pytest.raises(SteleError, match="only its holder releases it .* pass --force"):
+    with pytest.raises(SteleError, match=r"only its holder releases it .* pass --force"):
         claims.release(project, "TASK-AAAA", BOB, now=T0)
     released = claims.release(project, "TASK-AAAA", ALICE, now=T0 + HOUR / 2)
     assert released.state == "released" and released.released_by == ALICE and released.token == 1
@@ -161,7 +162,7 @@ def test_two_clones_racing_through_one_bare_remote():
 
 
 def test_an_unreachable_remote_is_one_clear_error(project):
-    with pytest.raises(SteleError, match="cannot read claims from /nonexistent/remote.git"):
+    with pytest.raises(SteleError, match=re.escape("cannot read claims from /nonexistent/remote.git")):
         claims.claim(project, "TASK-AAAA", ALICE, HOUR, now=T0, remote="/nonexistent/remote.git")
     assert claims.read(project, "TASK-AAAA") is None
 
@@ -186,5 +187,5 @@ def test_a_stale_lock_file_is_named(project, monkeypatch):
     lock = project.git_common_dir / "refs/stele/claims/TASK-AAAA.lock"
     lock.parent.mkdir(parents=True)
     lock.write_text("")
-    with pytest.raises(SteleError, match="TASK-AAAA.lock blocks every change .* delete it"):
+    with pytest.raises(SteleError, match=r"TASK-AAAA\.lock blocks every change .* delete it"):
         claims.claim(project, "TASK-AAAA", ALICE, HOUR, now=T0)

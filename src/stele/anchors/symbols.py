@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Iterator
 
 from . import patterns as pat
 
@@ -181,9 +181,7 @@ def _body_start(text: str, pos: int, hi: int, lang: str) -> int | None:
             depth += 1
         elif c in ")]":
             depth = max(0, depth - 1)
-        elif depth == 0 and c in "{;":
-            return i
-        elif depth == 0 and c == "\n" and _ends_statement(text, i, hi, lang):
+        elif (depth == 0 and c in "{;") or (depth == 0 and c == "\n" and _ends_statement(text, i, hi, lang)):
             return i
         elif depth == 0 and c == "=" and lang != "rust" and text[i + 1:i + 2] not in (">", "="):
             return _statement_end(text, i, hi, lang)
@@ -290,5 +288,7 @@ def _text_search(text: str, parts: list[str]) -> Span | None:
         if hit is None:
             return None
         pos = hit.end()
+    if hit is None:  # no parts
+        return None
     line = src.line(hit.start())
     return line, line

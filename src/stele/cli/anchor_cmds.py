@@ -2,28 +2,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 
 
 @app.command()
 def anchored(
-    paths: Annotated[Optional[list[str]], typer.Argument(metavar="[PATH]...", help="Files or folders.")]
+    paths: Annotated[list[str] | None, typer.Argument(metavar="[PATH]...", help="Files or folders.")]
     = None,
     staged: Annotated[bool, Opt("--staged", help="The staged change (a symbol counts when a hunk touches "
                                 "it).")] = False,
-    diff: Annotated[Optional[str], Opt("--diff", metavar="REF", help="The change since REF (or A..B, "
+    diff: Annotated[str | None, Opt("--diff", metavar="REF", help="The change since REF (or A..B, "
                                        "A...B).")] = None,
     all_: Annotated[bool, Opt("--all", help="Include superseded, retired, done and cancelled facts.")]
     = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """List the facts anchored to files or to a change, risks and constraints first."""
@@ -36,8 +36,8 @@ def anchored(
     if staged and diff:
         raise UsageError("--staged and --diff REF are two different changes: pass one")
     named = [_repo_path(p, x) for x in paths or []]
-    if staged or diff:
-        change = lib.staged(p.root) if staged else lib.since(p.root, diff)
+    change = lib.staged(p.root) if staged else lib.since(p.root, diff) if diff else None
+    if change is not None:
         if named:
             keep = [d for d in change.files
                     if any(not n or path_matches(n, x) for n in named for x in d.paths)]

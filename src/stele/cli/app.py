@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -39,7 +39,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: Annotated[Optional[bool], typer.Option("--version", callback=_version, is_eager=True,
+    version: Annotated[bool | None, typer.Option("--version", callback=_version, is_eager=True,
                                                     help="Print the version and exit.")] = None,
 ) -> None:
     """Git-native project memory for coding agents: decisions, risks and lessons as reviewed Markdown,

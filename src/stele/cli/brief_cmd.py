@@ -8,13 +8,13 @@ import typer
 from ..errors import say
 from ..render import term
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 
 @app.command()
 def brief(
     question: Annotated[str, typer.Argument(help="What you want to know, in your own words.")],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Search the record several ways, walk two hops, and print a grouped briefing citing fact ids

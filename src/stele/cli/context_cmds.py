@@ -7,14 +7,14 @@ budget tables around it are for people and go through `render.term`.
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
 from ..textcut import counted
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 context_app = typer.Typer(no_args_is_help=False)
@@ -23,20 +23,20 @@ app.add_typer(context_app, name="context")
 app.add_typer(snapshot_app, name="snapshot")
 
 RecordOpt = Annotated[list[str], Opt("--record", "-r", help="A record to include by id; repeatable.")]
-PromptOpt = Annotated[Optional[str], Opt("--prompt", "-p",
+PromptOpt = Annotated[str | None, Opt("--prompt", "-p",
                                          help="Extra text to match records and code against.")]
 
 
 @context_app.callback(invoke_without_command=True)
 def context(
     ctx: typer.Context,
-    task: Annotated[Optional[str], Opt("--task", "-t", help="The task the run works on.")] = None,
+    task: Annotated[str | None, Opt("--task", "-t", help="The task the run works on.")] = None,
     record: RecordOpt = [],
     prompt: PromptOpt = None,
     save: Annotated[bool, Opt("--save", help="Store it in .stele/snapshots/ and print its run id.")] = False,
-    session: Annotated[Optional[str], Opt(help="Session to log the saved snapshot to (default: "
+    session: Annotated[str | None, Opt(help="Session to log the saved snapshot to (default: "
                                                "$STELE_SESSION).")] = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Always records, records named by id, ranked records, code and a knowledge briefing, within the
@@ -61,7 +61,7 @@ def preview(
     task: Annotated[str, typer.Argument(metavar="TASK")],
     record: RecordOpt = [],
     prompt: PromptOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """What claiming TASK would deliver, with its budget use; nothing is stored."""
@@ -77,7 +77,7 @@ def preview(
 @context_app.command()
 def doctor(
     strict: Annotated[bool, Opt("--strict", help="Warnings fail too (exit 1).")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> int:
     """Flag records that break or bloat snapshots: `always` records over budget (error), expired,
@@ -103,7 +103,7 @@ def doctor(
 
 
 @snapshot_app.command("list")
-def list_(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+def list_(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Stored runs, oldest first."""
     from ..snapshot.store import runs
 
@@ -124,7 +124,7 @@ def list_(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
 @snapshot_app.command()
 def show(
     run: Annotated[str, typer.Argument(metavar="RUN", help="A run id or a unique prefix of one.")],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """What the agent saw in RUN: its budget table, what was left out, and the exact text."""

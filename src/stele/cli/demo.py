@@ -1,4 +1,5 @@
-"""`stele demo`: build a throwaway repository from the bundled example and run real commands on it.
+"""`stele demo`: run real commands on a throwaway repository built from the bundled example
+(`record.scaffold.example_checkout` builds it and removes it).
 
 The demo runs each command as the user would type it, in its own `stele` process in the example
 repository, and prints the command before its output, so what it shows is exactly what `stele` does
@@ -7,39 +8,15 @@ that imports it.)
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from ..errors import SteleError
+from ..record.scaffold import EXAMPLE, example_checkout
 from ..render import term
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "harbor"
 DEMO_RECALL_CHARS = 900  # each recall shortened so the whole demo stays within a couple of screens
-
-
-def build(dest: Path, example: Path = EXAMPLE) -> Path:
-    """A git repository at `dest` holding the example's code and record, committed and initialised."""
-    if not (example / "record").is_dir():
-        raise SteleError(f"the bundled example is missing from {example}; reinstall Stele")
-    if dest.exists() and any(dest.iterdir()):
-        raise SteleError(f"{dest} is not empty: give --keep a new or empty folder")
-    dest.mkdir(parents=True, exist_ok=True)
-    if (example / "code").is_dir():
-        shutil.copytree(example / "code", dest, dirs_exist_ok=True)
-    shutil.copytree(example / "record", dest / "docs" / "memory", dirs_exist_ok=True)
-    from .. import gitrepo
-    from ..project import Project
-    from ..record.scaffold import init
-
-    gitrepo.run(dest, "init", "-q")
-    gitrepo.run(dest, "add", "-A")
-    gitrepo.run(dest, "-c", "user.name=Stele demo", "-c", "user.email=demo@example.invalid",
-                "commit", "-qm", "Harbor: code and record")
-    init(Project(dest))
-    return dest
 
 
 def _run(note: str, where: Path, *args: str) -> None:
@@ -75,7 +52,8 @@ def script(example: Path = EXAMPLE) -> list[tuple[str, tuple[str, ...]]]:
     notes = ("Before a prompt: matching facts, one hop out, and a risk two causal hops away called out",
              "The risk shares no words with the question; the walk finds it through caused-by",
              "A pasted error string finds the lesson that quotes it")
-    steps += [(note, ("recall", *short, prompt)) for note, prompt in zip(notes, prompts)]
+    # prompts.txt may hold more prompts than the demo narrates: the first ones get the notes
+    steps += [(note, ("recall", *short, prompt)) for note, prompt in zip(notes, prompts, strict=False)]
     if files:
         steps.append(("Before an edit: the facts anchored to the file (risks and constraints first)",
                       ("anchored", files[0])))
@@ -85,10 +63,7 @@ def script(example: Path = EXAMPLE) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def run(keep: Path | None = None, example: Path = EXAMPLE) -> Path | None:
-    tmp = None if keep else Path(tempfile.mkdtemp(prefix="stele-demo-"))
-    dest = keep.resolve() if keep else tmp / "harbor"
-    try:
-        build(dest, example)
+    with example_checkout(keep, example) as dest:
         term.line(f"Stele demo: the Harbor example, a git repository at {dest}", style="bold")
         for note, args in script(example):
             _run(note, dest, *args)
@@ -96,10 +71,7 @@ def run(keep: Path | None = None, example: Path = EXAMPLE) -> Path | None:
         if keep:
             term.line(f"The repository is kept at {dest}: cd there and try `stele recall \"...\"`, "
                       f"`stele why \"...\"` or the other prompts in {example / 'prompts.txt'}.")
-        else:
-            term.line("Run `stele demo --keep DIR` to keep the repository and try commands yourself "
-                      "(`stele recall`, `stele why`, `stele serve` for the graph).")
-        return dest if keep else None
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+            return dest
+        term.line("Run `stele demo --keep DIR` to keep the repository and try commands yourself "
+                  "(`stele recall`, `stele why`, `stele serve` for the graph).")
+        return None

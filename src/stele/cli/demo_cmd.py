@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -11,7 +11,8 @@ from .app import app
 
 @app.command()
 def demo(
-    keep: Annotated[Optional[Path], typer.Option("--keep", help="Build the demo repository here and keep it.")] = None,
+    keep: Annotated[Path | None, typer.Option("--keep", help="Build the demo repository here and keep it.")]
+    = None,
 ) -> None:
     """Build a throwaway git repo from the bundled example record and show what Stele does with it."""
     from .demo import run

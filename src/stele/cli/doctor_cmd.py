@@ -4,10 +4,12 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
-from typing import Annotated, Optional
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from .. import atomic
 from ..render import term
 from ..render.jsonout import emit_json
 from .app import JsonOpt, app, project
@@ -26,7 +28,7 @@ class DoctorFormat(str, Enum):
 
 @app.command()
 def doctor(
-    base: Annotated[Optional[str], Opt("--base", metavar="REF", help="Also check the change since REF "
+    base: Annotated[str | None, Opt("--base", metavar="REF", help="Also check the change since REF "
                                        "(merge base): current knowledge must be superseded, not edited.")]
     = None,
     gate: Annotated[bool, Opt("--gate", help="With --base: fail when code anchored by a risk or constraint "
@@ -38,7 +40,7 @@ def doctor(
     dry_run: Annotated[bool, Opt("--dry-run", help="With --fix: show the diff, write nothing.")] = False,
     yes: Annotated[bool, Opt("--yes", "-y", help="With --fix: do not ask before writing.")] = False,
     fmt: Annotated[DoctorFormat, Opt("--format", help="auto is github under GitHub Actions, else text.")]
-    = "auto",
+    = DoctorFormat.auto,
     json_: JsonOpt = False,
 ) -> int:
     """Check the project memory: schema, ids, links, anchors, budgets, secrets, staleness."""
@@ -57,8 +59,7 @@ def doctor(
         term.write(out.github(report))
         summary_path = os.environ.get(SUMMARY_ENV)
         if summary_path:
-            with open(summary_path, "a", encoding="utf-8") as f:
-                f.write(out.summary(report) + "\n")
+            atomic.append(Path(summary_path), out.summary(report) + "\n")
     else:
         for line in out.text(report).splitlines():
             term.line(line)

@@ -5,23 +5,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 
 
 @app.command("eval")
 def eval_(
-    cases: Annotated[Optional[Path], typer.Argument(help="The case file (docs/eval.md), e.g. "
+    cases: Annotated[Path | None, typer.Argument(help="The case file (docs/eval.md), e.g. "
                                                     "docs/memory/eval.yaml.")] = None,
-    min_pct: Annotated[Optional[float], Opt("--min", help="Exit 1 when fewer than this percent of the "
+    min_pct: Annotated[float | None, Opt("--min", help="Exit 1 when fewer than this percent of the "
                                             "cases pass (a CI gate).")] = None,
-    only: Annotated[Optional[str], Opt("--only", help="Only the cases whose id or type starts with "
+    only: Annotated[str | None, Opt("--only", help="Only the cases whose id or type starts with "
                                        "this.")] = None,
     verbose: Annotated[bool, Opt("--verbose", "-v", help="List passing cases too.")] = False,
     init: Annotated[bool, Opt("--init", help="Write docs/memory/eval.yaml: starter cases drawn from the "
@@ -29,9 +29,9 @@ def eval_(
     force: Annotated[bool, Opt("--force", help="With --init: replace an existing starter file.")] = False,
     recall_gap: Annotated[bool, Opt("--recall-gap", help="From the session log: edits to anchored code "
                                     "whose facts never reached the agent.")] = False,
-    since: Annotated[Optional[str], Opt("--since", help="With --recall-gap: sessions active since this "
+    since: Annotated[str | None, Opt("--since", help="With --recall-gap: sessions active since this "
                                         "date (YYYY-MM-DD) or git revision.")] = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> int:
     """Measure what the memory does for this project: score recall against a case file, or the

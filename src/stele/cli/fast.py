@@ -9,7 +9,7 @@ definition of their options; it must not import typer.
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import say
 from ..render import term
@@ -26,7 +26,8 @@ def _parser(name: str, description: str) -> argparse.ArgumentParser:
 def recall_parser() -> argparse.ArgumentParser:
     p = _parser("recall", "Show what an agent is told before answering PROMPT: the facts that match, one "
                 "hop out along their links, and the risks on the path (a starting set, at most 20).")
-    p.add_argument("prompt", nargs="?", default="", help="what the agent was asked (may be empty with --file)")
+    p.add_argument("prompt", nargs="?", default="",
+                   help="what the agent was asked (may be empty with --file)")
     p.add_argument("--file", "-f", action="append", default=[], metavar="PATH",
                    help="a file being edited (repeatable)")
     p.add_argument("--max-chars", type=int, default=None, help="text budget (default: hooks.max_chars)")

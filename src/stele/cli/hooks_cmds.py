@@ -4,20 +4,20 @@
 """
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 
 @app.command()
 def pause(
-    turns: Annotated[Optional[int], typer.Option("--turns", min=1,
+    turns: Annotated[int | None, typer.Option("--turns", min=1,
                                                  help="Only for the next N prompts.")] = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Silence Stele's hooks in this checkout: nothing injected until `stele resume-hooks` (or N prompts)."""
@@ -33,7 +33,7 @@ def pause(
 
 
 @app.command("resume-hooks")
-def resume_hooks(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+def resume_hooks(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Turn Stele's hooks back on after `stele pause`."""
     from ..hooks import state
 

@@ -10,7 +10,7 @@ import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 
 class ScopeChoice(str, Enum):
@@ -52,7 +52,8 @@ def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) ->
 @app.command()
 def install(
     target: Annotated[list[str], typer.Argument(
-        help="claude, codex, gemini, cursor, copilot, pre-commit, claude-mcp, codex-mcp; none: detect.")] = [],
+        help="claude, codex, gemini, cursor, copilot, pre-commit, claude-mcp, codex-mcp; none: detect.")]
+    = [],
     all_: Annotated[bool, typer.Option("--all", help="Install every detected target without asking.")
                     ] = False,
     dry_run: DryRunOpt = False,
@@ -60,7 +61,7 @@ def install(
     check: Annotated[bool, typer.Option("--check", help="Change nothing: report, for each installed "
                                         "harness, whether its hooks would run (config, matchers, PATH, "
                                         "enabled, trust).")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Wire Stele into agent harnesses and git hooks (idempotent; keeps everything already there)."""
@@ -113,7 +114,7 @@ def uninstall(
     target: Annotated[list[str], typer.Argument(help="Targets to remove Stele from.")],
     dry_run: DryRunOpt = False,
     scope: ScopeOpt = ScopeChoice.project,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Take Stele out of harnesses and git hooks, restoring what was there before."""

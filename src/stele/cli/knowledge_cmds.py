@@ -1,14 +1,15 @@
-"""`stele knowledge draft|review|promote|supersede|export|distill`: thin over `stele.record.knowledge` (and `stele.session.distill`)."""
+"""`stele knowledge draft|review|promote|supersede|export|distill`: thin over `stele.record.knowledge`
+(and `stele.session.distill`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 knowledge_app = typer.Typer(help="Knowledge documents: draft -> reviewed -> current -> superseded.",
@@ -27,13 +28,13 @@ def _done(fact, verb: str, as_json: bool, **extra) -> None:
 @knowledge_app.command()
 def draft(
     title: Annotated[str, typer.Argument(help="One line, <= 120 characters.")],
-    body: Annotated[Optional[str], Opt(help="The text (- reads stdin; default: a skeleton).")] = None,
-    body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the text from a file.")] = None,
+    body: Annotated[str | None, Opt(help="The text (- reads stdin; default: a skeleton).")] = None,
+    body_file: Annotated[Path | None, Opt("--body-file", help="Read the text from a file.")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="Repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
     link: Annotated[list[str], Opt("--link", "-l", help="REL:ID; repeatable.")] = [],
-    summary: Annotated[Optional[str], Opt(help="One line for briefings.")] = None,
-    fmt: FormatOpt = "text",
+    summary: Annotated[str | None, Opt(help="One line for briefings.")] = None,
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Start a knowledge document as a draft (edit it with `stele edit`, then review it)."""
@@ -51,7 +52,7 @@ def draft(
 def review(
     fact_id: IdArg,
     note: Annotated[str, Opt("--note", "-m", help="What you checked (kept in the file).")],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Mark a draft reviewed, with a note (an edit afterwards clears the review)."""
@@ -61,7 +62,7 @@ def review(
 
 
 @knowledge_app.command()
-def promote(fact_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+def promote(fact_id: IdArg, fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Make a reviewed draft current: briefings list it from now on."""
     from ..record import knowledge
 
@@ -71,9 +72,9 @@ def promote(fact_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> 
 @knowledge_app.command(hidden=True)
 def supersede(
     old: Annotated[str, typer.Argument(metavar="OLD")],
-    by: Annotated[Optional[str], Opt("--by", metavar="NEW", help="The reviewed draft that replaces OLD.")] = None,
-    with_: Annotated[Optional[str], Opt("--with", metavar="NEW", hidden=True)] = None,
-    fmt: FormatOpt = "text",
+    by: Annotated[str | None, Opt("--by", metavar="NEW", help="The reviewed draft that replaces OLD.")] = None,
+    with_: Annotated[str | None, Opt("--with", metavar="NEW", hidden=True)] = None,
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Replace current OLD with reviewed NEW: an alias of `stele supersede OLD --by NEW`."""
@@ -104,8 +105,8 @@ def export(
 @knowledge_app.command()
 def distill(
     task: Annotated[str, typer.Argument(metavar="TASK")],
-    title: Annotated[Optional[str], Opt(help="Default: the task's title.")] = None,
-    fmt: FormatOpt = "text",
+    title: Annotated[str | None, Opt(help="Default: the task's title.")] = None,
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Draft a document from a finished task: its session history, linked facts and files, as sources."""

@@ -33,11 +33,9 @@ def positional_dashes(argv: list[str]) -> list[str]:
 
 
 def run(argv: list[str]) -> int:
-    import io
-
     import typer
 
-    from ..errors import error_handler, say
+    from ..errors import error_handler
 
     with error_handler():
         try:
@@ -47,8 +45,23 @@ def run(argv: list[str]) -> int:
         except typer.Abort:
             raise KeyboardInterrupt from None
         except typer.TyperException as e:  # typer's (vendored click) usage errors: exit 2
-            buf = io.StringIO()
-            e.show(file=buf)
-            say(buf.getvalue().rstrip("\n"))
-            return e.exit_code
+            return _usage_error(e)
     return result if isinstance(result, int) else 0
+
+
+def _usage_error(e: Exception) -> int:
+    """Click's own message and exit code where the error has them (its usage errors do; typer's public
+    base class, the only one typer exports, does not promise them)."""
+    import io
+
+    from ..errors import say
+
+    show = getattr(e, "show", None)
+    if callable(show):
+        buf = io.StringIO()
+        show(file=buf)
+        say(buf.getvalue().rstrip("\n"))
+    else:
+        say(f"stele: {e}")
+    code = getattr(e, "exit_code", 2)
+    return code if isinstance(code, int) else 2

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import SteleError, UsageError
 from ..render import term
 from ..render.jsonout import emit_json
-from .app import FormatOpt, JsonOpt, app, open_editor, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, open_editor, project, wants_json
 
-if TYPE_CHECKING:
-    from ..record import edit
+if TYPE_CHECKING:  # `edit` is also a command below
+    from ..record.edit import Written
 
 Opt = typer.Option
 
@@ -36,7 +36,7 @@ def _read_body(body: str | None, body_file: Path | None) -> str:
     return body
 
 
-def _written(w: edit.Written, verb: str, as_json: bool) -> None:
+def _written(w: Written, verb: str, as_json: bool) -> None:
     if as_json:
         emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted),
                    "similar": [{"id": s.id, "score": round(s.score, 3), "exact": s.exact} for s in w.similar],
@@ -46,7 +46,7 @@ def _written(w: edit.Written, verb: str, as_json: bool) -> None:
     _told(w)
 
 
-def _told(w: edit.Written) -> None:
+def _told(w: Written) -> None:
     if w.redacted:
         term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
     for s in w.similar:
@@ -77,28 +77,31 @@ def init() -> None:
         return
     for path in written:
         term.line(f"created {p.rel(path)}")
-    term.line("Next: `stele remember \"...\" --kind decision`, then commit docs/memory/ and .stele/config.yaml.")
+    term.line("Next: `stele remember \"...\" --kind decision`, then commit docs/memory/ and "
+              ".stele/config.yaml.")
 
 
 @app.command()
 def remember(
-    body: Annotated[Optional[str], typer.Argument(help="The fact's text; - reads stdin.")] = None,
+    body: Annotated[str | None, typer.Argument(help="The fact's text; - reads stdin.")] = None,
     kind: Annotated[str, Opt("--kind", "-k", help="decision, risk, lesson, instruction, ...")] = "note",
-    title: Annotated[Optional[str], Opt(help="One line, <= 120 chars (default: the body's first line).")] = None,
+    title: Annotated[str | None, Opt(help="One line, <= 120 chars (default: the body's first line).")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="PATH, glob or PATH::Symbol; repeatable.")] = [],
-    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID, e.g. caused-by:RISK-2M9Q; repeatable.")] = [],
+    link: Annotated[list[str], Opt("--link", "-l", help="REL:ID, e.g. caused-by:RISK-2M9Q; repeatable.")]
+    = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
-    delivery: Annotated[Optional[str], Opt(help="always | ranked | manual")] = None,
-    priority: Annotated[Optional[str], Opt(help="critical | high | normal | low")] = None,
-    status: Annotated[Optional[str], Opt(help="Default: current (draft for documents, open for tasks).")] = None,
-    expires: Annotated[Optional[str], Opt(help="YYYY-MM-DD: stop injecting after this day.")] = None,
-    review_after: Annotated[Optional[str], Opt(help="YYYY-MM-DD: flag for review after this day.")] = None,
-    retire_when: Annotated[Optional[str], Opt(help="The condition that makes this fact obsolete.")] = None,
-    summary: Annotated[Optional[str], Opt(help="One line for briefings.")] = None,
-    body_file: Annotated[Optional[Path], Opt("--body-file", help="Read the body from a file (- for stdin).")] = None,
+    delivery: Annotated[str | None, Opt(help="always | ranked | manual")] = None,
+    priority: Annotated[str | None, Opt(help="critical | high | normal | low")] = None,
+    status: Annotated[str | None, Opt(help="Default: current (draft for documents, open for tasks).")] = None,
+    expires: Annotated[str | None, Opt(help="YYYY-MM-DD: stop injecting after this day.")] = None,
+    review_after: Annotated[str | None, Opt(help="YYYY-MM-DD: flag for review after this day.")] = None,
+    retire_when: Annotated[str | None, Opt(help="The condition that makes this fact obsolete.")] = None,
+    summary: Annotated[str | None, Opt(help="One line for briefings.")] = None,
+    body_file: Annotated[Path | None, Opt("--body-file", help="Read the body from a file (- for stdin).")]
+    = None,
     allow_duplicate: Annotated[bool, Opt("--allow-duplicate",
                                          help="Write it even if a live fact of its kind says the same.")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Record a fact in docs/memory/ (secrets are redacted first)."""
@@ -115,7 +118,7 @@ def remember(
 @app.command()
 def new(
     kind: Annotated[str, typer.Argument(help="The kind of fact (its template is used).")],
-    title: Annotated[Optional[str], Opt(help="The title (default: a placeholder to replace).")] = None,
+    title: Annotated[str | None, Opt(help="The title (default: a placeholder to replace).")] = None,
     no_edit: Annotated[bool, Opt("--no-edit", help="Print the path instead of opening $EDITOR.")] = False,
 ) -> None:
     """Create a fact from its kind's template and open it in $EDITOR."""
@@ -133,7 +136,7 @@ def new(
 @app.command()
 def show(
     fact_id: Annotated[str, typer.Argument(metavar="ID")],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Show one fact with its links in both directions."""
@@ -156,8 +159,8 @@ def list_(
     kind: Annotated[list[str], Opt("--kind", "-k", help="Repeatable.")] = [],
     status: Annotated[list[str], Opt("--status", "-s", help="Repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Facts with all of these tags.")] = [],
-    anchor: Annotated[Optional[str], Opt("--anchor", help="Facts anchored to this file or folder.")] = None,
-    fmt: FormatOpt = "text",
+    anchor: Annotated[str | None, Opt("--anchor", help="Facts anchored to this file or folder.")] = None,
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """List facts, filtered."""
@@ -196,22 +199,22 @@ def list_(
 @app.command()
 def edit(
     fact_id: Annotated[str, typer.Argument(metavar="ID")],
-    title: Annotated[Optional[str], Opt()] = None,
-    status: Annotated[Optional[str], Opt()] = None,
-    delivery: Annotated[Optional[str], Opt()] = None,
-    priority: Annotated[Optional[str], Opt()] = None,
-    summary: Annotated[Optional[str], Opt(help="'' clears it.")] = None,
-    expires: Annotated[Optional[str], Opt(help="YYYY-MM-DD; '' clears it.")] = None,
-    review_after: Annotated[Optional[str], Opt(help="YYYY-MM-DD; '' clears it.")] = None,
-    retire_when: Annotated[Optional[str], Opt(help="'' clears it.")] = None,
-    body: Annotated[Optional[str], Opt(help="Replace the body (- reads stdin).")] = None,
-    add_anchor: Annotated[list[str], Opt("--add-anchor")] = [],
-    remove_anchor: Annotated[list[str], Opt("--remove-anchor")] = [],
-    add_tag: Annotated[list[str], Opt("--add-tag")] = [],
-    remove_tag: Annotated[list[str], Opt("--remove-tag")] = [],
+    title: Annotated[str | None, Opt(help="One line, <= 120 chars.")] = None,
+    status: Annotated[str | None, Opt(help="current, draft, reviewed, ...; tasks: open, done, ...")] = None,
+    delivery: Annotated[str | None, Opt(help="always | ranked | manual")] = None,
+    priority: Annotated[str | None, Opt(help="critical | high | normal | low")] = None,
+    summary: Annotated[str | None, Opt(help="'' clears it.")] = None,
+    expires: Annotated[str | None, Opt(help="YYYY-MM-DD; '' clears it.")] = None,
+    review_after: Annotated[str | None, Opt(help="YYYY-MM-DD; '' clears it.")] = None,
+    retire_when: Annotated[str | None, Opt(help="'' clears it.")] = None,
+    body: Annotated[str | None, Opt(help="Replace the body (- reads stdin).")] = None,
+    add_anchor: Annotated[list[str], Opt("--add-anchor", help="PATH, glob or PATH::Symbol.")] = [],
+    remove_anchor: Annotated[list[str], Opt("--remove-anchor", help="An anchor as written.")] = [],
+    add_tag: Annotated[list[str], Opt("--add-tag", help="A tag to add.")] = [],
+    remove_tag: Annotated[list[str], Opt("--remove-tag", help="A tag to remove.")] = [],
     add_link: Annotated[list[str], Opt("--add-link", help="REL:ID")] = [],
     remove_link: Annotated[list[str], Opt("--remove-link", help="REL:ID")] = [],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Change a fact's fields, anchors, tags or links (no options: open it in $EDITOR)."""
@@ -262,7 +265,7 @@ def unlink(
 def supersede(
     old: Annotated[str, typer.Argument(metavar="OLD")],
     by: Annotated[str, Opt("--by", metavar="NEW", help="The fact that replaces OLD.")],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Mark OLD superseded by NEW (adds `supersedes` on NEW; for knowledge, reviewed NEW becomes current)."""

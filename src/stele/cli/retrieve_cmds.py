@@ -12,7 +12,7 @@ import typer
 from ..render import term
 from ..render.jsonout import emit_json
 from ..textcut import counted
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 
@@ -40,7 +40,7 @@ def search(ctx: typer.Context) -> None:
 
 @app.command()
 def rebuild(
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Rebuild .stele/index/ from docs/memory/ and the session log (it is derived: nothing is lost)."""
@@ -71,7 +71,7 @@ def rebuild(
 def why(
     prompt: Annotated[str, typer.Argument(help="The prompt to explain (as given to `stele recall`).")] = "",
     file: Annotated[list[str], Opt("--file", "-f", help="A file being edited (repeatable).")] = [],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Explain one recall: seeds and their ranks, edges walked, score parts, risks lifted, the cut."""

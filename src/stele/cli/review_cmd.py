@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,11 +19,11 @@ class ReviewFormat(str, Enum):
 
 @app.command()
 def review(
-    range_: Annotated[Optional[str], typer.Argument(
+    range_: Annotated[str | None, typer.Argument(
         metavar="[BASE..HEAD]", help="Two revisions (A...B: from their merge base); default: the PR base or "
         "main...HEAD.")] = None,
     fmt: Annotated[ReviewFormat, typer.Option(
-        "--format", help="markdown suits PR comments and job summaries.")] = "text",
+        "--format", help="markdown suits PR comments and job summaries.")] = ReviewFormat.text,
     json_: JsonOpt = False,
 ) -> None:
     """Summarise what changed in the record: added, edited, superseded, retired, anchors, violations."""

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from .app import app
 
-RootOpt = Annotated[Optional[Path], typer.Option("--root", help="The repository (default: the working "
+RootOpt = Annotated[Path | None, typer.Option("--root", help="The repository (default: the working "
                                                  "directory's).")]
 
 

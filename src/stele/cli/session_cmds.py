@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,18 +15,18 @@ from ..redact import describe
 from ..render import term
 from ..render.jsonout import emit_json
 from ..session import sessions, wal
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 Opt = typer.Option
 session_app = typer.Typer(help="Session memory: what happened, in an append-only log per session.",
                           no_args_is_help=True)
 app.add_typer(session_app, name="session")
 
-SessionOpt = Annotated[Optional[str], Opt("--session", help="Session id (default: $STELE_SESSION).")]
-TaskOpt = Annotated[Optional[str], Opt("--task", help="The task this is about (TASK-...).")]
-IssueOpt = Annotated[Optional[str], Opt("--issue", help="Issue number.")]
-PrOpt = Annotated[Optional[str], Opt("--pr", help="Pull request number.")]
-ShaOpt = Annotated[Optional[str], Opt("--sha", help="Commit id.")]
+SessionOpt = Annotated[str | None, Opt("--session", help="Session id (default: $STELE_SESSION).")]
+TaskOpt = Annotated[str | None, Opt("--task", help="The task this is about (TASK-...).")]
+IssueOpt = Annotated[str | None, Opt("--issue", help="Issue number.")]
+PrOpt = Annotated[str | None, Opt("--pr", help="Pull request number.")]
+ShaOpt = Annotated[str | None, Opt("--sha", help="Commit id.")]
 PathOpt = Annotated[list[str], Opt("--path", help="A file this is about; repeatable.")]
 
 
@@ -45,12 +45,12 @@ def _logged(entry: wal.Entry, found: Counter, as_json: bool) -> None:
 
 @session_app.command("start")
 def start(
-    agent: Annotated[Optional[str], Opt("--agent", help="Who runs it: claude-code, codex, a name.")] = None,
-    thread: Annotated[Optional[str], Opt("--thread", help="Share history within this thread.")] = None,
-    goal: Annotated[Optional[str], Opt("--goal", help="What the session is for (in every preamble).")] = None,
+    agent: Annotated[str | None, Opt("--agent", help="Who runs it: claude-code, codex, a name.")] = None,
+    thread: Annotated[str | None, Opt("--thread", help="Share history within this thread.")] = None,
+    goal: Annotated[str | None, Opt("--goal", help="What the session is for (in every preamble).")] = None,
     task: TaskOpt = None,
-    session: Annotated[Optional[str], Opt("--session", help="Adopt this id (e.g. a harness's).")] = None,
-    fmt: FormatOpt = "text",
+    session: Annotated[str | None, Opt("--session", help="Adopt this id (e.g. a harness's).")] = None,
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Start a session and print its id (export it as STELE_SESSION)."""
@@ -72,13 +72,13 @@ def log(
     pr: PrOpt = None,
     sha: ShaOpt = None,
     path: PathOpt = [],
-    stage: Annotated[Optional[str], Opt("--stage", help="For `stage` entries: the stage completed.")] = None,
+    stage: Annotated[str | None, Opt("--stage", help="For `stage` entries: the stage completed.")] = None,
     session: SessionOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Append an entry to the session's log (secrets are redacted first); prints its id."""
-    p, found = project(), Counter()
+    p, found = project(), Counter[str]()
     entry = sessions.log(p, wal.require_session(session), type_, _text(text), task=task, issue=issue, pr=pr,
                          sha=sha, paths=path, stage=stage, found=found)
     _logged(entry, found, wants_json(fmt, json_))
@@ -93,7 +93,7 @@ def note(
     sha: ShaOpt = None,
     path: PathOpt = [],
     session: SessionOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Log a note in the current session (shorthand for `stele session log note TEXT`)."""
@@ -105,12 +105,12 @@ def note(
 def list_(
     issue: IssueOpt = None,
     pr: PrOpt = None,
-    path: Annotated[Optional[str], Opt("--path", help="Entries about this file, folder or glob.")] = None,
+    path: Annotated[str | None, Opt("--path", help="Entries about this file, folder or glob.")] = None,
     task: TaskOpt = None,
-    thread: Annotated[Optional[str], Opt("--thread", help="Sessions of this thread.")] = None,
-    q: Annotated[Optional[str], Opt("--q", help="Full text: entries containing every word.")] = None,
+    thread: Annotated[str | None, Opt("--thread", help="Sessions of this thread.")] = None,
+    q: Annotated[str | None, Opt("--q", help="Full text: entries containing every word.")] = None,
     limit: Annotated[int, Opt("--limit", help="At most this many (capped at 32).")] = sessions.DEFAULT_LIMIT,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """List sessions, most recently active first, filtered by what their entries are about."""
@@ -138,7 +138,7 @@ def list_(
 @session_app.command("show")
 def show(
     ident: Annotated[str, typer.Argument(metavar="ID", help="A session id, or an entry id (S-...).")],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Show a session's entries in order, or one entry."""
@@ -165,7 +165,8 @@ def show(
         emit_json({"session": info.as_dict(), "entries": [e.as_dict() for e in entries],
                    "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted},
                    "delivered": [{"entry": e.id, "ts": e.ts, "hook": e.extra.get("hook"),
-                                  "ids": sessions.delivered_ids(e)} for e in entries if sessions.delivered_ids(e)]})
+                                  "ids": sessions.delivered_ids(e)}
+                                 for e in entries if sessions.delivered_ids(e)]})
         return
     head = [f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  task: {info.task or '-'}",
             f"started: {info.started}  last: {info.last}  entries: {info.entries}  restarts: {info.restarts}"]
@@ -191,11 +192,11 @@ def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
 @session_app.command("preamble")
 def preamble(
     session: SessionOpt = None,
-    thread: Annotated[Optional[str], Opt("--thread", help="Every session of this thread.")] = None,
-    fidelity: Annotated[Optional[str], Opt("--fidelity", help="compact | summary:high | summary:medium | "
+    thread: Annotated[str | None, Opt("--thread", help="Every session of this thread.")] = None,
+    fidelity: Annotated[str | None, Opt("--fidelity", help="compact | summary:high | summary:medium | "
                                            "summary:low | truncate")] = None,
-    task: Annotated[Optional[str], Opt("--task", help="Take the task's fidelity from this task.")] = None,
-    fmt: FormatOpt = "text",
+    task: Annotated[str | None, Opt("--task", help="Take the task's fidelity from this task.")] = None,
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Print the history an agent gets before a prompt: goal, completed stages, steering."""
@@ -220,9 +221,9 @@ def preamble(
 
 @session_app.command("restart")
 def restart(
-    reason: Annotated[Optional[str], Opt("--reason", help="Why the iteration starts over.")] = None,
+    reason: Annotated[str | None, Opt("--reason", help="Why the iteration starts over.")] = None,
     session: SessionOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Start a new iteration: clear the stage history, keep goal, steering and visit counts."""
@@ -239,7 +240,7 @@ def compact(
                                      "(0: all).")] = 7,
     session: SessionOpt = None,
     dry_run: Annotated[bool, Opt("--dry-run", help="Say what would move; move nothing.")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Move idle session logs, whole, into gzipped archive segments (verified; no line is lost)."""
@@ -264,7 +265,7 @@ def compact(
 def sync(
     push_only: Annotated[bool, Opt("--push", help="Only ship this clone's new lines.")] = False,
     pull_only: Annotated[bool, Opt("--pull", help="Only fetch the team's new lines.")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Ship this clone's session lines to the team store (session.store) and fetch the team's."""
@@ -295,12 +296,12 @@ def sync(
 def promote(
     entry_id: Annotated[str, typer.Argument(metavar="S-ID", help="The session entry to promote.")],
     kind: Annotated[str, Opt("--kind", "-k", help="lesson, decision, risk, ...")],
-    title: Annotated[Optional[str], Opt(help="One line, <= 120 chars (default: the first line).")] = None,
+    title: Annotated[str | None, Opt(help="One line, <= 120 chars (default: the first line).")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="Besides the entry's paths; repeatable.")] = [],
     link: Annotated[list[str], Opt("--link", "-l", help="REL:ID; repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
     again: Annotated[bool, Opt("--again", help="Promote an entry that already became a fact.")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Turn a session entry into a committed fact whose `source` records the entry."""

@@ -5,14 +5,14 @@ Claim, release and resume print plain lines (agents read them); listings are tab
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
 from ..tasks import claims
-from .app import FormatOpt, JsonOpt, app, project, wants_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 if TYPE_CHECKING:  # the commands import it: its record parser (YAML) would cost every command at import
     from ..tasks import board
@@ -22,11 +22,11 @@ task_app = typer.Typer(name="task", help="Tasks and atomic claims on them.", no_
 app.add_typer(task_app, name="task")
 
 IdArg = Annotated[str, typer.Argument(metavar="ID")]
-AgentOpt = Annotated[Optional[str], Opt("--agent", help=f"Your agent name (default: ${claims.AGENT_ENV}, "
+AgentOpt = Annotated[str | None, Opt("--agent", help=f"Your agent name (default: ${claims.AGENT_ENV}, "
                                                          "else your user name).")]
-SessionOpt = Annotated[Optional[str], Opt("--session", help="Your session id (default: $STELE_SESSION).")]
+SessionOpt = Annotated[str | None, Opt("--session", help="Your session id (default: $STELE_SESSION).")]
 RemoteOpt = Annotated[bool, Opt("--remote", help="Decide it on the remote too (origin, or the only remote).")]
-RemoteNameOpt = Annotated[Optional[str], Opt("--remote-name", metavar="NAME",
+RemoteNameOpt = Annotated[str | None, Opt("--remote-name", metavar="NAME",
                                              help="The remote (name, URL or path) for --remote; implies it.")]
 
 
@@ -60,14 +60,14 @@ def _claim_cell(claim: claims.Claim | None, now) -> str:
 @task_app.command("new")
 def new(
     title: Annotated[str, typer.Argument(help="One line, <= 120 chars.")],
-    parent: Annotated[Optional[str], Opt("--parent", "-p", help="The task or container it blocks.")] = None,
+    parent: Annotated[str | None, Opt("--parent", "-p", help="The task or container it blocks.")] = None,
     link: Annotated[list[str], Opt("--link", "-l", help="REL:ID (relates-to:DEC-4F7K); repeatable.")] = [],
     kind: Annotated[str, Opt("--kind", "-k", help="task, epic, objective or milestone.")] = "task",
-    body: Annotated[Optional[str], Opt("--body", help="What to do and why (default: the title).")] = None,
-    priority: Annotated[Optional[str], Opt(help="critical | high | normal | low")] = None,
+    body: Annotated[str | None, Opt("--body", help="What to do and why (default: the title).")] = None,
+    priority: Annotated[str | None, Opt(help="critical | high | normal | low")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="PATH, glob or PATH::Symbol; repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Create an open task (or container) in docs/memory/."""
@@ -86,7 +86,7 @@ def list_(
     all_: Annotated[bool, Opt("--all", help="Include done and cancelled tasks.")] = False,
     agent: AgentOpt = None,
     session: SessionOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """List tasks and containers with their claims."""
@@ -100,7 +100,7 @@ def list_(
 
 
 @task_app.command("ready")
-def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+def ready(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Open tasks with nothing open blocking them and nobody holding them."""
     from ..record.load import load
     from ..tasks import board
@@ -110,7 +110,7 @@ def ready(fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
 
 
 @task_app.command("show")
-def show(task_id: IdArg, fmt: FormatOpt = "text", json_: JsonOpt = False) -> None:
+def show(task_id: IdArg, fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Show a task: status, claim, what it blocks, what blocks it, linked facts."""
     from ..render.task_text import task_text
     from ..tasks import board
@@ -129,11 +129,11 @@ def claim(
     task_id: IdArg,
     agent: AgentOpt = None,
     session: SessionOpt = None,
-    lease: Annotated[Optional[str], Opt("--lease", help="How long it holds: 2h, 30m, 1d (default: "
+    lease: Annotated[str | None, Opt("--lease", help="How long it holds: 2h, 30m, 1d (default: "
                                                          "tasks.lease in .stele/config.yaml).")] = None,
     remote: RemoteOpt = False,
     remote_name: RemoteNameOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
@@ -188,7 +188,7 @@ def list_claims(
     remote: RemoteOpt = False,
     remote_name: RemoteNameOpt = None,
     all_: Annotated[bool, Opt("--all", help="Include released claims.")] = False,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """List claims of this clone (all its worktrees), or the remote's with --remote."""
@@ -211,7 +211,7 @@ def list_claims(
 @task_app.command("done")
 def done(
     task_id: IdArg,
-    note: Annotated[Optional[str], Opt("--note", help="What was done (appended to the task's body).")] = None,
+    note: Annotated[str | None, Opt("--note", help="What was done (appended to the task's body).")] = None,
     force: Annotated[bool, Opt("--force", help="Even if someone else holds a live claim.")] = False,
     agent: AgentOpt = None,
     session: SessionOpt = None,
@@ -226,7 +226,7 @@ def done(
 @task_app.command("cancel")
 def cancel(
     task_id: IdArg,
-    note: Annotated[Optional[str], Opt("--note", help="Why (appended to the task's body).")] = None,
+    note: Annotated[str | None, Opt("--note", help="Why (appended to the task's body).")] = None,
     force: Annotated[bool, Opt("--force", help="Even if someone else holds a live claim.")] = False,
     agent: AgentOpt = None,
     session: SessionOpt = None,
@@ -239,18 +239,18 @@ def cancel(
 
 
 def _closed(closed: board.Closed) -> None:
-    term.line(f"{closed.fact.id} is {closed.fact.status}" + (f"; released its claim (token {closed.released.token})"
-                                                 if closed.released else ""))
+    released = f"; released its claim (token {closed.released.token})" if closed.released else ""
+    term.line(f"{closed.fact.id} is {closed.fact.status}{released}")
     for fact in closed.retired:
         term.line(f"retired {fact.id} {fact.title} (it expires on {closed.fact.id})")
 
 
 @task_app.command("resume")
 def resume(
-    task_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: yours.")] = None,
+    task_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="Default: yours.")] = None,
     agent: AgentOpt = None,
     session: SessionOpt = None,
-    fmt: FormatOpt = "text",
+    fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """What was I doing: the task, its claim, linked decisions and risks, and its session history."""

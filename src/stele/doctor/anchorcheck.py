@@ -6,8 +6,8 @@ renamed file), so doctor never promises a fix that `--fix` then does not make.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .. import gitrepo
 from ..anchors import symbols
@@ -15,6 +15,7 @@ from ..anchors.paths import is_glob, literal_dir, split
 from ..anchors.resolve import Tree, explain_missing, resolve
 from ..kinds import CLOSED_STATUSES as CLOSED
 from ..record.load import Record
+from ..record.model import Fact
 from .findings import Finding
 
 
@@ -42,7 +43,7 @@ def diagnose(anchor: str, tree: Tree, renames: Callable[[], dict[str, tuple[str,
     if res.ok:
         return None
     path, symbol = split(anchor)
-    if res.problem == "symbol gone":
+    if res.problem == "symbol gone" and symbol is not None:
         moved = refind(path, symbol, tree)
         if moved:
             return Broken(anchor, f"{symbol} is not defined in {path} any more, but {moved} is",
@@ -50,10 +51,10 @@ def diagnose(anchor: str, tree: Tree, renames: Callable[[], dict[str, tuple[str,
         return Broken(anchor, f"{symbol} is not defined in {path} any more", None)
     target = literal_dir(path) if is_glob(path) else path
     missing = "no file matches it" if is_glob(path) else f"{path} is gone"
-    moved = explain_missing(target, tree, renames()) if target else None
-    if moved is None:
+    renamed = explain_missing(target, tree, renames()) if target else None
+    if renamed is None:
         return Broken(anchor, f"{missing} and no git rename explains it", None)
-    new_path, commit = moved
+    new_path, commit = renamed
     where = "in uncommitted changes" if commit == "uncommitted" else f"in {commit}"
     why = f"{missing}: git renamed {'it' if target == path else target} to {new_path} {where}"
     new_anchor = new_path + path[len(target):] + (f"::{symbol}" if symbol else "")
@@ -65,7 +66,7 @@ def diagnose(anchor: str, tree: Tree, renames: Callable[[], dict[str, tuple[str,
     return Broken(anchor, why, new_anchor) if resolve(new_anchor, tree).ok else Broken(anchor, why, None)
 
 
-def broken_anchors(record: Record, tree: Tree) -> list[tuple[object, int, Broken]]:
+def broken_anchors(record: Record, tree: Tree) -> list[tuple[Fact, int, Broken]]:
     """(fact, index of the anchor, diagnosis) for every anchor of a live fact that does not resolve."""
     cache: dict[str, dict] = {}
 
@@ -78,7 +79,7 @@ def broken_anchors(record: Record, tree: Tree) -> list[tuple[object, int, Broken
     live = [f for f in record.facts.values() if f.status not in CLOSED]
     todo = sorted(((split(a)[0], f.id, i, f) for f in live for i, a in enumerate(f.anchors)),
                   key=lambda t: t[:3])
-    found = []
+    found: list[tuple[Fact, int, Broken]] = []
     for _, _, i, fact in todo:
         broken = diagnose(fact.anchors[i], tree, renames)
         if broken is not None:

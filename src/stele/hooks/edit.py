@@ -18,10 +18,15 @@ the edit (`codex exec`, a fast Claude turn).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..render.facts import TITLE, block, frame
 from . import harness, lookup, state
 from .run import Context, Reply, run
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+    from collections.abc import Callable
 
 MAX_FACTS = 8
 BODY_CHARS = 400
@@ -47,9 +52,9 @@ def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | 
     None when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole
     file counts as touched."""
     ti = ctx.payload.tool_input
-    olds = [ti.get("old_string"), ti.get("old_str")]
-    olds += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
-    olds = [o for o in olds if isinstance(o, str) and o.strip()]
+    given = [ti.get("old_string"), ti.get("old_str")]
+    given += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
+    olds: list[str] = [o for o in given if isinstance(o, str) and o.strip()]
     if not olds:
         return None
     try:
@@ -66,7 +71,7 @@ def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | 
     return text, spans
 
 
-def symbol_filter(ctx: Context, paths: list[str]):
+def symbol_filter(ctx: Context, paths: list[str]) -> Callable[[str, str], bool]:
     """`touches(anchor_path, symbol)` for `lookup.anchored`: a symbol anchor counts when the edit
     overlaps the symbol's lines, or when either cannot be located (precision never hides a fact).
     Each edited file is read once, however many symbol anchors it has."""
@@ -167,9 +172,11 @@ def post_edit(ctx: Context) -> Reply | None:
     return None
 
 
-def main_pre(args) -> int:
+def main_pre(args: Namespace) -> int:
+    """The facts anchored to the file the agent is about to change, risks first."""
     return run(args, pre_edit)
 
 
-def main_post(args) -> int:
+def main_post(args: Namespace) -> int:
+    """A session log line for the changed file (and, where only post-edit can inject, its facts)."""
     return run(args, post_edit)

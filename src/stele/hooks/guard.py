@@ -10,10 +10,14 @@ refused outside single quotes, where the shell would act on it; quoted text is t
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
 from ..errors import say
 from .payload import parse
 from .run import read_stdin
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 READ_ONLY = ("recall", "search", "show", "brief", "list", "why")
 BLOCK = 2
@@ -59,7 +63,7 @@ def refusal(command: str) -> str | None:
     return None
 
 
-def main(args) -> int:
+def main(args: Namespace) -> int:
     try:
         payload = parse(read_stdin(), args.harness)
         command = payload.tool_input.get("command")

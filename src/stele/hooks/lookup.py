@@ -10,12 +10,17 @@ then weight, then id) so the same record always gives the same text.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import say
 from ..kinds import KINDS, PRIORITIES
 from ..project import Project
 from ..render.facts import Line
+
+if TYPE_CHECKING:
+    from ..index.build import Index
+    from ..index.catalog import Catalog, Node
 
 OPEN_TASK_STATUSES = ("in-progress", "blocked", "open")
 _PRIORITY_RANK = {p: i for i, p in enumerate(PRIORITIES)}
@@ -26,17 +31,22 @@ class _AsIs:
     file: the larger part of an edit hook's time on a 10,000-fact record). The prompt hook refreshes the
     index on every prompt, so an edit sees the record as of the turn's start at worst."""
 
-    def __init__(self, catalog: Any) -> None:
+    def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
 
-    def __enter__(self) -> "_AsIs":
+    def __enter__(self) -> _AsIs:
         return self
 
     def __exit__(self, *exc) -> None:
         self.catalog.close()
 
 
-def open_index(project: Project, fresh: bool = True) -> Any:
+class Opened(Protocol):
+    """What the lookups below read: an open `Index`, or the catalog taken as it is."""
+    catalog: Catalog
+
+
+def open_index(project: Project, fresh: bool = True) -> Index | _AsIs:
     """Something with a `.catalog`, to use in a `with` block: the index refreshed from every source
     file first, its first warning (rebuilt, unreadable) the hook's one stderr line. `fresh=False` takes
     the catalog as it is when there is a readable one, and refreshes (or builds) the index only when
@@ -53,7 +63,7 @@ def open_index(project: Project, fresh: bool = True) -> Any:
     return open_(project, deadline=time.monotonic() + budget, warn=_first_warning())
 
 
-def _first_warning():
+def _first_warning() -> Callable[[str], None]:
     said: list[str] = []
 
     def warn(line: str) -> None:
@@ -64,26 +74,26 @@ def _first_warning():
     return warn
 
 
-def _pushable(nodes: Iterable[Any]) -> list[Any]:
+def _pushable(nodes: Iterable[Node]) -> list[Node]:
     from ..lifecycle import inactive, today
 
     on = today()
     return [n for n in nodes if n.source == "committed" and inactive(n, on) is None]
 
 
-def _order(n: Any) -> tuple:
+def _order(n: Node) -> tuple[int, float, str]:
     weight = KINDS[n.kind].weight if n.kind in KINDS else 0
     return (_PRIORITY_RANK.get(n.priority or "normal", 2), -weight, n.id)
 
 
-def always(index: Any) -> list[Line]:
+def always(index: Opened) -> list[Line]:
     """Current facts with `delivery: always` (drafts and proposals are not standing rules), whole."""
     nodes = sorted((n for n in _pushable(index.catalog.committed_where("delivery", "always"))
                     if n.status == "current"), key=_order)
     return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
 
 
-def open_tasks(index: Any, project: Project) -> list[Line]:
+def open_tasks(index: Opened, project: Project) -> list[Line]:
     """Tasks not done or cancelled, each with who holds a live claim on it: the ones claimed by this
     agent (`stele task list --mine`'s identity) first, then in progress, blocked, open."""
     from ..tasks.claims import Identity, known_claims, utcnow
@@ -103,7 +113,8 @@ def open_tasks(index: Any, project: Project) -> list[Line]:
     return out
 
 
-def anchored(index: Any, paths: Iterable[str], touches=None) -> list[Line]:
+def anchored(index: Opened, paths: Iterable[str],
+             touches: Callable[[str, str], bool] | None = None) -> list[Line]:
     """Pushable facts with an anchor covering any of `paths` (repo-relative): risks first, then by
     priority and weight. Tasks are left out: they are work, not knowledge about the file.
     `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file)."""

@@ -11,6 +11,7 @@ files; with nothing staged (`pre-commit run --all-files`) they are matched as pl
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from ..project import Project, find_root
 from ..render import term
@@ -18,8 +19,11 @@ from ..render.anchored import text
 from ..retrieve import anchored
 from ..retrieve.anchored import FIRST_KINDS
 
+if TYPE_CHECKING:
+    from argparse import Namespace
 
-def run(args) -> int:
+
+def run(args: Namespace) -> int:
     root = find_root()
     if root is None:
         return 0

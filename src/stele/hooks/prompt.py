@@ -8,9 +8,14 @@ index rebuilt, the embedder missing) becomes the hook's one stderr line.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import say
 from . import state
 from .run import Context, Reply, run
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 
 def active_session(ctx: Context) -> str | None:
@@ -62,12 +67,12 @@ def handle(ctx: Context) -> Reply | None:
     result = recall(ctx.project, prompt, exclude=frozenset(seen.injected))
     if result.warnings:
         say(result.warnings[0])
-    if not result.entries and not result.risks or room < 400:
+    if (not result.entries and not result.risks) or room < 400:
         return Reply(history) if history else None
     ids = tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)
     recalled = recall_text(result, room)
     return Reply(f"{history}\n{recalled}" if history else recalled, ids)
 
 
-def main(args) -> int:
+def main(args: Namespace) -> int:
     return run(args, handle)

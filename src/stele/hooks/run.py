@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from .. import textcut
 from ..errors import SteleError, say
@@ -23,6 +24,9 @@ from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
 from .payload import Payload, parse
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 OFF_ENV = "STELE_OFF"
 # Events that have work to do even where the harness shows nothing (post-edit logs to the WAL; stop
@@ -111,11 +115,11 @@ def _remember_shown(project: Project, payload: Payload, event: str, ids, text: s
             say(f"stele hook {event}: could not log the delivery ({e})")
 
 
-def _on_alarm(signum, frame):
+def _on_alarm(signum: int, frame: object) -> None:
     raise HookTimeout("the hook ran out of its time budget (retrieval.hook_budget_ms)")
 
 
-def run(args, handler: Handler) -> int:
+def run(args: Namespace, handler: Handler) -> int:
     """Answer one hook. Whatever fails (a payload that is not JSON, a broken config, the time budget,
     state that cannot be written), the harness still gets its "nothing to say" answer on stdout
     (`{}` for Gemini, whose users would otherwise see the error line as a message) before dispatch
@@ -155,7 +159,8 @@ def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer 
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)  # no hidden or control character reaches the agent
+        # no hidden or control character reaches the agent
+        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)
         _remember_shown(project, payload, event, reply.ids, text)
         return harness_mod.Answer(text, reply.hold)
     finally:

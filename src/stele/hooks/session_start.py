@@ -7,9 +7,14 @@ the earlier injections have left the model's context, so the session's injected 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..render.facts import TITLE, block, frame, label
 from . import lookup, state
 from .run import Context, Reply, run
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 MAX_TASKS = 10
 RULE_CHARS = 600
@@ -59,7 +64,7 @@ def subagent(ctx: Context) -> Reply:
     return Reply(frame(TITLE, sections))
 
 
-def main(args) -> int:
+def main(args: Namespace) -> int:
     return run(args, handle)
 
 

@@ -19,10 +19,14 @@ import json
 import re
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..project import Project
 from . import harness, state
 from .run import Context, Reply, run
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 NUDGE_OPENING = "Stele: this session "  # where a harness turns the nudge into the next prompt, the prompt hook knows it
 TRANSCRIPT_TAIL = 256 * 1024  # bytes of the transcript read for error strings
@@ -157,14 +161,15 @@ def _nudge(ctx: Context) -> Reply | None:
     return Reply(nudge(seen.edited, done, first_error(p.transcript)))
 
 
-def main(args) -> int:
+def main(args: Namespace) -> int:
     return run(args, handle)
 
 
-def main_subagent(args) -> int:
+def main_subagent(args: Namespace) -> int:
+    """Silent: a subagent finishing is not the session finishing."""
     return run(args, lambda ctx: None)
 
 
-def main_end(args) -> int:
+def main_end(args: Namespace) -> int:
     """`session-end`: the session is over; ship what it wrote."""
     return run(args, lambda ctx: teamsync(ctx, push=True, pull=False))

@@ -16,10 +16,11 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .. import atomic
 from ..errors import ConfigError
@@ -58,7 +59,7 @@ class Report:
 class Index:
     """An open, fresh index. Use as a context manager (it holds the shared lock until closed)."""
 
-    def __init__(self, project: Project, lock: "_Lock", cat: catalog_mod.Catalog, text: Any) -> None:
+    def __init__(self, project: Project, lock: _Lock, cat: catalog_mod.Catalog, text: Any) -> None:
         self.project = project
         self.dir = project.index_dir
         self.lock = lock
@@ -84,7 +85,7 @@ class Index:
         self.catalog.close()
         self.lock.release()
 
-    def __enter__(self) -> "Index":
+    def __enter__(self) -> Index:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -148,17 +149,9 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
     if cat.meta("sources") != digest(stats) or cat.meta("racy"):  # racy: `update` checks them by content
         return True
-    return _wanted_model_id(project) != (cat.meta("model_tried") or "")
+    from .vectors import wanted_model_id
 
-
-def _wanted_model_id(project: Project) -> str:
-    """The model id the vectors should have ("" when there is no usable model)."""
-    from .vectors import NoModel, model_ref
-
-    try:
-        return model_ref(project).model_id
-    except NoModel:
-        return ""
+    return wanted_model_id(project) != (cat.meta("model_tried") or "")
 
 
 def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None) -> tuple[Any, bool]:
@@ -254,7 +247,11 @@ def _wipe(folder: Path) -> None:
 
 
 def _stage(on_stage: Stages | None, description: str, total: int) -> Callable[[int], None]:
-    return on_stage(description, total) if on_stage else (lambda n=1: None)
+    return on_stage(description, total) if on_stage else _no_progress
+
+
+def _no_progress(n: int = 1) -> None:
+    pass
 
 
 def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_stage: Stages | None = None
@@ -332,10 +329,11 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
     embedding and one file write; rows that no item uses any more are dropped (the file compacted)
     once they are more than a quarter of it."""
     from . import vectors
+    from .encoder import EncoderUnavailable
 
     try:
         ref = vectors.model_ref(project)
-    except vectors.NoModel as e:
+    except EncoderUnavailable as e:
         cat.set_meta(model_id="", model_tried="")
         return 0, 0, str(e)
     cat.set_meta(model_tried=ref.model_id)
@@ -363,7 +361,7 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
                 made = vectors.embed(enc, cat.embed_texts(todo), _stage(on_stage, "embedding", len(todo)))
             new = vectors.assemble([i for i, _ in need], rows_of, dim, todo, made)
             reused = len(need) - len(todo)
-        except vectors.NoModel as e:
+        except EncoderUnavailable as e:
             cat.set_meta(model_id="")
             return 0, 0, str(e)
     matrix = vectors.merge(old, [row for _, row, _ in live] if compact else None, new)

@@ -20,11 +20,11 @@ Tables:
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Iterable, Iterator
 
-from ..anchors.paths import ancestors, glob_regex, is_glob, literal_dir, normalize, split
+from ..anchors.paths import ancestors, filed_under, inside, is_glob, normalize, path_matches, split
 from ..errors import SteleError
 from .items import Item
 
@@ -144,8 +144,7 @@ class Catalog:
         for i in items:
             for anchor in i.anchors:
                 path, symbol = split(anchor)
-                glob = is_glob(path)
-                rows.append((i.id, path, symbol, int(glob), literal_dir(path) if glob else path))
+                rows.append((i.id, path, symbol, int(is_glob(path)), filed_under(path)))
         self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?, ?)", rows)
 
     def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:
@@ -239,9 +238,10 @@ class Catalog:
         return list(dict.fromkeys(row for rows in found.values() for row in rows))
 
     def covering(self, paths: Iterable[str]) -> dict[str, list[Anchor]]:
-        """normalized path -> (id, anchor path, symbol, is glob) of every anchor covering it, in the
-        order they were written: an exact anchor covers the file itself and anything below it, a glob
-        what it matches (symbol anchors by their file)."""
+        """normalized path -> (id, anchor path, symbol, is glob) of every anchor covering it (symbol
+        anchors by their file): the file's own first, then each folder up, each in the order written.
+        `anchors.paths.path_matches` decides; the `key` column only narrows the query to the rows it
+        could accept (`filed_under`)."""
         chains = {p: ancestors(p) for p in dict.fromkeys(normalize(p) for p in paths)}
         keys = sorted({k for chain in chains.values() for k in chain})
         by_key: dict[str, list[tuple]] = {}
@@ -254,17 +254,18 @@ class Catalog:
         for p, chain in chains.items():
             rows = [row for key in chain for row in by_key.get(key, ())]
             out[p] = [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows
-                      if (glob_regex(path).match(p) if glob else path)]
+                      if path_matches(path, p)]
         return out
 
     def anchors_inside(self, folder: str) -> list[Anchor]:
-        """Anchors whose path (a glob's pattern) lies inside `folder`, or is it ("": every anchor)."""
+        """Anchors whose path (a glob's pattern) lies inside `folder`, or is it ("": every anchor), as
+        `anchors.paths.inside` decides; the query only narrows the rows to the folder's range."""
         folder = normalize(folder)
         sql = "SELECT id, path, symbol, glob FROM anchors"
         rows = (self.db.execute(sql + " ORDER BY rowid") if not folder else self.db.execute(
             sql + " WHERE path = ? OR (path > ? AND path < ?) ORDER BY rowid",
             (folder, folder + "/", folder + "0")))  # "0" sorts right after "/": the folder's range
-        return [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows]
+        return [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows if inside(path, folder)]
 
     def anchor_paths_ending(self, tail: str) -> list[str]:
         """Exact anchor paths that end with `/tail` (a file named in a prompt by its short path)."""

@@ -61,7 +61,7 @@ def spans(text: str, definitions: list[tuple[int, int]] | None = None) -> list[S
     def size(a: int, b: int) -> int:  # bytes of lines[a:b]
         return offsets[b] - offsets[a]
 
-    pieces = [(a, b) for a, b in zip(starts, starts[1:] + [len(lines)])]
+    pieces = [(a, b) for a, b in zip(starts, starts[1:] + [len(lines)], strict=True)]
     merged: list[tuple[int, int]] = []
     for a, b in pieces:  # glue small neighbours together while they stay under the limits
         if merged and (b - merged[-1][0]) <= MAX_LINES // 2 and size(merged[-1][0], b) <= MAX_BYTES // 2:

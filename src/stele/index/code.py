@@ -30,11 +30,13 @@ from .chunks import Span, spans
 VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
 DIR = "code"  # under .stele/index/, beside the record index, which leaves it alone
 MAX_FILE_BYTES = 256 * 1024
-SOURCE_SUFFIXES = frozenset(
-    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala .groovy "
-    ".rb .php .c .h .cc .cpp .cxx .hpp .hh .m .mm .cs .fs .swift .dart .lua .pl .pm .r .jl .ex .exs .erl "
-    ".hrl .hs .ml .mli .clj .cljs .elm .zig .nim .sh .bash .zsh .fish .ps1 .sql .proto .graphql .tf .yml "
-    ".yaml .toml".split())
+SOURCE_SUFFIXES = frozenset([
+    ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte", ".go",
+    ".rs", ".java", ".kt", ".kts", ".scala", ".groovy", ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".cxx",
+    ".hpp", ".hh", ".m", ".mm", ".cs", ".fs", ".swift", ".dart", ".lua", ".pl", ".pm", ".r", ".jl", ".ex",
+    ".exs", ".erl", ".hrl", ".hs", ".ml", ".mli", ".clj", ".cljs", ".elm", ".zig", ".nim", ".sh", ".bash",
+    ".zsh", ".fish", ".ps1", ".sql", ".proto", ".graphql", ".tf", ".yml", ".yaml", ".toml"
+])
 SOURCE_NAMES = frozenset({"Makefile", "Dockerfile", "Rakefile", "Gemfile", "Justfile", "CMakeLists.txt"})
 SEARCH_BOOSTS = {"title": 2.0, "body": 1.0, "anchors": 1.0}
 # Hits scoring under this share of the best hit matched only a stray common word: they would spend the

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import SteleError
 
@@ -51,6 +51,12 @@ class EncoderUnavailable(SteleError):
 
 class LeanUnsupported(EncoderUnavailable):
     """A valid model the lean encoder does not implement; model2vec can still run it."""
+
+
+class Encoder(Protocol):
+    """What indexing and search need of an encoder (both below, and the tests' fake, are one)."""
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -102,8 +108,11 @@ def model_problem(ref: str, root: Path) -> str | None:
 def _bundled_digest() -> str:
     # The release script records content sums; reading them costs far less than hashing 8 MB per hook.
     try:
-        sums = dict(reversed(line.split(None, 1)) for line in
-                    (BUNDLED_DIR / SUMS_FILE).read_text(encoding="utf-8").splitlines() if line.strip())
+        sums: dict[str, str] = {}  # file name -> sha256, from `sha256sum` lines
+        for line in (BUNDLED_DIR / SUMS_FILE).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                digest, name = line.split(None, 1)
+                sums[name] = digest
         text = "".join(f"{name} {sums[name]}\n" for name in MODEL_FILES)
     except (OSError, ValueError, KeyError):
         return _stat_digest(BUNDLED_DIR)

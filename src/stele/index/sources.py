@@ -55,7 +55,8 @@ def scan(project: Project) -> dict[str, tuple[int, int]]:
 def is_wal(project: Project, rel: str) -> bool:
     parent = (project.root / rel).parent
     return rel.endswith((".jsonl", ".jsonl.gz")) and (
-        parent in (project.wal_dir, project.wal_dir / ARCHIVE_DIR) or parent.parent == project.wal_dir / TEAM_DIR)
+        parent in (project.wal_dir, project.wal_dir / ARCHIVE_DIR)
+        or parent.parent == project.wal_dir / TEAM_DIR)
 
 
 def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:

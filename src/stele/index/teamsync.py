@@ -10,7 +10,8 @@ that is missing, damaged or from another model changes nothing but the time the 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import SteleError
 from ..project import Project
@@ -26,11 +27,12 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
     """Push, then pull. Raises StoreError (one line) on the first store failure, Busy when another
     sync holds the lock and `wait` is False; what was done before stays done."""
     from ..session.objstore import ObjectStore, StoreError, Unreachable
+    from . import vectors
 
     result = sync.Result()
     with sync.lock(project, wait=wait):
         store = ObjectStore(remote, deadline, attempts)
-        model_id = _model_id(project)
+        model_id = vectors.wanted_model_id(project)
         pack_failed: list[str] = []
 
         def best_effort(what: Callable[[], None]) -> None:
@@ -108,15 +110,6 @@ def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, t
             cat.close()
 
 
-def _model_id(project: Project) -> str:
-    from .vectors import NoModel, model_ref
-
-    try:
-        return model_ref(project).model_id
-    except NoModel:
-        return ""
-
-
 def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str], None]) -> None:
     """What a hook does at a session edge: within `session.sync_deadline_ms`, one attempt per request,
     never raising. Imports no S3 client when there is nothing to do."""
@@ -145,6 +138,7 @@ def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str],
         warn(f"stele: session sync failed ({type(e).__name__}: {e}); the lines stay in the local log")
         return
     if result.problems:
-        more = f" (and {len(result.problems) - 1} more: `stele session sync`)" if len(result.problems) > 1 else ""
+        extra = len(result.problems) - 1
+        more = f" (and {extra} more: `stele session sync`)" if extra else ""
         warn(f"stele: session sync: {result.problems[0]}{more}")
 

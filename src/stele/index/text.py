@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .items import Item
 
@@ -132,7 +132,7 @@ class TextIndex:
             total += count * best
         return total
 
-    def writer(self) -> "Writer":
+    def writer(self) -> Writer:
         return Writer(self)
 
 

@@ -12,14 +12,18 @@ texts and queries; a test proves they agree). Anything wrong with the model rais
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from .. import atomic
 from ..errors import SteleError
+from .encoder import Encoder, EncoderUnavailable, ModelRef
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..project import Project
 
 FILE = "vectors.npy"
 BATCH = 512
@@ -27,38 +31,44 @@ BATCH = 512
 LEAN_MAX = 64
 
 
-class NoModel(SteleError):
-    """The embedding model cannot be used (wraps the encoder's own error, or its absence)."""
+def model_ref(project: Project) -> ModelRef:
+    """The resolved `embedding.model` (cheap: no model file is read). Any problem with it, a bad
+    config value included, is `EncoderUnavailable`: search goes on in full text."""
+    from .encoder import resolve
 
-
-def model_ref(project: Any):
-    """The resolved `embedding.model` (cheap: no model file is read)."""
-    try:
-        from .encoder import resolve
-    except ImportError as e:  # the encoder is not installed: full text only
-        raise NoModel(f"the embedding encoder is not available ({e})") from None
     try:
         return resolve(str(project.config["embedding.model"]), project.root)
+    except EncoderUnavailable:
+        raise
     except SteleError as e:
-        raise NoModel(str(e)) from None
+        raise EncoderUnavailable(str(e)) from None
 
 
-def load_encoder(ref: Any, bulk: bool) -> Any:
-    """An object with `.encode(list[str]) -> float32 rows, L2-normalised`: model2vec for bulk work,
-    the lean encoder otherwise."""
+def wanted_model_id(project: Project) -> str:
+    """The model id the vectors should have: "" when no model can be used."""
     try:
-        from . import encoder
-    except ImportError as e:
-        raise NoModel(f"the embedding encoder is not available ({e})") from None
+        return model_ref(project).model_id
+    except EncoderUnavailable:
+        return ""
+
+
+def load_encoder(ref: ModelRef, bulk: bool) -> Encoder:
+    """An object with `.encode(list[str]) -> float32 rows, L2-normalised`: model2vec for bulk work,
+    the lean encoder otherwise. Whatever goes wrong loading it is `EncoderUnavailable`."""
+    from . import encoder
+
     try:
         return encoder.index_encoder(ref) if bulk else encoder.query_encoder(ref)
+    except EncoderUnavailable:
+        raise
     except SteleError as e:
-        raise NoModel(str(e)) from None
-    except Exception as e:  # a broken model must degrade to full text, never crash a read
-        raise NoModel(f"embedding model {ref.ref!r} cannot be loaded ({type(e).__name__}: {e})") from None
+        raise EncoderUnavailable(str(e)) from None
+    except Exception as e:  # a broken model (or a missing numpy) degrades to full text, never crashes a read
+        raise EncoderUnavailable(f"embedding model {ref.ref!r} cannot be loaded "
+                                 f"({type(e).__name__}: {e})") from None
 
 
-def embed(enc: Any, texts: Sequence[str], advance: Callable[[int], None] | None = None) -> np.ndarray:
+def embed(enc: Encoder, texts: Sequence[str], advance: Callable[[int], None] | None = None) -> np.ndarray:
     import numpy as np
 
     parts = []
@@ -76,7 +86,7 @@ def assemble(ids: list[str], reused: dict[str, bytes], dim: int, embedded_ids: l
              embedded: np.ndarray | None) -> np.ndarray:
     """Rows for `ids` in order: a pack's row (float32 bytes) where `reused` has one, else the next row
     of `embedded` (made for `embedded_ids`, in order). A pack of another width than the model's
-    own rows is not used: raises NoModel-free ValueError only if nothing at all can be placed."""
+    own rows is not used: a ValueError (never EncoderUnavailable) only if nothing at all can be placed."""
     import numpy as np
 
     if embedded is not None and embedded.size and reused and embedded.shape[1] != dim:

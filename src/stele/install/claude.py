@@ -8,7 +8,7 @@ restriction is enforced, not merely asked for.
 from __future__ import annotations
 
 from . import guidance
-from .files import FileTarget, Scope, WholeFile
+from .files import FileTarget, Plan, Scope, WholeFile
 from .jsonhooks import JsonHooks, guard_command, handler
 
 # Claude Code 2.1's file tools (MultiEdit is gone; NotebookEdit edits .ipynb cells)
@@ -57,7 +57,7 @@ allowed-tools: Bash(stele recall *) Bash(stele search *) Bash(stele show *) Bash
 {guidance.RECALL_SKILL}"""
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     base = scope.root / ".claude"
     return [
         (base / "settings.json", HOOKS, ""),

@@ -8,7 +8,7 @@ file over an unknown one. The Stop hook speaks only to continue a turn once with
 from __future__ import annotations
 
 from . import guidance
-from .files import FileTarget, Scope, TextBlock
+from .files import FileTarget, Plan, Scope, TextBlock
 from .jsonhooks import JsonHooks, handler
 
 TRUST = "Codex skips new hooks until you trust them: run /hooks in Codex and approve the stele entries"
@@ -25,7 +25,7 @@ HOOKS = JsonHooks({
 })
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     hooks_dir = scope.root / ".codex"
     agents = scope.root / "AGENTS.md" if scope.name == "project" else hooks_dir / "AGENTS.md"
     return [(hooks_dir / "hooks.json", HOOKS, TRUST), (agents, TextBlock(guidance.AGENTS_BLOCK), "")]

@@ -7,7 +7,7 @@ Cursor's prompt hook cannot add context, so memory reaches the model through ses
 from __future__ import annotations
 
 from . import guidance
-from .files import FileTarget, Scope, WholeFile
+from .files import FileTarget, Plan, Scope, WholeFile
 from .jsonhooks import JsonHooks, command
 
 HOOKS = JsonHooks({
@@ -27,9 +27,9 @@ alwaysApply: true
 {guidance.AGENTS_BLOCK}"""
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     base = scope.root / ".cursor"
-    files = [(base / "hooks.json", HOOKS, "")]
+    files: Plan = [(base / "hooks.json", HOOKS, "")]
     if scope.name == "project":
         files.append((base / "rules" / "stele.mdc", WholeFile(RULE), ""))
     return files

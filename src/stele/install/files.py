@@ -18,9 +18,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from .. import atomic
 from ..errors import SteleError, UsageError
@@ -36,6 +37,10 @@ class Edit(Protocol):
     def apply(self, old: str | None) -> str: ...
 
     def remove(self, text: str, created: bool) -> str | None: ...
+
+
+# What a target changes in one scope: (path, edit, a note shown when the file changes)
+Plan = list[tuple[Path, Edit, str]]
 
 
 @dataclass
@@ -164,8 +169,8 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
         if entry and not dry_run:
             ledger.forget(path)
         return Change(path, "unchanged", "not there")
-    created = bool(entry) and not entry.get("existed")
-    if entry and _sha(current) == entry.get("written"):
+    created = entry is not None and not entry.get("existed")
+    if entry is not None and _sha(current) == entry.get("written"):
         new, action, detail = ledger.original(key), "restored", "as it was before Stele"
     else:
         new = _checked(path, edit.remove, current, created)
@@ -251,7 +256,7 @@ class FileTarget:
     name: str
     summary: str
     markers: tuple[str, ...]  # repo paths whose presence says the harness is in use
-    plan: Callable[[Scope], list[tuple[Path, Edit, str]]]  # (path, edit, note shown when it changes)
+    plan: Callable[[Scope], Plan]
     scopes: tuple[str, ...] = ("project", "user")
 
     def detect(self, project: Project) -> bool:

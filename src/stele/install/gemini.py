@@ -8,7 +8,7 @@ SessionStart has no matcher: Gemini compares a lifecycle matcher with the source
 """
 from __future__ import annotations
 
-from .files import FileTarget, Scope
+from .files import FileTarget, Plan, Scope
 from .jsonhooks import JsonHooks, command
 
 EDIT_TOOLS = "write_file|replace"
@@ -26,7 +26,7 @@ HOOKS = JsonHooks({
 })
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     return [(scope.root / ".gemini" / "settings.json", HOOKS, "")]
 
 

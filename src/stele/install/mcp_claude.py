@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .files import EditError, FileTarget, Scope
+from .files import EditError, FileTarget, Plan, Scope
 from .jsonhooks import dump, load_object
 
 NAME = "stele"
@@ -51,7 +51,7 @@ class McpJson:
         return dump(data, text)
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     return [(scope.root / ".mcp.json", McpJson(), APPROVE)]
 
 

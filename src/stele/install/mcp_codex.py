@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tomllib
 
-from .files import EditError, FileTarget, Scope
+from .files import EditError, FileTarget, Plan, Scope
 
 MARKER = "# stele: `stele mcp` (added by `stele install codex-mcp`; `stele uninstall codex-mcp` removes it)"
 HEADER = "[mcp_servers.stele]"
@@ -69,7 +69,7 @@ class CodexToml:
         return None if created and not rest.strip() else rest
 
 
-def plan(scope: Scope):
+def plan(scope: Scope) -> Plan:
     return [(scope.root / ".codex" / "config.toml", CodexToml(), NOTE)]
 
 

@@ -10,8 +10,8 @@ from ..errors import UsageError
 from ..project import Project
 
 # module names under stele.install, in the order `stele install --help` lists them
-TARGET_MODULES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot", "precommit", "mcp_claude",
-                                   "mcp_codex")
+TARGET_MODULES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot", "precommit",
+                                   "mcp_claude", "mcp_codex")
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from .. import gitrepo, textcut
 from ..errors import SteleError, UsageError

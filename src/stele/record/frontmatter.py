@@ -172,7 +172,8 @@ def _ordered_keys(meta: dict[str, Any], original: Document | None) -> list[str]:
 
 def dump_key(key: str, value: Any) -> str:
     if isinstance(value, dict):
-        inner = "".join(f"  {k}: {_flow(v) if isinstance(v, list) else _scalar(v)}\n" for k, v in value.items())
+        inner = "".join(f"  {k}: {_flow(v) if isinstance(v, list) else _scalar(v)}\n"
+                        for k, v in value.items())
         return f"{key}:\n{inner}"
     if isinstance(value, list):
         if key in BLOCK_LIST_KEYS:
@@ -192,6 +193,7 @@ def _scalar(value: Any, in_flow: bool = False) -> str:
         return value  # our loader reads it back as text; other YAML readers see a date
     text = yaml.safe_dump(value, allow_unicode=True, width=1 << 30, default_flow_style=True)
     text = text.removesuffix("\n").removesuffix("\n...").removesuffix("...").rstrip("\n")
-    if in_flow and isinstance(value, str) and any(c in value for c in ",[]{}") and not text.startswith(("'", '"')):
+    needs_quotes = in_flow and isinstance(value, str) and any(c in value for c in ",[]{}")
+    if needs_quotes and not text.startswith(("'", '"')):
         text = "'" + value.replace("'", "''") + "'"
     return text

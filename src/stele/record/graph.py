@@ -5,8 +5,8 @@ facts that exist, and not where a declared edge already joins the same pair).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .model import Fact
 
@@ -34,7 +34,7 @@ class Graph:
         return [(e, e.dst) for e in self.out.get(node, ())] + [(e, e.src) for e in self.inc.get(node, ())]
 
     @classmethod
-    def from_facts(cls, facts: dict[str, Fact]) -> "Graph":
+    def from_facts(cls, facts: dict[str, Fact]) -> Graph:
         return cls(e for f in facts.values() for e in edges_of(f, facts))
 
 

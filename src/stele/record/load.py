@@ -169,8 +169,8 @@ def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -
             continue
         if fact.id in record.facts:
             record.problems.append(Problem(rel, fact.doc.line_of("id") if fact.doc else 1,
-                                           f"duplicate id {fact.id}: also used by {paths[fact.id]}; give one of "
-                                           "them a new id (`stele doctor --fix` cannot choose for you)",
+                                           f"duplicate id {fact.id}: also used by {paths[fact.id]}; give one "
+                                           "of them a new id (`stele doctor --fix` cannot choose for you)",
                                            check="duplicate-id"))
             continue
         record.facts[fact.id] = fact
@@ -178,8 +178,9 @@ def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -
     for fact in record.facts.values():
         for rel_name, target in fact.targets():
             if target not in record.facts and not target.startswith("S-"):
-                line = fact.doc.line_of("links", rel_name, fact.links[rel_name].index(target)) if fact.doc else 1
-                record.problems.append(Problem(fact.path, line, f"dangling link {rel_name} -> {target}: no fact has "
-                                               "that id; fix the id or remove the link",
-                                               check="dangling-link"))
+                at = fact.links[rel_name].index(target)
+                line = fact.doc.line_of("links", rel_name, at) if fact.doc else 1
+                record.problems.append(Problem(
+                    fact.path, line, f"dangling link {rel_name} -> {target}: no fact has that id; fix the id "
+                    "or remove the link", check="dangling-link"))
     return record

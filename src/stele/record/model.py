@@ -99,7 +99,8 @@ class Fact:
         for key, value in values.items():
             if isinstance(value, dt.date):
                 value = value.isoformat()
-            if key in defaults and key not in meta and value == defaults[key] and (self.doc or key != "status"):
+            implicit = key in defaults and key not in meta and value == defaults[key]
+            if implicit and (self.doc or key != "status"):
                 continue  # an implicit default stays implicit (a new file spells out its status)
             if value is None or value == [] or value == {}:
                 meta.pop(key, None)
@@ -125,8 +126,9 @@ class Fact:
         return {
             "id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
             "delivery": self.delivery, "priority": self.priority, "anchors": self.anchors,
-            "links": self.links, "tags": self.tags, "created": iso(self.created), "verified": iso(self.verified),
-            "verified_at": self.verified_at, "review_after": iso(self.review_after), "expires": iso(self.expires),
+            "links": self.links, "tags": self.tags, "created": iso(self.created),
+            "verified": iso(self.verified), "verified_at": self.verified_at,
+            "review_after": iso(self.review_after), "expires": iso(self.expires),
             "retire_when": self.retire_when, "summary": self.summary_text, "source": self.source,
             "path": self.path, "body": self.body,
         }
@@ -240,7 +242,8 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
             lists[key] = []
         elif isinstance(value, str):
             lists[key] = [value]
-        elif isinstance(value, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+        elif isinstance(value, list) and all(isinstance(v, str | int) and not isinstance(v, bool)
+                                             for v in value):
             lists[key] = [str(v) for v in value]
         else:
             bad(f"`{key}` must be a list of strings", key)

@@ -1,15 +1,21 @@
-"""`stele init`: the folders and files a repository needs, written once and never clobbered.
+"""New record files and repositories: `stele init` (the folders and files a repository needs, written
+once and never clobbered), `stele new KIND` (a fact from its kind's template) and the demo's example
+repository (the bundled example's code and record, committed and initialised).
 
 The memory folder's README is a static explainer, not a generated index: an index file would conflict
 in every pull request that adds a fact.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .. import atomic
 from ..config import TEMPLATE
 from ..project import Project
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "harbor"  # the demo's bundled project
 
 MEMORY_README = """\
 # Project memory
@@ -92,3 +98,43 @@ def template_text(project: Project, kind: str, title: str | None) -> tuple[str, 
     if path.exists():
         raise UsageError(f"{project.rel(path)} already exists")
     return project.rel(path), text
+
+
+def example_repository(dest: Path, example: Path = EXAMPLE) -> Path:
+    """A git repository at `dest` holding the example's code and record, committed and initialised."""
+    import shutil
+
+    from .. import gitrepo
+    from ..errors import SteleError
+
+    if not (example / "record").is_dir():
+        raise SteleError(f"the bundled example is missing from {example}; reinstall Stele")
+    if dest.exists() and any(dest.iterdir()):
+        raise SteleError(f"{dest} is not empty: give --keep a new or empty folder")
+    dest.mkdir(parents=True, exist_ok=True)
+    if (example / "code").is_dir():
+        shutil.copytree(example / "code", dest, dirs_exist_ok=True)
+    shutil.copytree(example / "record", dest / "docs" / "memory", dirs_exist_ok=True)
+    gitrepo.run(dest, "init", "-q")
+    gitrepo.run(dest, "add", "-A")
+    gitrepo.run(dest, "-c", "user.name=Stele demo", "-c", "user.email=demo@example.invalid",
+                "commit", "-qm", "Harbor: code and record")
+    init(Project(dest))
+    return dest
+
+
+@contextmanager
+def example_checkout(keep: Path | None, example: Path = EXAMPLE) -> Iterator[Path]:
+    """The example repository for the `with` block: at `keep`, which stays, else in a temporary folder
+    removed afterwards (whatever happens in the block)."""
+    import shutil
+    import tempfile
+
+    if keep is not None:
+        yield example_repository(keep.resolve(), example)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="stele-demo-"))
+    try:
+        yield example_repository(tmp / "harbor", example)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

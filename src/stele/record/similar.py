@@ -15,6 +15,7 @@ title derived from the body would count every word twice).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -32,7 +33,7 @@ def shingles(text: str) -> frozenset[str]:
     words = _WORD.findall(text.lower())
     if len(words) < 2:
         return frozenset(words)
-    return frozenset(f"{a} {b}" for a, b in zip(words, words[1:]))
+    return frozenset(f"{a} {b}" for a, b in itertools.pairwise(words))
 
 
 def similar_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, str, float]]:
@@ -116,10 +117,10 @@ def near_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, str, 
 
 def one_word_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """The pairwise form of `one_word_variants`' rule (same bounds), for one text against many."""
-    if a == b or not (MIN_VARIANT_WORDS <= max(len(a), len(b)) and max(len(a), len(b)) <= SHORT_WORDS):
+    if a == b or not MIN_VARIANT_WORDS <= max(len(a), len(b)) <= SHORT_WORDS:
         return False
     if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long_ = sorted((a, b), key=len)
     return len(long_) - len(short) == 1 and any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 

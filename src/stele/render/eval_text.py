@@ -27,5 +27,6 @@ def gap_text(gap: Gap) -> str:
     lines = [f"- {m.session}: edited {m.path} without being told {', '.join(m.facts)}" for m in gap.missed]
     since = f" since {gap.since}" if gap.since else ""
     lines.append(f"recall gap{since}: {len(gap.missed)} of {gap.anchored_edits} edits to anchored code "
-                 f"({100 * gap.gap:.0f}%) never saw their facts; {gap.edits} edits in {gap.sessions} sessions")
+                 f"({100 * gap.gap:.0f}%) never saw their facts; {gap.edits} edits in {gap.sessions} "
+                 "sessions")
     return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ from .. import textcut
 if TYPE_CHECKING:
     from ..record.load import Record
     from ..record.model import Fact
+    from ..retrieve.brief import Brief, Point
 
 RULE = "-" * 60
 INDENT = "    "
@@ -75,7 +76,7 @@ def frame(title: str, sections: list[str]) -> str:
 
 BRIEF_MAX = 2000
 BRIEF_MIN_POINTS = 8
-BRIEF_GROUPS = (
+BRIEF_GROUPS: tuple[tuple[str, set[str] | None], ...] = (  # None: the risks on the path
     ("Risks on the path", None),
     ("Decisions and architecture", {"decision", "architecture"}),
     ("Constraints and instructions", {"constraint", "instruction", "priority", "goal"}),
@@ -86,16 +87,16 @@ BRIEF_GROUPS = (
 )
 
 
-def _group(point, risks: list[str]) -> int:
+def _group(point: Point, risks: list[str]) -> int:
     if point.id in risks:
         return 0
     for i, (_, kinds) in enumerate(BRIEF_GROUPS[1:-1], 1):
-        if point.kind in kinds:
+        if kinds and point.kind in kinds:
             return i
     return len(BRIEF_GROUPS) - 1
 
 
-def _statement(p, text_chars: int) -> str:
+def _statement(p: Point, text_chars: int) -> str:
     status = f" [{p.status}]" if p.status not in ("current", "open", "") else ""
     via = f", via {p.via.rel} {p.via.from_id}" if p.via is not None else ""
     text = textcut.one_line(p.text, text_chars) if text_chars and p.text else ""
@@ -103,7 +104,7 @@ def _statement(p, text_chars: int) -> str:
     return f"- {p.title}{status}{text} ({p.id}{via})"
 
 
-def _brief_lines(b, chosen: list, width: int) -> str:
+def _brief_lines(b: Brief, chosen: list[Point], width: int) -> str:
     lines = [f'Briefing on "{textcut.one_line(b.question, 120)}" from the project record (cite the ids):']
     for i, (title, _) in enumerate(BRIEF_GROUPS):
         members = [p for p in chosen if _group(p, b.risks) == i]
@@ -116,13 +117,13 @@ def _brief_lines(b, chosen: list, width: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def brief_text(b, max_chars: int = BRIEF_MAX) -> str:
+def brief_text(b: Brief, max_chars: int = BRIEF_MAX) -> str:
     """A briefing grouped by kind, every point citing its id, at most `max_chars` characters. The best
     points are kept (risks on the path, then by score) with a line of text each; the text is shortened,
     and then dropped, only when fewer than BRIEF_MIN_POINTS points would fit with it."""
     if not b.points:
-        return (f'Briefing on "{textcut.one_line(b.question, 120)}": the record has nothing on this ({b.searches} '
-                "searches and a two-hop walk found no fact).\n")
+        return (f'Briefing on "{textcut.one_line(b.question, 120)}": the record has nothing on this '
+                f"({b.searches} searches and a two-hop walk found no fact).\n")
     for width in (160, 90, 0):
         for n in range(len(b.points), 0, -1):
             text = _brief_lines(b, b.points[:n], width)

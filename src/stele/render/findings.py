@@ -6,7 +6,7 @@ annotations; the summary lists every finding. Workflow-command escaping follows 
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..doctor.findings import Finding, Report
 

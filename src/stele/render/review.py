@@ -5,13 +5,19 @@ Both come from one list of sections so they never disagree; Markdown adds emphas
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..doctor.review import Review
 from ..neutralize import neutralize
+
+if TYPE_CHECKING:
+    from ..index.catalog import Node
+    from ..record.model import Fact
 
 MARKER = "<!-- stele-review -->"
 
 
-def _value(v) -> str:
+def _value(v: Any) -> str:
     if v is None or v == [] or v == {}:
         return "(none)"
     if isinstance(v, list):
@@ -21,8 +27,8 @@ def _value(v) -> str:
     return str(v)
 
 
-def _field_lines(name: str, before, after, md: bool) -> list[str]:
-    code = (lambda s: f"`{s}`") if md else (lambda s: s)  # noqa: E731
+def _field_lines(name: str, before: Any, after: Any, md: bool) -> list[str]:
+    code = (lambda s: f"`{s}`") if md else (lambda s: s)
     if isinstance(before, list) and isinstance(after, list):
         plus = [f"+{x}" for x in after if x not in before]
         minus = [f"-{x}" for x in before if x not in after]
@@ -32,11 +38,11 @@ def _field_lines(name: str, before, after, md: bool) -> list[str]:
 
 def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
     """(heading, lines) for every non-empty section, in review order."""
-    b = (lambda s: f"**{s}**") if md else (lambda s: s)  # noqa: E731
-    code = (lambda s: f"`{s}`") if md else (lambda s: s)  # noqa: E731
+    b = (lambda s: f"**{s}**") if md else (lambda s: s)
+    code = (lambda s: f"`{s}`") if md else (lambda s: s)
     out: list[tuple[str, list[str]]] = []
 
-    def fact(f) -> str:
+    def fact(f: Fact | Node) -> str:
         return f"{b(f.id)} {f.kind}: {f.title}"
 
     if r.untrusted:

@@ -6,7 +6,7 @@ nothing here needs redacting again.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..session.sessions import Session
 from ..session.wal import Entry

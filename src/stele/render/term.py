@@ -8,9 +8,9 @@ must not clear a reviewer's screen or hide a link.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
-from typing import Iterable, Iterator, Sequence
 
 from ..neutralize import neutralize
 
@@ -77,8 +77,8 @@ def stages() -> Iterator:
     """Progress bars on stderr, one per stage; yields `start(description, total) -> advance(n=1)`."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console(stderr=True), transient=False) as p:
+    with Progress(TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console(stderr=True), transient=False) as p:
         def start(description: str, total: int):
             task = p.add_task(description, total=max(total, 0))
             return lambda n=1: p.advance(task, n)

@@ -13,13 +13,15 @@ the co-change gate) is already in memory and is looked up there.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from .. import gitrepo
 from ..anchors import symbols
 from ..anchors.paths import AnchorIndex, normalize, path_matches, split
+from ..anchors.paths import inside as lies_in  # `inside` is a parameter below
 from ..gitrepo import FileDiff
 from ..kinds import CLOSED_STATUSES as CLOSED
 from ..project import Project
@@ -111,13 +113,13 @@ def facts_anchored_to(project: Project, paths: Iterable[str], *, inside: Iterabl
 
         facts = load(project).facts.values()
     facts = list(facts)
-    index: AnchorIndex[Fact] = AnchorIndex()
+    index: AnchorIndex[Head] = AnchorIndex()
     for fact in facts:
         for anchor in fact.anchors:
             index.add(anchor, fact)
-    return {p: index.lookup(p) + ([(a, f) for f in facts for a in f.anchors
-                                   if not p or path_matches(p, split(a)[0])] if p in inside else [])
-            for p in paths}
+    within: dict[str, list[tuple[str, Head]]] = {
+        p: [(a, f) for f in facts for a in f.anchors if lies_in(split(a)[0], p)] for p in inside}
+    return {p: index.lookup(p) + within.get(p, []) for p in paths}
 
 
 def _from_catalog(project: Project, paths: list[str],
@@ -155,7 +157,8 @@ def for_paths(project: Project, paths: Iterable[str], *, include_ended: bool = F
             if symbol is not None:
                 if path not in texts:
                     texts[path] = _read(project.root / path)
-                lines = symbols.find(texts[path], symbol, path) if texts[path] is not None else None
+                text = texts[path]
+                lines = symbols.find(text, symbol, path) if text is not None else None
             _add(found, fact, Hit(anchor, raw if (project.root / raw).is_file() else path, lines))
     return order(found.values())
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..project import Project
+from .walk import Via
 
 FOCUSED_SEARCHES = (("decision", "architecture", "constraint", "instruction"), ("risk", "lesson"), ("task",))
 PER_SEARCH = 5
@@ -31,7 +32,7 @@ class Point:
     score: float
     status: str = ""
     text: str = ""
-    via: Any = None  # retrieve.walk.Via, None for a search hit
+    via: Via | None = None  # None for a search hit
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
@@ -104,9 +105,9 @@ def brief(project: Project, question: str) -> Brief:
                       - s.hop_penalty * via.hops, node.status or "", via=via))
         hood.load_nodes(found)
         for point in found.values():
-            node = hood.nodes.get(point.id)
-            if node is not None:
-                point.text = node.summary or node.excerpt or point.text
-                point.status = node.status or point.status
+            known = hood.nodes.get(point.id)
+            if known is not None:
+                point.text = known.summary or known.excerpt or point.text
+                point.status = known.status or point.status
     out.points = sorted(found.values(), key=lambda p: (p.id not in out.risks, -p.score, p.id))
     return out

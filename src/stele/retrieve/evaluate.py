@@ -109,17 +109,14 @@ class Report:
 def load_cases(path: Path, root: Path | None = None) -> Cases:
     """The cases of a YAML file: a mapping with `queries:` (or `cases:`) and an optional `today:`, or a
     bare list. Every problem is one error naming the file, the case and the key."""
-    import yaml
+    from ..config import load_yaml
 
     shown = str(path if root is None or not path.is_absolute() else _rel(path, root))
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise UsageError(f"{shown}: cannot read the case file ({e.strerror or e})") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise SteleError(f"{shown}{line}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
+    data = load_yaml(text, shown)
     today = None
     if isinstance(data, dict):
         unknown = sorted(set(data) - {"today", "queries", "cases"})
@@ -211,7 +208,8 @@ def check(case: Case, out: dict[str, Any]) -> list[str]:
     fails += [f"{i} not in risk callout" for i in case.callout if i not in risks]
     fails += [f"{i} wrongly in risk callout" for i in case.no_callout if i in risks]
     fails += [f"{i} should be absent" for i in case.absent if i in rank]
-    fails += [f"{a} ranked above {b}" for a, b in case.below if a in rank and (b not in rank or rank[a] < rank[b])]
+    fails += [f"{a} ranked above {b}" for a, b in case.below
+              if a in rank and (b not in rank or rank[a] < rank[b])]
     return fails
 
 
@@ -343,8 +341,8 @@ def starter_text(project: Project) -> str:
                           f"    expect: [{f.id}, {other}]")
     anchors = 0
     for f in active:
-        path = next((a.split("::")[0] for a in f.anchors if "*" not in a and (project.root / a.split("::")[0]).is_file()),
-                    None)
+        files = (a.split("::")[0] for a in f.anchors if "*" not in a)
+        path = next((x for x in files if (project.root / x).is_file()), None)
         if path and anchors < STARTER_EACH // 2:
             anchors += 1
             blocks.append(f"  # anchor: editing {path} must bring {f.id}, anchored there\n"

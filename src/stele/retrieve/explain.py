@@ -7,11 +7,14 @@ real run rather than a re-enactment.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..kinds import CAUSAL
 from ..project import Project
-from .recall import Recall, recall
+from .rank import ORIGIN_ANCHOR, ORIGIN_TEXT, Scored
+from .recall import Recall, Trace, recall
+from .walk import Via
 
 
 def explain(project: Project, prompt: str, files: Iterable[str] = ()) -> dict[str, Any]:
@@ -19,10 +22,12 @@ def explain(project: Project, prompt: str, files: Iterable[str] = ()) -> dict[st
     return describe(result)
 
 
-def _via(v: Any) -> dict[str, Any] | None:
-    if v is None:
-        return None
+def _via(v: Via) -> dict[str, Any]:
     return {"from": v.from_id, "rel": v.rel, "hops": v.hops, "direction": "in" if v.incoming else "out"}
+
+
+def _via_or_none(v: Via | None) -> dict[str, Any] | None:
+    return None if v is None else _via(v)
 
 
 def describe(result: Recall) -> dict[str, Any]:
@@ -36,13 +41,13 @@ def describe(result: Recall) -> dict[str, Any]:
     seeds = []
     for n, s in enumerate(t.seeds, 1):
         row: dict[str, Any] = {"rank": n, "id": s.id, "origin": s.origin, "strength": round(s.strength, 3)}
-        if s.origin == "text":
-            h = s.detail
+        if s.origin == ORIGIN_TEXT and s.hit is not None:
+            h = s.hit
             row.update(bm25_rank=h.bm25_rank, bm25=None if h.bm25 is None else round(h.bm25, 3),
                        vector_rank=h.vector_rank, cosine=None if h.cosine is None else round(h.cosine, 3),
                        fused=round(h.fused, 5))
-        elif s.origin == "anchor":
-            row["anchor"] = s.detail
+        elif s.origin == ORIGIN_ANCHOR:
+            row["anchor"] = s.anchor
         seeds.append(row)
     out["seeds"] = seeds
     out["filtered"] = [{"id": i, "why": why} for i, why in t.filtered.items()]
@@ -50,7 +55,7 @@ def describe(result: Recall) -> dict[str, Any]:
     lifted = {r.id: r for r in result.risks}
     shown = {e.id for e in result.entries}
     out["scores"] = [{"id": x.id, "kind": x.node.kind, "source": x.node.source, "score": x.score,
-                      "parts": x.parts, "via": _via(x.via), "shown": x.id in shown} for x in t.scored]
+                      "parts": x.parts, "via": _via_or_none(x.via), "shown": x.id in shown} for x in t.scored]
     out["risks"] = [{"id": r.id, "via": _via(r.via), "why": "causal path of "
                      f"{r.via.hops} hop{'s' if r.via.hops > 1 else ''} from a seed"} for r in result.risks]
     out["risks_not_lifted"] = [{"id": x.id, "why": _not_lifted(x, t)} for x in t.scored
@@ -60,7 +65,7 @@ def describe(result: Recall) -> dict[str, Any]:
     return out
 
 
-def _not_lifted(x: Any, t: Any) -> str:
+def _not_lifted(x: Scored, t: Trace) -> str:
     rels = sorted({v.rel for v in t.reached.get(x.id, [])})
     if x.via is None:
         return "a seed (an answer, not a warning) that no well-matching seed reaches causally"

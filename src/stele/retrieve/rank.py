@@ -13,11 +13,15 @@ are placed first, then a few session entries are given their slots, then committ
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..index.items import SESSION
 from .settings import Settings
 from .walk import Via
+
+if TYPE_CHECKING:
+    from ..index.catalog import Node
+    from .seeds import Hit
 
 ORIGIN_ID, ORIGIN_ANCHOR, ORIGIN_TEXT = "id", "anchor", "text"
 
@@ -27,13 +31,14 @@ class Seed:
     id: str
     strength: float          # 0..1: how well it matched
     origin: str              # id | anchor | text
-    detail: Any = None       # the search Hit, or the anchor that matched
+    hit: Hit | None = None   # text seeds: the search hit
+    anchor: str = ""         # anchor seeds: the anchor that matched (`path` or `path::Symbol`)
 
 
 @dataclass
 class Scored:
     id: str
-    node: Any
+    node: Node
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     via: Via | None = None   # None for seeds
@@ -45,12 +50,12 @@ class Scored:
         return self.node.source == SESSION
 
 
-def seed_score(node: Any, seed: Seed, s: Settings) -> tuple[float, dict[str, float]]:
+def seed_score(node: Node, seed: Seed, s: Settings) -> tuple[float, dict[str, float]]:
     parts = {"kind": s.kind_weight(node.kind), "match": round(s.seed_match * seed.strength, 3)}
     return _total(node, parts, s)
 
 
-def walked_score(node: Any, via: Via, s: Settings, strength: float = 1.0) -> tuple[float, dict[str, float]]:
+def walked_score(node: Node, via: Via, s: Settings, strength: float = 1.0) -> tuple[float, dict[str, float]]:
     """`strength` is the match strength of the seed the path started from (0..1). The edge's weight
     and a share of that seed's match term (`walk_inherit`) count in proportion to it, so a neighbour
     of the best match keeps the full relation weight and a neighbour of a weak match little of it."""
@@ -61,13 +66,13 @@ def walked_score(node: Any, via: Via, s: Settings, strength: float = 1.0) -> tup
     return _total(node, parts, s)
 
 
-def _total(node: Any, parts: dict[str, float], s: Settings) -> tuple[float, dict[str, float]]:
+def _total(node: Node, parts: dict[str, float], s: Settings) -> tuple[float, dict[str, float]]:
     if node.source == SESSION:
         parts["session"] = -s.session_penalty
     return round(sum(parts.values()), 3), parts
 
 
-def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str, Any], s: Settings
+def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str, Node], s: Settings
               ) -> dict[str, Scored]:
     out: dict[str, Scored] = {}
     strength = {x.id: x.strength for x in reversed(seeds)}

@@ -17,15 +17,21 @@ by id), and `exclude` (ids a session has already been shown) are walked through 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .. import lifecycle
 from ..project import Project
 from . import gate as gate_mod
 from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
 from .settings import Settings
-from .walk import Via
+from .walk import Neighbourhood, Via
+
+if TYPE_CHECKING:
+    from ..index.build import Index
+    from ..index.catalog import Catalog, Node
+    from .seeds import Hit
 
 SKIPPED, IDENTIFIER, PRIOR_CONTEXT = "skipped", "identifier", "prior_context"
 PRIOR_LIMIT = 5
@@ -64,7 +70,7 @@ class Risk:
 @dataclass
 class Trace:
     """Everything `stele why` explains: seeds, the walk, every score's parts, lifted risks, the cut."""
-    gate: Any = None
+    gate: gate_mod.Gate
     seeds: list[Seed] = field(default_factory=list)
     filtered: dict[str, str] = field(default_factory=dict)  # id -> why it may not be injected
     reached: dict[str, list[Via]] = field(default_factory=dict)
@@ -127,24 +133,26 @@ def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[
         return gather(index, g, exclude, s, t0, warnings)
 
 
-def recall_in(index: Any, prompt: str, files: Iterable[str] = (), settings: Settings | None = None) -> Recall:
+def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Settings | None = None
+              ) -> Recall:
     """`recall()` over an index the caller holds open: `stele eval` opens it once for every case."""
     t0 = time.monotonic()
     s = settings or Settings.from_config(index.project.config)
     warnings: list[str] = []
     g = gate_mod.check(prompt, list(files), s.min_prompt_chars)
-    result = Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped else gather(index, g, frozenset(), s, t0, warnings)
+    result = (Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped
+              else gather(index, g, frozenset(), s, t0, warnings))
     result.warnings = warnings
     result.elapsed_ms = int((time.monotonic() - t0) * 1000)
     return result
 
 
-def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
+def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
            warnings: list[str]) -> Recall:
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it)."""
     from .callout import causal_risks
     from .seeds import FTS, HYBRID, hybrid
-    from .walk import Neighbourhood, walk
+    from .walk import walk
 
     today = lifecycle.today()
     trace = Trace(gate=g)
@@ -210,7 +218,7 @@ def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t
     return Recall(mode, entries, risks_out, partial=partial, trace=trace)
 
 
-def text_seeds(hits: list, nodes: dict[str, Any], limit: int, floor: float = 0.0) -> list[Seed]:
+def text_seeds(hits: list[Hit], nodes: dict[str, Node], limit: int, floor: float = 0.0) -> list[Seed]:
     """The best `limit` committed hits, plus the session hits ranked among the best `limit` overall:
     session entries compete on merit but never take a committed fact's seat. A hit matching under
     `floor` of the best one is noise (a pasted error shares a stray word with a rule), not a seed."""
@@ -218,21 +226,22 @@ def text_seeds(hits: list, nodes: dict[str, Any], limit: int, floor: float = 0.0
     committed = [h for h in hits if nodes[h.id].source == "committed"][:limit]
     session = [h for h in hits[:limit] if nodes[h.id].source != "committed"]
     chosen = {h.id for h in committed + session}
-    return [Seed(h.id, h.strength, ORIGIN_TEXT, h) for h in hits if h.id in chosen]
+    return [Seed(h.id, h.strength, ORIGIN_TEXT, hit=h) for h in hits if h.id in chosen]
 
 
 def _named(x: Scored) -> bool:
     return x.seed is not None and x.seed.origin == ORIGIN_ID
 
 
-def _risk_only(risk_id: str, via: Via, node: Any, s: Settings) -> Scored:
+def _risk_only(risk_id: str, via: Via, node: Node, s: Settings) -> Scored:
     from .rank import walked_score
 
     total, parts = walked_score(node, via, s)
     return Scored(risk_id, node, total, parts, via)
 
 
-def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: set[str]) -> list[Seed]:
+def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Settings,
+                 taken: set[str]) -> list[Seed]:
     """Facts anchored to the edited files and to files the prompt names, strongest anchors first."""
     if not g.paths:
         return []
@@ -248,7 +257,7 @@ def anchor_seeds(catalog: Any, g: gate_mod.Gate, hood: Any, s: Settings, taken: 
     hood.load_nodes(best)
     usable = [i for i in best if i not in taken and hood.ok(i)]
     usable.sort(key=lambda i: (-best[i][0], -s.kind_weight(hood.nodes[i].kind), i))
-    return [Seed(i, best[i][0], ORIGIN_ANCHOR, best[i][1]) for i in usable[:s.max_seeds]]
+    return [Seed(i, best[i][0], ORIGIN_ANCHOR, anchor=best[i][1]) for i in usable[:s.max_seeds]]
 
 
 def prior_context(project: Project, warnings: list[str]) -> Recall:

@@ -56,7 +56,7 @@ def since_time(project: Project, since: str | None) -> str | None:
 
     sha = gitrepo.require_commit(project.root, since, "--since")
     when = gitrepo.run(project.root, "show", "-s", "--format=%cI", sha).decode().strip()
-    return dt.datetime.fromisoformat(when).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.fromisoformat(when).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def recall_gap(project: Project, since: str | None = None) -> Gap:

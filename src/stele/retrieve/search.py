@@ -11,11 +11,16 @@ Unlike `recall`, a broken index is an error here (`IndexUnavailable`): a person 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..project import Project
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from ..index.build import Index
+    from ..index.catalog import Node
 
 
 @dataclass
@@ -52,8 +57,8 @@ def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] =
         return search_in(index, query, settings, limit, kinds, include_all, warnings)
 
 
-def search_in(index: Any, query: str, settings: Settings, limit: int, kinds: Iterable[str], include_all: bool,
-              warnings: list[str]) -> SearchResult:
+def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: Iterable[str],
+              include_all: bool, warnings: list[str]) -> SearchResult:
     """`search` over an open index (`stele brief` searches one index several times)."""
     from ..lifecycle import inactive, today
     from .seeds import FTS, HYBRID, hybrid
@@ -61,7 +66,7 @@ def search_in(index: Any, query: str, settings: Settings, limit: int, kinds: Ite
     if not query.strip() or limit <= 0:
         return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
     on = today()
-    nodes: dict[str, Any] = {}
+    nodes: dict[str, Node] = {}
 
     def keep(ids: list[str]) -> set[str]:
         nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
@@ -80,7 +85,7 @@ def search_in(index: Any, query: str, settings: Settings, limit: int, kinds: Ite
 
 def superseded_last(hits: list[SearchHit], edges: list[tuple[str, str, str]]) -> list[SearchHit]:
     """Move each superseded hit just below the lowest hit that supersedes it, if it ranks above it."""
-    by = {}
+    by: dict[str, set[str]] = {}
     for src, rel, dst in edges:
         if rel == "supersedes":
             by.setdefault(dst, set()).add(src)

@@ -7,15 +7,22 @@ thresholded. The weights are tuned on both evaluations: BM25 is what wins on lon
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..index.build import Index
+    from ..index.encoder import Encoder
+    from ..project import Project
+    from .settings import Settings
 
 FTS, HYBRID = "fts", "hybrid"
 POOL = 100  # candidates taken from each ranking before filtering and fusion
 NO_VECTORS = "the index has no vectors: the embedding model could not be loaded when it was built"
 
 
-def no_vectors(project: Any) -> str:
+def no_vectors(project: Project) -> str:
     """Why there are no vectors, naming the model's path when it is the model that is missing."""
     from ..index.encoder import model_problem
 
@@ -57,7 +64,7 @@ class HybridResult:
     vector_error: str | None = None
 
 
-def hybrid(index: Any, text: str, settings: Any, limit: int,
+def hybrid(index: Index, text: str, settings: Settings, limit: int,
            keep: Callable[[list[str]], set[str]] | None = None, kinds: Iterable[str] = ()) -> HybridResult:
     """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None)."""
     kinds = tuple(kinds)
@@ -100,7 +107,7 @@ def strengths(hits: list[Hit], wb: float, wv: float, k: float) -> None:
         h.strength = raw[h.id] / best
 
 
-def bm25_share(index: Any, text: str, boosts: dict[str, float], bm25: list[tuple[str, float]]) -> float:
+def bm25_share(index: Index, text: str, boosts: dict[str, float], bm25: list[tuple[str, float]]) -> float:
     """The top BM25 hit's score as a share of what the query's terms could score at best."""
     if not bm25:
         return 0.0
@@ -108,7 +115,7 @@ def bm25_share(index: Any, text: str, boosts: dict[str, float], bm25: list[tuple
     return bm25[0][1] / ceiling if ceiling > 0 else 0.0
 
 
-def weights(s: Any, share: float) -> tuple[float, float]:
+def weights(s: Settings, share: float) -> tuple[float, float]:
     """Fusion weights for one query. When full text matched only weakly (the best hit holds a small
     share of what the prompt's words could score: a paraphrase, no rare word in common), the
     embeddings lead; as the match gets stronger BM25 takes over, and from `strong_match` on the
@@ -121,9 +128,10 @@ def weights(s: Any, share: float) -> tuple[float, float]:
     return s.bm25_weight * (1 - 0.5 * t), s.vector_weight + (1.0 - s.vector_weight) * t
 
 
-def vector_hits(index: Any, text: str, k: int) -> tuple[list[tuple[str, float]], str | None]:
+def vector_hits(index: Index, text: str, k: int) -> tuple[list[tuple[str, float]], str | None]:
     """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used."""
     from ..index import vectors
+    from ..index.encoder import EncoderUnavailable
 
     if not index.model_id:
         return [], no_vectors(index.project)
@@ -131,7 +139,7 @@ def vector_hits(index: Any, text: str, k: int) -> tuple[list[tuple[str, float]],
         enc = query_encoder(index.project)
         matrix = index.matrix()
         query = enc.encode([text])
-    except vectors.NoModel as e:
+    except EncoderUnavailable as e:
         return [], str(e)
     except (OSError, ValueError) as e:
         return [], f"the vectors cannot be read ({e}); `stele rebuild` rebuilds them"
@@ -140,10 +148,10 @@ def vector_hits(index: Any, text: str, k: int) -> tuple[list[tuple[str, float]],
     return [(ids[r], c) for r, c in top if r in ids], None
 
 
-_ENCODERS: dict[str, Any] = {}
+_ENCODERS: dict[str, Encoder] = {}
 
 
-def query_encoder(project: Any) -> Any:
+def query_encoder(project: Project) -> Encoder:
     """The lean query encoder of the configured model, loaded once per process."""
     from ..index import vectors
 

@@ -8,7 +8,10 @@ retrieval (fusion, walk, ranking, callout) can be tested with `Settings.defaults
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 HARD_CAP = 20  # entries, callouts included; the config may lower it, never raise it
 
@@ -40,7 +43,7 @@ class Settings:
     relation_weights: dict[str, float]
 
     @classmethod
-    def from_config(cls, config: Any) -> "Settings":
+    def from_config(cls, config: Config) -> Settings:
         cast = {"int": int, "float": float}
         values: dict[str, Any] = {f.name: cast[f.type](config["retrieval"][f.name]) for f in fields(cls)
                                   if f.type in cast}
@@ -49,7 +52,7 @@ class Settings:
                    relation_weights=dict(config["relation_weights"]))
 
     @classmethod
-    def defaults(cls) -> "Settings":
+    def defaults(cls) -> Settings:
         from ..config import Config, defaults
 
         return cls.from_config(Config(defaults()))

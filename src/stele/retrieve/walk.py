@@ -11,13 +11,17 @@ Facts that must not be injected (ended, expired, overdue) are neither reached no
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..index.catalog import Node
 
 
 class Store(Protocol):
     def edges(self, ids: Iterable[str]) -> list[tuple[str, str, str]]: ...
-    def nodes(self, ids: Iterable[str]) -> dict[str, Any]: ...
+    def nodes(self, ids: Iterable[str]) -> dict[str, Node]: ...
 
 
 @dataclass(frozen=True)
@@ -36,18 +40,22 @@ class Via:
 class Neighbourhood:
     """Edges and nodes read from a store once per recall, filtered by `usable(node)`."""
 
-    def __init__(self, store: Store, usable: Callable[[Any], bool]) -> None:
+    def __init__(self, store: Store, usable: Callable[[Node], bool]) -> None:
         self.store = store
         self.usable = usable
         self._adj: dict[str, list[tuple[str, str, bool]]] = {}
-        self.nodes: dict[str, Any] = {}
+        self.nodes: dict[str, Node] = {}  # loaded so far (`nodes.get(id)` is None for an unknown id)
+        self._absent: set[str] = set()    # asked for and not in the store: not asked for again
 
     def load_nodes(self, ids: Iterable[str]) -> None:
-        missing = [i for i in dict.fromkeys(ids) if i not in self.nodes]
+        missing = [i for i in dict.fromkeys(ids) if i not in self.nodes and i not in self._absent]
         if missing:
             found = self.store.nodes(missing)
             for i in missing:
-                self.nodes[i] = found.get(i)
+                if i in found:
+                    self.nodes[i] = found[i]
+                else:
+                    self._absent.add(i)
 
     def ok(self, node_id: str) -> bool:
         node = self.nodes.get(node_id)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..anchors.paths import about
 from ..errors import SteleError, UsageError
@@ -141,11 +142,11 @@ def fact(project: Project, q: Query, fact_id: str) -> Response:
 def graph(project: Project, q: Query) -> Response:
     """GET /api/memory/graph -> every fact as a node and every typed edge between two facts."""
     record = load(project)
+    facts = sorted(record.facts.values(), key=lambda f: f.id)
     nodes = [{"id": f.id, "kind": f.kind, "title": f.title, "status": f.status, "priority": f.priority,
-              "inactive": inactive(f, today())}
-             for f in sorted(record.facts.values(), key=lambda f: f.id)]
+              "inactive": inactive(f, today())} for f in facts]
     edges = [{"src": e.src, "rel": e.rel, "dst": e.dst, "causal": e.rel in CAUSAL}
-             for f in nodes for e in record.graph.out.get(f["id"], []) if e.dst in record.facts]
+             for f in facts for e in record.graph.out.get(f.id, []) if e.dst in record.facts]
     return json_response({"nodes": nodes, "edges": edges})
 
 

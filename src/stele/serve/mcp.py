@@ -23,10 +23,12 @@ Why it is shaped this way:
 """
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable, Sequence
 from contextlib import redirect_stdout
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 from .. import textcut
 from ..errors import SteleError, safe_message, say
@@ -47,22 +49,25 @@ INSTRUCTIONS = (
 )
 
 
+# (server module, server class) of each supported SDK line, newest first; both keep ToolError in
+# `<module>.exceptions`. Looked up by name: whichever line is installed, the other does not exist.
+SDK_LINES = (("mcp.server.mcpserver", "MCPServer"), ("mcp.server.fastmcp", "FastMCP"))
+
+
 def sdk() -> tuple[Any, type[Exception], Any]:
     """(server class, tool error class, ToolAnnotations) of the installed `mcp`, 2.x or 1.x."""
-    try:
-        from mcp.server.mcpserver import MCPServer as Server  # mcp >= 2
-        from mcp.server.mcpserver.exceptions import ToolError
-    except ImportError:
+    for module, name in SDK_LINES:
         try:
-            from mcp.server.fastmcp import FastMCP as Server  # mcp 1.x
-            from mcp.server.fastmcp.exceptions import ToolError
-        except ImportError:
-            raise SteleError("`stele mcp` needs the MCP SDK in the environment stele runs from: "
-                             "`pipx inject stele mcp` (pipx), `uv tool install 'stele[mcp]'` (uv), "
-                             "or `pip install 'stele[mcp]'`") from None
-    from mcp.types import ToolAnnotations
+            server = getattr(importlib.import_module(module), name)
+            tool_error = importlib.import_module(f"{module}.exceptions").ToolError
+        except (ImportError, AttributeError):
+            continue
+        from mcp.types import ToolAnnotations
 
-    return Server, ToolError, ToolAnnotations
+        return server, tool_error, ToolAnnotations
+    raise SteleError("`stele mcp` needs the MCP SDK in the environment stele runs from: "
+                     "`pipx inject stele mcp` (pipx), `uv tool install 'stele[mcp]'` (uv), "
+                     "or `pip install 'stele[mcp]'`")
 
 
 def cap(text: str, limit: int = MAX_CHARS) -> str:
@@ -92,7 +97,7 @@ def _delivered(project: Project, tool: str, ids: list[str], text: str) -> None:
 
 
 def remember_text(project: Project, text: str, kind: str = "note", title: str | None = None,
-                  anchors: list[str] = (), links: list[str] = (), tags: list[str] = ()) -> str:
+                  anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = ()) -> str:
     """Write a fact exactly as `stele remember` does (validated, redacted, atomic); say what happened."""
     written = edit.remember(project, text, kind=kind, title=title, anchors=list(anchors), links=list(links),
                               tags=list(tags))
@@ -105,7 +110,7 @@ def remember_text(project: Project, text: str, kind: str = "note", title: str | 
 RECALL_GRACE_S = 2.0  # past the recall's own budget (retrieval.hook_budget_ms) before the tool gives up
 
 
-def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
+def recall_text(project: Project, prompt: str, files: Sequence[str] = ()) -> str:
     """What the prompt hook would inject for `prompt` (the same entries and risk callout), as text,
     within the recall's budget: the recall runs in a worker thread, and past its budget and a grace the
     tool answers that it ran out (the thread finishes on its own; its result is dropped)."""
@@ -127,7 +132,7 @@ def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
         say(warning)
     text = render(result, max_chars=MAX_CHARS)
     if text:
-        _delivered(project, "recall", [x.id for x in [*result.risks, *result.entries]], text)
+        _delivered(project, "recall", [x.id for x in result.risks] + [x.id for x in result.entries], text)
         return text
     if result.mode == "skipped":
         return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe "
@@ -198,7 +203,7 @@ def _untitled(schema: Any) -> Any:
 def _server_class(Server: Any, ToolError: type[Exception]) -> Any:
     from pydantic import ValidationError
 
-    class SteleServer(Server):  # type: ignore[misc, valid-type]
+    class SteleServer(Server):
         async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
             try:
                 return await super().call_tool(name, arguments, *args, **kwargs)

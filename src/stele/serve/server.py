@@ -57,7 +57,7 @@ def host_allowed(host: str | None) -> bool:
 
 class Handler(BaseHTTPRequestHandler):
     server_version = "stele"
-    server: "Server"
+    server: Server
 
     def do_GET(self) -> None:
         self._answer(self._route(), head=False)
@@ -72,7 +72,8 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _not_allowed
 
     def _route(self) -> api.Response:
-        hosts = self.headers.get_all("Host") or [None]
+        sent = self.headers.get_all("Host")
+        hosts: list[str | None] = list(sent) if sent else [None]
         if len(hosts) > 1 or not all(host_allowed(h) for h in hosts):  # every Host header, not the first
             return api.error(403, "Host not allowed: open the page at http://127.0.0.1 or http://localhost")
         url = urlsplit(self.path)
@@ -97,7 +98,7 @@ class Handler(BaseHTTPRequestHandler):
         if not head:
             self.wfile.write(response.body)
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args) -> None:
         if not self.server.quiet:
             sys.stderr.write(f"stele serve: {self.address_string()} {format % args}\n")
 
@@ -113,7 +114,7 @@ class Server(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
+        host, port = self.socket.getsockname()[:2]  # the bound address (port 0 becomes the real one)
         return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 

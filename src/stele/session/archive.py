@@ -92,7 +92,8 @@ def _archive_one(project: Project, path: Path, dry_run: bool) -> Archived | None
 
 
 def _read_fd(fd: int) -> bytes:
-    chunks, offset = [], 0
+    chunks: list[bytes] = []
+    offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)
         if not chunk:

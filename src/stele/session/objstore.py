@@ -13,8 +13,9 @@ Callers never see a botocore exception.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import SteleError
 from .remote import Remote
@@ -104,7 +105,8 @@ class ObjectStore:
             return None
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise Unreachable(f"{self.remote.where()}: the sync deadline passed; the rest waits for the next sync")
+            raise Unreachable(f"{self.remote.where()}: the sync deadline passed; the rest waits for the "
+                              "next sync")
         return left
 
     def _call(self, op: str, key: str, **kwargs: Any) -> Any:
@@ -138,8 +140,8 @@ def _client(remote: Remote, left: float | None, attempts: int) -> Any:
         import boto3
         from botocore.config import Config
     except ImportError:
-        raise StoreError(f"{remote.where()}: the S3 client is not installed; pip install 'stele[s3]' (boto3), "
-                         "or empty `session.store` to keep session memory local") from None
+        raise StoreError(f"{remote.where()}: the S3 client is not installed; pip install 'stele[s3]' "
+                         "(boto3), or empty `session.store` to keep session memory local") from None
 
     connect = 5.0 if left is None else max(0.2, min(5.0, left))
     read = 60.0 if left is None else max(0.2, left)
@@ -181,7 +183,7 @@ def _translate(remote: Remote, op: str, key: str, e: Exception) -> Exception:
         return Refused(f"{where}: no AWS credentials found; export AWS_ACCESS_KEY_ID and "
                        "AWS_SECRET_ACCESS_KEY, or set AWS_PROFILE")
     if isinstance(e, (bx.EndpointConnectionError, bx.ConnectTimeoutError, bx.ReadTimeoutError,
-                      bx.ConnectionClosedError)) or isinstance(e, (bx.HTTPClientError, OSError)):
+                      bx.ConnectionClosedError, bx.HTTPClientError, OSError)):
         return Unreachable(f"{where}: the store is unreachable ({_first_line(e)}); what is not synced "
                            "stays in the local log for the next sync")
     if isinstance(e, bx.BotoCoreError):

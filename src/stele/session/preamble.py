@@ -13,8 +13,9 @@ the preamble, while the goal, the steering and the visit counts carry on.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .. import textcut
 from ..errors import SteleError, UsageError

@@ -6,6 +6,7 @@ through `edit.remember`, so it is validated, redacted and atomic like every othe
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import SteleError
@@ -37,8 +38,9 @@ def promoted_to(record: Record, entry_id: str) -> list[str]:
     return promotions(record).get(entry_id, [])
 
 
-def promote(project: Project, entry_id: str, kind: str, *, title: str | None = None, anchors: list[str] = (),
-            links: list[str] = (), tags: list[str] = (), again: bool = False) -> Promoted:
+def promote(project: Project, entry_id: str, kind: str, *, title: str | None = None,
+            anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = (),
+            again: bool = False) -> Promoted:
     """Write the entry's text as a new fact of `kind`; the paths the entry touched become anchors."""
     entry = find_entry(project, entry_id)
     record = load(project)

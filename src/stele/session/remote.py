@@ -50,7 +50,7 @@ def configured(project: Project) -> Remote | None:
     endpoint = str(cfg["session.endpoint"] or "").strip()
     region = str(cfg["session.region"] or "").strip()
     where = project.rel(project.config_path)
-    for key, value in zip(KEYS, (store, endpoint, region)):
+    for key, value in zip(KEYS, (store, endpoint, region), strict=True):
         _refuse_credential(where, key, value)
     if not store:
         return None

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import textcut
 from ..anchors.paths import normalize, path_matches
@@ -75,7 +76,8 @@ class Session:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "agent": self.agent, "thread": self.thread, "goal": self.goal,
                 "task": self.task, "started": self.started, "last": self.last, "entries": self.entries,
-                "restarts": self.restarts, "types": dict(sorted(self.types.items())), "hosts": sorted(self.hosts)}
+                "restarts": self.restarts, "types": dict(sorted(self.types.items())),
+                "hosts": sorted(self.hosts)}
 
 
 def summarize(session_id: str, entries: Iterable[Entry]) -> Session:

@@ -21,9 +21,10 @@ import os
 import socket
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ..errors import SteleError
 from ..project import Project
@@ -126,9 +127,10 @@ class _Lock:
             atomic.lock_fd(self.fd, deadline=None if wait else 0.0)
         except atomic.LockTimeout:
             os.close(self.fd)
-            raise Busy("another `stele session sync` is running in this clone; it will ship these lines") from None
+            raise Busy("another `stele session sync` is running in this clone; it will ship these "
+                       "lines") from None
 
-    def __enter__(self) -> "_Lock":
+    def __enter__(self) -> _Lock:
         return self
 
     def __exit__(self, *exc: Any) -> None:

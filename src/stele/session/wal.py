@@ -19,9 +19,10 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import SteleError, UsageError, say
 from ..ids import session_entry_id
@@ -72,16 +73,18 @@ class Entry:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Entry":
+    def from_dict(cls, data: dict[str, Any]) -> Entry:
         known = {"v", "id", "ts", "session", "agent", "type", "text", "task", "refs", "thread"}
-        refs = data.get("refs") if isinstance(data.get("refs"), dict) else {}
+        raw_refs = data.get("refs")
+        refs = raw_refs if isinstance(raw_refs, dict) else {}
         return cls(id=str(data["id"]), ts=str(data.get("ts", "")), session=str(data.get("session", "")),
-                   type=str(data.get("type", "note")), text=str(data.get("text", "")), agent=data.get("agent"),
-                   task=data.get("task"), refs=refs, thread=data.get("thread"),
+                   type=str(data.get("type", "note")), text=str(data.get("text", "")),
+                   agent=data.get("agent"), task=data.get("task"), refs=refs, thread=data.get("thread"),
                    extra={k: v for k, v in data.items() if k not in known})
 
 
-_PLAIN_SESSION_RE = re.compile(r"^(?:S-[0-9A-HJKMNP-TV-Z]{10,32}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|s-[0-9a-f]{32})$")
+_PLAIN_SESSION_RE = re.compile(r"^(?:S-[0-9A-HJKMNP-TV-Z]{10,32}"
+                               r"|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|s-[0-9a-f]{32})$")
 
 
 def check_session_name(name: str) -> str:
@@ -105,7 +108,7 @@ def wal_path(project: Project, session: str) -> Path:
 def now_iso() -> str:
     import datetime as dt
 
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
@@ -157,7 +160,8 @@ def _append_whole(fd: int, data: bytes) -> None:
         raise
 
 
-def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str], found: Counter) -> dict[str, Any]:
+def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str],
+                 found: Counter[str]) -> dict[str, Any]:
     """An entry's values redacted (its serialized JSON stays valid): what every line that is written
     or shipped passes through."""
     from ..redact import Redactor, Tally
@@ -226,9 +230,9 @@ def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
             import gzip
 
             limit = max(EXPANSION_FLOOR, MAX_EXPANSION * path.stat().st_size)
-            stream: Any = gzip.open(path, "rb")
+            stream: Any = gzip.open(path, "rb")  # noqa: SIM115 (closed by the `with` below)
         else:
-            limit, stream = None, open(path, "rb")
+            limit, stream = None, open(path, "rb")  # noqa: SIM115
     except OSError as e:
         skip(f"{path}: cannot read ({e})")
         return
@@ -363,5 +367,6 @@ def current_session(explicit: str | None = None) -> str | None:
 def require_session(explicit: str | None = None) -> str:
     session = current_session(explicit)
     if session is None:
-        raise SteleError("no session: run `stele session start` and export STELE_SESSION=<id>, or pass --session")
+        raise SteleError("no session: run `stele session start` and export STELE_SESSION=<id>, "
+                         "or pass --session")
     return session

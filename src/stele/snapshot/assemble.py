@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Iterable, Protocol
+from collections.abc import Iterable
+from typing import Protocol
 
 from ..errors import SteleError, UsageError
 from ..kinds import CONTAINERS, PRIORITIES
@@ -182,7 +183,9 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
     docs = [f for f in facts.values() if is_current_knowledge(f, on)]
     by_rank = {fid: n for n, fid in enumerate(ranked)}
     docs.sort(key=lambda f: (by_rank.get(f.id, len(by_rank)), -(f.created or dt.date.min).toordinal(), f.id))
-    items, skipped, used = [], [], 0
+    items: list[Item] = []
+    skipped: list[Skip] = []
+    used = 0
     for n, doc in enumerate(docs):
         if len(items) >= budgets.briefing_items:
             skipped.append(Skip("briefing", "*", f"{len(docs) - n} more current documents, past the "

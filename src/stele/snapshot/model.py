@@ -27,7 +27,7 @@ class Budgets:
     briefing_bytes: int
 
     @classmethod
-    def from_config(cls, config: Any) -> "Budgets":
+    def from_config(cls, config: Any) -> Budgets:
         return cls(**{f.name: int(config[f"snapshot.{f.name}"]) for f in fields(cls)})
 
 

@@ -8,6 +8,7 @@ over who held what. `ready()` joins the two: open tasks, nothing open blocking t
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,8 +75,9 @@ def _order(fact: Fact) -> tuple:
             fact.created or dt.date.max, fact.id)
 
 
-def list_tasks(project: Project, record: Record, *, statuses: list[str] = (), mine: Identity | None = None,
-               include_closed: bool = False, now: dt.datetime | None = None) -> list[TaskRow]:
+def list_tasks(project: Project, record: Record, *, statuses: Sequence[str] = (),
+               mine: Identity | None = None, include_closed: bool = False,
+               now: dt.datetime | None = None) -> list[TaskRow]:
     """Tasks and containers: open ones by default; `statuses` picks exactly; `mine` keeps live claims of
     that agent (and session, when it has one)."""
     now = now or claims.utcnow()
@@ -101,20 +103,20 @@ def ready(project: Project, record: Record, now: dt.datetime | None = None) -> l
 
 
 def new_task(project: Project, title: str, *, kind: str = "task", parent: str | None = None,
-             links: list[str] = (), body: str | None = None, priority: str | None = None,
-             anchors: list[str] = (), tags: list[str] = ()) -> edit.Written:
+             links: Sequence[str] = (), body: str | None = None, priority: str | None = None,
+             anchors: Sequence[str] = (), tags: Sequence[str] = ()) -> edit.Written:
     """Create an open task (or container); `parent` becomes `blocks: [PARENT]` on the new task."""
     if kind not in WORK_KINDS:
         raise UsageError(f"--kind {kind!r}: a task is one of " + ", ".join(WORK_KINDS))
     record = load(project)
-    links = list(links)
+    wanted = list(links)
     if parent:
         up = record.get(parent)
         if up.kind not in WORK_KINDS:
             raise SteleError(f"--parent {up.id} is a {up.kind}: a parent is a task, epic, objective or "
                              "milestone")
-        links.append(f"blocks:{up.id}")
-    return edit.remember(project, body or title, kind=kind, title=title, links=links, status="open",
+        wanted.append(f"blocks:{up.id}")
+    return edit.remember(project, body or title, kind=kind, title=title, links=wanted, status="open",
                            priority=priority, anchors=anchors, tags=tags, record=record)
 
 
@@ -142,7 +144,7 @@ def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timede
     claimed = claims.claim(project, fact.id, me, lease, now=now, remote=remote)
     c = claimed.claim
     text = f"{claimed.action} {fact.id} until {claims.iso(c.until)} (token {c.token})"
-    if claimed.action == "took over":
+    if claimed.action == "took over" and c.took_over:
         text += f" from {c.took_over['agent']}, whose lease ended {c.took_over['until']}"
     _log(project, me, "claim", text, fact.id, token=c.token, until=claims.iso(c.until))
     return claimed

@@ -23,8 +23,9 @@ import random
 import re
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from .. import gitrepo
 from ..errors import SteleError, UsageError
@@ -40,15 +41,15 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
 
 def iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(text: str) -> dt.datetime:
-    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
 
 
 def parse_lease(text: str, flag: str = "--lease") -> dt.timedelta:
@@ -71,7 +72,7 @@ class Identity:
     host: str
 
     @classmethod
-    def current(cls, agent: str | None = None, session: str | None = None) -> "Identity":
+    def current(cls, agent: str | None = None, session: str | None = None) -> Identity:
         """From the flags, else STELE_AGENT / STELE_SESSION, else the OS user name and no session."""
         from ..session.wal import current_session
 
@@ -83,11 +84,13 @@ class Identity:
                 name = "agent"
         return cls(name, current_session(session), socket.gethostname())
 
-    def owns(self, claim: "Claim") -> bool:
+    def owns(self, claim: Claim) -> bool:
         return claim.holder == self
 
-    def matches(self, claim: "Claim") -> bool:
+    def matches(self, claim: Claim | None) -> bool:
         """`--mine`: the same agent, and the same session when this identity has one."""
+        if claim is None:
+            return False
         same_session = self.session is None or claim.holder.session == self.session
         return claim.holder.agent == self.agent and same_session
 
@@ -99,7 +102,7 @@ class Identity:
         return {"agent": self.agent, "session": self.session, "host": self.host}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Identity":
+    def from_dict(cls, data: dict[str, Any]) -> Identity:
         return cls(str(data.get("agent") or "?"), data.get("session") or None, str(data.get("host") or "?"))
 
 
@@ -153,7 +156,7 @@ class Claim:
         return subject + "\n\n" + json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":")) + "\n"
 
     @classmethod
-    def parse(cls, task: str, body: str, sha: str, where: str) -> "Claim":
+    def parse(cls, task: str, body: str, sha: str, where: str) -> Claim:
         """A record from a commit body. An unreadable one counts as free (token 0) so it can be replaced."""
         try:
             data = json.loads(body.strip().splitlines()[-1])
@@ -166,7 +169,7 @@ class Claim:
                        else None,
                        sha=sha, where=where)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-            epoch = dt.datetime.fromtimestamp(0, dt.timezone.utc)
+            epoch = dt.datetime.fromtimestamp(0, dt.UTC)
             return cls(task, "released", Identity("?", None, "?"), epoch, epoch, 0, sha=sha, where=where)
 
 
