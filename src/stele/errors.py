@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 EXIT_USER = 1
 EXIT_USAGE = 2
@@ -38,6 +37,12 @@ class RecordError(SteleError):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+class OutOfTime(BaseException):
+    """A time budget ran out (a hook's alarm). A BaseException, like KeyboardInterrupt, so that no
+    `except Exception` on the way up (a refresh falling back to a rebuild, recall degrading to session
+    context) can catch it and carry on outside the budget: only the code that set the budget stops it."""
+
+
 def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
@@ -61,6 +66,8 @@ def error_handler() -> Iterator[None]:
         raise
     except Exception as e:  # a bug: say so, point at the way to see it
         if debug_enabled():
+            import traceback
+
             traceback.print_exc()
         else:
             print(f"stele: internal error: {type(e).__name__}: {e} (rerun with {DEBUG_ENV}=1 for a traceback)",

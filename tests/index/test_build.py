@@ -208,3 +208,23 @@ def test_compacted_session_logs_stay_indexed_once(proj):
         assert (node.source, node.kind, node.title) == ("session", "decision", "Keep the retry cap at three")
         anchored = {r[0] for r in index.catalog.anchored(["src/a.py"])}
         assert anchored == {"DEC-AAAA", "S-01JFZS31V0ZJ1D2PYVE21AVN5S"}
+
+
+def test_running_out_of_time_in_a_refresh_stops_there_instead_of_rebuilding(proj, monkeypatch):
+    """A hook's alarm that goes off inside the refresh is not a damaged index: it must reach the hook
+    (which answers without memory), not start a full rebuild outside the timer (a hook once ran 63-73 s
+    against its 8 s budget that way)."""
+    from stele.hooks.run import HookTimeout
+
+    build.rebuild(proj)
+    write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
+    calls = []
+
+    def slow(project, full, *a, **k):
+        calls.append(full)
+        raise HookTimeout("the hook ran out of its time budget")
+
+    monkeypatch.setattr(build, "update", slow)
+    with pytest.raises(HookTimeout):
+        build.open_index(proj)
+    assert calls == [False]

@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 
+from ..errors import OutOfTime
 from .harness import HARNESSES
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
@@ -64,6 +65,9 @@ def main(argv: list[str]) -> int:
     try:
         return getattr(importlib.import_module(f"{__package__}.{module}"), func)(args)
     except KeyboardInterrupt:
+        return 0
+    except OutOfTime as e:  # the budget's alarm: whatever was under way stops here, and the agent goes on
+        print(f"stele hook {args.event}: {e} (continuing without memory)", file=sys.stderr)
         return 0
     except Exception as e:  # fail open: never block the agent because of a Stele error
         from ..errors import debug_enabled

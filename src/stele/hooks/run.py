@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import textcut
+from ..errors import OutOfTime
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -28,7 +29,7 @@ ALWAYS_RUN = frozenset({"post-edit"})
 CUT_MARK = "\n[stele: cut to fit the hook output limit; `stele recall` shows the rest]"
 
 
-class HookTimeout(Exception):
+class HookTimeout(OutOfTime):
     pass
 
 
