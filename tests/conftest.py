@@ -27,6 +27,7 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("STELE_BACKGROUND", "0")  # no detached builders outliving a test (tests of it set it)
 
 @pytest.fixture
 def plain_repo(tmp_path, monkeypatch) -> Path:

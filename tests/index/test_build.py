@@ -163,8 +163,8 @@ def check_vectors(proj, fake_model) -> int:
         for item_id, row, _ in live:
             node = index.catalog.nodes([item_id])[item_id]
             text = Item(item_id, "", "", node.title, index.catalog.body(item_id), "").embed_text
-            q = fake_model.encoder.encode([text])[0]
-            assert abs(float(m[row] @ q) - 1.0) < 1e-5  # the row holds this item's own vector
+            q = vectors.embed(fake_model.encoder, [text])
+            assert m.row(row) == vectors.quantize(q)  # the row holds this item's own vector
         return m.shape[0]
 
 
@@ -181,7 +181,7 @@ def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_mode
 
 def test_a_damaged_vectors_file_is_embedded_again_by_the_next_refresh(proj, fake_model, monkeypatch):
     build.rebuild(proj)
-    (proj.index_dir / vectors.FILE).write_bytes(b"\x93NUMPY garbage")
+    (vectors.store_dir(proj.index_dir, "fake@1") / vectors.ROWS).write_bytes(b"garbage")
     write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
     calls = []
     real = build.update

@@ -21,7 +21,8 @@ def recorded_since(project: Project, since: float) -> bool:
     from ..index.sources import scan
 
     memory, since_ns = project.rel(project.memory_dir).rstrip("/") + "/", since * 1e9
-    return any(rel.startswith(memory) and mtime >= since_ns for rel, (mtime, _) in scan(project).items())
+    return any(rel.startswith(memory) and mtime >= since_ns
+               for rel, (mtime, *_) in scan(project).stats().items())
 
 
 def nudge(paths: list[str]) -> str:

@@ -170,11 +170,14 @@ def new_entry(session: str, type_: str, text: str, **fields: Any) -> Entry:
 @dataclass
 class ReadReport:
     skipped: list[str] = field(default_factory=list)  # `path:line: why` for each unreadable line
+    end: int = 0  # a live log: the byte offset just past its last whole line (where to read on from)
 
 
-def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
+def read_file(path: Path, report: ReadReport | None = None, start: int = 0) -> Iterator[Entry]:
     """Entries of one log (live `.jsonl` or archived `.jsonl.gz`), in file order; unreadable lines
-    are skipped and noted in `report`."""
+    are skipped and noted in `report`. A live log may be read from byte `start`, the end of a line a
+    previous read reported (`ReadReport.end`): logs are only appended to. (Line numbers in the report
+    then count from there.)"""
     import zlib
 
     try:
@@ -183,11 +186,15 @@ def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
 
             raw = gzip.decompress(path.read_bytes())
         else:
-            raw = path.read_bytes()
+            with open(path, "rb") as f:
+                f.seek(start)
+                raw = f.read()
     except (OSError, EOFError, zlib.error) as e:  # a damaged archive is reported, never fatal
         if report is not None:
             report.skipped.append(f"{path}: cannot read ({e})")
         return
+    if report is not None and not path.name.endswith(".gz"):
+        report.end = start + raw.rfind(b"\n") + 1  # a line still being written is read next time
     lines = raw.split(b"\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
