@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from .errors import SteleError
+from .plain import dataclass
 
 
 def repo(root: Path):

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import SteleError
+from ..plain import dataclass, field
 from ..session import wal
 from . import harness as harness_mod
 

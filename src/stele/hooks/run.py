@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from dataclasses import dataclass
 from typing import Callable
 
 from .. import textcut
 from ..errors import OutOfTime
+from ..plain import dataclass
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state

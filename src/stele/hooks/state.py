@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 from .. import atomic
+from ..plain import asdict, dataclass, field, fields
 from ..project import Project
 
 VERSION = 1
@@ -65,7 +65,7 @@ def _locked(path: Path):
 
 
 def _from_dict(data: dict) -> SessionState:
-    known = SessionState.__dataclass_fields__
+    known = {f.name for f in fields(SessionState)}
     state = SessionState(**{k: v for k, v in data.items() if k in known})
     for name in ("injected", "edited"):
         if not isinstance(getattr(state, name), list):

@@ -2,7 +2,7 @@
 
 A read with a deadline (a hook) that finds the index far behind (deleted, or a checkout that changed
 thousands of facts) does what fits in its slice, starts this process and answers from what is there.
-The process takes the build lock (so at most one builder runs; a second one started meanwhile waits,
+The process (`python -m stele.index.build ROOT`, which calls `build.finish`) takes the build lock (so at most one builder runs; a second one started meanwhile waits,
 finds nothing left to do and exits), carries on from what the manifest says is indexed, and exits.
 It is detached from the hook (its own session, no terminal, no inherited pipes) like `git gc --auto`,
 so a harness that kills the hook's process group does not kill it; if it dies anyway, the next read
@@ -29,26 +29,9 @@ def start(project) -> bool:
     import subprocess
 
     try:
-        subprocess.Popen([sys.executable, "-m", "stele.index.background", str(project.root)],
+        subprocess.Popen([sys.executable, "-m", "stele.index.build", str(project.root)],
                          cwd=str(project.root), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
     except OSError:
         return False
     return True
-
-
-def main(argv: list[str]) -> int:
-    from pathlib import Path
-
-    from ..project import Project
-    from .build import finish
-
-    try:
-        finish(Project(Path(argv[0])))
-    except Exception:  # nobody is listening: the next read will report what is wrong
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .. import atomic
+from ..plain import dataclass, field
 from ..project import Project
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
@@ -319,6 +318,8 @@ def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
 def _wipe(folder: Path) -> None:
     """Empty the record index's folder but for its locks and the code index (`code.py`), which is not
     the record index's to throw away: it has its own lock, and a snapshot may be refreshing it."""
+    import shutil
+
     from .code import DIR as CODE_DIR
 
     for child in folder.iterdir():
@@ -405,7 +406,8 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
         pending = set(changed + removed)
         advance = _stage(on_stage, "reading the record", len(changed))
         claimed: dict[str, str] = {}  # id -> the file that holds it, in this update
-        for batch in _chunks(removed + changed, BATCH_FILES):
+        # under a time limit the batches are smaller, so the one that crosses it ends soon after
+        for batch in _chunks(removed + changed, BATCH_FILES if until is None else BATCH_FILES // 5):
             gone: list[str] = []
             fresh: dict[str, Item] = {}
             offsets: dict[str, int] = {}
@@ -502,6 +504,11 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
         with commit as c:
             c.restore_vector_rows(found)
     missing = [(i, h) for i, h in need if i not in found]
+    if until is not None and len(missing) > vectors.LEAN_MAX:
+        from . import background
+
+        if background.enabled():  # loading model2vec alone takes a hook's slice: leave bulk work to it
+            return 0, None, False
     embedded, enc = 0, None
     advance = _stage(on_stage, "embedding", len(missing))
     for batch in _chunks(missing, BATCH_VECTORS):
@@ -538,3 +545,18 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
     store.touch()
     vectors.prune(project.index_dir, ref.model_id)
     return embedded, None, True
+
+
+def main(argv: list[str]) -> int:
+    """`python -m stele.index.build ROOT`: the background builder (`background.py`)."""
+    try:
+        finish(Project(Path(argv[0])))
+    except Exception:  # nobody is listening: the next read reports what is wrong
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

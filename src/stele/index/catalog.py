@@ -22,12 +22,12 @@ Tables:
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..anchors.paths import ancestors, glob_regex, is_glob, literal_dir, normalize, split
 from ..errors import SteleError
+from ..plain import dataclass, fields
 from .items import Item
 
 SCHEMA = 4

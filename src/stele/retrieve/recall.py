@@ -17,10 +17,10 @@ by id), and `exclude` (ids a session has already been shown) are walked through 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import lifecycle
+from ..plain import dataclass, field
 from ..project import Project
 from . import gate as gate_mod
 from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
@@ -89,9 +89,11 @@ class Recall:
                 "partial": self.partial}
 
 
-def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset()
-           ) -> Recall:
-    """Retrieve the starting set for `prompt` (and the files being edited). Never raises."""
+def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset(),
+           gate: bool = True) -> Recall:
+    """Retrieve the starting set for `prompt` (and the files being edited). Never raises. `gate=False`
+    is for an explicit query (the HTTP API's `q=redis`): the short-prompt gate is for prompts a hook
+    sees, not for someone who asked."""
     t0 = time.monotonic()
     warnings: list[str] = []
     try:
@@ -99,6 +101,10 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
     except Exception as e:  # a broken config must not cost the agent its memory
         warnings.append(f"stele: {e}; using the default retrieval settings")
         settings = Settings.defaults()
+    if not gate:
+        from ..plain import replace
+
+        settings = replace(settings, min_prompt_chars=0)
     try:
         result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings)
     except Exception as e:

@@ -7,8 +7,9 @@ thresholded. The weights are tuned on both evaluations: BM25 is what wins on lon
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable
+
+from ..plain import dataclass
 
 FTS, HYBRID = "fts", "hybrid"
 POOL = 100  # candidates taken from each ranking before filtering and fusion

@@ -11,8 +11,9 @@ Facts that must not be injected (ended, expired, overdue) are neither reached no
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
+
+from ..plain import dataclass
 
 
 class Store(Protocol):

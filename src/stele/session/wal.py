@@ -20,12 +20,12 @@ import os
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import SteleError, UsageError
 from ..ids import session_entry_id
+from ..plain import dataclass, field
 from ..project import Project
 
 SCHEMA_VERSION = 1

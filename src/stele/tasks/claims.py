@@ -23,11 +23,11 @@ import random
 import re
 import socket
 import time
-from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .. import gitrepo
 from ..errors import SteleError, UsageError
+from ..plain import dataclass, replace
 from ..project import Project
 
 CLAIMS_REF = "refs/stele/claims/"
