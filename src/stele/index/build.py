@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import atomic
 from ..plain import dataclass, field
@@ -59,6 +60,7 @@ class Report:
     full: bool = False
     parsed: int = 0
     embedded: int = 0
+    reused: int = 0  # vectors taken from teammates' packs instead of embedding (index.packs)
     items: int = 0
     skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
     vector_error: str | None = None
@@ -124,6 +126,17 @@ class _Lock:
         if self.fd >= 0:
             os.close(self.fd)  # closing drops the flock
             self.fd = -1
+
+
+@contextmanager
+def shared_lock(project: Project, deadline: float | None = None) -> Iterator[None]:
+    """Hold the index's shared lock (what readers hold) while reading its files as they stand."""
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(False, deadline)
+        yield
+    finally:
+        lock.release()
 
 
 def open_catalog(project: Project) -> catalog_mod.Catalog:
@@ -448,8 +461,8 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
             if until is not None and time.monotonic() > until:
                 report.done = False
                 return report
-        report.embedded, report.vector_error, report.done = _update_vectors(project, commit, on_stage, until,
-                                                                            warn)
+        vec = _update_vectors(project, commit, on_stage, until, warn)
+        report.embedded, report.reused, report.vector_error, report.done = vec
         if report.done:
             with commit as c:
                 c.set_manifest(found.blob)
@@ -463,14 +476,14 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
 
 
 def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | None, until: float | None,
-                    warn: Callable[[str], None] | None = None) -> tuple[int, str | None, bool]:
-    """Give every item the vector of its text under the model in use: (embedded, why there are no
-    vectors, done).
+                    warn: Callable[[str], None] | None = None) -> tuple[int, int, str | None, bool]:
+    """Give every item the vector of its text under the model in use: (embedded, taken from
+    teammates' packs, why there are no vectors, done).
 
     A text the model's store already holds (unchanged, or embedded before a switch to another model
-    and back) is found by its hash; the rest are embedded BATCH_VECTORS at a time, each batch appended
-    to the store and committed. Once more than GARBAGE of the store's rows belong to no item, it is
-    compacted."""
+    and back) is found by its hash; then rows a pulled pack has for the same model and text
+    (`index.packs`); the rest are embedded BATCH_VECTORS at a time, each batch appended to the store
+    and committed. Once more than GARBAGE of the store's rows belong to no item, it is compacted."""
     from . import vectors
 
     cat = commit.cat
@@ -479,7 +492,7 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
     except vectors.NoModel as e:
         with commit as c:
             c.set_meta(model_id="", model_tried="", rows="0")
-        return 0, str(e), True
+        return 0, 0, str(e), True
     store = vectors.Store(project.index_dir, ref.model_id)
     same = cat.meta("model_id") == ref.model_id and cat.meta("model_tried") == ref.model_id
     rows = int(cat.meta("rows") or 0) if same else 0
@@ -497,42 +510,33 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
     used = len({row for _, row, _ in live})
     compact = rows - used > GARBAGE * (used + len(need))
     if not need and not compact:
-        return 0, None, True  # decided from the catalog alone: a refresh that embeds nothing loads nothing
+        return 0, 0, None, True  # decided from the catalog alone: a refresh that embeds nothing loads nothing
     known = store.hash_rows() if need else {}
     found = {i: (known[bytes.fromhex(h)], h) for i, h in need if bytes.fromhex(h) in known}
     if found:
         with commit as c:
             c.restore_vector_rows(found)
     missing = [(i, h) for i, h in need if i not in found]
+    reused = _from_packs(project, commit, store, ref.model_id, missing)
+    missing = [(i, h) for i, h in missing if i not in reused]
     if until is not None and len(missing) > vectors.LEAN_MAX:
         from . import background
 
         if background.enabled():  # loading model2vec alone takes a hook's slice: leave bulk work to it
-            return 0, None, False
+            return 0, len(reused), None, False
     embedded, enc = 0, None
     advance = _stage(on_stage, "embedding", len(missing))
     for batch in _chunks(missing, BATCH_VECTORS):
         if until is not None and time.monotonic() > until:
-            return embedded, None, False
+            return embedded, len(reused), None, False
         try:
             enc = enc or vectors.load_encoder(ref, bulk=len(missing) > vectors.LEAN_MAX)
             matrix = vectors.embed(enc, cat.embed_texts([i for i, _ in batch]), advance)
         except vectors.NoModel as e:
             with commit as c:
                 c.set_meta(model_id="", rows="0")
-            return embedded, str(e), True
-        if not store.dim:
-            store.dim = int(matrix.shape[1])
-        first_row: dict[str, int] = {}  # one row per distinct text
-        for n, (_, h) in enumerate(batch):
-            first_row.setdefault(h, n)
-        order = list(first_row)
-        unique = matrix[[first_row[h] for h in order]]
-        base = store.append(vectors.quantize(unique), vectors.floats(unique), [bytes.fromhex(h) for h in order])
-        at = {h: base + n for n, h in enumerate(order)}
-        with commit as c:
-            c.restore_vector_rows({i: (at[h], h) for i, h in batch})
-            c.set_meta(rows=str(store.count), dim=str(store.dim))
+            return embedded, len(reused), str(e), True
+        _append(commit, store, batch, matrix)
         embedded += len(batch)
     live = cat.live_vectors(store.count)
     keep = list(dict.fromkeys(row for _, row, _ in live))
@@ -544,7 +548,44 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
             c.set_meta(rows=str(len(keep)))
     store.touch()
     vectors.prune(project.index_dir, ref.model_id)
-    return embedded, None, True
+    return embedded, len(reused), None, True
+
+
+def _append(commit: _Committer, store: Any, batch: list[tuple[str, str]], matrix: Any) -> None:
+    """Append `matrix` (float32 rows for `batch`'s (id, hash), in order) to the store, one row per
+    distinct text, and point the items at their rows."""
+    from . import vectors
+
+    if not store.dim:
+        store.dim = int(matrix.shape[1])
+    first_row: dict[str, int] = {}
+    for n, (_, h) in enumerate(batch):
+        first_row.setdefault(h, n)
+    order = list(first_row)
+    unique = matrix[[first_row[h] for h in order]]
+    base = store.append(vectors.quantize(unique), vectors.floats(unique), [bytes.fromhex(h) for h in order])
+    at = {h: base + n for n, h in enumerate(order)}
+    with commit as c:
+        c.restore_vector_rows({i: (at[h], h) for i, h in batch})
+        c.set_meta(rows=str(store.count), dim=str(store.dim))
+
+
+def _from_packs(project: Project, commit: _Committer, store: Any, model_id: str,
+                missing: list[tuple[str, str]]) -> set[str]:
+    """Take the rows teammates' pulled packs hold for the same model and text; the ids taken."""
+    if not missing:
+        return set()
+    from . import packs
+
+    dim, rows_of = packs.reuse(project, commit.cat.paths([i for i, _ in missing]), missing, model_id)
+    taken = [(i, h) for i, h in missing if i in rows_of]
+    if not taken or (store.dim and dim != store.dim):
+        return set()
+    import numpy as np
+
+    matrix = np.stack([np.frombuffer(rows_of[i], dtype="<f4") for i, _ in taken])
+    _append(commit, store, taken, matrix)
+    return {i for i, _ in taken}
 
 
 def main(argv: list[str]) -> int:

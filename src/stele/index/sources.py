@@ -12,11 +12,11 @@ checkout` or a `mv` over it gives a new inode even when mtime and size come out 
 is "racy" (git's word): rewritten in the same clock tick at the same size it would keep its stamp, so
 the refresh records a hash of its content and the next read checks it by content instead. Facts are
 parsed and validated exactly as `stele doctor` does; a file that does not load is left out and
-reported. Session logs are read whole, live and compacted (`archive/`), or from where the last
-refresh stopped when a live log only grew (`read_items(offset=...)`).
+reported. Session logs are read whole (live, compacted in `archive/`, pulled from the team store in
+`team/`), or from where the last refresh stopped when a live log only grew (`read_items(start=...)`).
 
-Adding a source (pulled team segments, say) is one line in `folders()` and, if its files are not facts
-or session logs, one branch in `read_items`.
+Adding a source is one line in `folders()` and, if its files are not facts or session logs, one branch
+in `read_items`.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from ..project import Project
 from .items import Item, from_entry, from_fact
 
 ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
+TEAM_DIR = "team"  # wal.TEAM_DIR: segments pulled from the team store, team/<session>/<seq>.jsonl
 RACY_NS = 2_000_000_000  # the coarsest mtime in common use (FAT) is 2 s
 Stamp = tuple  # (mtime_ns, size, inode) of one source file
 
@@ -38,6 +39,7 @@ def folders(project: Project) -> list[tuple[str, str, str, bool]]:
         (str(project.memory_dir), project.rel(project.memory_dir).rstrip("/") + "/", ".md", True),  # facts
         (str(project.wal_dir), wal_rel, ".jsonl", False),  # live session logs
         (str(project.wal_dir / ARCHIVE_DIR), f"{wal_rel}{ARCHIVE_DIR}/", ".jsonl.gz", False),  # compacted
+        (str(project.wal_dir / TEAM_DIR), f"{wal_rel}{TEAM_DIR}/", ".jsonl", True),  # the team's, pulled
     ]
 
 
@@ -98,15 +100,15 @@ def _walk(folder: str, rel: str, suffix: str, recurse: bool, paths: list[str], n
 
 
 def is_wal(project: Project, rel: str) -> bool:
-    return rel.endswith((".jsonl", ".jsonl.gz")) and (project.root / rel).parent in (
-        project.wal_dir, project.wal_dir / ARCHIVE_DIR)
+    parent = (project.root / rel).parent
+    return rel.endswith((".jsonl", ".jsonl.gz")) and (
+        parent in (project.wal_dir, project.wal_dir / ARCHIVE_DIR) or parent.parent == project.wal_dir / TEAM_DIR)
 
 
 def read_items(project: Project, rel: str, skipped: list[str], start: int = 0) -> tuple[list[Item], int]:
     """The items one source file holds now (none when unreadable or not a fact), and how far it was
-    read: a live session log is read from byte `start` up to its last whole line."""
-    from ..record.load import looks_like_fact
-
+    read: a live session log is read from byte `start` up to its last whole line. A log that grew
+    costs no record parser (PyYAML): the hooks append to logs on every turn."""
     path = project.root / rel
     if is_wal(project, rel):
         from ..session.sessions import is_bookkeeping
@@ -117,6 +119,7 @@ def read_items(project: Project, rel: str, skipped: list[str], start: int = 0) -
         items = [from_entry(e, rel) for e in entries if not is_bookkeeping(e)]
         skipped += wal_report.skipped
         return items, wal_report.end
+    from ..record.load import looks_like_fact
     from ..record.model import parse_fact
 
     try:

@@ -238,7 +238,13 @@ class Matrix:
         return (self.count, self.dim)
 
     def row(self, n: int) -> bytes:
+        """Row `n` as int8 bytes."""
         return bytes(self._keep[n * self.dim:(n + 1) * self.dim]) if 0 <= n < self.count else b""
+
+    def float_row(self, n: int) -> bytes:
+        """Row `n` as little-endian float32 bytes (what a vector pack holds)."""
+        size = 4 * self.dim
+        return bytes(self.floats[n * size:(n + 1) * size]) if 0 <= n < self.count else b""
 
 
 def load(index_dir: Path, model_id: str, rows: int, dim: int) -> Matrix:
