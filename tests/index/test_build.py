@@ -274,7 +274,7 @@ def test_a_live_session_log_that_grew_is_read_from_where_the_last_refresh_stoppe
 def test_a_build_cut_short_keeps_its_batches_and_the_next_read_carries_on(proj, monkeypatch):
     from stele.index.sources import scan
 
-    monkeypatch.setattr(build, "BATCH_FILES", 2)
+    monkeypatch.setattr(build, "BATCH_FILES", 10)  # 2 at a time under a time limit
     build._create(proj)
     report = build.update(proj, False, scan(proj), until=0.0)  # the deadline has passed: one batch
     assert not report.done and report.parsed == 2

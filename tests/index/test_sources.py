@@ -91,8 +91,10 @@ def test_a_git_checkout_is_seen(repo):
 def test_a_scan_is_one_comparison_when_nothing_changed(repo, monkeypatch):
     setup(repo)
     p = Project(repo)
+    with build.open_index(p):  # the hook logged what it delivered after its own refresh
+        pass
     first, second = scan(p), scan(p)
-    assert first.blob == second.blob and len(first.paths) == 6
+    assert first.blob == second.blob and len([x for x in first.paths if x.startswith("docs/")]) == 6
     calls = []
     monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1))
     with build.open_index(p):

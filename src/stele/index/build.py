@@ -420,7 +420,7 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
         advance = _stage(on_stage, "reading the record", len(changed))
         claimed: dict[str, str] = {}  # id -> the file that holds it, in this update
         # under a time limit the batches are smaller, so the one that crosses it ends soon after
-        for batch in _chunks(removed + changed, BATCH_FILES if until is None else BATCH_FILES // 5):
+        for batch in _chunks(removed + changed, BATCH_FILES if until is None else max(1, BATCH_FILES // 5)):
             gone: list[str] = []
             fresh: dict[str, Item] = {}
             offsets: dict[str, int] = {}
@@ -530,8 +530,11 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
         if until is not None and time.monotonic() > until:
             return embedded, len(reused), None, False
         try:
-            enc = enc or vectors.load_encoder(ref, bulk=len(missing) > vectors.LEAN_MAX)
-            matrix = vectors.embed(enc, cat.embed_texts([i for i, _ in batch]), advance)
+            bulk = len(missing) > vectors.LEAN_MAX
+            enc = enc or vectors.load_encoder(ref, bulk=bulk)
+            texts = cat.embed_texts([i for i, _ in batch])
+            # a few texts: the query encoder's rows as they come (no numpy); many: numpy, batched
+            matrix = vectors.embed(enc, texts, advance) if bulk else enc.encode(texts)
         except vectors.NoModel as e:
             with commit as c:
                 c.set_meta(model_id="", rows="0")
@@ -552,18 +555,20 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
 
 
 def _append(commit: _Committer, store: Any, batch: list[tuple[str, str]], matrix: Any) -> None:
-    """Append `matrix` (float32 rows for `batch`'s (id, hash), in order) to the store, one row per
-    distinct text, and point the items at their rows."""
+    """Append `matrix` (rows for `batch`'s (id, hash), in order: numpy or a list of vectors) to the
+    store, one row per distinct text, and point the items at their rows."""
     from . import vectors
 
-    if not store.dim:
-        store.dim = int(matrix.shape[1])
     first_row: dict[str, int] = {}
     for n, (_, h) in enumerate(batch):
         first_row.setdefault(h, n)
     order = list(first_row)
-    unique = matrix[[first_row[h] for h in order]]
-    base = store.append(vectors.quantize(unique), vectors.floats(unique), [bytes.fromhex(h) for h in order])
+    picked = [first_row[h] for h in order]
+    unique = matrix[picked] if hasattr(matrix, "dtype") else [matrix[n] for n in picked]
+    int8, f32, width = vectors.encode_rows(unique)
+    if not store.dim:
+        store.dim = width
+    base = store.append(int8, f32, [bytes.fromhex(h) for h in order])
     at = {h: base + n for n, h in enumerate(order)}
     with commit as c:
         c.restore_vector_rows({i: (at[h], h) for i, h in batch})

@@ -115,6 +115,25 @@ def floats(m: np.ndarray) -> bytes:
     return np.ascontiguousarray(m, dtype=np.float32).tobytes()
 
 
+def encode_rows(rows: Any) -> tuple[bytes, bytes, int]:
+    """(int8 rows, float32 rows, width) of vectors, each L2-normalised: a numpy matrix from bulk
+    embedding, or a list of vectors from the query encoder (then without numpy: a refresh that embeds
+    a new session line or an edited fact stays off numpy's import)."""
+    if hasattr(rows, "dtype"):
+        m = normalize(rows)
+        return quantize(m), floats(m), int(m.shape[1]) if m.ndim == 2 else 0
+    from array import array
+
+    int8, f32 = bytearray(), array("f")
+    for vector in rows:
+        values = [float(x) for x in vector]
+        norm = sum(x * x for x in values) ** 0.5 or 1.0
+        values = [x / norm for x in values]
+        int8 += quantize_one(values)
+        f32.extend(values)
+    return bytes(int8), f32.tobytes(), len(rows[0]) if len(rows) else 0
+
+
 def quantize_one(vector: Sequence[float]) -> bytes:
     """One query vector as `quantize` scales a row, without numpy (the query side)."""
     values = [float(x) for x in vector]
