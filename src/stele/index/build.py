@@ -221,7 +221,7 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
         behind = None
         if parts is None:
             lock.unlock()  # the builder commits under the exclusive lock
-            behind = _catch_up(project, full, deadline, warn, on_stage)
+            behind = _catch_up(project, full, deadline, warn, on_stage, found)
             lock.acquire(False, deadline)
             try:
                 parts = _open_parts(project)
@@ -242,21 +242,27 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
 
 
 def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callable[[str], None] | None,
-              on_stage: Stages | None) -> str | None:
-    """Bring the index up to date, or as far as the deadline allows; None when it is whole, else why
-    it is not (another process is at it, or a background process now finishes it)."""
+              on_stage: Stages | None, found: Scan | None = None) -> str | None:
+    """Bring the index up to date with `found` (scanned again if another process held the build
+    lock meanwhile), or as far as the deadline allows; None when it is whole, else why it is not
+    (another process is at it, or a background process now finishes it)."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
         now = time.monotonic()
         try:
-            builder.acquire(True, None if deadline is None else min(deadline, now + WAIT_S))
+            builder.acquire(True, now)  # free: nobody can have refreshed since our scan
         except IndexUnavailable:
-            return progress(project, "being brought up to date by another stele process")
-        found = scan(project)  # again, under the lock: another process may have done it meanwhile
-        parts, full = _try_open(project, found, None)
-        if parts is not None:
-            parts[0].close()
-            return None
+            try:
+                builder.acquire(True, None if deadline is None else min(deadline, now + WAIT_S))
+            except IndexUnavailable:
+                return progress(project, "being brought up to date by another stele process")
+            found = None
+        if found is None:
+            found = scan(project)  # another process may have done it meanwhile
+            parts, full = _try_open(project, found, None)
+            if parts is not None:
+                parts[0].close()
+                return None
         until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
         if _update_or_rebuild(project, full, found, warn, on_stage, until).done:
             return None
@@ -412,10 +418,17 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
     try:
         # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
         again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
-        hashes = racy(project, found.stats(), now)
-        stats, stored = found.stats(), cat.files()
-        changed = sorted(p for p in stats if p not in stored or stored[p][0] != stats[p] or p in again)
-        removed = sorted(p for p in stored if p not in stats)
+        stats = found.stats()
+        hashes = racy(project, stats, now)
+        quick = None if full else found.changed_since(cat.manifest())
+        if quick is not None:  # the same files as last time: only their stamps to compare
+            stored = cat.files_at(quick + again)
+            changed = sorted(set(quick) | {p for p in again if p in stats})
+            removed = []
+        else:
+            stored = cat.files()
+            changed = sorted(p for p in stats if p not in stored or stored[p][0] != stats[p] or p in again)
+            removed = sorted(p for p in stored if p not in stats)
         pending = set(changed + removed)
         advance = _stage(on_stage, "reading the record", len(changed))
         claimed: dict[str, str] = {}  # id -> the file that holds it, in this update
@@ -450,18 +463,19 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
                 c.delete(gone + list(fresh))
                 c.add(list(fresh.values()))
                 c.restore_vector_rows(kept)
-                writer = text.writer()
-                for item_id in dict.fromkeys(gone + list(fresh)):
-                    writer.delete(item_id)
-                for item in fresh.values():
-                    writer.add(item)
-                writer.commit()
+                if gone or fresh:  # a log that grew by bookkeeping only costs no text-index commit
+                    writer = text.writer()
+                    for item_id in dict.fromkeys(gone + list(fresh)):
+                        writer.delete(item_id)
+                    for item in fresh.values():
+                        writer.add(item)
+                    writer.commit()
                 c.set_files({p: (stats[p], offsets.get(p, 0)) for p in batch if p in stats},
                             [p for p in batch if p not in stats])
             if until is not None and time.monotonic() > until:
                 report.done = False
                 return report
-        vec = _update_vectors(project, commit, on_stage, until, warn)
+        vec = _update_vectors(project, commit, on_stage, until, warn, items_changed=bool(full or claimed or removed))
         report.embedded, report.reused, report.vector_error, report.done = vec
         if report.done:
             with commit as c:
@@ -476,7 +490,8 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
 
 
 def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | None, until: float | None,
-                    warn: Callable[[str], None] | None = None) -> tuple[int, int, str | None, bool]:
+                    warn: Callable[[str], None] | None = None, items_changed: bool = True
+                    ) -> tuple[int, int, str | None, bool]:
     """Give every item the vector of its text under the model in use: (embedded, taken from
     teammates' packs, why there are no vectors, done).
 
@@ -505,17 +520,20 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
             c.set_meta(model_id=ref.model_id, model_tried=ref.model_id, rows=str(store.count),
                        dim=str(store.dim))
         rows = store.count
+    elif not items_changed and cat.meta("vectors_done") == "1":
+        return 0, 0, None, True  # no item came or went (a log grew by bookkeeping): nothing to look at
     need = cat.needing_vectors(rows)
-    live = cat.live_vectors(rows)
-    used = len({row for _, row, _ in live})
+    used = cat.vector_rows_used(rows)
     compact = rows - used > GARBAGE * (used + len(need))
     if not need and not compact:
+        with commit as c:
+            c.set_meta(vectors_done="1")
         return 0, 0, None, True  # decided from the catalog alone: a refresh that embeds nothing loads nothing
     known = store.hash_rows() if need else {}
     found = {i: (known[bytes.fromhex(h)], h) for i, h in need if bytes.fromhex(h) in known}
-    if found:
-        with commit as c:
-            c.restore_vector_rows(found)
+    with commit as c:
+        c.restore_vector_rows(found)
+        c.set_meta(vectors_done="0")  # until the last batch is in: a cut-short phase is resumed
     missing = [(i, h) for i, h in need if i not in found]
     reused = _from_packs(project, commit, store, ref.model_id, missing)
     missing = [(i, h) for i, h in missing if i not in reused]
@@ -549,6 +567,8 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
             store.compact(keep)
             c.restore_vector_rows({i: (moved[row], h) for i, row, h in live})
             c.set_meta(rows=str(len(keep)))
+    with commit as c:
+        c.set_meta(vectors_done="1")
     store.touch()
     vectors.prune(project.index_dir, ref.model_id)
     return embedded, len(reused), None, True

@@ -118,6 +118,15 @@ class Catalog:
         return {p: ((m, s, i), o) for p, m, s, i, o in
                 self.db.execute("SELECT path, mtime_ns, size, ino, offset FROM files")}
 
+    def files_at(self, paths: list[str]) -> dict[str, tuple[tuple[int, int, int], int]]:
+        """`files()` for some paths only."""
+        out = {}
+        for chunk in _chunks(list(dict.fromkeys(paths))):
+            marks = ",".join("?" * len(chunk))
+            out.update((p, ((m, s, i), o)) for p, m, s, i, o in self.db.execute(
+                f"SELECT path, mtime_ns, size, ino, offset FROM files WHERE path IN ({marks})", chunk))
+        return out
+
     def set_files(self, stats: dict[str, tuple[tuple[int, int, int], int]], removed: Iterable[str] = ()
                   ) -> None:
         self.db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
@@ -194,6 +203,11 @@ class Catalog:
         """(id, content hash) of items without a valid vector among the first `rows` rows."""
         return list(self.db.execute("SELECT id, hash FROM items WHERE vec_row IS NULL OR vec_row >= ? "
                                     "OR vec_hash IS NOT hash ORDER BY id", (rows,)))
+
+    def vector_rows_used(self, rows: int) -> int:
+        """How many distinct rows among the first `rows` items use."""
+        return self.db.execute("SELECT count(DISTINCT vec_row) FROM items WHERE vec_row < ? AND vec_hash = hash",
+                               (rows,)).fetchone()[0]
 
     def live_vectors(self, rows: int) -> list[tuple[str, int, str]]:
         """(id, row, hash) of items whose vector is valid, in row order."""

@@ -299,8 +299,10 @@ def search_text(entry: Entry) -> str:
 
 
 def is_bookkeeping(entry: Entry) -> bool:
-    """Restart markers and delivery notes carry no knowledge; the index may skip them."""
-    return event(entry) in (RESTART, DELIVERED)
+    """Restart markers, delivery notes and a start without a goal ("session started", what a hook
+    writes when it adopts a harness's session) carry no knowledge; the index may skip them."""
+    kind = event(entry)
+    return kind in (RESTART, DELIVERED) or (kind == START and not entry.extra.get("goal"))
 
 
 @dataclass
