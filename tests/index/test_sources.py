@@ -100,3 +100,22 @@ def test_a_scan_is_one_comparison_when_nothing_changed(repo, monkeypatch):
     with build.open_index(p):
         pass
     assert calls == []
+
+
+def test_a_file_added_and_deleted_while_a_build_was_cut_short_leaves_nothing_behind(repo, monkeypatch):
+    """The quick comparison against the last complete scan is used only when no update was cut short
+    since: a fact indexed by a partial refresh and deleted before the next one must go."""
+    setup(repo)
+    p = Project(repo)
+    with build.open_index(p):
+        pass
+    extra = write_fact(repo, "DEC-CCCC", "decision", "Zanzibar quorum protocol for a moment")
+    backdate(repo, 30)
+    monkeypatch.setattr(build, "BATCH_FILES", 5)
+    report = build.update(p, False, scan(p), until=0.0)
+    cat = build.open_catalog(p)
+    assert "DEC-CCCC" in cat.nodes(["DEC-CCCC"])  # indexed by the refresh that was cut short
+    cat.close()
+    extra.unlink()
+    with build.open_index(p) as index:
+        assert "DEC-CCCC" not in index.catalog.nodes(["DEC-CCCC"]) and report.parsed >= 1

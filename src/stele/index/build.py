@@ -166,8 +166,8 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 
 
 def _stale(project: Project, cat: catalog_mod.Catalog, found: Scan) -> bool:
-    if cat.meta("racy") or cat.manifest() != found.blob:  # racy: `update` checks them by content
-        return True
+    if cat.meta("racy") or cat.meta("settled") != "1" or cat.manifest() != found.blob:
+        return True  # racy: `update` checks them by content; not settled: an update was cut short
     model = _wanted_model_id(project)
     if model != (cat.meta("model_tried") or ""):
         return True
@@ -420,11 +420,12 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
         again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
         stats = found.stats()
         hashes = racy(project, stats, now)
-        quick = None if full else found.changed_since(cat.manifest())
-        if quick is not None:  # the same files as last time: only their stamps to compare
-            stored = cat.files_at(quick + again)
-            changed = sorted(set(quick) | {p for p in again if p in stats})
-            removed = []
+        # the last manifest says what the files table holds only if no update was cut short since
+        quick = None if full or cat.meta("settled") != "1" else found.changed_since(cat.manifest())
+        if quick is not None:  # against the last complete scan: the catalog is asked about those only
+            stored = cat.files_at(quick[0] + quick[1] + again)
+            changed = sorted(set(quick[0]) | {p for p in again if p in stats})
+            removed = sorted(p for p in quick[1] if p in stored)
         else:
             stored = cat.files()
             changed = sorted(p for p in stats if p not in stored or stored[p][0] != stats[p] or p in again)
@@ -472,6 +473,7 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
                     writer.commit()
                 c.set_files({p: (stats[p], offsets.get(p, 0)) for p in batch if p in stats},
                             [p for p in batch if p not in stats])
+                c.set_meta(settled="0")
             if until is not None and time.monotonic() > until:
                 report.done = False
                 return report
@@ -480,7 +482,8 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
         if report.done:
             with commit as c:
                 c.set_manifest(found.blob)
-                c.set_meta(racy=json.dumps(hashes) if hashes else "", built_at=str(int(time.time())))
+                c.set_meta(racy=json.dumps(hashes) if hashes else "", built_at=str(int(time.time())),
+                           settled="1")
         report.items = cat.count()
     finally:
         commit.close()

@@ -62,32 +62,42 @@ class Scan:
         n = self.numbers
         return {p: (n[3 * i], n[3 * i + 1], n[3 * i + 2]) for i, p in enumerate(self.paths)}
 
-    def changed_since(self, blob: bytes | None) -> list[str] | None:
-        """The paths whose stamp differs from `blob`'s (an earlier scan), when both list the same
-        paths in the same order (the usual refresh: a log grew, a fact was edited); None otherwise.
-        Halves that differ are split until the differing stamps are found, so one change among
+    def changed_since(self, blob: bytes | None) -> tuple[list[str], list[str]] | None:
+        """(paths added or whose stamp differs, paths gone) against `blob`, an earlier scan's; None
+        when there is none. When both list the same paths in the same order (a log grew, a fact was
+        edited), halves that differ are split until the differing stamps are found: one change among
         50,000 files costs a few dozen comparisons of array slices, not a dict of every file."""
         if blob is None:
             return None
-        names = "\0".join(self.paths).encode("utf-8", "surrogateescape") + b"\0\0"
-        if not blob.startswith(names) or len(blob) != len(names) + len(self.numbers) * 8:
+        cut = blob.find(b"\0\0") if blob[:2] != b"\0\0" else 0
+        if cut < 0:
             return None
+        old_paths = blob[:cut].decode("utf-8", "surrogateescape").split("\0") if cut else []
         old = array("q")
-        old.frombytes(blob[len(names):])
-        new, out = self.numbers, []
+        old.frombytes(blob[cut + 2:])
+        if len(old) != 3 * len(old_paths):
+            return None
+        new, paths = self.numbers, self.paths
+        if old_paths == paths:
+            out: list[str] = []
 
-        def split(lo: int, hi: int) -> None:  # in whole files: three numbers each
-            if old[3 * lo:3 * hi] == new[3 * lo:3 * hi]:
-                return
-            if hi - lo == 1:
-                out.append(self.paths[lo])
-                return
-            mid = (lo + hi) // 2
-            split(lo, mid)
-            split(mid, hi)
+            def split(lo: int, hi: int) -> None:  # in whole files: three numbers each
+                if old[3 * lo:3 * hi] == new[3 * lo:3 * hi]:
+                    return
+                if hi - lo == 1:
+                    out.append(paths[lo])
+                    return
+                mid = (lo + hi) // 2
+                split(lo, mid)
+                split(mid, hi)
 
-        split(0, len(self.paths))
-        return out
+            split(0, len(paths))
+            return out, []
+        where = {p: i for i, p in enumerate(old_paths)}
+        changed = [p for i, p in enumerate(paths)
+                   if (j := where.get(p)) is None or old[3 * j:3 * j + 3] != new[3 * i:3 * i + 3]]
+        now = set(paths)
+        return changed, [p for p in old_paths if p not in now]
 
 
 def scan(project: Project) -> Scan:
