@@ -7,8 +7,8 @@
 Copies the generated record bench/out/rec-FACTS (made and indexed once by `bench/hook_floor.py` or
 `bench/recall_bench.py` if missing) to a scratch folder, deletes its `.stele/index`, then starts
 `stele hook prompt --harness claude` (a fresh process, a new session id, as Claude Code runs it) every
-`--every` seconds until the index is whole: every source file indexed and every item embedded, checked
-between hooks without touching the index. Prints each hook's wall time and what it answered from, the
+`--every` seconds until the index is whole: every fact file indexed and every fact embedded, checked
+between hooks without touching the index (the session lines the hooks themselves log keep arriving). Prints each hook's wall time and what it answered from, the
 longest hook, how long until the index was whole, and then one `stele recall --json` (mode and time).
 Targets: no hook over 3 s; whole within 90 s; recall in hybrid mode at once. The background builder the
 hooks start is waited for before the scratch copy is removed.
@@ -38,13 +38,16 @@ from stele.index import build
 from stele.index.sources import scan
 from stele.project import Project
 p = Project(Path(sys.argv[1]))
+facts = [x for x in scan(p).paths if x.startswith("docs/")]
 try:
-    parts, _ = build._try_open(p, scan(p), None)
+    cat = build.open_catalog(p)
 except Exception:
-    parts = None
-if parts:
-    parts[0].close()
-print("whole" if parts else "behind")
+    print("behind"); sys.exit()
+indexed = {row[0] for row in cat.db.execute("SELECT path FROM files")}
+unembedded = cat.db.execute("SELECT count(*) FROM items WHERE source = 'committed' AND vec_row IS NULL")
+whole = (set(facts) <= indexed and cat.meta("model_id") and unembedded.fetchone()[0] == 0
+         and cat.meta("vectors_done") == "1")
+print("whole" if whole else "behind")
 """
 
 

@@ -229,6 +229,8 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
                 raise IndexUnavailable(behind or "the index could not be built") from None
         index = Index(project, lock, *parts)
         index.behind = behind
+        if behind and warn:
+            warn(f"stele: {behind}; answering from what is indexed")
         return index
     except IndexUnavailable:
         lock.release()
@@ -252,8 +254,10 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
         try:
             builder.acquire(True, now)  # free: nobody can have refreshed since our scan
         except IndexUnavailable:
+            # a small refresh is worth waiting for; a build under way (unsettled) is not
+            wait = WAIT_S if _settled(project) else 0.0
             try:
-                builder.acquire(True, None if deadline is None else min(deadline, now + WAIT_S))
+                builder.acquire(True, None if deadline is None else min(deadline, now + wait))
             except IndexUnavailable:
                 return progress(project, "being brought up to date by another stele process")
             found = None
@@ -272,6 +276,17 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
 
     started = background.start(project)
     return progress(project, "being built in the background" if started else "being built")
+
+
+def _settled(project: Project) -> bool:
+    try:
+        cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    except Exception:
+        return False
+    try:
+        return cat.meta("settled") == "1"
+    finally:
+        cat.close()
 
 
 def progress(project: Project, doing: str) -> str:
