@@ -11,12 +11,12 @@ on every load: hooks keep stdout for their answer).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, say
+from .plain import dataclass
 
 TEMPLATE = """\
 # Stele settings. Committed with the repository; every key is shown with its default.
@@ -195,14 +195,14 @@ def load(path: Path | None) -> Config:
 
 
 def _cache_key(path: Path) -> list:
-    import hashlib
+    import zlib  # not hashlib: its OpenSSL costs the hook path ~3 ms, and a cache key needs no strength
 
     try:
         st = path.stat()
     except OSError:
         st = None
     stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino] if st else None
-    return [2, hashlib.sha1(TEMPLATE.encode()).hexdigest()[:16], stat]
+    return [2, zlib.crc32(TEMPLATE.encode()), stat]
 
 
 def _read_cache(path: Path, key: list) -> tuple[dict, list] | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -43,6 +42,12 @@ class RecordError(SteleError):
     def __init__(self, problems: list) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+class OutOfTime(BaseException):
+    """A time budget ran out (a hook's alarm). A BaseException, like KeyboardInterrupt, so that no
+    `except Exception` on the way up (a refresh falling back to a rebuild, recall degrading to session
+    context) can catch it and carry on outside the budget: only the code that set the budget stops it."""
 
 
 def debug_enabled() -> bool:
@@ -91,6 +96,8 @@ def error_handler() -> Iterator[None]:
 
 def _bug(e: BaseException) -> None:
     if debug_enabled():
+        import traceback
+
         traceback.print_exc()
     else:
         say(f"stele: internal error: {type(e).__name__}: {e} (rerun with {DEBUG_ENV}=1 for a traceback)")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SteleError
+from .plain import dataclass
 
 
 def repo(root: Path):

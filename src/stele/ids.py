@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import time
 from collections.abc import Container
 
@@ -37,6 +36,8 @@ def new_id(kind: str, taken: Container[str] = ()) -> str:
     """A fresh id for `kind`, re-drawn until it collides with nothing in `taken`."""
     prefix = KINDS[kind].prefix
     while True:
+        import secrets  # only when minting: not on the path of a read (it imports random and hashlib)
+
         candidate = f"{prefix}-" + "".join(secrets.choice(CROCKFORD) for _ in range(SUFFIX_LEN))
         if candidate not in taken:
             return candidate

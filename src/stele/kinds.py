@@ -5,7 +5,7 @@ docs agree. Weights are defaults; `.stele/config.yaml` may override them (see `c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .plain import dataclass
 
 LIFECYCLE_STATUSES = ("current", "draft", "reviewed", "superseded", "retired")
 TASK_STATUSES = ("open", "in-progress", "blocked", "done", "cancelled")

@@ -5,12 +5,12 @@ hook, and importing gitpython costs ~80 ms.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from . import config as config_mod
 from .errors import SteleError
+from .plain import dataclass
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ import json, sys
 from stele.cli.entry import main
 code = main(sys.argv[2:])
 with open(sys.argv[1], "w") as f:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, f)
+    json.dump({"code": code, "modules": sorted(sys.modules),
+               "vectors": "simsimd" in sys.modules}, f)
 """
 CASES = [("session-start", "claude", ()), ("prompt", "claude", ()), ("pre-edit", "claude", ()),
          ("post-edit", "cursor", ()), ("post-edit", "claude", ("model2vec", "torch", "yaml")),
@@ -49,6 +50,25 @@ def test_hook_process_imports_nothing_heavy(repo, tmp_path, event, harness, allo
         if run == 2:
             assert not loaded & forbidden, sorted(loaded & forbidden)
 
+
+def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
+    """A paraphrase (no word in common with the fact) is found by the vectors: the query is embedded
+    and scanned without numpy (tokenizers and simsimd only), and the fact comes back."""
+    write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of auth", anchors=["src/auth.py"])
+    assert invoke("rebuild").code == 0
+    payload = {"transcript_path": "/t", "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
+               "prompt": "where do we throttle callers compared with the login check?"}
+    report = tmp_path / "modules.json"
+    for run in (1, 2):
+        payload["session_id"] = f"emb{run}"
+        argv = [sys.executable, "-c", WRAPPER, str(report), "hook", "prompt", "--harness", "claude"]
+        done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo,
+                              timeout=60)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    data = json.loads(report.read_text())
+    loaded = {m.split(".")[0] for m in data["modules"]}
+    assert data["vectors"] and "DEC-0001" in done.stdout  # simsimd loaded: the vectors were searched
+    assert not loaded & (set(FORBIDDEN) | {"numpy", "safetensors"}), sorted(loaded & (set(FORBIDDEN) | {"numpy"}))
 
 def _store_repo(repo):
     import socket

@@ -163,8 +163,8 @@ def check_vectors(proj, fake_model) -> int:
         for item_id, row, _ in live:
             node = index.catalog.nodes([item_id])[item_id]
             text = Item(item_id, "", "", node.title, index.catalog.body(item_id), "").embed_text
-            q = fake_model.encoder.encode([text])[0]
-            assert abs(float(m[row] @ q) - 1.0) < 1e-5  # the row holds this item's own vector
+            q = vectors.embed(fake_model.encoder, [text])
+            assert m.row(row) == vectors.quantize(q)  # the row holds this item's own vector
         return m.shape[0]
 
 
@@ -181,7 +181,7 @@ def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_mode
 
 def test_a_damaged_vectors_file_is_embedded_again_by_the_next_refresh(proj, fake_model, monkeypatch):
     build.rebuild(proj)
-    (proj.index_dir / vectors.FILE).write_bytes(b"\x93NUMPY garbage")
+    (vectors.store_dir(proj.index_dir, "fake@1") / vectors.ROWS).write_bytes(b"garbage")
     write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
     calls = []
     real = build.update
@@ -208,3 +208,90 @@ def test_compacted_session_logs_stay_indexed_once(proj):
         assert (node.source, node.kind, node.title) == ("session", "decision", "Keep the retry cap at three")
         anchored = {r[0] for r in index.catalog.anchored(["src/a.py"])}
         assert anchored == {"DEC-AAAA", "S-01JFZS31V0ZJ1D2PYVE21AVN5S"}
+
+
+def test_running_out_of_time_in_a_refresh_stops_there_instead_of_rebuilding(proj, monkeypatch):
+    """A hook's alarm that goes off inside the refresh is not a damaged index: it must reach the hook
+    (which answers without memory), not start a full rebuild outside the timer (a hook once ran 63-73 s
+    against its 8 s budget that way)."""
+    from stele.hooks.run import HookTimeout
+
+    build.rebuild(proj)
+    write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
+    calls = []
+
+    def slow(project, full, *a, **k):
+        calls.append(full)
+        raise HookTimeout("the hook ran out of its time budget")
+
+    monkeypatch.setattr(build, "update", slow)
+    with pytest.raises(HookTimeout):
+        build.open_index(proj)
+    assert calls == [False]
+
+
+def test_switching_the_model_and_back_embeds_nothing_the_second_time(proj, fake_model, monkeypatch):
+    calls = []
+    real = build.update
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    refresh(proj)
+    fake_model.model_id = "fake@2"
+    refresh(proj)
+    fake_model.model_id = "fake@1"
+    refresh(proj)
+    assert [c.embedded for c in calls] == [6, 6, 0]  # the first model's store still had every text
+    with build.open_index(proj) as index:
+        assert index.model_id == "fake@1" and index.matrix().shape[0] == 6
+
+
+def test_a_live_session_log_that_grew_is_read_from_where_the_last_refresh_stopped(proj, monkeypatch):
+    import json
+
+    from stele.index import sources
+
+    log = proj.root / ".stele/wal/s.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+
+    def line(n):
+        return json.dumps({"v": 1, "id": f"S-01JFZS31V0ZJ1D2PYVE21AVN{n:02d}", "ts": "2026-11-20T10:00:00Z",
+                           "session": "s", "type": "note", "text": f"note {n} about retries"}) + "\n"
+
+    log.write_text(line(0) + line(1))
+    assert refresh(proj) == 8
+    reads = []
+    real = sources.read_items
+    monkeypatch.setattr(build, "read_items", lambda p, rel, s, start=0: reads.append(start) or real(p, rel, s, start))
+    with open(log, "a") as f:
+        f.write(line(2) + line(3)[:20])  # one whole line and one being written
+    assert refresh(proj) == 9 and reads == [len(line(0) + line(1))]
+    with open(log, "a") as f:
+        f.write(line(3)[20:])
+    assert refresh(proj) == 10 and reads[-1] == len(line(0) + line(1) + line(2))
+    log.write_text(line(5))  # rewritten (not a growth): read whole, the old entries go
+    assert refresh(proj) == 7 and reads[-1] == 0
+
+
+def test_a_build_cut_short_keeps_its_batches_and_the_next_read_carries_on(proj, monkeypatch):
+    from stele.index.sources import scan
+
+    monkeypatch.setattr(build, "BATCH_FILES", 10)  # 2 at a time under a time limit
+    build._create(proj)
+    report = build.update(proj, False, scan(proj), until=0.0)  # the deadline has passed: one batch
+    assert not report.done and report.parsed == 2
+    cat = build.open_catalog(proj)
+    assert cat.count() == 2  # what a hook can read meanwhile
+    cat.close()
+    assert refresh(proj) == 6
+
+
+def test_a_read_with_a_deadline_answers_from_what_is_there_and_says_so(proj, monkeypatch):
+    import time
+
+    monkeypatch.setattr(build, "BATCH_FILES", 1)
+    monkeypatch.setattr(build, "SLICE_S", 0.0)
+    with build.open_index(proj, deadline=time.monotonic() + 8) as index:
+        assert 0 < index.catalog.count() < 6
+        assert "being built" in index.behind and "of 6 files indexed so far" in index.behind
+    monkeypatch.setattr(build, "SLICE_S", 5.0)
+    with build.open_index(proj, deadline=time.monotonic() + 8) as index:
+        assert index.catalog.count() == 6 and index.behind is None

@@ -132,8 +132,8 @@ def test_long_texts_are_cut_like_model2vec(bundled: ModelRef) -> None:
 
 def test_empty_input_and_single_string(bundled: ModelRef, reference: Model2VecEncoder) -> None:
     lean = query_encoder(bundled)
-    assert lean.encode([]).shape == (0, 256)
-    assert reference.encode([]).shape == (0, 256)
+    assert lean.encode([]) == []
+    assert LeanEncoder(bundled.path).encode([]).shape == reference.encode([]).shape == (0, 256)
     with pytest.raises(TypeError):
         lean.encode("not a list")
 
@@ -147,7 +147,7 @@ def test_paraphrases_score_higher_than_unrelated(bundled: ModelRef) -> None:
     ]
     unrelated = "the garden needs watering before the summer heat"
     for a, b in pairs:
-        va, vb, vu = lean.encode([a, b, unrelated])
+        va, vb, vu = np.array(lean.encode([a, b, unrelated]), dtype=np.float32)
         assert float(va @ vb) > float(va @ vu) + 0.1, (a, b)
         assert abs(float(va @ va) - 1.0) < 1e-5
 
@@ -296,10 +296,35 @@ def test_query_path_imports_neither_model2vec_nor_the_cli_stack() -> None:
         from pathlib import Path
         from stele.index.encoder import query_encoder, resolve
         encoder = query_encoder(resolve("bundled", Path(".")))
-        assert encoder.encode(["hello world"]).shape == (1, 256)
+        assert len(encoder.encode(["hello world"])[0]) == 256
         print(sorted(m for m in ("model2vec", "typer", "rich", "torch") if m in sys.modules))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: ModelRef) -> None:
+    """The hook's query encoder averages the query's rows in Python: the same vectors as the numpy lean
+    encoder to float32 rounding, for short texts and for long ones it cuts (a pasted stack trace)."""
+    query = query_encoder(bundled)
+    assert isinstance(query, encoder.QueryEncoder)
+    lean = LeanEncoder(bundled.path)
+    short = [t for t in TEXTS if len(lean._tokenize(lean._cut([t]))[0]) <= encoder._SLICE_ROWS]
+    assert len(short) > 30
+    got = np.array(query.encode(short), dtype=np.float32)
+    assert np.allclose(got, lean.encode(short), atol=2e-7)
+    assert query.median_token_length() == int(np.median([len(t) for t in lean.tokenizer.get_vocab()]))
+    code = textwrap.dedent("""
+        import sys
+        from pathlib import Path
+        from stele.index.encoder import query_encoder, resolve
+        enc = query_encoder(resolve("bundled", Path(".")))
+        rows = enc.encode(["why do payment retries back off after an outage?", "x" * 5000])
+        assert len(rows) == 2 and len(rows[0]) == 256
+        print("numpy" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -62,3 +62,30 @@ def test_the_kind_is_searchable_and_the_ceiling_bounds_the_best_score(tmp_path):
     assert hits[0][0] == "OBJ-1"
     assert 0 < hits[0][1] <= text.ceiling("the checkout objective", BOOSTS) * 1.5
     assert text.ceiling("zzz-unknown-word", BOOSTS) == 0.0
+
+
+ADVERSARIAL = [
+    "a" * 40_000,                                    # one long run of word characters
+    "0123456789abcdef" * 2_500,                      # 40 KB of hex
+    "A" * 40_000,                                    # a long run of capitals (the camel-case parts)
+    "aB" * 20_000,                                   # a camel-case word 40 KB long
+    "x_" * 20_000,                                   # a snake-case word 40 KB long
+    ("processed_events_pkey " * 2_000) + "Z" * 30_000,
+]
+
+
+def test_long_runs_of_word_characters_cost_linear_time(tmp_path):
+    """The splitting regex once backtracked on runs of word characters: 10 KB of hex took 13 s and
+    40 KB 3.5 minutes of CPU, on the document side and the query side alike. Linear, these take
+    milliseconds; the bound leaves a loaded machine two orders of magnitude of room."""
+    import time
+
+    text = index_of(tmp_path, *(item(f"NOTE-{n}", "A pasted blob", body) for n, body in enumerate(ADVERSARIAL)))
+    t0 = time.process_time()
+    for body in ADVERSARIAL:
+        expand(body)
+        text.search(body, 5, BOOSTS)
+        text.ceiling(body, BOOSTS)
+    assert time.process_time() - t0 < 5.0
+    assert expand("x" * 300 + "_y") == "x" * 300 + "_y"  # too long to be an identifier: not split
+    assert expand("short_one " + "q" * 300) == "short_one " + "q" * 300 + "\nshort one"

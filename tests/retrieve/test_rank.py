@@ -1,5 +1,4 @@
-import dataclasses
-
+from stele import plain
 from stele.index.catalog import Node
 from stele.retrieve.rank import ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, cap, order, score_all
 from stele.retrieve.settings import Settings
@@ -46,7 +45,7 @@ def test_named_ids_come_first_and_session_entries_after_every_committed_fact():
              "S-1": node("S-1", "decision", "session")}
     seeds = [Seed("EPIC", 1.0, ORIGIN_ID), Seed("S-1", 1.0, ORIGIN_TEXT), Seed("DEC", 0.2, ORIGIN_TEXT),
              Seed("NOTE", 0.1, ORIGIN_TEXT)]
-    scored = score_all(seeds, {}, nodes, dataclasses.replace(S, session_penalty=0))
+    scored = score_all(seeds, {}, nodes, plain.replace(S, session_penalty=0))
     assert [x.id for x in order(list(scored.values()))] == ["EPIC", "DEC", "NOTE", "S-1"]
 
 
@@ -67,7 +66,7 @@ def test_the_cap_keeps_room_for_callouts_and_session_slots():
 
 def test_the_cap_is_never_above_twenty_and_callouts_are_capped():
     many = [scored(f"R{n}", 1) for n in range(9)]
-    w = cap([scored(f"N{n}", 1) for n in range(40)], many, dataclasses.replace(S, max_entries=20))
+    w = cap([scored(f"N{n}", 1) for n in range(40)], many, plain.replace(S, max_entries=20))
     assert len(w.risks) == S.max_callouts and len(w.risks) + len(w.entries) == 20
 
 

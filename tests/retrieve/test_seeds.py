@@ -1,5 +1,4 @@
-import dataclasses
-
+from stele import plain
 from stele.retrieve.seeds import fuse, weights
 from stele.retrieve.settings import Settings
 
@@ -26,5 +25,5 @@ def test_weak_full_text_matches_hand_the_lead_to_the_embeddings():
     middle = weights(S, (S.weak_match + S.strong_match) / 2)
     assert abs(fair[1] - S.vector_weight) < 1e-6 and weak == (S.bm25_weight / 2, 1.0)
     assert weak[1] > middle[1] > fair[1] and weak[0] < middle[0] < fair[0]
-    assert weights(dataclasses.replace(S, weak_match=0.5, strong_match=0.5), 0.0) == (S.bm25_weight,
+    assert weights(plain.replace(S, weak_match=0.5, strong_match=0.5), 0.0) == (S.bm25_weight,
                                                                                       S.vector_weight)

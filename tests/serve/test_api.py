@@ -168,7 +168,7 @@ def test_retrieve_requires_q_within_2048_and_caps_the_limit(repo, facts):
     assert get(repo, "/api/memory/retrieve", q="x" * 2049)[0] == 400
     status, data = get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?",
                        limit="100")
-    assert status == 200 and data["limit"] == 32 and data["mode"] == "semantic"
+    assert status == 200 and data["limit"] == 32 and data["mode"] in ("semantic", "fts")
     assert data["retrieval"] in ("hybrid", "fts")
     assert facts["dec"] in [r["id"] for r in data["results"]]
     assert [r["id"] for r in data["risks"]] == [facts["risk"]]
@@ -190,3 +190,46 @@ def test_retrieve_falls_back_to_prior_context_with_score_zero(repo, logged, monk
     status, data = get(repo, "/api/memory/retrieve", q=question, pr="34")
     assert {r["id"] for r in data["results"]} <= {e["id"] for e in get(
         repo, f"/api/memory/sessions/{logged['first']}")[1]["entries"]}
+
+
+def test_retrieve_answers_a_short_explicit_query_and_honours_fts(repo, facts):
+    """`q=redis` is a question someone asked, not a prompt: the hook's 25-character gate is not applied.
+    `fts=` keeps the results holding every one of its words."""
+    p = Project(repo)
+    cache = edit.remember(p, "Redis holds the session cache; a failover loses at most a second.", kind="decision").fact
+    status, data = get(repo, "/api/memory/retrieve", q="redis")
+    assert status == 200 and data["retrieval"] != "skipped" and cache.id in [r["id"] for r in data["results"]]
+    status, data = get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?",
+                       fts="BEFORE auth")
+    assert status == 200 and [r["id"] for r in data["results"]] == [facts["dec"]]
+    assert get(repo, "/api/memory/retrieve", q="rate limiting and auth", fts="nowhere")[1]["results"] == []
+    assert get(repo, "/api/memory/retrieve", q="rate limiting and auth", fts=" ")[0] == 400
+
+
+def test_retrieve_mode_says_what_ran(repo, facts, no_model):
+    status, data = get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?")
+    assert status == 200 and (data["mode"], data["retrieval"]) == ("fts", "fts")  # not "semantic"
+
+
+def test_retrieve_mode_is_semantic_when_the_embeddings_ranked(repo, fake_model):
+    p = Project(repo)
+    dec = edit.remember(p, "Customers were charged twice for one purchase during the sale.", kind="lesson").fact
+    status, data = get(repo, "/api/memory/retrieve", q="buyers billed double for an order")
+    assert status == 200 and data["mode"] == "semantic" and dec.id in [r["id"] for r in data["results"]]
+
+
+def test_sessions_with_an_empty_q_is_a_400_like_the_cli(repo, facts):
+    status, data = get(repo, "/api/memory/sessions", q="")
+    assert status == 400 and "q is empty" in data["error"]
+    assert get(repo, "/api/memory/sessions")[0] == 200
+
+
+def test_a_config_change_counts_from_the_next_request(repo, facts):
+    """One Project for the server's whole life, as `stele serve` holds it: the config is read again."""
+    p = Project(repo)
+    question = {"q": ["where does rate limiting sit relative to auth?"]}
+    assert [r["id"] for r in json.loads(handle(p, "/api/memory/retrieve", question).body)["risks"]] == [
+        facts["risk"]]
+    config = repo / ".stele/config.yaml"
+    config.write_text(config.read_text().replace("max_callouts: 5", "max_callouts: 0"))
+    assert json.loads(handle(p, "/api/memory/retrieve", question).body)["risks"] == []

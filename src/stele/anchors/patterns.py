@@ -7,8 +7,9 @@ Each pattern matches the start of a definition of one name. A pattern whose shap
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from ..plain import dataclass
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from ..errors import debug_enabled, say
+from ..errors import OutOfTime, debug_enabled, say
 from .harness import HARNESSES
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
@@ -69,6 +69,9 @@ def main(argv: list[str]) -> int:
     try:
         return getattr(importlib.import_module(f"{__package__}.{module}"), func)(args)
     except KeyboardInterrupt:
+        return 0
+    except OutOfTime as e:  # the budget's alarm: whatever was under way stops here, and the agent goes on
+        say(f"stele hook {args.event}: {e} (continuing without memory)")
         return 0
     except Exception as e:  # fail open: never block the agent because of a Stele error
         if debug_enabled():

@@ -12,11 +12,11 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import SteleError
+from ..plain import dataclass, field
 from ..session import wal
 from . import harness as harness_mod
 

@@ -14,12 +14,12 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import textcut
-from ..errors import SteleError, say
+from ..errors import OutOfTime, SteleError, say
 from ..neutralize import neutralize
+from ..plain import dataclass
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -35,7 +35,7 @@ ALWAYS_RUN = frozenset({"post-edit", "stop", "session-end"})
 CUT_MARK = "\n[stele: cut to fit the hook output limit; `stele recall` shows the rest]"
 
 
-class HookTimeout(Exception):
+class HookTimeout(OutOfTime):
     pass
 
 

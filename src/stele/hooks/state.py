@@ -14,10 +14,10 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import atomic
+from ..plain import asdict, dataclass, field, fields
 from ..project import Project
 
 VERSION = 1
@@ -70,7 +70,7 @@ def _locked(path: Path):
 
 
 def _from_dict(data: dict) -> SessionState:
-    known = SessionState.__dataclass_fields__
+    known = {f.name for f in fields(SessionState)}
     state = SessionState(**{k: v for k, v in data.items() if k in known})
     for name in ("injected", "edited", "held"):
         if not isinstance(getattr(state, name), list):

@@ -45,7 +45,7 @@ def completed_since(project: Project, since: float) -> tuple[list[str], bool]:
 
     memory, since_ns = project.rel(project.memory_dir).rstrip("/") + "/", since * 1e9
     done, recorded = [], False
-    for rel, (mtime, _) in scan(project).items():
+    for rel, (mtime, *_) in scan(project).stats().items():
         if not rel.startswith(memory) or mtime < since_ns:
             continue
         try:

@@ -1,41 +1,56 @@
 """Keeping `.stele/index/` in step with the record and the WAL: open, refresh, rebuild.
 
-Every read goes through `open_index()`, which stats the source files (no parsing), compares them with
-the manifest in the catalog and re-indexes only what changed: a changed fact file is parsed again, a
-changed WAL log is re-read whole (logs are small and append-only), an item whose embedded text did not
-change keeps its vector. A different embedding model re-embeds everything. Deleting the folder loses
-nothing: the next open builds it again. A damaged file is reported in one line and rebuilt.
+Every read goes through `open_index()`, which stats the source files (no parsing), compares the scan
+with the manifest in the catalog and re-indexes only what changed: a changed fact file is parsed again,
+a live WAL log that only grew is read from where the last refresh stopped, an item whose embedded text
+did not change keeps its vector. Deleting the folder loses nothing: the next open builds it again. A
+damaged file is reported in one line and rebuilt.
 
-Concurrency: one `flock` on `.stele/index/lock`. Readers hold it shared while they read (so the
-vectors and the catalog they read belong together); a refresh or rebuild holds it exclusively.
-Waiting for the lock honours the caller's deadline.
+Work is done in committed batches (BATCH_FILES files, then the vectors BATCH_VECTORS at a time): a
+kill, a crash or a time budget loses at most the batch under way, and the next open carries on from
+what the manifest says is indexed. A read with a deadline (a hook, `stele recall`) spends at most
+SLICE_S of it catching up; what is left goes to a detached process (`background.py`), and the read
+answers from what is already indexed, with `Index.behind` saying why it may be incomplete. So a
+10,000-fact record without an index costs a hook two seconds once, not its whole budget every time.
+
+Concurrency: two `flock`s. `build.lock` is held by whoever brings the index up to date, so at most one
+process does; the others wait a little (WAIT_S, for a small refresh to finish) and then read what is
+there. `lock` is held shared by readers while they read and exclusively by the builder only while it
+commits a batch, so the vectors and the catalog a reader sees belong together. Waiting for either
+honours the caller's deadline. A budget's alarm (`errors.OutOfTime`) is never caught here: it stops
+the batch under way and reaches the caller.
 """
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import atomic
 from ..errors import ConfigError
+from ..plain import dataclass, field
 from ..project import Project
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
 from .items import COMMITTED, Item
-from .sources import digest, racy, read_items, rewritten, scan
+from .sources import Scan, Stamp, is_wal, racy, read_items, rewritten, scan
 
 LOCK = "lock"
+BUILD_LOCK = "build.lock"
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "4"
-GARBAGE = 0.25  # compact vectors.npy when more than this share of its rows belong to no item
+INDEX_VERSION = "5"
+GARBAGE = 0.25  # compact a model's vectors when more than this share of its rows belong to no item
+BATCH_FILES = 500
+BATCH_VECTORS = 2048
+SLICE_S = 2.0  # the most a read with a deadline spends catching up before it hands the rest over
+WAIT_S = 0.5  # how long such a read waits for another process's refresh before reading what is there
+RESERVE_S = 1.0  # of a deadline, kept for answering
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]
@@ -52,6 +67,7 @@ class Report:
     skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
     vector_error: str | None = None
     seconds: float = 0.0
+    done: bool = True  # False: stopped at its time limit, with the work so far committed
 
 
 # -- the handle --------------------------------------------------------------------------------------
@@ -66,6 +82,7 @@ class Index:
         self.catalog = cat
         self.text = text
         self._matrix: Any = None
+        self.behind: str | None = None  # why the index may not hold everything yet (a build under way)
 
     @property
     def model_id(self) -> str:
@@ -76,7 +93,7 @@ class Index:
         if self._matrix is None:
             from . import vectors
 
-            self._matrix = vectors.load(self.dir, int(self.catalog.meta("rows") or 0),
+            self._matrix = vectors.load(self.dir, self.model_id, int(self.catalog.meta("rows") or 0),
                                         int(self.catalog.meta("dim") or 0))
         return self._matrix
 
@@ -93,9 +110,9 @@ class Index:
 
 
 class _Lock:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, name: str = LOCK) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        self.fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o644)
 
     def acquire(self, exclusive: bool, deadline: float | None) -> None:
         try:
@@ -103,6 +120,9 @@ class _Lock:
         except atomic.LockTimeout:
             raise IndexUnavailable("the index is being rebuilt by another stele process; "
                                    "try again shortly") from None
+
+    def unlock(self) -> None:
+        atomic.unlock_fd(self.fd)
 
     def release(self) -> None:
         if self.fd >= 0:
@@ -122,14 +142,15 @@ def shared_lock(project: Project, deadline: float | None = None) -> Iterator[Non
 
 
 def open_catalog(project: Project) -> catalog_mod.Catalog:
-    """The catalog as the last build left it, without any freshness check (the edit hooks read it so);
-    raises when it is missing, unfinished or from another Stele version."""
+    """The catalog as the last refresh left it, without any freshness check (the edit hooks read it
+    so; a build under way has committed what it has done so far); raises when it is missing, damaged
+    or from another Stele version."""
     cat = catalog_mod.Catalog(project.index_dir / CATALOG)
-    version = cat.meta("index_version")  # written last, when a build commits
+    version = cat.meta("index_version")  # written when the catalog is created
     if version != INDEX_VERSION:
         cat.close()
         if version is None:
-            raise ValueError("its last build did not finish")
+            raise ValueError("it was never finished being created")
         raise catalog_mod.OutdatedIndex(f"was built by another Stele version (index version {version}; "
                                         f"this one reads {INDEX_VERSION})")
     return cat
@@ -146,15 +167,23 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
         raise
 
 
-def _stale(project: Project, cat: catalog_mod.Catalog, stats: dict) -> bool:
-    if cat.meta("sources") != digest(stats) or cat.meta("racy"):  # racy: `update` checks them by content
-        return True
+def _stale(project: Project, cat: catalog_mod.Catalog, found: Scan) -> bool:
+    if cat.meta("racy") or cat.meta("settled") != "1" or cat.manifest() != found.blob:
+        return True  # racy: `update` checks them by content; not settled: an update was cut short
     from .vectors import wanted_model_id
 
-    return wanted_model_id(project) != (cat.meta("model_tried") or "")
+    model = wanted_model_id(project)
+    if model != (cat.meta("model_tried") or ""):
+        return True
+    rows = int(cat.meta("rows") or 0)
+    if rows and model:  # the rows the catalog names must all be there (a compaction may have been cut)
+        from .vectors import Store
+
+        return Store(project.index_dir, model, int(cat.meta("dim") or 0)).count < rows
+    return False
 
 
-def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None) -> tuple[Any, bool]:
+def _try_open(project: Project, found: Scan, warn: Callable[[str], None] | None) -> tuple[Any, bool]:
     """((catalog, text) when fresh, else None; whether only a full build can help)."""
     try:
         cat, text = _open_parts(project)
@@ -163,7 +192,7 @@ def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None)
             state = str(e) if isinstance(e, catalog_mod.OutdatedIndex) else f"is unreadable ({_why(e)})"
             warn(f"stele: the index in {project.rel(project.index_dir)} {state}; rebuilding it")
         return None, True
-    if _stale(project, cat, stats):
+    if _stale(project, cat, found):
         cat.close()
         return None, False
     return (cat, text), False
@@ -171,26 +200,32 @@ def _try_open(project: Project, stats: dict, warn: Callable[[str], None] | None)
 
 def open_index(project: Project, deadline: float | None = None, warn: Callable[[str], None] | None = None,
                on_stage: Stages | None = None) -> Index:
-    """The index of `project`, refreshed or built as needed, open for reading under a shared lock.
+    """The index of `project`, brought up to date, open for reading under a shared lock.
 
+    With a `deadline` (time.monotonic()), at most SLICE_S of it goes to catching up: past that the
+    index is returned as it is, with `behind` saying so, while a background process finishes.
     Raises IndexUnavailable when it cannot be opened or built (never anything else for a bad index)."""
     if not project.stele_dir.is_dir():  # an index here would show up as untracked files in git status
         raise IndexUnavailable("Stele is not set up in this repository: run `stele init`")
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(False, deadline)
-        stats = scan(project)
-        parts, full = _try_open(project, stats, warn)
+        found = scan(project)
+        parts, full = _try_open(project, found, warn)
+        behind = None
         if parts is None:
-            lock.acquire(True, deadline)  # drops the shared lock, then waits for the exclusive one
-            parts, full = _try_open(project, stats, None)  # another process may have done it meanwhile
-            if parts is None:
-                _update_or_rebuild(project, full, stats, warn, on_stage)
-            else:
-                parts[0].close()
+            lock.unlock()  # the builder commits under the exclusive lock
+            behind = _catch_up(project, full, deadline, warn, on_stage, found)
             lock.acquire(False, deadline)
-            parts = _open_parts(project)
-        return Index(project, lock, *parts)
+            try:
+                parts = _open_parts(project)
+            except Exception:
+                raise IndexUnavailable(behind or "the index could not be built") from None
+        index = Index(project, lock, *parts)
+        index.behind = behind
+        if behind and warn:
+            warn(f"stele: {behind}; answering from what is indexed")
+        return index
     except (IndexUnavailable, ConfigError):  # no rebuild fixes a config file
         lock.release()
         raise
@@ -202,15 +237,91 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
         raise
 
 
-def _update_or_rebuild(project: Project, full: bool, stats: dict, warn: Callable[[str], None] | None,
-                       on_stage: Stages | None) -> Report:
+def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callable[[str], None] | None,
+              on_stage: Stages | None, found: Scan | None = None) -> str | None:
+    """Bring the index up to date with `found` (scanned again if another process held the build
+    lock meanwhile), or as far as the deadline allows; None when it is whole, else why it is not
+    (another process is at it, or a background process now finishes it)."""
+    builder = _Lock(project.index_dir, BUILD_LOCK)
+    try:
+        now = time.monotonic()
+        try:
+            builder.acquire(True, now)  # free: nobody can have refreshed since our scan
+        except IndexUnavailable:
+            # a small refresh is worth waiting for; a build under way (unsettled) is not
+            wait = WAIT_S if _settled(project) else 0.0
+            try:
+                builder.acquire(True, None if deadline is None else min(deadline, now + wait))
+            except IndexUnavailable:
+                return progress(project, "being brought up to date by another stele process")
+            found = None
+        if found is None:
+            found = scan(project)  # another process may have done it meanwhile
+            parts, full = _try_open(project, found, None)
+            if parts is not None:
+                parts[0].close()
+                return None
+        until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
+        if _update_or_rebuild(project, full, found, warn, on_stage, until).done:
+            return None
+    finally:
+        builder.release()
+    from . import background
+
+    started = background.start(project)
+    return progress(project, "being built in the background" if started else "being built")
+
+
+def _settled(project: Project) -> bool:
+    try:
+        cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+    except Exception:
+        return False
+    try:
+        return cat.meta("settled") == "1"
+    finally:
+        cat.close()
+
+
+def progress(project: Project, doing: str) -> str:
+    """One line on a build under way: how many source files are indexed so far."""
+    try:
+        cat = catalog_mod.Catalog(project.index_dir / CATALOG)
+        try:
+            done = cat.indexed_files()
+        finally:
+            cat.close()
+    except Exception:
+        done = 0
+    total = len(scan(project).paths)
+    return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
+
+
+def finish(project: Project) -> Report:
+    """Bring the index up to date with no time limit (the background process; `stele rebuild` without
+    wiping), waiting for any other builder first."""
+    builder = _Lock(project.index_dir, BUILD_LOCK)
+    try:
+        builder.acquire(True, None)
+        found = scan(project)
+        parts, full = _try_open(project, found, None)
+        if parts is not None:
+            parts[0].close()
+            return Report()
+        return _update_or_rebuild(project, full, found, None, None, None)
+    finally:
+        builder.release()
+
+
+def _update_or_rebuild(project: Project, full: bool, found: Scan, warn: Callable[[str], None] | None,
+                       on_stage: Stages | None, until: float | None) -> Report:
     if not full:
         try:
-            return update(project, False, stats, on_stage)
-        except Exception as e:  # a damaged part that opened fine: start over
+            return update(project, False, found, on_stage, until, warn)
+        except Exception as e:  # a damaged part that opened fine: start over (an OutOfTime is no Exception)
             if warn:
                 warn(f"stele: refreshing the index failed ({_why(e)}); rebuilding it")
-    return update(project, True, stats, on_stage)
+    return update(project, True, found, on_stage, until, warn)
 
 
 def _why(e: BaseException) -> str:
@@ -222,23 +333,25 @@ def rebuild(project: Project, on_stage: Stages | None = None) -> Report:
     """Throw the index away and build it from the record and the WAL."""
     if not project.stele_dir.is_dir():
         raise IndexUnavailable("Stele is not set up in this repository: run `stele init`")
-    lock = _Lock(project.index_dir)
+    builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
-        lock.acquire(True, None)
+        builder.acquire(True, None)
         return update(project, True, scan(project), on_stage)
     finally:
-        lock.release()
+        builder.release()
 
 
 # -- writing -----------------------------------------------------------------------------------------
 
 def _wipe(folder: Path) -> None:
-    """Empty the record index's folder but for its lock and the code index (`code.py`), which is not
+    """Empty the record index's folder but for its locks and the code index (`code.py`), which is not
     the record index's to throw away: it has its own lock, and a snapshot may be refreshing it."""
+    import shutil
+
     from .code import DIR as CODE_DIR
 
     for child in folder.iterdir():
-        if child.name in (LOCK, CODE_DIR):
+        if child.name in (LOCK, BUILD_LOCK, CODE_DIR):
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
@@ -254,120 +367,279 @@ def _no_progress(n: int = 1) -> None:
     pass
 
 
-def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_stage: Stages | None = None
-           ) -> Report:
-    """Bring the index up to date with `stats`, the caller's fresh `scan()` (the caller holds the
-    exclusive lock); `full` starts from nothing."""
+def _chunks(values: list, size: int) -> list[list]:
+    return [values[i:i + size] for i in range(0, len(values), size)]
+
+
+def _grown(project: Project, rel: str, before: tuple[Stamp, int] | None, now: Stamp) -> int:
+    """Where to resume reading a live session log that only grew since it was indexed (0: read it
+    whole). Logs are appended to and never rewritten in place; compaction moves them away whole."""
+    if before is None or not rel.endswith(".jsonl") or not is_wal(project, rel):
+        return 0
+    (_mtime, size, ino), offset = before
+    return offset if ino == now[2] and now[1] >= size and 0 < offset <= now[1] else 0
+
+
+class _Committer:
+    """Commits of one update: each under the index's exclusive lock, in one SQLite transaction."""
+
+    def __init__(self, project: Project, cat: catalog_mod.Catalog) -> None:
+        self.lock = _Lock(project.index_dir)
+        self.cat = cat
+
+    def __enter__(self) -> catalog_mod.Catalog:
+        self.lock.acquire(True, None)
+        self.cat.db.execute("BEGIN")
+        return self.cat
+
+    def __exit__(self, kind: Any, *exc: Any) -> None:
+        try:
+            self.cat.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self.lock.unlock()
+
+    def close(self) -> None:
+        self.lock.release()
+
+
+def _create(project: Project) -> None:
     from .text import TextIndex
 
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(True, None)
+        _wipe(project.index_dir)
+        cat = catalog_mod.Catalog(project.index_dir / CATALOG, create=True)
+        TextIndex(project.index_dir / TEXT_DIR, create=True)
+        cat.set_meta(index_version=INDEX_VERSION)
+        cat.close()
+    finally:
+        lock.release()
+
+
+def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = None,
+           until: float | None = None, warn: Callable[[str], None] | None = None) -> Report:
+    """Bring the index up to date with `found`, the caller's fresh `scan()` (the caller holds the build
+    lock); `full` starts from nothing. Stops after the batch that passes `until` (time.monotonic()),
+    with `done` False and everything so far committed."""
     t0, now = time.monotonic(), time.time_ns()  # a file modified after `now` is racy
     report = Report(full=full)
-    folder = project.index_dir
     if full:
-        _wipe(folder)
-        cat = catalog_mod.Catalog(folder / CATALOG, create=True)
-        text = TextIndex(folder / TEXT_DIR, create=True)
-        stored: dict[str, tuple[int, int]] = {}
-    else:
-        cat, text = _open_parts(project)
-        stored = cat.files()
+        _create(project)
+    cat, text = _open_parts(project)
+    commit = _Committer(project, cat)
     try:
         # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
         again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
+        stats = found.stats()
         hashes = racy(project, stats, now)
-        changed = sorted(p for p in stats if stored.get(p) != stats[p] or p in again)
-        removed = sorted(p for p in stored if p not in stats)
-        gone: list[str] = []
-        for rel in changed + removed:
-            gone += cat.ids_at(rel)
+        # the last manifest says what the files table holds only if no update was cut short since
+        quick = None if full or cat.meta("settled") != "1" else found.changed_since(cat.manifest())
+        if quick is not None:  # against the last complete scan: the catalog is asked about those only
+            stored = cat.files_at(quick[0] + quick[1] + again)
+            changed = sorted(set(quick[0]) | {p for p in again if p in stats})
+            removed = sorted(p for p in quick[1] if p in stored)
+        else:
+            stored = cat.files()
+            changed = sorted(p for p in stats if p not in stored or stored[p][0] != stats[p] or p in again)
+            removed = sorted(p for p in stored if p not in stats)
+        pending = set(changed + removed)
         advance = _stage(on_stage, "reading the record", len(changed))
-        fresh: dict[str, Item] = {}
-        for rel in changed:
-            for item in read_items(project, rel, report.skipped):
-                owner = fresh.get(item.id)
-                elsewhere = owner.path if owner else cat.path_of(item.id)
-                if elsewhere and elsewhere != item.path and (owner or elsewhere not in changed + removed):
-                    if item.source == COMMITTED:  # a session entry seen live and archived is one entry
-                        report.skipped.append(f"{item.path}:1: duplicate id {item.id}: "
-                                              f"also used by {elsewhere}")
+        claimed: dict[str, str] = {}  # id -> the file that holds it, in this update
+        # under a time limit the batches are smaller, so the one that crosses it ends soon after
+        for batch in _chunks(removed + changed, BATCH_FILES if until is None else max(1, BATCH_FILES // 5)):
+            gone: list[str] = []
+            fresh: dict[str, Item] = {}
+            offsets: dict[str, int] = {}
+            for rel in batch:
+                if rel not in stats:
+                    gone += cat.ids_at(rel)
                     continue
-                fresh[item.id] = item
-            advance(1)
-        report.parsed = len(changed)
-        cat.db.execute("BEGIN")
-        # a re-read item keeps its vector row; `_update_vectors` re-embeds those whose text hash changed
-        kept = cat.vector_rows(list(fresh))
-        cat.delete(gone + list(fresh))
-        cat.add(list(fresh.values()))
-        cat.restore_vector_rows(kept)
-        if changed or removed or full:
-            writer = text.writer()
-            for item_id in dict.fromkeys(gone + list(fresh)):
-                writer.delete(item_id)
-            for item in fresh.values():
-                writer.add(item)
-            writer.commit()
-        report.embedded, report.reused, report.vector_error = _update_vectors(project, cat, full, on_stage)
-        cat.set_files({p: stats[p] for p in changed}, removed)
-        cat.set_meta(sources=digest(stats), racy=json.dumps(hashes) if hashes else "")
-        cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
-        cat.db.execute("COMMIT")
+                start = _grown(project, rel, stored.get(rel), stats[rel])
+                if not start:
+                    gone += cat.ids_at(rel)
+                items, offsets[rel] = read_items(project, rel, report.skipped, start)
+                for item in items:
+                    owner = claimed.get(item.id)
+                    elsewhere = owner or cat.path_of(item.id)
+                    if elsewhere and elsewhere != rel and (owner or elsewhere not in pending):
+                        if item.source == COMMITTED:  # a session entry seen live and archived is one entry
+                            report.skipped.append(f"{item.path}:1: duplicate id {item.id}: "
+                                                  f"also used by {elsewhere}")
+                        continue
+                    claimed[item.id] = rel
+                    fresh[item.id] = item
+                advance(1)
+            report.parsed += len(batch) - len([p for p in batch if p not in stats])
+            with commit as c:
+                # a re-read item keeps its vector row; `_update_vectors` re-embeds those whose text changed
+                kept = c.vector_rows(list(fresh))
+                c.delete(gone + list(fresh))
+                c.add(list(fresh.values()))
+                c.restore_vector_rows(kept)
+                if gone or fresh:  # a log that grew by bookkeeping only costs no text-index commit
+                    writer = text.writer()
+                    for item_id in dict.fromkeys(gone + list(fresh)):
+                        writer.delete(item_id)
+                    for item in fresh.values():
+                        writer.add(item)
+                    writer.commit()
+                c.set_files({p: (stats[p], offsets.get(p, 0)) for p in batch if p in stats},
+                            [p for p in batch if p not in stats])
+                c.set_meta(settled="0")
+            if until is not None and time.monotonic() > until:
+                report.done = False
+                return report
+        vec = _update_vectors(project, commit, on_stage, until, warn, items_changed=bool(full or claimed or removed))
+        report.embedded, report.reused, report.vector_error, report.done = vec
+        if report.done:
+            with commit as c:
+                c.set_manifest(found.blob)
+                c.set_meta(racy=json.dumps(hashes) if hashes else "", built_at=str(int(time.time())),
+                           settled="1")
         report.items = cat.count()
     finally:
-        if cat.db.in_transaction:
-            cat.db.execute("ROLLBACK")
+        commit.close()
         cat.close()
-    report.seconds = time.monotonic() - t0
+        report.seconds = time.monotonic() - t0
     return report
 
 
-def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
-                    on_stage: Stages | None) -> tuple[int, int, str | None]:
-    """Embed what is new or changed; returns (embedded, taken from packs, why there are no vectors).
+def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | None, until: float | None,
+                    warn: Callable[[str], None] | None = None, items_changed: bool = True
+                    ) -> tuple[int, int, str | None, bool]:
+    """Give every item the vector of its text under the model in use: (embedded, taken from
+    teammates' packs, why there are no vectors, done).
 
-    Rows of unchanged items stay where they are and new rows are appended, so an edit costs one
-    embedding and one file write; rows that no item uses any more are dropped (the file compacted)
-    once they are more than a quarter of it."""
+    A text the model's store already holds (unchanged, or embedded before a switch to another model
+    and back) is found by its hash; then rows a pulled pack has for the same model and text
+    (`index.packs`); the rest are embedded BATCH_VECTORS at a time, each batch appended to the store
+    and committed. Once more than GARBAGE of the store's rows belong to no item, it is compacted."""
     from . import vectors
     from .encoder import EncoderUnavailable
 
+    cat = commit.cat
     try:
         ref = vectors.model_ref(project)
     except EncoderUnavailable as e:
-        cat.set_meta(model_id="", model_tried="")
-        return 0, 0, str(e)
-    cat.set_meta(model_tried=ref.model_id)
-    rows = int(cat.meta("rows") or 0) if not full and cat.meta("model_id") == ref.model_id else 0
-    need, live = cat.needing_vectors(rows), cat.live_vectors(rows)
-    compact = rows - len(live) > GARBAGE * (len(live) + len(need))
+        with commit as c:
+            c.set_meta(model_id="", model_tried="", rows="0")
+        return 0, 0, str(e), True
+    store = vectors.Store(project.index_dir, ref.model_id)
+    same = cat.meta("model_id") == ref.model_id and cat.meta("model_tried") == ref.model_id
+    rows = int(cat.meta("rows") or 0) if same else 0
+    if same and store.count < rows and warn:
+        warn(f"stele: {project.rel(store.folder)} holds {store.count} of the {rows} vectors the index names; "
+             "embedding the missing ones again")
+    if not same or store.count < rows:  # another model, or rows lost: match every item again
+        with commit as c:
+            c.clear_vector_rows()
+            c.set_meta(model_id=ref.model_id, model_tried=ref.model_id, rows=str(store.count),
+                       dim=str(store.dim))
+        rows = store.count
+    elif not items_changed and cat.meta("vectors_done") == "1":
+        return 0, 0, None, True  # no item came or went (a log grew by bookkeeping): nothing to look at
+    need = cat.needing_vectors(rows)
+    used = cat.vector_rows_used(rows)
+    compact = rows - used > GARBAGE * (used + len(need))
     if not need and not compact:
-        return 0, 0, None  # decided from the catalog alone: a refresh that embeds nothing never loads numpy
-    old = None
-    if rows:
-        try:
-            old = vectors.load(project.index_dir, rows, int(cat.meta("dim") or 0))
-        except (OSError, ValueError):  # damaged: embed everything again
-            need, live, compact = cat.needing_vectors(0), [], False
-    new, reused = None, 0
-    if need:
-        from . import packs
+        with commit as c:
+            c.set_meta(vectors_done="1")
+        return 0, 0, None, True  # decided from the catalog alone: a refresh that embeds nothing loads nothing
+    known = store.hash_rows() if need else {}
+    found = {i: (known[bytes.fromhex(h)], h) for i, h in need if bytes.fromhex(h) in known}
+    with commit as c:
+        c.restore_vector_rows(found)
+        c.set_meta(vectors_done="0")  # until the last batch is in: a cut-short phase is resumed
+    missing = [(i, h) for i, h in need if i not in found]
+    reused = _from_packs(project, commit, store, ref.model_id, missing)
+    missing = [(i, h) for i, h in missing if i not in reused]
+    if until is not None and len(missing) > vectors.LEAN_MAX:
+        from . import background
 
-        dim, rows_of = packs.reuse(project, cat.paths([i for i, _ in need]), need, ref.model_id)
-        todo = [i for i, _ in need if i not in rows_of]
+        if background.enabled():  # loading model2vec alone takes a hook's slice: leave bulk work to it
+            return 0, len(reused), None, False
+    embedded, enc = 0, None
+    advance = _stage(on_stage, "embedding", len(missing))
+    for batch in _chunks(missing, BATCH_VECTORS):
+        if until is not None and time.monotonic() > until:
+            return embedded, len(reused), None, False
         try:
-            made = None
-            if todo:
-                enc = vectors.load_encoder(ref, bulk=len(todo) > vectors.LEAN_MAX)
-                made = vectors.embed(enc, cat.embed_texts(todo), _stage(on_stage, "embedding", len(todo)))
-            new = vectors.assemble([i for i, _ in need], rows_of, dim, todo, made)
-            reused = len(need) - len(todo)
+            bulk = len(missing) > vectors.LEAN_MAX
+            enc = enc or vectors.load_encoder(ref, bulk=bulk)
+            texts = cat.embed_texts([i for i, _ in batch])
+            # a few texts: the query encoder's rows as they come (no numpy); many: numpy, batched
+            matrix = vectors.embed(enc, texts, advance) if bulk else enc.encode(texts)
         except EncoderUnavailable as e:
-            cat.set_meta(model_id="")
-            return 0, 0, str(e)
-    matrix = vectors.merge(old, [row for _, row, _ in live] if compact else None, new)
-    base = matrix.shape[0] - len(need)  # new rows go last
-    moved = {i: (n, h) for n, (i, _, h) in enumerate(live)} if compact else {}  # the rest are all in `need`
-    cat.restore_vector_rows(moved | {i: (base + n, h) for n, (i, h) in enumerate(need)})
-    vectors.save(project.index_dir, matrix)
-    cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
-    return len(need) - reused, reused, None
+            with commit as c:
+                c.set_meta(model_id="", rows="0")
+            return embedded, len(reused), str(e), True
+        _append(commit, store, batch, matrix)
+        embedded += len(batch)
+    live = cat.live_vectors(store.count)
+    keep = list(dict.fromkeys(row for _, row, _ in live))
+    if store.count - len(keep) > GARBAGE * len(keep):
+        moved = {row: n for n, row in enumerate(keep)}
+        with commit as c:  # readers are held off while the rows move
+            store.compact(keep)
+            c.restore_vector_rows({i: (moved[row], h) for i, row, h in live})
+            c.set_meta(rows=str(len(keep)))
+    with commit as c:
+        c.set_meta(vectors_done="1")
+    store.touch()
+    vectors.prune(project.index_dir, ref.model_id)
+    return embedded, len(reused), None, True
+
+
+def _append(commit: _Committer, store: Any, batch: list[tuple[str, str]], matrix: Any) -> None:
+    """Append `matrix` (rows for `batch`'s (id, hash), in order: numpy or a list of vectors) to the
+    store, one row per distinct text, and point the items at their rows."""
+    from . import vectors
+
+    first_row: dict[str, int] = {}
+    for n, (_, h) in enumerate(batch):
+        first_row.setdefault(h, n)
+    order = list(first_row)
+    picked = [first_row[h] for h in order]
+    unique = matrix[picked] if hasattr(matrix, "dtype") else [matrix[n] for n in picked]
+    int8, f32, width = vectors.encode_rows(unique)
+    if not store.dim:
+        store.dim = width
+    base = store.append(int8, f32, [bytes.fromhex(h) for h in order])
+    at = {h: base + n for n, h in enumerate(order)}
+    with commit as c:
+        c.restore_vector_rows({i: (at[h], h) for i, h in batch})
+        c.set_meta(rows=str(store.count), dim=str(store.dim))
+
+
+def _from_packs(project: Project, commit: _Committer, store: Any, model_id: str,
+                missing: list[tuple[str, str]]) -> set[str]:
+    """Take the rows teammates' pulled packs hold for the same model and text; the ids taken."""
+    if not missing:
+        return set()
+    from . import packs
+
+    dim, rows_of = packs.reuse(project, commit.cat.paths([i for i, _ in missing]), missing, model_id)
+    taken = [(i, h) for i, h in missing if i in rows_of]
+    if not taken or (store.dim and dim != store.dim):
+        return set()
+    import numpy as np
+
+    matrix = np.stack([np.frombuffer(rows_of[i], dtype="<f4") for i, _ in taken])
+    _append(commit, store, taken, matrix)
+    return {i for i, _ in taken}
+
+
+def main(argv: list[str]) -> int:
+    """`python -m stele.index.build ROOT`: the background builder (`background.py`)."""
+    try:
+        finish(Project(Path(argv[0])))
+    except Exception:  # nobody is listening: the next read reports what is wrong
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

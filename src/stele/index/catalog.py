@@ -2,12 +2,14 @@
 
 SQLite (standard library, ~4 ms to import) because recall touches a few dozen of possibly 50,000
 items: random access by id, by edge end and by anchor path must not mean loading the whole record.
-It also holds the manifest (schema version, model id, the stat of every source file, each item's
+It also holds the manifest (schema version, model id, the stamp of every source file, each item's
 content hash and vector row) so freshness is a matter of stat() calls and one query.
 
 Tables:
-- meta(key, value): `schema`, `model_id`, `dim`, `rows` (of vectors.npy), `built_at`.
-- files(path, mtime_ns, size): every source file as last indexed (facts and WAL logs).
+- meta(key, value): `schema`, `model_id`, `dim`, `rows` (of the model's vectors), `built_at`, ...
+- files(path, mtime_ns, size, ino, offset): every source file as last indexed (facts and WAL logs);
+  `offset` is how far a live session log has been read (it is only ever appended to).
+- manifest(k, blob): the scan the index was last brought up to date with (`sources.Scan.blob`).
 - items(id, source, kind, title, status, priority, delivery, created, expires, review_after, summary,
   excerpt, body, path, hash, vec_row, vec_hash): one row per fact or session entry.
 - edges(src, rel, dst): declared links, body mentions and session task links, as written.
@@ -21,17 +23,19 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..anchors.paths import ancestors, filed_under, inside, is_glob, normalize, path_matches, split
 from ..errors import SteleError
+from ..plain import dataclass, fields
 from .items import Item
 
-SCHEMA = 3
+SCHEMA = 4
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+  ino INTEGER NOT NULL, offset INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE manifest (k INTEGER PRIMARY KEY, blob BLOB NOT NULL);
 CREATE TABLE items (
   id TEXT PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, status TEXT,
   priority TEXT, delivery TEXT, created TEXT, expires TEXT, review_after TEXT, summary TEXT, excerpt TEXT,
@@ -109,13 +113,34 @@ class Catalog:
     def set_meta(self, **values: str) -> None:
         self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(values.items()))
 
-    def files(self) -> dict[str, tuple[int, int]]:
-        return {p: (m, s) for p, m, s in self.db.execute("SELECT path, mtime_ns, size FROM files")}
+    def files(self) -> dict[str, tuple[tuple[int, int, int], int]]:
+        """path -> (its stamp as indexed, how far it was read)."""
+        return {p: ((m, s, i), o) for p, m, s, i, o in
+                self.db.execute("SELECT path, mtime_ns, size, ino, offset FROM files")}
 
-    def set_files(self, stats: dict[str, tuple[int, int]], removed: Iterable[str] = ()) -> None:
+    def files_at(self, paths: list[str]) -> dict[str, tuple[tuple[int, int, int], int]]:
+        """`files()` for some paths only."""
+        out: dict[str, tuple[tuple[int, int, int], int]] = {}
+        for chunk in _chunks(list(dict.fromkeys(paths))):
+            marks = ",".join("?" * len(chunk))
+            out.update((p, ((m, s, i), o)) for p, m, s, i, o in self.db.execute(
+                f"SELECT path, mtime_ns, size, ino, offset FROM files WHERE path IN ({marks})", chunk))
+        return out
+
+    def set_files(self, stats: dict[str, tuple[tuple[int, int, int], int]], removed: Iterable[str] = ()
+                  ) -> None:
         self.db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
-        self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
-                            [(p, m, s) for p, (m, s) in stats.items()])
+        self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
+                            [(p, m, s, i, o) for p, ((m, s, i), o) in stats.items()])
+
+    def manifest(self) -> bytes | None:
+        row = self.db.execute("SELECT blob FROM manifest WHERE k = 0").fetchone()
+        return row[0] if row else None
+
+    def set_manifest(self, blob: bytes | None) -> None:
+        self.db.execute("DELETE FROM manifest")
+        if blob is not None:
+            self.db.execute("INSERT INTO manifest VALUES (0, ?)", (blob,))
 
     # -- writing items
     def ids_at(self, path: str) -> list[str]:
@@ -178,10 +203,22 @@ class Catalog:
         return list(self.db.execute("SELECT id, hash FROM items WHERE vec_row IS NULL OR vec_row >= ? "
                                     "OR vec_hash IS NOT hash ORDER BY id", (rows,)))
 
+    def vector_rows_used(self, rows: int) -> int:
+        """How many distinct rows among the first `rows` items use."""
+        return self.db.execute("SELECT count(DISTINCT vec_row) FROM items WHERE vec_row < ? AND vec_hash = hash",
+                               (rows,)).fetchone()[0]
+
     def live_vectors(self, rows: int) -> list[tuple[str, int, str]]:
         """(id, row, hash) of items whose vector is valid, in row order."""
         return list(self.db.execute("SELECT id, vec_row, hash FROM items WHERE vec_row < ? "
                                     "AND vec_hash = hash ORDER BY vec_row", (rows,)))
+
+    def clear_vector_rows(self) -> None:
+        """No item has a vector (the model changed, or its store must be matched again)."""
+        self.db.execute("UPDATE items SET vec_row = NULL, vec_hash = NULL")
+
+    def indexed_files(self) -> int:
+        return self.db.execute("SELECT count(*) FROM files").fetchone()[0]
 
     def restore_vector_rows(self, rows: dict[str, tuple[int, str]]) -> None:
         self.db.executemany("UPDATE items SET vec_row = ?, vec_hash = ? WHERE id = ?",

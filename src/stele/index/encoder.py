@@ -16,19 +16,18 @@ never downloads, so a hook cannot hang on the network.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import SteleError
+from ..plain import dataclass
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,10 +112,11 @@ def _bundled_digest() -> str:
             if line.strip():
                 digest, name = line.split(None, 1)
                 sums[name] = digest
-        text = "".join(f"{name} {sums[name]}\n" for name in MODEL_FILES)
+        # the sums are SHA-256s already: their heads name the content (hashing them again would cost
+        # every read hashlib's import)
+        return "".join(sums[name].strip()[:4] for name in MODEL_FILES)
     except (OSError, ValueError, KeyError):
         return _stat_digest(BUNDLED_DIR)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def _stat_digest(folder: Path) -> str:
@@ -129,6 +129,8 @@ def _stat_digest(folder: Path) -> str:
             parts.append(f"{name} {st.st_size} {st.st_mtime_ns}\n")
         except OSError:
             parts.append(f"{name} missing\n")
+    import hashlib
+
     return hashlib.sha256("".join(parts).encode()).hexdigest()[:12]
 
 
@@ -150,14 +152,14 @@ def hub_cache_folder(name: str) -> Path | None:
     return max(found, key=lambda p: p.stat().st_mtime) if found else None
 
 
-def query_encoder(ref: ModelRef) -> LeanEncoder | Model2VecEncoder:
+def query_encoder(ref: ModelRef) -> QueryEncoder | Model2VecEncoder:
     """The encoder for a hook's query: lean when the model allows, model2vec otherwise."""
     folder = ref.path if ref.path is not None else hub_cache_folder(ref.ref)
     if folder is None:
         raise EncoderUnavailable(f"embedding model {ref.ref!r} is not downloaded yet: build the index once "
                                  f"with network access, or {_FIX}")
     try:
-        return LeanEncoder(folder)
+        return QueryEncoder(folder)
     except LeanUnsupported:
         return index_encoder(ModelRef(ref.ref, folder, ref.model_id))
 
@@ -225,7 +227,6 @@ class LeanEncoder:
             raise EncoderUnavailable(f"embedding model {self.folder} is corrupt ({problem}): {_FIX}") from e
 
     def _load(self) -> None:
-        from safetensors import safe_open
         from tokenizers import Tokenizer
 
         if not self.folder.is_dir():
@@ -240,12 +241,13 @@ class LeanEncoder:
         self.normalize = bool(config.get("normalize", False))
         self.max_length: int | None = config.get("max_length", DEFAULT_MAX_LENGTH)
 
-        with safe_open(str(self.folder / "model.safetensors"), framework="np") as f:
-            names = set(f.keys())
-            if names != {"embeddings"}:
-                raise LeanUnsupported(f"{self.folder} has tensors {sorted(names)} (vocabulary quantization)")
-            matrix = f.get_slice("embeddings")
-            shape, dtype = matrix.get_shape(), matrix.get_dtype()
+        header, self._data_start = _safetensors_header(self.folder / "model.safetensors")
+        names = set(header) - {"__metadata__"}
+        if names != {"embeddings"}:
+            raise LeanUnsupported(f"{self.folder} has tensors {sorted(names)} (vocabulary quantization)")
+        shape, dtype = list(header["embeddings"]["shape"]), header["embeddings"]["dtype"]
+        self._data_start += int(header["embeddings"]["data_offsets"][0])
+        self._dtype = dtype
         if dtype not in _OUT_DTYPES:
             raise LeanUnsupported(f"{self.folder} stores {dtype} embeddings")
 
@@ -300,9 +302,10 @@ class LeanEncoder:
 
     def median_token_length(self) -> int:
         if self._median is None:
-            import numpy as np
-
-            self._median = int(np.median([len(token) for token in self.tokenizer.get_vocab()]))
+            # numpy's median (the middle two averaged), without numpy: a long query on the hook path
+            lengths = sorted(len(token) for token in self.tokenizer.get_vocab())
+            mid = len(lengths) // 2
+            self._median = int(lengths[mid] if len(lengths) % 2 else (lengths[mid - 1] + lengths[mid]) / 2)
         return self._median
 
     def _tokenize(self, texts: list[str]) -> list[list[int]]:
@@ -333,6 +336,69 @@ class LeanEncoder:
 
         with safe_open(str(self.folder / "model.safetensors"), framework="np") as f:
             return take(f.get_slice("embeddings"))
+
+
+def _safetensors_header(path: Path) -> tuple[dict, int]:
+    """A safetensors file's header (tensor name -> dtype, shape, data offsets) and where its data
+    starts: an 8-byte little-endian length, then that much JSON. Read here so that looking inside costs
+    neither `safetensors` nor numpy (its numpy backend imports numpy)."""
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        if not 0 < size < 100_000_000:
+            raise ValueError(f"{path.name} does not start with a safetensors header")
+        header = json.loads(f.read(size))
+    if not isinstance(header, dict):
+        raise ValueError(f"{path.name} has no safetensors header")
+    return header, 8 + size
+
+
+# safetensors dtype -> (struct/array code, bytes) for the rows the query encoder reads itself
+_ROW_CODES = {"I8": ("b", 1), "F32": ("f", 4), "F64": ("d", 8)}
+
+
+class QueryEncoder(LeanEncoder):
+    """The lean encoder's arithmetic for the one query a hook embeds, without numpy (65-170 ms to
+    import on these machines, more than the rest of a hook): the query's few rows are read from the
+    memory-mapped model file and averaged in Python (a query has tens of tokens, so this is ~0.2 ms).
+    The mean of integer rows is exact in float64 as numpy's is, and the result is rounded to float32;
+    only the normalisation's last bit can differ from numpy's, far below what the vector ranking can
+    see (tests/index/test_encoder.py). Texts that need the whole matrix (hundreds of distinct tokens)
+    go to the numpy lean encoder."""
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        texts = self._cut(_text_list(texts))
+        ids = self._tokenize(texts)
+        if self._dtype not in _ROW_CODES or sum(map(len, ids)) > _SLICE_ROWS:
+            return LeanEncoder.encode(self, texts)
+        from array import array
+
+        code, width = _ROW_CODES[self._dtype]
+        rows = self._rows(sorted(set(chain.from_iterable(ids))), code, width)
+        out = []
+        for id_list in ids:
+            if not id_list:
+                out.append([0.0] * self.dim)
+                continue
+            sums = [0.0] * self.dim
+            for token in id_list:
+                sums = [a + b for a, b in zip(sums, rows[token], strict=True)]
+            mean = array("f", [x / len(id_list) for x in sums])  # float32, as numpy stores it
+            if self.normalize:
+                norm = sum(x * x for x in mean) ** 0.5 + 1e-32
+                mean = array("f", [x / norm for x in mean])
+            out.append(list(mean))
+        return out
+
+    def _rows(self, tokens: list[int], code: str, width: int) -> dict[int, Any]:
+        from array import array
+
+        row_bytes = self.dim * width
+        out = {}
+        with open(self.folder / "model.safetensors", "rb") as f:
+            for token in tokens:
+                f.seek(self._data_start + token * row_bytes)
+                out[token] = array(code, f.read(row_bytes))
+        return out
 
 
 def _disable_padding(tokenizer: Any) -> None:

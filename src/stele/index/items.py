@@ -7,13 +7,12 @@ never re-embeds anything.
 """
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import textcut
 from ..ids import mentioned_ids
 from ..kinds import TITLE_MAX
+from ..plain import dataclass, field
 
 if TYPE_CHECKING:  # the parsers are only needed when something changed (they pull in PyYAML)
     from ..record.model import Fact
@@ -56,6 +55,8 @@ class Item:
 
     @property
     def content_hash(self) -> str:
+        import hashlib  # only when indexing: not on the path of a read
+
         return hashlib.sha1(self.embed_text.encode("utf-8")).hexdigest()
 
     @property

@@ -102,9 +102,8 @@ def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, t
             hashes = cat.hashes(list(wanted))
             from . import vectors
 
-            matrix = vectors.load(project.index_dir, rows, dim)
-            out = {i: (h, matrix[row].astype("<f4").tobytes()) for i, (row, h) in wanted.items()
-                   if hashes.get(i) == h}
+            matrix = vectors.load(project.index_dir, model_id, rows, dim)
+            out = {i: (h, matrix.float_row(row)) for i, (row, h) in wanted.items() if hashes.get(i) == h}
             return model_id, dim, out
         finally:
             cat.close()

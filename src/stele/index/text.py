@@ -23,15 +23,24 @@ from .items import Item
 TOKENIZER = "stele_code"
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
 # Words worth splitting: snake_case, camelCase, ACRONYMWords. Everything else is left to the tokenizer.
-_COMPOUND = re.compile(r"\w*(?:_|[a-z][A-Z]|[A-Z][A-Z][a-z])\w*")
+# Words are found first (`\w+` cannot backtrack), then tested: a pattern that looks for the marks and
+# the word around them in one go (`\w*(?:_|...)\w*`) retries from every position of a run of word
+# characters, quadratic in its length (10 KB of hex took 13 s). Words longer than WORD_MAX are not
+# split: their parts would be words themselves, while such a run is a hash or a blob.
+_WORD = re.compile(r"\w+")
+_MARKS = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+WORD_MAX = 256
 
 
 def expand(text: str) -> str:
-    """`text` followed by the parts of its compound identifiers (the parts only, once each)."""
+    """`text` followed by the parts of its compound identifiers (the parts only, once each). Linear in
+    the length of `text`."""
     parts: dict[str, None] = {}
-    for word in _COMPOUND.findall(text):
+    for word in _WORD.findall(text):
+        if len(word) > WORD_MAX or not _MARKS.search(word):
+            continue
         for piece in word.split("_"):
             if not piece:
                 continue

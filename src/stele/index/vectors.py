@@ -1,20 +1,35 @@
-"""The vector half of the index: the one module (with the encoder) that imports numpy.
+"""The vector half of the index: one store of int8 rows per embedding model, and the cosine scan.
 
-On-disk format, `.stele/index/vectors.npy`: a standard NumPy `.npy` file (format 1.0), float32, shape
-(rows, dim), every row L2-normalised, so a dot product is the cosine. Which item a row belongs to, and
-the hash of the text it embeds, are in the catalog (`items.vec_row`, `items.vec_hash`); the model id,
-`dim` and `rows` are in the catalog's meta table. A row count or width that disagrees with the meta
-means the file is damaged, and it is rebuilt. The file is replaced atomically (temp file + rename).
+On disk, `.stele/index/vectors/<model key>/` (one folder per model id, the newest KEEP_MODELS kept):
+- `rows.i8`: int8, row-major, `dim` bytes a row, only ever appended to (or compacted, below). A row
+  is an embedding scaled so that its largest component is +-127: the cosine of two such rows is the
+  cosine of the float vectors to within a few thousandths, and 10,000 rows are 2.5 MB.
+- `rows.f32`: the same rows as float32, L2-normalised, read only for the few candidates a scan keeps.
+- `hashes`: the 20-byte SHA-1 of the text each row embeds (`Item.content_hash`), one per row.
+- `model.json`: the model id and `dim`.
+Which row an item uses is in the catalog (`items.vec_row`, `vec_hash`, and `model_id`, `rows`, `dim` in
+its meta) for the model in use. The store is addressed by content, so an edit that leaves the embedded
+text alone embeds nothing, and switching the model and back finds every text already embedded. Rows
+are appended before the catalog that names them commits: a crash leaves rows no item names yet, which
+the next refresh finds by their hashes. A store whose two files disagree, or that is not what the
+catalog says, is rebuilt from the hashes the rows still match (`Store.count`).
 
-Embedding goes through `stele.index.encoder` (model2vec for bulk indexing, the lean encoder for a few
-texts and queries; a test proves they agree). Anything wrong with the model raises
-`EncoderUnavailable` (a `SteleError`), which callers turn into full-text mode.
+The scan is `simsimd` (SIMD kernels in C; ~1 ms to import and no numpy) over the memory-mapped int8
+rows, with the query scaled the same way. int8 cannot tell apart cosines closer than a few thousandths,
+so the scan keeps a margin of candidates (every row within MARGIN of the k-th, and at least 2k) and
+ranks those by their float32 dot product, which reads a few dozen rows of `rows.f32`: the ranking is the
+float ranking (tests/index/test_vectors.py checks it on the real model), at int8's memory cost. Embedding goes through
+`stele.index.encoder` (model2vec for bulk indexing, the lean encoder for a few texts and queries); any
+problem with the model raises `EncoderUnavailable`, which callers turn into full-text mode.
 """
 from __future__ import annotations
 
+import json
+import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import atomic
 from ..errors import SteleError
@@ -25,7 +40,11 @@ if TYPE_CHECKING:
 
     from ..project import Project
 
-FILE = "vectors.npy"
+DIR = "vectors"
+ROWS, FLOATS, HASHES, META = "rows.i8", "rows.f32", "hashes", "model.json"
+MARGIN = 0.03  # of cosine: far beyond int8's error on these rows (measured: under 0.005)
+DIGEST = 20  # bytes of one SHA-1
+KEEP_MODELS = 3
 BATCH = 512
 # Below this many texts the lean encoder is cheaper than importing model2vec (~400 ms).
 LEAN_MAX = 64
@@ -82,26 +101,6 @@ def embed(enc: Encoder, texts: Sequence[str], advance: Callable[[int], None] | N
     return normalize(np.concatenate(parts))
 
 
-def assemble(ids: list[str], reused: dict[str, bytes], dim: int, embedded_ids: list[str],
-             embedded: np.ndarray | None) -> np.ndarray:
-    """Rows for `ids` in order: a pack's row (float32 bytes) where `reused` has one, else the next row
-    of `embedded` (made for `embedded_ids`, in order). A pack of another width than the model's
-    own rows is not used: a ValueError (never EncoderUnavailable) only if nothing at all can be placed."""
-    import numpy as np
-
-    if embedded is not None and embedded.size and reused and embedded.shape[1] != dim:
-        raise ValueError("vector packs of another width than the model")
-    width = embedded.shape[1] if embedded is not None and embedded.size else dim
-    out = np.zeros((len(ids), width), dtype=np.float32)
-    where = {i: n for n, i in enumerate(embedded_ids)}
-    for n, item_id in enumerate(ids):
-        if item_id in reused:
-            out[n] = np.frombuffer(reused[item_id], dtype="<f4")
-        else:
-            out[n] = embedded[where[item_id]]  # type: ignore[index]
-    return out
-
-
 def normalize(m: np.ndarray) -> np.ndarray:
     import numpy as np
 
@@ -109,44 +108,213 @@ def normalize(m: np.ndarray) -> np.ndarray:
     return (m / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
 
 
-def merge(old: np.ndarray | None, keep: list[int] | None, new: np.ndarray | None) -> np.ndarray:
-    """The next matrix: the rows `keep` of `old` (all of them when None), then `new`."""
+def quantize(m: np.ndarray) -> bytes:
+    """Rows as int8, each scaled so its largest component is +-127 (a zero row stays zero)."""
     import numpy as np
 
-    parts = [] if old is None else [old if keep is None else old[keep]]
-    if new is not None:
-        parts.append(new)
-    return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+    m = np.asarray(m, dtype=np.float32)
+    peak = np.abs(m).max(axis=1, keepdims=True) if m.size else np.zeros((len(m), 1), dtype=np.float32)
+    return np.rint(m * (127.0 / np.where(peak == 0, 1, peak))).astype(np.int8).tobytes()
 
 
-def save(folder: Path, matrix: np.ndarray) -> None:
+def floats(m: np.ndarray) -> bytes:
     import numpy as np
 
-    atomic.write(folder / FILE, lambda f: np.save(f, np.ascontiguousarray(matrix, dtype=np.float32)),
-                 durable=False)  # derived: a lost write is rebuilt
+    return np.ascontiguousarray(m, dtype=np.float32).tobytes()
 
 
-def load(folder: Path, rows: int, dim: int) -> np.ndarray:
-    """The matrix, memory-mapped; ValueError when it is not what the catalog says."""
-    import numpy as np
+def encode_rows(rows: Any) -> tuple[bytes, bytes, int]:
+    """(int8 rows, float32 rows, width) of vectors, each L2-normalised: a numpy matrix from bulk
+    embedding, or a list of vectors from the query encoder (then without numpy: a refresh that embeds
+    a new session line or an edited fact stays off numpy's import)."""
+    if hasattr(rows, "dtype"):
+        m = normalize(rows)
+        return quantize(m), floats(m), int(m.shape[1]) if m.ndim == 2 else 0
+    from array import array
 
-    path = folder / FILE
+    int8, f32 = bytearray(), array("f")
+    for vector in rows:
+        values = [float(x) for x in vector]
+        norm = sum(x * x for x in values) ** 0.5 or 1.0
+        values = [x / norm for x in values]
+        int8 += quantize_one(values)
+        f32.extend(values)
+    return bytes(int8), f32.tobytes(), len(rows[0]) if len(rows) else 0
+
+
+def quantize_one(vector: Sequence[float]) -> bytes:
+    """One query vector as `quantize` scales a row, without numpy (the query side)."""
+    values = [float(x) for x in vector]
+    peak = max((abs(x) for x in values), default=0.0) or 1.0
+    return bytes(round(x * 127.0 / peak) & 0xFF for x in values)
+
+
+def store_dir(index_dir: Path, model_id: str) -> Path:
+    """The folder of one model's store (model ids hold ':', '/' and '@')."""
+    return index_dir / DIR / (re.sub(r"[^A-Za-z0-9._-]", "_", model_id)[:120] or "_")
+
+
+class Store:
+    """One model's rows and their hashes. Writes happen under the index's exclusive lock."""
+
+    def __init__(self, index_dir: Path, model_id: str, dim: int | None = None) -> None:
+        self.folder = store_dir(index_dir, model_id)
+        self.model_id = model_id
+        self.dim = dim or self._meta_dim()
+
+    def _meta_dim(self) -> int:
+        try:
+            data = json.loads((self.folder / META).read_text(encoding="utf-8"))
+            return int(data["dim"]) if data.get("model_id") == self.model_id else 0
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+
+    @property
+    def count(self) -> int:
+        """Whole rows that have their hash (a torn append is not a row)."""
+        if not self.dim:
+            return 0
+        try:
+            rows = (self.folder / ROWS).stat().st_size // self.dim
+            floats = (self.folder / FLOATS).stat().st_size // (4 * self.dim)
+            hashes = (self.folder / HASHES).stat().st_size // DIGEST
+        except OSError:
+            return 0
+        return min(rows, floats, hashes)
+
+    def hash_rows(self) -> dict[bytes, int]:
+        """SHA-1 digest -> its first row."""
+        n = self.count
+        try:
+            raw = (self.folder / HASHES).read_bytes()[:n * DIGEST]
+        except OSError:
+            return {}
+        out: dict[bytes, int] = {}
+        for row in range(n):
+            out.setdefault(raw[row * DIGEST:(row + 1) * DIGEST], row)
+        return out
+
+    def append(self, rows: bytes, floats: bytes, digests: list[bytes]) -> int:
+        """Append rows (int8 and float32, `dim` each) and their digests; returns the first new row's
+        number."""
+        if len(rows) != len(digests) * self.dim or len(floats) != 4 * len(rows):
+            raise ValueError("rows and digests disagree")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        first = self.count
+        if not (self.folder / META).is_file():
+            atomic.write(self.folder / META, json.dumps({"model_id": self.model_id, "dim": self.dim}),
+                         durable=False)
+        for name, data, size in ((ROWS, rows, self.dim), (FLOATS, floats, 4 * self.dim),
+                                 (HASHES, b"".join(digests), DIGEST)):
+            with open(self.folder / name, "r+b" if (self.folder / name).exists() else "wb") as f:
+                f.truncate(first * size)  # drop a torn tail, so the new rows start where `count` says
+                f.seek(first * size)
+                f.write(data)
+        return first
+
+    def compact(self, keep: list[int]) -> None:
+        """Keep only rows `keep`, in that order (row `keep[i]` becomes row i)."""
+        # hashes first: a crash between the renames leaves files of different lengths (or rows that
+        # disagree with their hashes), `count` trusts only the shortest, and the refresh that follows
+        # matches every item again by its hash (a wrong match costs a wrong neighbour, never a crash)
+        for name, size in ((HASHES, DIGEST), (ROWS, self.dim), (FLOATS, 4 * self.dim)):
+            data = (self.folder / name).read_bytes()
+            atomic.write(self.folder / name, b"".join(data[r * size:(r + 1) * size] for r in keep),
+                         durable=False)
+
+    def digest_at(self, row: int) -> bytes:
+        with open(self.folder / HASHES, "rb") as f:
+            f.seek(row * DIGEST)
+            return f.read(DIGEST)
+
+    def touch(self) -> None:
+        """Mark the store as the one in use (pruning keeps the most recently used)."""
+        try:
+            os.utime(self.folder / META)
+        except OSError:
+            pass
+
+
+def prune(index_dir: Path, keep: str) -> None:
+    """Delete the stores of all but the KEEP_MODELS most recently used models (never `keep`)."""
+    import shutil
+
+    root = index_dir / DIR
+    try:
+        stores = [p for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        return
+    stores.sort(key=lambda p: (p / META).stat().st_mtime if (p / META).exists() else 0, reverse=True)
+    for old in stores[KEEP_MODELS:]:
+        if old != store_dir(index_dir, keep):
+            shutil.rmtree(old, ignore_errors=True)
+
+
+class Matrix:
+    """The rows of the model in use, memory-mapped, as simsimd reads them."""
+
+    def __init__(self, rows: Any, count: int, dim: int, keep: Any = None, floats: Any = None) -> None:
+        self.rows = rows  # a (count, dim) int8 memoryview, or None when empty
+        self.count = count
+        self.dim = dim
+        self._keep = keep  # the mmap the view points into
+        self.floats = floats  # the float32 rows, memory-mapped
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.count, self.dim)
+
+    def row(self, n: int) -> bytes:
+        """Row `n` as int8 bytes."""
+        return bytes(self._keep[n * self.dim:(n + 1) * self.dim]) if 0 <= n < self.count else b""
+
+    def float_row(self, n: int) -> bytes:
+        """Row `n` as little-endian float32 bytes (what a vector pack holds)."""
+        size = 4 * self.dim
+        return bytes(self.floats[n * size:(n + 1) * size]) if 0 <= n < self.count else b""
+
+
+def load(index_dir: Path, model_id: str, rows: int, dim: int) -> Matrix:
+    """The first `rows` rows of the model's store, memory-mapped; ValueError when the store holds fewer
+    whole rows than the catalog says (damaged, or compaction interrupted)."""
     if rows == 0:
-        return np.zeros((0, dim), dtype=np.float32)
-    m = np.load(path, mmap_mode="r", allow_pickle=False)
-    if m.dtype != np.float32 or m.ndim != 2 or m.shape != (rows, dim):
-        raise ValueError(f"{path} holds {m.dtype} {m.shape}, expected float32 ({rows}, {dim})")
-    return m
+        return Matrix(None, 0, dim)
+    store = Store(index_dir, model_id, dim)
+    if store.count < rows:
+        raise ValueError(f"{store.folder} holds {store.count} vectors, the catalog names {rows}")
+    import mmap
+
+    with open(store.folder / ROWS, "rb") as f:
+        mm = mmap.mmap(f.fileno(), rows * dim, access=mmap.ACCESS_READ)
+    with open(store.folder / FLOATS, "rb") as f:
+        floats = mmap.mmap(f.fileno(), rows * dim * 4, access=mmap.ACCESS_READ)
+    return Matrix(memoryview(mm).cast("b", (rows, dim)), rows, dim, mm, floats)
 
 
-def top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The `k` rows most similar to `query` (one normalised vector): (row, cosine), best first."""
-    import numpy as np
-
-    if matrix.shape[0] == 0 or k <= 0:
+def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, float]]:
+    """The `k` rows most similar to `query` (one normalised vector): (row, cosine), best first, ties
+    by row. The int8 scan picks the candidates, their float32 rows decide the order."""
+    if matrix.count == 0 or k <= 0:
         return []
-    sims = matrix @ np.asarray(query, dtype=np.float32).reshape(-1)
-    k = min(k, sims.shape[0])
-    best = np.argpartition(-sims, k - 1)[:k]
-    best = best[np.argsort(-sims[best], kind="stable")]
-    return [(int(r), float(sims[r])) for r in best]
+    import heapq
+    from array import array
+
+    import simsimd
+
+    q8 = memoryview(quantize_one(query)).cast("b", (1, matrix.dim))
+    found: Any = simsimd.cdist(q8, matrix.rows, metric="cosine", dtype="int8")
+    dist = memoryview(found).cast("B").cast("d")
+    values = dist.tolist()
+    wide = min(len(values), max(2 * k, k + 20))
+    cut = heapq.nsmallest(wide, values)[-1]
+    kth = heapq.nsmallest(min(k, len(values)), values)[-1]
+    limit = max(cut, kth + MARGIN)
+    candidates = [r for r, v in enumerate(values) if v <= limit]
+    q = [float(x) for x in query]
+    size = 4 * matrix.dim
+    scored = []
+    for r in candidates:
+        row = array("f", matrix.floats[r * size:(r + 1) * size])
+        scored.append((sum(a * b for a, b in zip(row, q, strict=True)), r))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    return [(r, cos) for cos, r in scored[:k]]

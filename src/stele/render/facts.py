@@ -9,10 +9,10 @@ imperative injected text as a possible prompt injection, and the user's prompt m
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import textcut
+from ..plain import dataclass
 
 if TYPE_CHECKING:
     from ..record.load import Record

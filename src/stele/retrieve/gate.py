@@ -8,10 +8,10 @@ prompt, file paths it names (`src/auth/middleware.py`, `retry.py`) also become a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ..anchors.paths import normalize
 from ..ids import mentioned_ids
+from ..plain import dataclass, field
 
 # A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx).
 _PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)+[\w.-]*\w"            # has a slash

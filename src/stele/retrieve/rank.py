@@ -12,10 +12,10 @@ are placed first, then a few session entries are given their slots, then committ
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..index.items import SESSION
+from ..plain import dataclass, field
 from .settings import Settings
 from .walk import Via
 

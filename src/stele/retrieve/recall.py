@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import lifecycle
+from ..plain import dataclass, field
 from ..project import Project
 from . import gate as gate_mod
 from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
@@ -95,9 +95,11 @@ class Recall:
                 "partial": self.partial}
 
 
-def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset()
-           ) -> Recall:
-    """Retrieve the starting set for `prompt` (and the files being edited). Never raises."""
+def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset(),
+           gate: bool = True) -> Recall:
+    """Retrieve the starting set for `prompt` (and the files being edited). Never raises. `gate=False`
+    is for an explicit query (the HTTP API's `q=redis`): the short-prompt gate is for prompts a hook
+    sees, not for someone who asked."""
     t0 = time.monotonic()
     warnings: list[str] = []
     try:
@@ -105,6 +107,10 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
     except Exception as e:  # a broken config must not cost the agent its memory
         warnings.append(f"stele: {e}; using the default retrieval settings")
         settings = Settings.defaults()
+    if not gate:
+        from ..plain import replace
+
+        settings = replace(settings, min_prompt_chars=0)
     try:
         result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings)
     except Exception as e:

@@ -8,7 +8,6 @@ thresholded. The weights are tuned on both evaluations: BM25 is what wins on lon
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -16,6 +15,8 @@ if TYPE_CHECKING:
     from ..index.encoder import Encoder
     from ..project import Project
     from .settings import Settings
+
+from ..plain import dataclass
 
 FTS, HYBRID = "fts", "hybrid"
 POOL = 100  # candidates taken from each ranking before filtering and fusion

@@ -3,15 +3,16 @@
 The defaults live in one place, the commented template in `stele/config.py` (`retrieval`,
 `kind_weights`, `relation_weights`); this is a plain frozen dataclass over them, so the pure parts of
 retrieval (fusion, walk, ranking, callout) can be tested with `Settings.defaults()` and
-`dataclasses.replace`, with no project on disk.
+`plain.replace`, with no project on disk.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import Config
+
+from ..plain import dataclass, fields
 
 HARD_CAP = 20  # entries, callouts included; the config may lower it, never raise it
 

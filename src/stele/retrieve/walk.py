@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..index.catalog import Node
+
+from ..plain import dataclass
 
 
 class Store(Protocol):

@@ -171,11 +171,15 @@ def snapshot(project: Project, q: Query, run: str) -> Response:
 
 
 def retrieve(project: Project, q: Query) -> Response:
-    """GET /api/memory/retrieve?q=&issue=&pr=&path=&limit= -> what recall finds for `q` (the hook's
+    """GET /api/memory/retrieve?q=&issue=&pr=&path=&fts=&limit= -> what recall finds for `q` (the hook's
     entries and risk callout). `path` is also a file being edited (its anchored facts are seeds);
-    `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay).
-    `mode` is the seed's contract: `semantic`, or `prior_context` (recent session entries, score 0.0)
-    when there is no index; `retrieval` is Stele's own mode (hybrid, fts, identifier, skipped, ...)."""
+    `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay);
+    `fts` keeps only results that contain every one of its words (case-insensitive, as `sessions?q=`).
+    The prompt hook's short-prompt gate does not apply: `q=redis` is a question someone asked.
+    `mode` says what ran: `semantic` when the embeddings ranked candidates, `fts` when full text alone
+    did (no model, or a match strong enough that the embeddings were not consulted), `prior_context`
+    (recent session entries, score 0.0) when there is no index; `retrieval` is Stele's own mode
+    (hybrid, fts, identifier, ...)."""
     from ..retrieve.recall import recall
     from ..session import sessions as sessions_mod
     from ..session.wal import read_all
@@ -185,8 +189,14 @@ def retrieve(project: Project, q: Query) -> Response:
         raise ApiError(400, "q is required: the text to retrieve for (at most 2048 characters)")
     limit = q.number("limit", RETRIEVE_LIMIT, RETRIEVE_MAX)
     path = q.one("path")
-    result = recall(project, text, files=[path] if path else [])
+    if "fts" in q.params and q.one("fts") is None:
+        raise ApiError(400, "fts is empty: give the words every result must contain, or leave it out")
+    result = recall(project, text, files=[path] if path else [], gate=False)
     entries = result.entries
+    words = _words(q.one("fts"))
+    if words:
+        entries = [e for e in entries if all(w in f"{e.id} {e.title} {e.body or e.excerpt}".lower()
+                                               for w in words)]
     if any(q.one(k) is not None for k in ("issue", "pr", "path")):
         try:
             filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)
@@ -195,11 +205,19 @@ def retrieve(project: Project, q: Query) -> Response:
         keep = {e.id for e in read_all(project) if filters.matches(e)}
         entries = [e for e in entries if e.source != "session" or e.id in keep]
     results = [{**e.as_dict(), "status": e.status, "text": e.body or e.excerpt} for e in entries[:limit]]
-    return json_response({"mode": "prior_context" if result.mode == "prior_context" else "semantic",
-                          "retrieval": result.mode, "results": results,
+    return json_response({"mode": _ran(result), "retrieval": result.mode, "results": results,
                           "risks": [{**r.as_dict(), "text": r.excerpt} for r in result.risks],
                           "limit": limit, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
                           "warnings": result.warnings})
+
+
+def _ran(result: Any) -> str:
+    """What really ranked the results: the seed's `semantic` only when an embedding did."""
+    if result.mode == "prior_context":
+        return "prior_context"
+    seeds = result.trace.seeds if result.trace else []
+    used = any(getattr(s.detail, "cosine", None) is not None for s in seeds)
+    return "semantic" if used else "fts"
 
 
 def sessions(project: Project, q: Query) -> Response:
@@ -207,6 +225,8 @@ def sessions(project: Project, q: Query) -> Response:
     most recently active first (limit capped at 32)."""
     from ..session import sessions as sessions_mod
 
+    if "q" in q.params and q.one("q") is None:  # as the CLI's `--q ""`
+        raise ApiError(400, "q is empty: give the words to search for, or leave it out")
     try:
         filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=q.one("path"),
                                        task=q.one("task"), thread=q.one("thread"), q=q.one("q"))
@@ -265,7 +285,11 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
 
 
 def handle(project: Project, path: str, params: dict[str, list[str]]) -> Response:
-    """Answer one GET for `path` (no query string) with its parsed parameters."""
+    """Answer one GET for `path` (no query string) with its parsed parameters. The project is opened
+    afresh, so a change to `.stele/config.yaml` counts from the next request (a server that kept its
+    first config rebuilt the index against the CLI's, the model id flipping on every call); reading
+    it again costs one stat while the file is unchanged (config.py's cache)."""
+    project = Project(project.root)
     for rx, func in ROUTES:
         m = rx.match(path)
         if m is None:

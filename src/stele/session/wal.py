@@ -20,12 +20,12 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import SteleError, UsageError, say
 from ..ids import session_entry_id
+from ..plain import dataclass, field
 from ..project import Project
 
 SCHEMA_VERSION = 1
@@ -207,6 +207,7 @@ def new_entry(session: str, type_: str, text: str, **fields: Any) -> Entry:
 @dataclass
 class ReadReport:
     skipped: list[str] = field(default_factory=list)  # `path:line: why` for each unreadable line
+    end: int = 0  # a live log: the byte offset just past its last whole line (where to read on from)
 
 
 MAX_LINE = 4 << 20  # bytes; an entry is a note or a prompt, never megabytes: longer is damage, skipped
@@ -214,31 +215,37 @@ MAX_EXPANSION = 100  # an archive may hold at most this many times its size (JSO
 EXPANSION_FLOOR = 16 << 20  # ...and at least this much, whatever its size
 
 
-def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
+def read_file(path: Path, report: ReadReport | None = None, start: int = 0) -> Iterator[Entry]:
     """Entries of one log (live `.jsonl` or archived `.jsonl.gz`), in file order; unreadable lines
     are skipped and noted in `report`. Read as a stream, never whole: an archive stops at
     MAX_EXPANSION times its size (a gzip bomb is bounded, not decompressed into memory) and a line past
-    MAX_LINE is skipped without being held."""
+    MAX_LINE is skipped without being held. A live log may be read from byte `start`, the end of a
+    line a previous read reported (`ReadReport.end`): logs are only appended to. (Line numbers in the
+    report then count from there.)"""
     import zlib
 
     def skip(why: str) -> None:
         if report is not None:
             report.skipped.append(why)
 
+    live = not path.name.endswith(".gz")
     try:
-        if path.name.endswith(".gz"):
+        if not live:
             import gzip
 
             limit = max(EXPANSION_FLOOR, MAX_EXPANSION * path.stat().st_size)
             stream: Any = gzip.open(path, "rb")  # noqa: SIM115 (closed by the `with` below)
         else:
             limit, stream = None, open(path, "rb")  # noqa: SIM115
+            if start:
+                stream.seek(start)
     except OSError as e:
         skip(f"{path}: cannot read ({e})")
         return
+    whole = [0]  # bytes of whole lines read so far
     with stream:
         try:
-            for n, line, torn in _lines(stream, limit, path, skip):
+            for n, line, torn in _lines(stream, limit, path, skip, whole):
                 if not line.strip():
                     continue
                 try:
@@ -251,11 +258,15 @@ def read_file(path: Path, report: ReadReport | None = None) -> Iterator[Entry]:
                     skip(f"{path}:{n}: {why}; skipped")
         except (OSError, EOFError, zlib.error) as e:  # a damaged archive is reported, never fatal
             skip(f"{path}: cannot read past this point ({e})")
+    if report is not None and live:
+        report.end = start + whole[0]  # a line still being written is read next time
 
 
-def _lines(stream: Any, limit: int | None, path: Path, skip: Any) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, line, torn) in order, read in blocks; `torn` marks a last line without its newline."""
-    n, total, pending, dropping = 0, 0, b"", False
+def _lines(stream: Any, limit: int | None, path: Path, skip: Any,
+           whole: list[int]) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line, torn) in order, read in blocks; `torn` marks a last line without its newline.
+    `whole[0]` counts the bytes of the whole lines (newlines included) passed so far."""
+    n, total, pending, dropping, dropped = 0, 0, b"", False, 0
     while True:
         block = stream.read(1 << 16)
         if not block:
@@ -268,16 +279,20 @@ def _lines(stream: Any, limit: int | None, path: Path, skip: Any) -> Iterator[tu
         parts = (pending + block).split(b"\n")
         pending = parts.pop()
         for part in parts:
+            whole[0] += dropped + len(part) + 1
+            dropped = 0
             if dropping:  # the end of an over-long line, already counted and reported
                 dropping = False
                 continue
             n += 1
             yield n, part, False
         if dropping:
+            dropped += len(pending)
             pending = b""  # still inside the over-long line
         elif len(pending) > MAX_LINE:
             n += 1
             skip(f"{path}:{n}: a line over {MAX_LINE} bytes; skipped")
+            dropped += len(pending)
             pending, dropping = b"", True
     if pending and not dropping:
         yield n + 1, pending, True

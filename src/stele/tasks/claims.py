@@ -24,11 +24,11 @@ import re
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import gitrepo
 from ..errors import SteleError, UsageError
+from ..plain import dataclass, replace
 from ..project import Project
 
 CLAIMS_REF = "refs/stele/claims/"

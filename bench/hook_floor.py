@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The prompt hook against its floor (issue 19), in one run: every figure is a ratio to a floor measured
+in the same run, interleaved with the hook calls, because the machine may be shared and loaded.
+
+    .venv/bin/python bench/hook_floor.py                    # 10k facts, 30 rounds
+    .venv/bin/python bench/hook_floor.py --facts 50000 --runs 20
+
+The floor is what no Stele hook can beat: a fresh interpreter that imports tantivy, opens the record's
+text index, runs one BM25 query and reads ten stored documents. Each round runs, each in a fresh
+process (what a harness pays) with a new session id: the floor, `stele hook prompt --harness claude`
+with a prompt full text answers, the same with a prompt that needs the embeddings (a paraphrase: the
+best BM25 hit holds less than `retrieval.strong_match` of what its words could score, so the vectors are
+consulted), `session-start` and `pre-edit`. Prompts are sorted into the two kinds in-process before
+timing, by watching whether recall consults the vectors. Printed: wall p50 / p90, CPU p50 (user +
+system, which load disturbs less) and the ratio of the p50 to the floor's, and the peak RSS of each
+event. The record is bench/out/rec-FACTS (generated and indexed once, reused).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from hooks_bench import anchored_files, child_env  # noqa: E402
+from recall_bench import FLOOR, PROMPTS  # noqa: E402
+
+STELE = str(Path(sys.executable).parent / "stele")
+# Said differently from the record's words: most of these need the embeddings.
+PARAPHRASES = [
+    "our clients got charged two times for one purchase when the shop was busy",
+    "what happens to the things a shopper put aside but never paid for?",
+    "how do we stop robots from hammering the sign in page with stolen credentials",
+    "which machine takes over when the in-memory store goes down at night",
+    "the money owed to sellers does not add up at the end of the month",
+    "people complain that messages about their parcel arrive far too late",
+    "is there a written procedure for when the primary store dies",
+    "why does the system wait longer and longer between attempts to reach a partner",
+]
+
+
+def timed(cmd: list[str], cwd: Path, env: dict, stdin: str = "") -> tuple[float, float, int, str]:
+    """(wall ms, CPU ms, peak RSS KiB, stdout) of one child process (os.wait4 gives its own usage)."""
+    import tempfile
+
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.TemporaryFile("w+") as inp:
+        inp.write(stdin)
+        inp.seek(0)
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=inp, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = (time.perf_counter() - t0) * 1000
+        out.seek(0)
+        err.seek(0)
+        text, problem = out.read(), err.read()
+    if os.waitstatus_to_exitcode(status) != 0 or problem.strip():
+        raise SystemExit(f"{' '.join(cmd[:3])} failed: {problem.strip()[:500]}")
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss, text
+
+
+def sort_prompts(repo: Path, prompts: list[str]) -> tuple[list[str], list[str]]:
+    """(prompts full text answers, prompts that consult the embeddings), by running recall in a child
+    that records whether the vectors were searched."""
+    code = """
+import json, sys
+from stele.project import find
+from stele.retrieve import seeds
+from stele.retrieve.recall import recall
+used = []
+real = seeds.vector_hits
+seeds.vector_hits = lambda *a, **k: (used.append(1), real(*a, **k))[1]
+out = []
+for p in json.loads(sys.stdin.read()):
+    used.clear()
+    r = recall(find(), p)
+    out.append([p, bool(used), r.mode, len(r.entries)])
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(prompts), cwd=repo,
+                          capture_output=True, text=True, check=True)
+    fts, emb = [], []
+    for prompt, vectors, _mode, n in json.loads(done.stdout):
+        if n:  # a prompt that finds nothing is not what this measures
+            (emb if vectors else fts).append(prompt)
+    return fts, emb
+
+
+def payload(repo: Path, event: str, n: int, prompt: str, files: list[str]) -> str:
+    base = {"session_id": f"floor-{n}-{time.time_ns()}", "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
+            "permission_mode": "default"}
+    if event == "prompt":
+        base.update(hook_event_name="UserPromptSubmit", prompt=prompt)
+    elif event == "session-start":
+        base.update(hook_event_name="SessionStart", source="startup")
+    else:
+        base.update(hook_event_name="PreToolUse", tool_name="Edit", tool_input={
+            "file_path": str(repo / files[n % len(files)]), "old_string": "a", "new_string": "b"})
+    return json.dumps(base)
+
+
+def summary(rows: list[tuple[float, float, int]], floor_p50: float | None) -> str:
+    walls = sorted(r[0] for r in rows)
+    p50 = statistics.median(walls)
+    ratio = f"  {p50 / floor_p50:4.2f}x floor" if floor_p50 else ""
+    return (f"wall p50 {p50:6.1f} ms  p90 {walls[int(0.9 * (len(walls) - 1))]:6.1f}  "
+            f"cpu p50 {statistics.median(r[1] for r in rows):6.1f} ms  "
+            f"peak RSS {max(r[2] for r in rows) / 1024:5.1f} MiB{ratio}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--facts", type=int, default=10000)
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--repo", type=Path, help="default: bench/out/rec-FACTS (generated when missing)")
+    args = ap.parse_args()
+    repo = args.repo or HERE / "out" / f"rec-{args.facts}"
+    env = child_env()
+    if not repo.exists():
+        subprocess.run([sys.executable, str(HERE / "gen_record.py"), str(args.facts), str(repo)], check=True)
+        subprocess.run([STELE, "init"], cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run([STELE, "recall", "--json", PROMPTS[0]], cwd=repo, env=env, check=True,
+                   capture_output=True)  # build or refresh the index, outside the timings
+    fts, emb = sort_prompts(repo, PROMPTS + PARAPHRASES)
+    files = anchored_files(repo)
+    print(f"record: {repo} ({args.facts} facts), {len(fts)} full-text prompts, {len(emb)} embedding prompts; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    if not fts or not emb:
+        raise SystemExit("need prompts of both kinds")
+    index = str(repo / ".stele/index/text")
+    cases = {"floor": [], "prompt (full text)": [], "prompt (embeddings)": [], "session-start": [],
+             "pre-edit": []}
+    for n in range(args.runs):
+        f, e = fts[n % len(fts)], emb[n % len(emb)]
+        cases["floor"].append(timed([sys.executable, "-c", FLOOR, index, f], repo, env)[:3])
+        hook = [STELE, "hook"]
+        for name, event, prompt in (("prompt (full text)", "prompt", f), ("prompt (embeddings)", "prompt", e),
+                                    ("session-start", "session-start", ""), ("pre-edit", "pre-edit", "")):
+            cases[name].append(timed([*hook, event, "--harness", "claude"], repo, env,
+                                     payload(repo, event, n, prompt, files))[:3])
+    floor_p50 = statistics.median(r[0] for r in cases["floor"])
+    for name, rows in cases.items():
+        print(f"{name:<22} {summary(rows, None if name == 'floor' else floor_p50)}")
+    out = HERE / "out"
+    out.mkdir(exist_ok=True)
+    (out / f"hook_floor-{args.facts}.json").write_text(json.dumps(
+        {"facts": args.facts, "runs": args.runs, "load_avg_1m": round(os.getloadavg()[0], 1),
+         "cases": {k: {"wall_p50_ms": round(statistics.median(r[0] for r in v), 1),
+                       "cpu_p50_ms": round(statistics.median(r[1] for r in v), 1),
+                       "peak_rss_kib": max(r[2] for r in v)} for k, v in cases.items()}}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

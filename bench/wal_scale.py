@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""A long session log does not slow recall, and one more line is indexed at once (issue 19), in one run.
+
+    .venv/bin/python bench/wal_scale.py                     # 10k facts, 100,000 WAL lines, 20 rounds
+
+Copies bench/out/rec-FACTS (generated and indexed once if missing) twice: as it is, and with
+`--lines` session lines added (10 live logs, realistic notes, prompts and decisions), indexed once.
+Then, interleaved round by round in fresh processes: `stele recall --json` on both copies (p50 and
+the ratio; target within 20%). Last, the refresh after one line appended to a live log, timed inside
+one process with the imports already done (target <= 50 ms): it reads only the new line, indexes it,
+embeds it with the lean encoder and appends its vector.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from gen_record import CROCKFORD, sentence  # noqa: E402
+from hooks_bench import child_env  # noqa: E402
+from recall_bench import PROMPTS  # noqa: E402
+
+STELE = str(Path(sys.executable).parent / "stele")
+REFRESH = """
+import json, sys, time
+from pathlib import Path
+from stele.index import build
+from stele.project import Project
+import stele.index.text, stele.index.vectors, stele.index.encoder, stele.session.wal, stele.session.sessions
+import stele.record.model, tantivy, simsimd
+p = Project(Path(sys.argv[1]))
+build.open_index(p).close()
+times = []
+for n in range(int(sys.argv[3])):
+    with open(sys.argv[2], "a") as f:
+        f.write(json.dumps({"v": 1, "id": "S-01JZZ" + f"{n:020d}", "ts": "2026-11-29T10:00:00Z",
+                            "session": "sess-0", "type": "note",
+                            "text": f"appended note {n}: the refund worker retries the ledger export"}) + "\\n")
+    t = time.perf_counter()
+    build.open_index(p).close()
+    times.append((time.perf_counter() - t) * 1000)
+print(json.dumps(times))
+"""
+
+
+def add_wal(repo: Path, lines: int, seed: int = 11) -> None:
+    rng = random.Random(seed)
+    wal = repo / ".stele" / "wal"
+    per = lines // 10
+    for s in range(10):
+        with open(wal / f"long-{s}.jsonl", "w", encoding="utf-8") as f:
+            for e in range(per):
+                eid = "S-01K" + "".join(rng.choice(CROCKFORD) for _ in range(23))
+                kind = rng.choice(["note", "decision", "outcome", "prompt", "stage"])
+                f.write(json.dumps({"v": 1, "id": eid, "ts": f"2026-11-{1 + s:02d}T{(e // 600) % 24:02d}:"
+                                    f"{(e // 10) % 60:02d}:{e % 60:02d}Z", "session": f"long-{s}", "type": kind,
+                                    "text": sentence(rng, rng.randint(8, 24))}) + "\n")
+
+
+def timed(cmd: list[str], cwd: Path, env: dict) -> float:
+    t = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if r.returncode:
+        raise SystemExit(f"{cmd[:3]} failed: {r.stderr[:300]}")
+    return (time.perf_counter() - t) * 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--facts", type=int, default=10000)
+    ap.add_argument("--lines", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--appends", type=int, default=15)
+    args = ap.parse_args()
+    source = HERE / "out" / f"rec-{args.facts}"
+    env = child_env()
+    if not source.exists():
+        subprocess.run([sys.executable, str(HERE / "gen_record.py"), str(args.facts), str(source)], check=True)
+        subprocess.run([STELE, "init"], cwd=source, env=env, check=True, capture_output=True)
+    tmp = Path(tempfile.mkdtemp(prefix="stele-wal-"))
+    try:
+        plain, long = tmp / "plain", tmp / "long"
+        for dest in (plain, long):
+            shutil.copytree(source, dest, symlinks=True)
+        add_wal(long, args.lines)
+        for dest in (plain, long):
+            t = time.perf_counter()
+            subprocess.run([STELE, "rebuild"], cwd=dest, env=env, check=True, capture_output=True)
+            print(f"indexed {dest.name}: {time.perf_counter() - t:.1f} s")
+        print(f"{args.facts} facts, with and without {args.lines:,} session lines; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        walls: dict[str, list[float]] = {"plain": [], "long": []}
+        for n in range(args.runs):
+            for name, dest in (("plain", plain), ("long", long)):
+                walls[name].append(timed([STELE, "recall", "--json", PROMPTS[n % len(PROMPTS)]], dest, env))
+        a, b = statistics.median(walls["plain"]), statistics.median(walls["long"])
+        print(f"stele recall p50: {a:.0f} ms without, {b:.0f} ms with the long log: {b / a:.2f}x "
+              f"(target <= 1.20x)")
+        r = subprocess.run([sys.executable, "-c", REFRESH, str(long), str(long / ".stele/wal/long-0.jsonl"),
+                            str(args.appends)], cwd=long, env=env, capture_output=True, text=True, check=True)
+        times = json.loads(r.stdout)
+        print(f"refresh after one appended line: p50 {statistics.median(times):.0f} ms, max {max(times):.0f} ms "
+              f"over {len(times)} appends to a {args.lines // 10:,}-line log (target <= 50 ms)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""Freshness without an editor's cooperation: however a fact file changes, the next hook sees it.
+
+Each case changes a fact's title to a word nothing else in the record has, then asks the prompt hook
+(as Claude Code runs it) a question only the new title answers. Every file's mtime is first moved out
+of the racy window, so what notices the change is its stamp (mtime, size, inode), not the check by
+content that covers files written in the last two seconds."""
+import json
+import os
+
+from stele.index import build
+from stele.index.sources import scan
+from stele.project import Project
+from tests.factfiles import backdate, commit
+from tests.fakes import write_fact
+from tests.helpers import git, hook
+
+QUESTION = "what do we know about the zanzibar quorum protocol in this project?"
+
+
+def prompt_sees(repo, word: str) -> bool:
+    payload = {"session_id": f"s-{os.urandom(4).hex()}", "transcript_path": "/t", "cwd": str(repo),
+               "hook_event_name": "UserPromptSubmit", "prompt": QUESTION}
+    r = hook("prompt", payload, "--harness", "claude")
+    assert r.code == 0 and r.err == "", r.err
+    return bool(r.out) and word in json.loads(r.out)["hookSpecificOutput"]["additionalContext"]
+
+
+def setup(repo):
+    for n in range(5):
+        write_fact(repo, f"NOTE-{n}00A", "note", f"Note number {n} about retries and backoff")
+    path = write_fact(repo, "DEC-AAAA", "decision", "Retries back off with jitter everywhere")
+    backdate(repo, 60)
+    assert not prompt_sees(repo, "DEC-AAAA")  # indexes the record; nothing is about zanzibar yet
+    return path
+
+
+def retitled(path, title: str) -> str:
+    text = path.read_text()
+    old = next(line for line in text.splitlines() if line.startswith("title:"))
+    return text.replace(old, f"title: {title}")
+
+
+def test_an_edit_in_place_is_seen(repo):
+    """VS Code writes in place: the same inode, only the file changes (its folder does not)."""
+    path = setup(repo)
+    ino, folder = path.stat().st_ino, path.parent.stat().st_mtime_ns
+    with open(path, "r+", encoding="utf-8") as f:  # truncate and rewrite, as an in-place save does
+        new = retitled(path, "Zanzibar quorum protocol decides retries")
+        f.seek(0)
+        f.write(new)
+        f.truncate()
+    backdate(repo, 30)
+    assert path.stat().st_ino == ino and path.parent.stat().st_mtime_ns == folder
+    assert prompt_sees(repo, "DEC-AAAA")
+
+
+def test_a_save_by_rename_is_seen_even_with_the_same_size_and_mtime(repo):
+    """Editors that write a temporary file and rename it over the old one: a new inode. Here the new
+    file is given the old one's size and mtime, so only the inode tells them apart."""
+    path = setup(repo)
+    st = path.stat()
+    new = retitled(path, "Zanzibar quorum protocol")  # shorter: pad the body back to the old size
+    new = new.rstrip("\n") + " " + "x" * (st.st_size - len(new.encode()) - 1) + "\n"
+    assert len(new.encode()) == st.st_size
+    tmp = path.with_name(".tmp-save")
+    tmp.write_text(new)
+    os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(tmp, path)
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert prompt_sees(repo, "DEC-AAAA")
+
+
+def test_a_git_checkout_is_seen(repo):
+    path = setup(repo)
+    commit(repo, "record")
+    git(repo, "checkout", "-q", "-b", "other")
+    path.write_text(retitled(path, "Zanzibar quorum protocol decides retries"))
+    write_fact(repo, "DEC-BBBB", "decision", "Zanzibar quorum protocol has a second fact")
+    commit(repo, "zanzibar")
+    git(repo, "checkout", "-q", "main")
+    backdate(repo, 30)
+    assert not prompt_sees(repo, "DEC-AAAA")
+    git(repo, "checkout", "-q", "other")
+    backdate(repo, 30)
+    assert prompt_sees(repo, "DEC-AAAA") and prompt_sees(repo, "DEC-BBBB")
+    git(repo, "checkout", "-q", "main")  # and back: the second fact is gone again
+    backdate(repo, 30)
+    assert not prompt_sees(repo, "DEC-BBBB")
+
+
+def test_a_scan_is_one_comparison_when_nothing_changed(repo, monkeypatch):
+    setup(repo)
+    p = Project(repo)
+    with build.open_index(p):  # the hook logged what it delivered after its own refresh
+        pass
+    first, second = scan(p), scan(p)
+    assert first.blob == second.blob and len([x for x in first.paths if x.startswith("docs/")]) == 6
+    calls = []
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1))
+    with build.open_index(p):
+        pass
+    assert calls == []
+
+
+def test_a_file_added_and_deleted_while_a_build_was_cut_short_leaves_nothing_behind(repo, monkeypatch):
+    """The quick comparison against the last complete scan is used only when no update was cut short
+    since: a fact indexed by a partial refresh and deleted before the next one must go."""
+    setup(repo)
+    p = Project(repo)
+    with build.open_index(p):
+        pass
+    extra = write_fact(repo, "DEC-CCCC", "decision", "Zanzibar quorum protocol for a moment")
+    backdate(repo, 30)
+    monkeypatch.setattr(build, "BATCH_FILES", 5)
+    report = build.update(p, False, scan(p), until=0.0)
+    cat = build.open_catalog(p)
+    assert "DEC-CCCC" in cat.nodes(["DEC-CCCC"])  # indexed by the refresh that was cut short
+    cat.close()
+    extra.unlink()
+    with build.open_index(p) as index:
+        assert "DEC-CCCC" not in index.catalog.nodes(["DEC-CCCC"]) and report.parsed >= 1
