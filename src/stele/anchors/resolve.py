@@ -58,8 +58,12 @@ class CommitTree:
         self._texts: dict[str, str | None] = {}
 
     @cached_property
+    def _blobs(self) -> dict[str, str]:
+        return gitrepo.tree_blobs(self.root, self.rev)
+
+    @cached_property
     def _files(self) -> list[str]:
-        return gitrepo.ls_files(self.root, self.rev)
+        return sorted(self._blobs)
 
     @cached_property
     def _paths(self) -> set[str]:
@@ -77,9 +81,11 @@ class CommitTree:
         return path in self._paths
 
     def prefetch(self, paths: list[str]) -> None:
-        missing = [p for p in dict.fromkeys(paths) if p not in self._texts and p in self._paths]
-        for spec, blob in gitrepo.read_blobs(self.root, [f"{self.rev}:{p}" for p in missing]).items():
-            self._texts[spec.split(":", 1)[1]] = blob.decode("utf-8", "replace") if blob is not None else None
+        missing = [p for p in dict.fromkeys(paths) if p not in self._texts and p in self._blobs]
+        blobs = gitrepo.read_blobs(self.root, [self._blobs[p] for p in missing])  # by id: see tree_blobs
+        for p in missing:
+            blob = blobs.get(self._blobs[p])
+            self._texts[p] = blob.decode("utf-8", "replace") if blob is not None else None
 
     def read(self, path: str) -> str | None:
         if path not in self._texts:

@@ -79,18 +79,19 @@ def load(project: Project) -> Record:
 
 
 def load_at(project: Project, rev: str) -> Record:
-    """The record as committed at `rev` (same rules as `load`, read through one `git cat-file`)."""
+    """The record as committed at `rev` (same rules as `load`): one `git ls-tree` for the blob ids,
+    one `git cat-file` for their contents."""
     from .. import gitrepo
 
     prefix = project.rel(project.memory_dir).rstrip("/") + "/"
-    paths = [p for p in gitrepo.ls_files(project.root, rev)
-             if p.startswith(prefix) and _is_candidate(p[len(prefix):])]
-    blobs = gitrepo.read_blobs(project.root, [f"{rev}:{p}" for p in paths])
+    blobs = {p: sha for p, sha in gitrepo.tree_blobs(project.root, rev, prefix.rstrip("/")).items()
+             if p.startswith(prefix) and _is_candidate(p[len(prefix):])}
+    contents = gitrepo.read_blobs(project.root, list(blobs.values()))
 
     def texts() -> Iterator[tuple[str, str | None, str]]:
-        for p in paths:
+        for p, sha in sorted(blobs.items()):
             try:
-                yield p, (blobs.get(f"{rev}:{p}") or b"").decode("utf-8"), ""
+                yield p, (contents.get(sha) or b"").decode("utf-8"), ""
             except UnicodeDecodeError as e:
                 yield p, None, str(e)
     return from_texts(project, texts())
