@@ -16,7 +16,7 @@ from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, PRIORITI
 from ..lifecycle import today
 from ..project import Project
 from ..record import edit
-from ..record.load import Record, load
+from ..record.load import Record, find_one, load
 from ..record.model import Fact
 from ..session import sessions, wal
 from . import claims
@@ -119,9 +119,26 @@ def new_task(project: Project, title: str, *, kind: str = "task", parent: str | 
 
 
 def work_fact(record: Record, task_id: str) -> Fact:
-    fact = record.get(task_id)
+    return work_fact_check(record.get(task_id))
+
+
+def work_fact_check(fact: Fact) -> Fact:
     if fact.kind not in WORK_KINDS:
         raise SteleError(f"{fact.id} is a {fact.kind}, not a task: `stele task list` shows the tasks")
+    return fact
+
+
+def claimable(project: Project, task_id: str, record: Record | None = None) -> Fact:
+    """The task a claim is for, checked: a task (not a container), not closed. Read from its own file
+    when it can be (`find_one`), so deciding a claim never waits on loading the whole record."""
+    fact = find_one(project, task_id) if record is None else None
+    fact = work_fact(record or load(project), task_id) if fact is None else work_fact_check(fact)
+    if fact.kind in CONTAINERS:
+        raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
+                         f"(`stele task ready`, `stele task show {fact.id}`)")
+    if fact.status in CLOSED_STATUSES:
+        raise SteleError(f"{fact.id} is {fact.status}; reopen it first "
+                         f"(`stele edit {fact.id} --status open`)")
     return fact
 
 
@@ -130,22 +147,26 @@ def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timede
                record: Record | None = None) -> Claimed:
     """Claim a task for `me` (see `claims.claim`) and log it to `me`'s session. The returned Claimed is
     what a caller hands on to whatever a claim sets off (a run's snapshot, for instance)."""
-    fact = work_fact(record or load(project), task_id)
-    if fact.kind in CONTAINERS:
-        raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
-                         f"(`stele task ready`, `stele task show {fact.id}`)")
-    if fact.status in CLOSED_STATUSES:
-        raise SteleError(f"{fact.id} is {fact.status}; reopen it first "
-                         f"(`stele edit {fact.id} --status open`)")
+    fact = claimable(project, task_id, record)
     if lease is None:
         lease = claims.parse_lease(str(project.config["tasks.lease"]), "tasks.lease in .stele/config.yaml")
     claimed = claims.claim(project, fact.id, me, lease, now=now, remote=remote)
     c = claimed.claim
     text = f"{claimed.action} {fact.id} until {claims.iso(c.until)} (token {c.token})"
-    if claimed.action == "took over":
+    if claimed.action == "took over" and c.took_over:
         text += f" from {c.took_over['agent']}, whose lease ended {c.took_over['until']}"
     _log(project, me, "claim", text, fact.id, token=c.token, until=claims.iso(c.until))
     return claimed
+
+
+def withdraw(project: Project, claimed: Claimed, me: Identity, why: str) -> Claim | None:
+    """Undo a claim that was just won because what it set off failed (its run's snapshot): the claim is
+    released and the release logged with `why`. A renewal is left as it was: the task was held before."""
+    if claimed.action == "renewed":
+        return None
+    released = claims.release(project, claimed.claim.task, me)
+    _log(project, me, "release", f"released {released.task}: {why}", released.task, token=released.token)
+    return released
 
 
 def release_task(project: Project, task_id: str, me: Identity, *, force: bool = False,

@@ -314,7 +314,8 @@ def _swap(project: Project, task: str, decide: Callable[[Claim | None, str | Non
         theirs = _read_remote(project, remote, task) if remote else None
         base = newest(local, theirs)
         new = decide(base, remote)
-        sha = gitrepo.write_record_commit(root, new.message(), base.sha if base else None, int(now.timestamp()))
+        parent = base.sha if base else None
+        sha = gitrepo.write_record_commit(root, new.message(), parent, int(now.timestamp()))
         new = replace(new, sha=sha, where="local")
         if remote is None:
             swap = gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None)
