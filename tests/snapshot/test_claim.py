@@ -43,7 +43,8 @@ def test_a_loser_is_answered_without_loading_the_record_or_building_a_snapshot(p
         raise AssertionError("a loser must not pay for this")
 
     monkeypatch.setattr("stele.tasks.board.load", forbidden)
-    monkeypatch.setattr(claim_mod, "take", forbidden)
+    monkeypatch.setattr("stele.snapshot.build.take", forbidden)
+    monkeypatch.setattr("stele.tasks.board.find_one", forbidden)  # a latecomer reads only the claim ref
     with pytest.raises(ClaimHeld, match="TASK-AAAA is held by alice"):
         claim_mod.claim(project, "TASK-AAAA", BOB, lease=HOUR)
     assert len(list(runs(project))) == 1

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SteleError, UsageError
 from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
 from ..lifecycle import today
 from ..project import Project
-from ..record import edit
 from ..record.load import Record, find_one, load
 from ..record.model import Fact
-from ..session import sessions, wal
 from . import claims
 from .claims import Claim, Claimed, Identity
+
+if TYPE_CHECKING:  # imported where used: a claim's loser needs neither the writer nor the session log
+    from ..record import edit
+    from ..session import wal
 
 WORK_KINDS = ("task", *sorted(CONTAINERS))
 HISTORY_LIMIT = 20
@@ -104,6 +106,8 @@ def new_task(project: Project, title: str, *, kind: str = "task", parent: str | 
              links: list[str] = (), body: str | None = None, priority: str | None = None,
              anchors: list[str] = (), tags: list[str] = ()) -> edit.Written:
     """Create an open task (or container); `parent` becomes `blocks: [PARENT]` on the new task."""
+    from ..record import edit
+
     if kind not in WORK_KINDS:
         raise UsageError(f"--kind {kind!r}: a task is one of " + ", ".join(WORK_KINDS))
     record = load(project)
@@ -188,6 +192,8 @@ class Closed:
 def done(project: Project, task_id: str, me: Identity, *, note: str | None = None, force: bool = False,
          now: dt.datetime | None = None) -> Closed:
     """Mark a task done, release its claim, and retire the facts that `expires-on` it."""
+    from ..record import edit
+
     record = load(project)  # closing the task changes no edge into it
     closed = _close(project, record, task_id, "done", me, note, force, now)
     for edge in record.graph.inc.get(closed.fact.id, ()):
@@ -206,6 +212,8 @@ def cancel(project: Project, task_id: str, me: Identity, *, note: str | None = N
 
 def _close(project: Project, record: Record, task_id: str, status: str, me: Identity, note: str | None,
            force: bool, now: dt.datetime | None) -> Closed:
+    from ..record import edit
+
     now = now or claims.utcnow()
     fact = work_fact(record, task_id)
     if fact.status in CLOSED_STATUSES:
@@ -231,6 +239,8 @@ def _log(project: Project, me: Identity, type_: str, text: str, task: str, **ext
     """Claims and outcomes go to the session log when there is a session to log them to (stamped, like
     every entry, with the session's agent and thread)."""
     if me.session:
+        from ..session import sessions
+
         sessions.log(project, me.session, type_, text, task=task, extra=extra)
 
 
@@ -258,6 +268,8 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
            history_limit: int = HISTORY_LIMIT) -> Resume:
     """The task (default: the one `me` holds, else the last one `me`'s session worked on), its claim,
     its neighbours, and its session history."""
+    from ..session import wal
+
     now = now or claims.utcnow()
     record = load(project).require_valid()
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))

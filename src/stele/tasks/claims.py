@@ -15,13 +15,10 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import datetime as dt
-import getpass
-import hashlib
 import json
 import os
 import random
 import re
-import socket
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
@@ -37,6 +34,15 @@ RECORD_VERSION = 1
 ATTEMPTS = 60  # compare-and-swap retries; each lost round means someone else moved the ref
 _LEASE_RE = re.compile(r"(\d+)([smhd])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def hostname() -> str:
+    """This machine's name, without importing `socket` (a claim's loser pays every import)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
 
 
 def utcnow() -> dt.datetime:
@@ -77,11 +83,13 @@ class Identity:
 
         name = (agent or os.environ.get(AGENT_ENV) or "").strip()
         if not name:
+            import getpass
+
             try:
                 name = getpass.getuser()
             except (KeyError, OSError):
                 name = "agent"
-        return cls(name, current_session(session), socket.gethostname())
+        return cls(name, current_session(session), hostname())
 
     def owns(self, claim: "Claim") -> bool:
         return claim.holder == self
@@ -193,6 +201,8 @@ def claim_ref(task: str) -> str:
 
 def _tracking_prefix(project: Project, remote: str) -> str:
     """Where a remote's claims are mirrored; URLs and paths get a hash, not a path, as their name."""
+    import hashlib
+
     known = remote in gitrepo.remote_names(project.root)
     name = remote if known else "url-" + hashlib.sha1(remote.encode()).hexdigest()[:12]
     return f"{REMOTE_CLAIMS_REF}{name}/"
