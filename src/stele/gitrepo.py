@@ -282,6 +282,19 @@ def _collect_renames(fields: list[str], where: str, found: dict[str, tuple[str, 
             i += 2 if status else 1
 
 
+def recently_changed(root: Path, commits: int = 200) -> list[str]:
+    """Files that are untracked, changed but not committed, or changed in the last `commits` commits,
+    most recent first (where code that moved is most likely to be)."""
+    found = [p for p in run(root, "ls-files", "-z", "--others", "--exclude-standard")
+             .decode("utf-8", "replace").split("\0") if p]
+    if rev_parse(root, "HEAD") is not None:
+        found += [p for p in run(root, "diff", "--name-only", "-z", "HEAD").decode("utf-8", "replace").split("\0")
+                  if p]
+        log = run(root, "log", f"-n{commits}", "--format=", "--name-only", "-z", "--diff-filter=AMR", "HEAD")
+        found += [p.strip("\n") for p in log.decode("utf-8", "replace").split("\0") if p.strip("\n")]
+    return list(dict.fromkeys(found))
+
+
 def trailers(root: Path, rev_range: str, key: str) -> list[tuple[str, str]]:
     """(short sha, value) of every `KEY: value` trailer in the commits of `rev_range`."""
     out = run(root, "log", f"--format=%h%x01%(trailers:key={key},valueonly,separator=%x02)%x00", rev_range)

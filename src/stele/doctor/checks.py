@@ -39,7 +39,7 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
     return [*supersession_cycles(record), *contradictions(record),
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
-            *staleness(record, on, cfg["doctor.unverified_days"]),
+            *staleness(record, on, cfg["doctor.unverified_days"]), *needs_review(record),
             *oversized(record, cfg["doctor.oversized_bytes"], Budgets.from_config(cfg), on),
             *near_duplicates(record, cfg["doctor.near_duplicate"])]
 
@@ -150,6 +150,17 @@ def staleness(record: Record, on: dt.date, unverified_days: int) -> list[Finding
                                  f"doctor.unverified_days): `stele verify {fact.id}` if it still holds",
                                  fact.id))
     return found
+
+
+def needs_review(record: Record) -> list[Finding]:
+    """Facts marked as needing a person's look (`doctor --fix` marks one whose anchor it could not
+    repair): still delivered, labeled, and listed here until `stele verify` clears the mark."""
+    return [Finding("needs-review", f.path, _line(f, "needs_review"),
+                    f"{f.id} needs review: {f.needs_review}; check it against the code, fix its anchors "
+                    f"(`stele edit {f.id} --add-anchor/--remove-anchor`), then `stele verify {f.id}` clears this",
+                    f.id)
+            for f in sorted(record.facts.values(), key=lambda f: f.id)
+            if f.needs_review and f.status not in CLOSED]
 
 
 def oversized(record: Record, limit: int, budgets: Budgets, on: dt.date) -> list[Finding]:

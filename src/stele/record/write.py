@@ -31,13 +31,38 @@ def slugify(title: str) -> str:
     return slug or (words[0][:SLUG_MAX] if words else "fact")
 
 
+def pinned(project: Project, fact: Fact, repin: bool) -> dict[str, str]:
+    """The fingerprints `fact` should carry: one per anchor that has one or resolves now (an anchor that
+    does not resolve keeps the fingerprint it had: that is what finds it again), none for an anchor it
+    no longer has."""
+    from ..anchors.fingerprint import of_anchor
+
+    def read(path: str) -> str | None:
+        try:
+            return (project.root / path).read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+
+    prints = {}
+    for anchor in fact.anchors:
+        old = fact.fingerprints.get(anchor)
+        new = of_anchor(anchor, read) if repin or old is None else None
+        if new or old:
+            prints[anchor] = new or old
+    return prints
+
+
 def new_fact_path(project: Project, fact: Fact) -> Path:
     return project.memory_dir / KINDS[fact.kind].folder / f"{fact.id}-{slugify(fact.title)}.md"
 
 
-def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None) -> Path:
+def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None,
+         repin: bool = False) -> Path:
     """Validate and write `fact`; returns its path. `create` refuses to overwrite an existing file;
-    `extra` sets (None: removes) frontmatter keys the model does not know."""
+    `extra` sets (None: removes) frontmatter keys the model does not know. Every anchor that resolves
+    and has no fingerprint yet gets one (`repin`: every anchor that resolves gets a fresh one, as
+    `stele verify` asks), so a renamed or moved symbol can be found again by its content."""
+    fact.fingerprints = pinned(project, fact, repin)
     text = fact.render(extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     reparsed, problems = parse_fact(text, rel)

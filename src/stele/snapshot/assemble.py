@@ -82,6 +82,8 @@ def record_text(fact: Fact, on: dt.date) -> str:
     why = inactive(fact, on)
     if why and why != fact.status:
         labels.append(why)
+    if fact.needs_review:
+        labels.append("needs review")
     head = f"[{fact.id}] {fact.kind}: {fact.title}" + (f" ({', '.join(labels)})" if labels else "")
     body = fact.body.strip("\n")
     return f"{head}\n{body}\n" if body else head + "\n"
