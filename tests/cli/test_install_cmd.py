@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from stele.install.jsonhooks import command
 from tests.helpers import git, invoke
 
 CLAUDE_SETTINGS = """{
@@ -38,8 +39,10 @@ def test_claude_keeps_other_hooks_is_idempotent_and_uninstall_restores(repo):
     settings = json.loads((repo / ".claude/settings.json").read_text())
     assert settings["permissions"] == {"allow": ["Bash(npm test)"]}
     commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
-    assert "./check.sh" in commands and "stele hook prompt --harness claude" in commands
-    assert {"stele hook pre-edit --harness claude", "stele hook stop --harness claude"} <= set(commands)
+    assert "./check.sh" in commands and command("prompt", "claude") in commands
+    assert {command("pre-edit", "claude"), command("post-edit", "claude"), command("stop", "claude")} <= set(commands)
+    assert settings["hooks"]["PostToolUse"][-1]["matcher"] == "Edit|Write|NotebookEdit"
+    assert not any(h.get("async") for g in settings["hooks"]["PostToolUse"] for h in g["hooks"])
     agent = (repo / ".claude/agents/stele-researcher.md").read_text()
     assert "stele hook guard-readonly" in agent and "tools: Bash, Read, Grep, Glob" in agent
     assert (repo / ".claude/skills/recall/SKILL.md").is_file()
@@ -84,7 +87,8 @@ def test_codex_hooks_json_has_only_known_root_keys_and_says_to_trust(repo):
     assert "/hooks" in out
     data = json.loads((repo / ".codex/hooks.json").read_text())
     assert set(data) == {"hooks"}
-    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"}
+    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+    assert not any(h.get("async") for g in data["hooks"]["PostToolUse"] for h in g["hooks"])
     assert data["hooks"]["PreToolUse"][0]["matcher"] == "apply_patch"
     agents = (repo / "AGENTS.md").read_text()
     assert agents.startswith("# Agents\n\nRun the tests.\n\n<!-- stele:begin") and "stele recall" in agents
@@ -96,9 +100,11 @@ def test_codex_hooks_json_has_only_known_root_keys_and_says_to_trust(repo):
 def test_gemini_uses_millisecond_timeouts_and_after_tool(repo):
     ok("install", "gemini")
     hooks = json.loads((repo / ".gemini/settings.json").read_text())["hooks"]
-    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterTool"}
+    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"}
     handler = hooks["BeforeAgent"][0]["hooks"][0]
-    assert handler["timeout"] == 10000 and handler["command"] == "stele hook prompt --harness gemini"
+    assert handler["timeout"] == 10000 and handler["command"] == command("prompt", "gemini")
+    # Gemini matches a lifecycle matcher as one exact string: `startup|resume|clear` never fires
+    assert "matcher" not in hooks["SessionStart"][0]
     assert hooks["AfterTool"][0]["matcher"] == "write_file|replace"
 
 
@@ -106,15 +112,21 @@ def test_cursor_hooks_and_rule(repo):
     ok("install", "cursor")
     data = json.loads((repo / ".cursor/hooks.json").read_text())
     assert data["version"] == 1 and data["hooks"]["sessionStart"] == [
-        {"command": "stele hook session-start --harness cursor"}]
+        {"command": command("session-start", "cursor")}]
     rule = (repo / ".cursor/rules/stele.mdc").read_text()
     assert rule.startswith("---\ndescription:") and "alwaysApply: true\n" in rule
 
 
 def test_copilot_block_and_user_scope_goes_to_home(repo, tmp_path):
-    ok("install", "copilot")
+    out = ok("install", "copilot").out
     text = (repo / ".github/copilot-instructions.md").read_text()
     assert text.startswith("<!-- stele:begin") and "---" not in text.splitlines()[0]
+    hooks = json.loads((repo / ".github/hooks/stele.json").read_text())
+    assert hooks["version"] == 1 and "trust" in out
+    assert set(hooks["hooks"]) == {"sessionStart", "userPromptTransformed", "postToolUse", "subagentStart",
+                                   "agentStop"}
+    post = hooks["hooks"]["postToolUse"][0]
+    assert post["bash"] == command("post-edit", "copilot") and post["matcher"] == "edit|create|apply_patch"
     home = Path.home()
     r = ok("install", "copilot", "claude", "--scope", "user")
     assert "~/.copilot/copilot-instructions.md" in r.out and (home / ".claude/settings.json").is_file()

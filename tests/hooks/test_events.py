@@ -59,7 +59,12 @@ def test_pre_edit_outside_the_repo_or_without_facts_says_nothing_after_the_nudge
     assert (r.code, r.out) == (0, "")
 
 
-def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record):
+@pytest.fixture
+def attended(monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ATTENDED", "1")
+
+
+def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record, attended):
     from stele.project import Project
     from stele.session import wal
 
@@ -81,19 +86,49 @@ def test_post_edit_logs_to_the_session_wal_and_stop_nudges_once(record):
     assert hook("stop", stop).out == ""  # once per session
 
 
-def test_stop_is_silent_when_the_session_recorded_something(record):
+def test_stop_is_silent_when_the_session_recorded_something(record, attended):
     hook("post-edit", claude("PostToolUse", record, tool_name="Edit",
                              tool_input={"file_path": str(record / "src/a.py")}))
     write_fact(record, "LSN-0010", "lesson", "Learned today")
     assert hook("stop", claude("Stop", record)).out == ""
 
 
-def test_stop_prints_nothing_where_speaking_would_block(record):
+def test_every_harness_that_can_speak_at_a_stop_continues_the_turn_once(record, attended):
+    camel = {"sessionId": "copilot", "timestamp": 1796120498044, "cwd": str(record)}  # Copilot's own hooks
     for name in ("codex", "gemini", "copilot"):
-        hook("post-edit", claude("PostToolUse", record, tool_name="Edit",
-                                 tool_input={"file_path": str(record / "src/a.py")}), "--harness", name)
-        r = hook("stop", claude("Stop", record), "--harness", name)
-        assert r.code == 0 and r.out == ("{}\n" if name == "gemini" else "")
+        edit = {**camel, "toolName": "edit", "toolArgs": json.dumps({"path": str(record / "src/a.py")})} \
+            if name == "copilot" else claude("PostToolUse", record, session=name, tool_name="Edit",
+                                             tool_input={"file_path": str(record / "src/a.py")})
+        hook("post-edit", edit, "--harness", name)
+        stop = {**camel, "stopReason": "end_turn", "stop_hook_active": False} if name == "copilot" \
+            else claude("Stop", record, session=name)
+        r = hook("stop", stop, "--harness", name)
+        data = json.loads(r.out)
+        assert r.code == 0 and data["decision"] == "block" and "src/a.py" in data["reason"]
+
+
+def test_an_unattended_run_is_not_nudged_unless_configured(record, monkeypatch):
+    """`claude -p` says CLAUDE_CODE_SESSION_ATTENDED=0: continuing its turn would replace its result."""
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ATTENDED", "0")
+    edit = claude("PostToolUse", record, tool_name="Edit", tool_input={"file_path": str(record / "src/a.py")})
+    hook("post-edit", edit)
+    assert hook("stop", claude("Stop", record)).out == ""
+    config = record / ".stele/config.yaml"
+    config.write_text(config.read_text().replace("nudge_unattended: false", "nudge_unattended: true"))
+    assert "src/a.py" in context(hook("stop", claude("Stop", record)))
+
+
+def test_a_task_done_in_the_session_is_completion_and_the_example_quotes_its_error(record, attended, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "tool_result", "content": "Traceback (most recent call last):\n"
+                                      "psycopg.errors.QueryCanceled: canceling statement due to statement timeout"})
+                          + "\n")
+    hook("post-edit", claude("PostToolUse", record, tool_name="Edit",  # the session's first hook
+                             tool_input={"file_path": str(record / "src/auth/middleware.py")}))
+    assert invoke("task", "done", "TASK-0005").code == 0  # the in-progress task of the sample record
+    text = context(hook("stop", claude("Stop", record, transcript_path=str(transcript))))
+    assert "finished TASK-0005" in text and "--link relates-to:TASK-0005" in text
+    assert "psycopg.errors.QueryCanceled: canceling statement due to statement timeout" in text
 
 
 def test_gemini_gets_edit_facts_after_the_tool(record):
@@ -223,16 +258,61 @@ def test_the_same_prompt_twice_injects_only_what_is_new(record):
     assert "LSN-0030" in third and not third & first
 
 
-def test_async_post_edit_leaves_the_index_fresh_for_the_next_prompt(record, monkeypatch):
-    from stele.index import build
+def test_post_edit_logs_synchronously_and_leaves_indexing_to_the_next_prompt(record):
+    """Every harness waits for post-edit now (an async one died with `codex exec`): it writes the log
+    line and nothing else, so the edit costs no index refresh."""
     from stele.project import Project
+    from stele.session import wal
 
-    edit = claude("PostToolUse", record, session="fresh", tool_name="Edit",
+    edit = claude("PostToolUse", record, session="sync", tool_name="Edit",
                   tool_input={"file_path": str(record / "src/auth/middleware.py")})
     hook("post-edit", edit, "--harness", "claude")
-    monkeypatch.setattr(build, "update", lambda *a, **k: (_ for _ in ()).throw(AssertionError("stale index")))
-    with build.open_index(Project(record)):
-        pass  # no refresh needed: the hook indexed its own log line
-    hook("post-edit", {**edit, "session_id": "sync", "turn_id": "t"}, "--harness", "gemini")
-    with pytest.raises(build.IndexUnavailable):  # Gemini waits for the hook: indexing is left to the prompt
-        build.open_index(Project(record))
+    assert [e.text for e in wal.read_file(wal.wal_path(Project(record), "sync"))][-1] == "edited src/auth/middleware.py"
+    assert not (record / ".stele/index").exists()  # no index was built or refreshed for it
+
+
+def test_hold_mode_refuses_an_edit_under_a_risk_once_with_the_fact_as_reason(record):
+    config = record / ".stele/config.yaml"
+    edit = claude("PreToolUse", record, session="h1", tool_name="Edit",
+                  tool_input={"file_path": str(record / "src/auth/middleware.py")})
+    assert "permissionDecision" not in hook("pre-edit", edit).out  # off by default: nudges never block
+    config.write_text(config.read_text().replace("hold_edits: false", "hold_edits: true"))
+    edit = {**edit, "session_id": "h2"}
+    first = json.loads(hook("pre-edit", edit).out)["hookSpecificOutput"]
+    assert first["permissionDecision"] == "deny" and "RISK-0007" in first["permissionDecisionReason"]
+    again = hook("pre-edit", edit).out
+    assert "permissionDecision" not in again  # held once: the retry goes through
+
+
+@pytest.mark.parametrize("damage", ["config", "state"])
+def test_gemini_gets_json_on_error_paths_and_state_that_cannot_be_written_costs_no_answer(record, damage):
+    import shutil
+
+    prompt = {"session_id": "g9", "transcript_path": "/t", "cwd": str(record), "hook_event_name": "BeforeAgent",
+              "timestamp": "2026-11-29T10:00:00Z", "prompt": "why does the rate limiter run before auth?"}
+    if damage == "config":
+        (record / ".stele/config.yaml").write_text("retrieval: [not yaml\n")
+        r = hook("prompt", prompt, "--harness", "gemini")
+        assert (r.code, r.out) == (0, "{}\n") and r.err.startswith("stele hook prompt:")
+    else:
+        shutil.rmtree(record / ".stele/state", ignore_errors=True)
+        (record / ".stele/state").write_text("not a folder\n")
+        r = hook("prompt", prompt, "--harness", "gemini")
+        assert r.code == 0 and "RISK-0007" in json.loads(r.out)["hookSpecificOutput"]["additionalContext"]
+    bad = hook("prompt", "{not json", "--harness", "gemini")
+    assert (bad.code, bad.out) == (0, "{}\n")
+    assert hook("no-such-event", prompt, "--harness", "gemini").out == "{}\n"
+
+
+def test_the_prompt_hook_delivers_the_preamble_of_the_active_stele_session(record, monkeypatch):
+    sid = invoke("session", "start", "--goal", "Keep auth floods away from bcrypt").out.split()[-1].split("=")[-1]
+    invoke("session", "log", "steering", "Do not move the limiter", "--session", sid)
+    monkeypatch.setenv("STELE_SESSION", sid)
+    text = context(hook("prompt", claude("UserPromptSubmit", record, session="h9",
+                                         prompt="why does the rate limiter run before auth?")))
+    assert text.startswith("Session history (iteration 1") and "Goal: Keep auth floods away from bcrypt" in text
+    assert "- Do not move the limiter" in text and "RISK-0007" in text
+    monkeypatch.delenv("STELE_SESSION")  # the hooks remember which Stele session this harness session works in
+    later = context(hook("prompt", claude("UserPromptSubmit", record, session="h9",
+                                          prompt="and what about the middleware order?")))
+    assert "Goal: Keep auth floods away from bcrypt" in later

@@ -10,6 +10,7 @@ ALLOWED = [
     "stele show DEC-4F7K",
     'stele brief "checkout flow"',
     "stele list --kind risk --json",
+    'stele why "why does gc wait 48 hours"',  # only reads: it explains one recall
     'stele search "a (parenthesised) query"',
     r"stele search rate\;limit",
 ]

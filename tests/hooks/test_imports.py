@@ -95,7 +95,11 @@ def test_with_lines_to_ship_the_stop_hook_syncs_and_fails_open_within_its_deadli
     assert invoke("session", "start", "--session", "s1", "--goal", "Ship it").code == 0
     t0 = time.monotonic()
     loaded, err = _hook_modules(repo, tmp_path, "stop")
-    assert time.monotonic() - t0 < 1.5 + 5  # the deadline plus a process's start and boto3's import
+    # the 1.5 s deadline plus a process start and boto3 import; loose, since a loaded CI machine is slow,
+    # but far under the 60 s a hung connection would take
+    assert time.monotonic() - t0 < 20
     assert "boto3" in loaded  # the control: the same test sees the client when it is used
-    assert len(err.strip().splitlines()) == 1 and "stele: session sync:" in err and "unreachable" in err, err
+    # one line either way: the store refused the connection, or (a slow machine) the deadline came first
+    assert len(err.strip().splitlines()) == 1 and "stele: session sync:" in err, err
+    assert "unreachable" in err or "deadline passed" in err, err
     assert (repo / ".stele/wal/s1.jsonl").read_text().count("\n") == 1

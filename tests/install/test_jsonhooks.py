@@ -78,3 +78,46 @@ def test_text_block_appends_replaces_and_removes():
     assert block.remove(added + "More notes.\n", created=False) == doc + "\nMore notes.\n"
     assert block.remove(added, created=False) == doc
     assert block.remove(block.block, created=True) is None
+
+
+def _sh(cmd: str, path: str, stdin: str = "{}"):
+    import subprocess
+
+    return subprocess.run(["/bin/sh", "-c", cmd], input=stdin, capture_output=True, text=True,
+                          env={"PATH": path}, timeout=30, check=False)
+
+
+def test_the_installed_command_cannot_fail_even_without_stele(tmp_path):
+    """Gemini denies on any exit but 0 and 1, and Copilot's preToolUse fails closed: the command a
+    teammate without Stele runs must print nothing and exit 0, and a Stele that fails must exit 0 too."""
+    from stele.install.jsonhooks import command
+
+    missing = _sh(command("prompt", "gemini"), str(tmp_path))  # no stele on this PATH
+    assert (missing.returncode, missing.stdout, missing.stderr) == (0, "", "")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "stele").write_text("#!/bin/sh\necho boom >&2\nexit 3\n")
+    (fake / "stele").chmod(0o755)
+    failing = _sh(command("pre-edit", "copilot"), f"{fake}:/usr/bin:/bin")
+    assert failing.returncode == 0 and failing.stderr == "boom\n"
+    (fake / "stele").write_text('#!/bin/sh\necho "$@"\n')
+    assert _sh(command("stop", "claude"), f"{fake}:/usr/bin:/bin").stdout == "hook stop --harness claude\n"
+
+
+def test_the_guard_fails_closed_without_stele(tmp_path):
+    from stele.install.jsonhooks import guard_command
+
+    r = _sh(guard_command("claude"), str(tmp_path))
+    assert r.returncode == 2 and "not on PATH" in r.stderr
+
+
+def test_bare_commands_of_older_installs_are_still_ours_and_replaced():
+    from stele.install.jsonhooks import command, is_ours
+
+    old = {"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "stele hook prompt --harness claude", "timeout": 10}]}]}}
+    new = JsonHooks({"UserPromptSubmit": {"hooks": [{"type": "command", "command": command("prompt", "claude")}]}})
+    data = json.loads(new.apply(json.dumps(old)))
+    assert data["hooks"]["UserPromptSubmit"] == [{"hooks": [{"type": "command", "command": command("prompt", "claude")}]}]
+    assert is_ours({"bash": command("stop", "copilot")}) and not is_ours({"command": "./wrap.sh stele hook stop"})
+    assert json.loads(new.remove(json.dumps(old), created=False)) == {}

@@ -53,7 +53,8 @@ def test_remember_text_writes_like_the_cli_and_redacts(repo):
     fact = load(Project(repo)).get(fact_id)
     assert fact.kind == "lesson" and fact.tags == ["deploy"]
     assert AWS_KEY not in (repo / fact.path).read_text() and "[REDACTED:AWS access key id]" in fact.body
-    assert "redacted before writing: 2 AWS access key ids" in out  # title and body and AWS_KEY not in out
+    assert "redacted before writing: 1 AWS access key id " in out  # in title and body, told once
+    assert AWS_KEY not in out
 
 
 def test_cap_cuts_at_a_line_and_says_so():
@@ -198,6 +199,84 @@ def test_stdout_carries_only_protocol_messages_even_when_a_library_prints(repo):
     answer = next(f for f in frames if f.get("id") == 3)["result"]
     assert not answer.get("isError") and "remembered NOTE-" in answer["content"][0]["text"]
     assert "NOISE from a library" in err
+
+
+def test_replies_through_a_real_client_carry_no_hidden_or_control_character(repo):
+    """A fact with tag characters, a bidi override and an escape sequence, read by an agent over MCP."""
+    import re
+
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from tests.helpers import write_fact
+    from tests.untrusted_payloads import TAGGED
+
+    write_fact(repo, "DEC-AAAA", "decision", "Rate limiting runs before auth" + TAGGED,
+               body="Limit first \x1b]0;owned\x07, then authenticate.\u202e evil")
+    raw = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\U000e0000-\U000e0fff]")
+
+    async def session() -> list[str]:
+        async with stdio_client(_params(repo)) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                replies = [await s.call_tool("show", {"id": "DEC-AAAA"}),
+                           await s.call_tool("recall", {"prompt": "does rate limiting run before auth?"}),
+                           await s.call_tool("search", {"query": "rate limiting auth"})]
+                return [r.content[0].text for r in replies]
+
+    texts = anyio.run(session)
+    assert "DEC-AAAA" in texts[0] and "<45 hidden characters>" in texts[0] and "^[]0;owned^G" in texts[0]
+    assert all(not raw.search(t) for t in texts), texts
+
+
+def _exchange(repo, lines: list[str]) -> list[dict]:
+    """Send raw lines to `stele mcp`, one answer awaited per line that should get one (all but the
+    notification), and return the frames in order."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    proc = subprocess.Popen([sys.executable, "-m", "stele", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=repo, env=env)
+    frames = []
+    try:
+        for line in lines:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            if "notifications/" not in line:
+                frames.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    return frames
+
+
+def test_every_request_gets_an_answer_and_errors_are_one_line(repo):
+    """Found by probing the 1.x/2.x SDKs: no reply to a bad frame or a string `params` (the client waited
+    forever), the SDK's version in serverInfo, pydantic dumps for bad arguments, titles in every schema."""
+    import stele
+
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    call = lambda i, params: json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params})  # noqa: E731
+    frames = _exchange(repo, [
+        init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        "{this is not json",
+        call(4, "recall everything"),
+        call(5, {"name": "recall", "arguments": {"files": 3}}),
+        call(6, {"name": "remember", "arguments": {"text": "x" * (edit.MAX_BODY_BYTES + 1)}}),
+    ])
+    by_id = {f.get("id"): f for f in frames}
+    assert by_id[1]["result"]["serverInfo"]["version"] == stele.__version__
+    schemas = json.dumps([t["inputSchema"] for t in by_id[2]["result"]["tools"]])
+    assert '"title": "' not in schemas and '"title": {"anyOf"' in schemas  # remember's own `title` argument stays
+    assert by_id[None]["error"]["code"] == -32700
+    assert by_id[4]["error"]["code"] == -32602 and "must be an object" in by_id[4]["error"]["message"]
+    bad = by_id[5]["result"]
+    text = bad["content"][0]["text"]
+    assert bad["isError"] and text.startswith("invalid arguments for recall:") and "prompt: field required" in text
+    assert "\n" not in text and "pydantic" not in text and "http" not in text
+    big = by_id[6]["result"]
+    assert big["isError"] and "a fact holds at most" in big["content"][0]["text"]
 
 
 def test_with_a_stele_session_set_what_recall_showed_goes_into_its_log(repo, monkeypatch):

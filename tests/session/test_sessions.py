@@ -147,3 +147,25 @@ def test_a_hand_edited_paths_value_counts_as_no_path_instead_of_failing_readers(
     assert [sessions.search_text(e) for e in entries] == ["odd 0", "odd 1", "odd 2\nsrc/b.py"]
     [listed], _ = sessions.list_sessions(project, Filters(path="src"))
     assert [h.text for h in listed.hits] == ["odd 2"]
+
+
+def test_a_thread_cannot_mix_harnesses(project):
+    sessions.start(project, agent="claude-code", thread="impl", goal="Ship it")
+    sessions.start(project, agent="claude-code", thread="impl")  # the same harness may take it over
+    with pytest.raises(SteleError, match="thread 'impl' is run by claude-code .*cannot mix harnesses"):
+        sessions.start(project, agent="codex", thread="impl")
+    assert sessions.start(project, agent="codex", thread="impl-codex").thread == "impl-codex"
+
+
+def test_a_restart_clears_stage_history_and_keeps_inputs_identity_and_visits(project):
+    from stele.session.preamble import for_scope
+
+    sid = sessions.start(project, agent="claude-code", thread="run", goal="Port the limiter").session
+    sessions.log(project, sid, "stage", "planned it", stage="plan")
+    sessions.log(project, sid, "steering", "keep the 48-hour grace")
+    sessions.restart(project, sid, "second try")
+    sessions.log(project, sid, "stage", "planned again", stage="plan")
+    p = for_scope(project, session=sid)
+    assert (p.goal, p.iteration, [(s.name, s.text, s.visits) for s in p.stages]) == (
+        "Port the limiter", 2, [("plan", "planned again", 2)])
+    assert [e.text for e in p.steering] == ["keep the 48-hour grace"] and sessions.identity(project, sid).agent == "claude-code"

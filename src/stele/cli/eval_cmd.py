@@ -36,7 +36,7 @@ def eval_(
 ) -> int:
     """Measure what the memory does for this project: score recall against a case file, or the
     recall gap of past sessions."""
-    from ..errors import UsageError
+    from ..errors import UsageError, say
 
     as_json = wants_json(fmt, json_)
     modes = sum([init, recall_gap, cases is not None])
@@ -83,6 +83,6 @@ def eval_(
         name = cases.parent.name if cases.name == "queries.yaml" else cases.name  # a set's folder names it
         sys.stdout.write(report_text(report, name, verbose))
     if min_pct is not None and report.percent < min_pct:
-        print(f"stele eval: {report.percent:.0f}% passed, under --min {min_pct:g}", file=sys.stderr)
+        say(f"stele eval: {report.percent:.0f}% passed, under --min {min_pct:g}")
         return 1
     return 0

@@ -46,7 +46,7 @@ def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) ->
             action = _WOULD.get(c.action, c.action) if dry_run else c.action
             term.line(f"{action} {_shown(p, c.path)}" + (f" ({c.detail})" if c.detail else ""))
             if c.diff:
-                sys.stdout.write(c.diff)
+                term.write(c.diff)
 
 
 @app.command()
@@ -57,6 +57,9 @@ def install(
                     ] = False,
     dry_run: DryRunOpt = False,
     scope: ScopeOpt = ScopeChoice.project,
+    check: Annotated[bool, typer.Option("--check", help="Change nothing: report, for each installed "
+                                        "harness, whether its hooks would run (config, matchers, PATH, "
+                                        "enabled, trust).")] = False,
     fmt: FormatOpt = "text",
     json_: JsonOpt = False,
 ) -> None:
@@ -65,6 +68,9 @@ def install(
     from ..install import targets as inst
 
     p = project()
+    if check:
+        _check(p, wants_json(fmt, json_))
+        return
     names = list(dict.fromkeys(target))
     if not names:
         detected = [t.name for t in inst.targets().values() if t.detect(p)]
@@ -84,6 +90,22 @@ def install(
                          "in a repository without Stele)")
     results = [(t.name, t.install(p, dry_run=dry_run, scope=scope.value)) for t in chosen]
     _report(p, results, dry_run, wants_json(fmt, json_))
+
+
+def _check(p, as_json: bool) -> None:
+    from ..errors import SteleError
+    from ..install.check import ERROR, check
+
+    found = check(p)
+    if as_json:
+        emit_json({"findings": [{"harness": f.harness, "level": f.level, "message": f.message} for f in found]})
+    elif not found:
+        term.line("no harness hooks of Stele's are installed here or in your home folder")
+    for f in [] if as_json else found:
+        term.line(f"{f.harness}: {f.level}: {f.message}")
+    errors = sum(f.level == ERROR for f in found)
+    if errors:
+        raise SteleError(f"{errors} problem(s) keep Stele's hooks from running (above)")
 
 
 @app.command()

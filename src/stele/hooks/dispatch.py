@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 
+from ..errors import debug_enabled, say
 from .harness import HARNESSES
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
@@ -20,6 +21,7 @@ EVENTS: dict[str, str] = {
     "prompt": "prompt:main",
     "pre-edit": "edit:main_pre",
     "post-edit": "edit:main_post",
+    "subagent-start": "session_start:main_subagent",
     "stop": "stop:main",
     "subagent-stop": "stop:main_subagent",
     "session-end": "stop:main_end",
@@ -53,12 +55,14 @@ def main(argv: list[str]) -> int:
     except SystemExit:  # --help was printed
         return 0
     except _ArgError as e:
-        print(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])", file=sys.stderr)
+        _silent(argv)
+        say(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])")
         return 2 if argv[:1] == ["guard-readonly"] else 0  # the guard fails closed
     target = EVENTS.get(args.event)
     if target is None:
+        _silent(argv)
         known = ", ".join(sorted(EVENTS))
-        print(f"stele hook: unknown event {args.event!r}; known: {known}", file=sys.stderr)
+        say(f"stele hook: unknown event {args.event!r}; known: {known}")
         return 0
     args.extra = extra
     module, func = target.split(":")
@@ -67,14 +71,19 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         return 0
     except Exception as e:  # fail open: never block the agent because of a Stele error
-        from ..errors import debug_enabled
-
         if debug_enabled():
             import traceback
 
             traceback.print_exc()
-        print(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)", file=sys.stderr)
+        say(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)")
         return 0
+
+
+def _silent(argv: list[str]) -> None:
+    """Gemini's "nothing to say" (`{}`) when the arguments could not even be parsed: with empty stdout
+    Gemini would show the stderr line to the user as a message."""
+    if "gemini" in argv or "--harness=gemini" in argv:
+        sys.stdout.write("{}\n")
 
 
 def _one_line(e: Exception) -> str:

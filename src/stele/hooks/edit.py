@@ -6,8 +6,14 @@ conversation would have retrieved it. Risks come first. A `path::Symbol` anchor 
 touches the symbol's lines (found with `anchors/symbols.py`), or when either cannot be located. Each fact is
 shown once per session, and the session's first edit carries a one-time nudge to check the record
 before changing settled things.
+In every harness measured (tests/e2e) the pre-edit text reaches the model with the tool's result, after
+the edit is applied. With `hooks.hold_edits` on, an edit that lands where a constraint or risk is
+anchored is refused once with the facts as the reason (Claude Code, Codex, and Copilot running
+Claude's hooks), so the model reads them before the change; a retry goes through. Off by default.
 Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
-(AfterTool), so there the same text comes with post-edit.
+(AfterTool), and Copilot's own hooks likewise at postToolUse: there the same text comes with
+post-edit. The edit is logged synchronously: an async hook dies with a session that ends right after
+the edit (`codex exec`, a fast Claude turn).
 """
 from __future__ import annotations
 
@@ -86,6 +92,9 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     with lookup.open_index(ctx.project, fresh=False) as index:
         found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
     facts = [f for f in found if f.id not in seen.injected]
+    held = hold(ctx, facts, seen)
+    if held is not None:
+        return held
     nudge = not seen.edit_nudged and ctx.payload.session is not None
     if nudge:
         with state.update(ctx.project, ctx.payload.session) as st:
@@ -105,6 +114,31 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     return Reply(frame(TITLE, sections), tuple(f.id for f in shown))
 
 
+HOLD_KINDS = frozenset({"constraint", "risk"})
+
+
+def hold(ctx: Context, facts: list, seen: state.SessionState) -> Reply | None:
+    """Hold the edit once (hooks.hold_edits) when a constraint or risk not yet held for this session is
+    anchored where it lands: refused with the facts as the reason, so the model reads them before the
+    change. Only in a pre-edit hook of a harness that takes a reasoned refusal, only with a session
+    (without one, a retry would be held again)."""
+    if (ctx.event != "pre-edit" or ctx.payload.form not in harness.CAN_HOLD or ctx.payload.session is None
+            or not ctx.project.config["hooks.hold_edits"]):
+        return None
+    weighty = [f for f in facts if f.kind in HOLD_KINDS and f.id not in seen.held]
+    if not weighty:
+        return None
+    with state.update(ctx.project, ctx.payload.session) as st:
+        weighty = [f for f in weighty if f.id not in st.held]
+        st.held += [f.id for f in weighty]
+    if not weighty:
+        return None
+    text = ("Stele held this edit once (hooks.hold_edits): the record has a constraint or risk where it "
+            "lands. Read it, and if the change respects it, make the same edit again (it will go through):\n"
+            + "\n".join(block(f, BODY_CHARS) for f in weighty))
+    return Reply(text, tuple(f.id for f in weighty), hold=True)
+
+
 def pre_edit(ctx: Context) -> Reply | None:
     return edit_context(ctx, repo_paths(ctx))
 
@@ -113,23 +147,22 @@ def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
     """One session log line per file and session (the log says what changed, not every keystroke)."""
     from ..session import sessions
 
-    with state.update(ctx.project, session) as st:
-        new = [p for p in paths if p not in st.edited]
-        st.add_edited(new)
+    try:
+        with state.update(ctx.project, session) as st:
+            new = [p for p in paths if p not in st.edited]
+            st.add_edited(new)
+    except OSError:
+        new = paths  # the state cannot be written: the log line matters more than its dedup
     if not new:
         return
     sessions.log_edit(ctx.project, session, new, harness.AGENT_NAMES[ctx.harness])
-    if "post-edit" in harness.ASYNC.get(ctx.harness, ()):
-        # nobody waits for this hook: index the new log line now rather than in the next prompt's hook
-        with lookup.open_index(ctx.project, fresh=True):
-            pass
 
 
 def post_edit(ctx: Context) -> Reply | None:
     paths = repo_paths(ctx)
     if paths and ctx.payload.session:
         log_edits(ctx, ctx.payload.session, paths)
-    if harness.can_inject(ctx.harness, "post-edit") and not harness.can_inject(ctx.harness, "pre-edit"):
+    if harness.can_inject(ctx.payload.form, "post-edit") and not harness.can_inject(ctx.payload.form, "pre-edit"):
         return edit_context(ctx, paths)
     return None
 

@@ -1,7 +1,7 @@
 """`stele hook guard-readonly`: the PreToolUse guard that keeps the research subagent read-only.
 
 It lets through exactly one `stele` command whose subcommand only reads (recall, search, show,
-brief, list) and refuses everything else by exiting 2 with the reason on stderr, which is how Claude
+brief, list, why) and refuses everything else by exiting 2 with the reason on stderr, which is how Claude
 Code and Codex block a tool call. Unlike the other hooks this one fails closed: a guard that lets a
 command through because it crashed guards nothing, and refusing only costs the subagent one call.
 Shell syntax that could run a second command (`;`, `&&`, pipes, redirections, `$(...)`, backticks) is
@@ -10,12 +10,12 @@ refused outside single quotes, where the shell would act on it; quoted text is t
 from __future__ import annotations
 
 import shlex
-import sys
 
+from ..errors import say
 from .payload import parse
 from .run import read_stdin
 
-READ_ONLY = ("recall", "search", "show", "brief", "list")
+READ_ONLY = ("recall", "search", "show", "brief", "list", "why")
 BLOCK = 2
 _UNQUOTED_UNSAFE = frozenset(";&|<>`$()\n\r")
 
@@ -68,5 +68,5 @@ def main(args) -> int:
         reason = f"the guard could not read the request ({type(e).__name__}: {e})"
     if reason is None:
         return 0
-    print(f"stele guard-readonly: refused: {reason}", file=sys.stderr)
+    say(f"stele guard-readonly: refused: {reason}")
     return BLOCK

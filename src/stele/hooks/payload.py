@@ -21,7 +21,7 @@ from . import harness as harness_mod
 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
-PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
 # Payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor).
 SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
 
@@ -34,6 +34,7 @@ class PayloadError(SteleError):
 class Payload:
     data: dict[str, Any]
     harness: str
+    form: str = ""  # the protocol to answer in (harness.form): the harness, or copilot-vscode
     event_name: str | None = None
     session: str | None = None
     cwd: Path | None = None
@@ -42,6 +43,10 @@ class Payload:
     tool_input: dict[str, Any] = field(default_factory=dict)
     source: str = ""  # session-start: startup | resume | clear | compact | new
     stop_hook_active: bool = False
+    transcript: Path | None = None  # the harness's transcript file, where it names one
+
+    def __post_init__(self) -> None:
+        self.form = self.form or self.harness
 
     def edited_paths(self) -> list[str]:
         """Files an edit tool is about to change or has changed, as sent (usually absolute)."""
@@ -83,8 +88,10 @@ def parse(text: str, flag: str | None = None) -> Payload:
     # the harness's own conversation id first: it is exact, an inherited STELE_SESSION may be shared
     session = session_of(data) or wal.current_session()
     source = data.get("source", data.get("trigger"))
+    transcript = data.get("transcript_path", data.get("transcriptPath"))
     return Payload(
-        data=data, harness=harness,
+        data=data, harness=harness, form=harness_mod.form(harness, data),
+        transcript=Path(transcript) if isinstance(transcript, str) and transcript.strip() else None,
         event_name=data["hook_event_name"] if isinstance(data.get("hook_event_name"), str) else None,
         session=session, cwd=_cwd(data), prompt=_text(data.get("prompt")),
         tool_name=_text(data.get("tool_name", data.get("toolName"))),
@@ -96,10 +103,18 @@ def parse(text: str, flag: str | None = None) -> Payload:
 
 def session_of(data: Mapping[str, Any]) -> str | None:
     """The session id a harness put in its payload, made safe as a file name (a harness id is not
-    ours to reject: characters outside the allowed set become '-')."""
+    ours to reject: characters outside the allowed set become '-', and an id that holds a secret is
+    replaced by its hash)."""
     for key in SESSION_KEYS:
         value = data.get(key)
         if isinstance(value, str) and value.strip():
+            from ..redact import redact
+
+            if redact(value).secrets:
+                import hashlib
+
+                # a credential never becomes a file name; the same payload still names the same session
+                return "s-" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
             name = re.sub(r"[^A-Za-z0-9._-]", "-", value.strip())[:128]
             return wal.check_session_name(name if name[0].isalnum() else "s" + name[:127])
     return None

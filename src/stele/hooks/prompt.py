@@ -1,4 +1,5 @@
-"""`stele hook prompt`: the recall for the prompt, put in front of the model before it answers.
+"""`stele hook prompt`: the recall for the prompt, put in front of the model before it answers, after
+the preamble of the Stele session the agent works in, when there is one.
 
 Rendered as reference data and said to be a starting set (`render.agent.recall_text`). Ids this
 session has already been shown go to the recall as `exclude`: they are walked through but not
@@ -7,27 +8,65 @@ index rebuilt, the embedder missing) becomes the hook's one stderr line.
 """
 from __future__ import annotations
 
-import sys
-
+from ..errors import say
 from . import state
 from .run import Context, Reply, run
+
+
+def active_session(ctx: Context) -> str | None:
+    """The Stele session this harness session works in: `STELE_SESSION` when it names a started
+    session (remembered in the hook state, so later hooks of the same harness session know it even
+    where the harness does not pass the variable on), else the one remembered, else None."""
+    from ..session import wal
+
+    named = wal.current_session()
+    harness_session = ctx.payload.session
+    if named and named != harness_session and wal.segments(ctx.project, named):
+        if harness_session:
+            try:
+                with state.update(ctx.project, harness_session) as st:
+                    st.stele_session = named
+            except OSError:
+                pass  # the mapping is a convenience; the variable still names it this time
+        return named
+    if harness_session:
+        remembered = state.load(ctx.project, harness_session).stele_session
+        if remembered and wal.segments(ctx.project, remembered):
+            return remembered
+    if named and wal.segments(ctx.project, named):
+        return named
+    return None
+
+
+def preamble(ctx: Context) -> str:
+    """The active Stele session's preamble (goal, completed stages folded with visit counts, steering)
+    under the session's fidelity rules, or ''."""
+    from ..session.preamble import for_scope
+
+    sid = active_session(ctx)
+    return for_scope(ctx.project, session=sid).render() if sid else ""
 
 
 def handle(ctx: Context) -> Reply | None:
     from ..render.agent import recall_text
     from ..retrieve.recall import recall
+    from .stop import NUDGE_OPENING
 
     prompt = ctx.payload.prompt
-    if not prompt.strip():
+    if not prompt.strip() or prompt.startswith(NUDGE_OPENING):  # Gemini and Copilot re-prompt with the nudge
         return None
+    history = preamble(ctx)
+    # the preamble first and whole where it fits (steering is never cut); the recall gets the rest
+    room = ctx.max_chars - len(history) - 1
     seen = state.load(ctx.project, ctx.payload.session)
     result = recall(ctx.project, prompt, exclude=frozenset(seen.injected))
     if result.warnings:
-        print(result.warnings[0], file=sys.stderr)
-    if not result.entries and not result.risks:
-        return None
+        say(result.warnings[0])
+    if not result.entries and not result.risks or room < 400:
+        return Reply(history) if history else None
     ids = tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)
-    return Reply(recall_text(result, ctx.max_chars), ids)
+    recalled = recall_text(result, room)
+    return Reply(f"{history}\n{recalled}" if history else recalled, ids)
 
 
 def main(args) -> int:

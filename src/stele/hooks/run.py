@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import textcut
+from ..errors import SteleError, say
+from ..neutralize import neutralize
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -37,6 +39,7 @@ class HookTimeout(Exception):
 class Context:
     project: Project
     payload: Payload
+    event: str = ""
 
     @property
     def harness(self) -> str:
@@ -50,9 +53,11 @@ class Context:
 @dataclass
 class Reply:
     """A handler's answer: the text, and the ids it may show (those still in the text after the cap
-    are recorded as injected, so the session never gets them again)."""
+    are recorded as injected, so the session never gets them again). `hold` refuses the edit once
+    with the text as the reason (hooks.hold_edits) instead of only informing."""
     text: str
     ids: tuple[str, ...] = ()
+    hold: bool = False
 
 
 Handler = Callable[[Context], "Reply | None"]
@@ -86,7 +91,8 @@ def _paused(project: Project, event: str) -> bool:
 
 def _remember_shown(project: Project, payload: Payload, event: str, ids, text: str) -> None:
     """The ids that survived the cap go into the session's hook state (never shown twice) and, as one
-    delivery note, into its log (what the agent saw, for `session show` and the recall gap)."""
+    delivery note, into its log (what the agent saw, for `session show` and the recall gap). State or
+    a log that cannot be written costs that record, never the answer."""
     from ..ids import mentioned_ids
     from ..session import sessions
 
@@ -94,9 +100,15 @@ def _remember_shown(project: Project, payload: Payload, event: str, ids, text: s
     ids = [i for i in dict.fromkeys(ids) if i in shown]
     session = payload.session
     if ids and session:
-        with state.update(project, session) as st:
-            st.add_injected(ids)
-        sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
+        try:
+            with state.update(project, session) as st:
+                st.add_injected(ids)
+        except OSError as e:
+            say(f"stele hook {event}: could not record what was shown ({e}); it may be shown again")
+        try:
+            sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
+        except (OSError, SteleError) as e:
+            say(f"stele hook {event}: could not log the delivery ({e})")
 
 
 def _on_alarm(signum, frame):
@@ -104,37 +116,48 @@ def _on_alarm(signum, frame):
 
 
 def run(args, handler: Handler) -> int:
+    """Answer one hook. Whatever fails (a payload that is not JSON, a broken config, the time budget,
+    state that cannot be written), the harness still gets its "nothing to say" answer on stdout
+    (`{}` for Gemini, whose users would otherwise see the error line as a message) before dispatch
+    prints the one stderr line."""
     raw = read_stdin()
-    if off():
-        sys.stdout.write(harness_mod.answer(args.harness or "claude", args.event, None))
-        return 0
-    payload = parse(raw, args.harness)
     event = "session-start" if args.event == "session" else args.event
-    text = _text(payload, event, handler)
-    sys.stdout.write(harness_mod.answer(payload.harness, event, text, payload.event_name))
+    fallback = args.harness or "claude"
+    if off():
+        sys.stdout.write(harness_mod.silent(fallback))
+        return 0
+    try:
+        payload = parse(raw, args.harness)
+        fallback = payload.form
+        said = _said(payload, event, handler)
+        out = harness_mod.answer(payload.form, event, said, payload.data, payload.event_name)
+    except BaseException:
+        sys.stdout.write(harness_mod.silent(fallback))
+        raise
+    sys.stdout.write(out)
     return 0
 
 
-def _text(payload: Payload, event: str, handler: Handler) -> str | None:
+def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer | None:
     """Run the handler when there is a project, the hooks are not paused and the harness shows the
-    answer (or the event has work of its own); the capped text, or None."""
+    answer (or the event has work of its own); what to say, capped, or None."""
     project = locate(payload)
     if project is None or (event not in ALWAYS_RUN and _paused(project, event)):
         return None
-    shows = harness_mod.can_inject(payload.harness, event)
+    shows = harness_mod.can_inject(payload.form, event)
     if not shows and event not in ALWAYS_RUN:
         return None
     budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
-        ctx = Context(project, payload)
+        ctx = Context(project, payload, event)
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = textcut.lines(reply.text, ctx.max_chars, CUT_MARK)
+        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)  # no hidden or control character reaches the agent
         _remember_shown(project, payload, event, reply.ids, text)
-        return text
+        return harness_mod.Answer(text, reply.hold)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

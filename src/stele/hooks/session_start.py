@@ -3,7 +3,7 @@
 The standing rules (current `delivery: always` facts, whole), the open tasks (the ones this agent has
 claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact`
 the earlier injections have left the model's context, so the session's injected set starts over; on
-`resume` the transcript replays them, so it is kept.
+`resume` the transcript replays them, so it is kept. Cursor gets the fast path: the index as it is.
 """
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def handle(ctx: Context) -> Reply:
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         with state.update(ctx.project, ctx.payload.session) as st:
             st.injected = []
-    with lookup.open_index(ctx.project) as index:
+    # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known race):
+    # there the catalog is read as the last refresh left it, without the freshness scan of every file
+    with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
         rules, tasks = lookup.always(index), lookup.open_tasks(index, ctx.project)
     sections = []
     if rules:
@@ -44,5 +46,22 @@ def handle(ctx: Context) -> Reply:
     return Reply(frame(TITLE, sections), tuple(r.id for r in rules))
 
 
+def subagent(ctx: Context) -> Reply:
+    """A subagent starts with an empty context (Copilot CLI prepends this to its prompt): the same
+    standing rules and pointer, leaving the session's record of what it was shown alone."""
+    with lookup.open_index(ctx.project) as index:
+        rules = lookup.always(index)
+    sections = []
+    if rules:
+        sections.append("Standing instructions and constraints:\n"
+                        + "\n".join(block(r, RULE_CHARS) for r in rules))
+    sections.append(pointer(ctx.harness))
+    return Reply(frame(TITLE, sections))
+
+
 def main(args) -> int:
     return run(args, handle)
+
+
+def main_subagent(args) -> int:
+    return run(args, subagent)

@@ -30,12 +30,17 @@ class SessionState:
     edited: list[str] = field(default_factory=list)  # repo-relative paths the session changed
     edit_nudged: bool = False
     stop_nudged: bool = False
+    held: list[str] = field(default_factory=list)  # ids an edit was held for once (hooks.hold_edits)
+    stele_session: str | None = None  # the Stele session (STELE_SESSION) this harness session works in
 
     def add_injected(self, ids) -> None:
         self.injected += [i for i in dict.fromkeys(ids) if i not in self.injected]
 
     def add_edited(self, paths) -> None:
-        self.edited += [p for p in dict.fromkeys(paths) if p not in self.edited]
+        from ..redact import redact
+
+        clean = [redact(p).text for p in dict.fromkeys(paths)]  # a path can carry a token (/tmp/ghp_...)
+        self.edited += [p for p in dict.fromkeys(clean) if p not in self.edited]
 
 
 def hooks_dir(project: Project) -> Path:
@@ -67,7 +72,7 @@ def _locked(path: Path):
 def _from_dict(data: dict) -> SessionState:
     known = SessionState.__dataclass_fields__
     state = SessionState(**{k: v for k, v in data.items() if k in known})
-    for name in ("injected", "edited"):
+    for name in ("injected", "edited", "held"):
         if not isinstance(getattr(state, name), list):
             setattr(state, name, [])
     return state

@@ -1,38 +1,118 @@
-"""`stele hook stop`: at the end of a turn, once per session, a nudge to write back what was learned.
+"""`stele hook stop`: when a session completes work, once, a nudge to write back what it learned.
 
-Only when the session changed files and recorded nothing since it started, and never in a loop:
-Claude Code's `stop_hook_active` (set when a stop hook already continued this turn) and Cursor's
-`loop_count` silence it, and the session state makes it once per session in any case. Where the only
-way to speak at a stop is to block it (Codex, Gemini, Copilot), the harness table says so and this
-hook prints nothing. A subagent finishing is not the session finishing: `subagent-stop` is silent.
+Completion is a task marked done during the session, or a session that changed files and recorded
+nothing since it started (any other fact written since then means it did record). The nudge names
+what the session did and builds its example from it: the first error string the session met (read
+from the harness's transcript, where it names one), the files it changed, the task it finished.
+
+Every harness that can speak at a stop gets it, always by continuing the turn once (Claude Code's
+additionalContext; a block with the nudge as the reason in Codex, Gemini, Copilot; Cursor's
+followup_message). It never loops: Claude's and Copilot's `stop_hook_active`, Cursor's `loop_count`
+and the once-per-session flag silence it. And it is not given to a run nobody watches (`claude -p`,
+`codex exec` in a script, CI) unless `hooks.nudge_unattended` says so: continuing such a turn replaces
+the result its caller reads. A subagent finishing is not the session finishing: `subagent-stop` is
+silent.
 """
 from __future__ import annotations
 
+import json
+import re
 import shlex
+from pathlib import Path
 
 from ..project import Project
-from . import state
+from . import harness, state
 from .run import Context, Reply, run
 
+NUDGE_OPENING = "Stele: this session "  # where a harness turns the nudge into the next prompt, the prompt hook knows it
+TRANSCRIPT_TAIL = 256 * 1024  # bytes of the transcript read for error strings
+# a line a tool printed when something failed: `SomethingError: ...`, `error: ...`, `FAILED ...`, `TS2769: ...`
+_ERROR = re.compile(r"(?m)^\s*((?:[A-Za-z_][\w.]*(?:Error|Exception|errors\.\w+)|error(?:\[\w+\])?|fatal|FAILED|TS\d{4}|E\d{3,4})"
+                    r"\b:?\s+\S[^\n]{6,160})")
 
-def recorded_since(project: Project, since: float) -> bool:
-    """Has any fact file been written since `since` (a unix time)? The index's freshness scan lists
-    them (the files the record is read from, with their mtimes)."""
+
+def completed_since(project: Project, since: float) -> tuple[list[str], bool]:
+    """Tasks whose file was written since `since` (unix time) and are now done, and whether any other
+    fact file was written since then (the session recorded something). The index's freshness scan lists
+    the files the record is read from, with their mtimes; only the few changed ones are parsed."""
+    from ..errors import SteleError
     from ..index.sources import scan
+    from ..record.frontmatter import parse
 
     memory, since_ns = project.rel(project.memory_dir).rstrip("/") + "/", since * 1e9
-    return any(rel.startswith(memory) and mtime >= since_ns for rel, (mtime, _) in scan(project).items())
+    done, recorded = [], False
+    for rel, (mtime, _) in scan(project).items():
+        if not rel.startswith(memory) or mtime < since_ns:
+            continue
+        try:
+            meta = parse((project.root / rel).read_text(encoding="utf-8")).meta
+        except (OSError, ValueError, SteleError):  # being written, or broken: something was recorded
+            recorded = True
+            continue
+        if meta.get("kind") == "task" and meta.get("status") == "done":
+            done.append(str(meta.get("id", "")))
+        elif meta.get("kind") != "task":
+            recorded = True
+    return sorted(i for i in done if i), recorded
 
 
-def nudge(paths: list[str]) -> str:
-    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-    example = ('stele remember "Regenerating DB types breaks the SDK build: tsc fails with TS2769: '
-               'No overload matches this call. Port new columns by hand instead." --kind lesson '
-               f'--anchor {shlex.quote(paths[0])} --retire-when "the SDK generates its own types"')
-    return (f"Stele: this session changed {shown} and recorded nothing in the project record. If it "
+def first_error(transcript: Path | None) -> str | None:
+    """The first error string in the tail of the harness's transcript (JSON lines or plain text), cut to
+    one line without quotes, or None."""
+    if transcript is None:
+        return None
+    try:
+        with transcript.open("rb") as f:
+            f.seek(max(0, f.seek(0, 2) - TRANSCRIPT_TAIL))
+            raw = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    texts = []
+    for line in raw.splitlines():
+        try:
+            texts.extend(_strings(json.loads(line)))
+        except ValueError:
+            texts.append(line)
+    for text in texts:
+        m = _ERROR.search(text)
+        if m:
+            return " ".join(m.group(1).replace('"', "'").split())[:160]
+    return None
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def nudge(paths: list[str], done: list[str], error: str | None) -> str:
+    """The nudge, its example drawn from what the session did."""
+    what = []
+    if done:
+        what.append("finished " + ", ".join(done))
+    if paths:
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        what.append(f"changed {shown}")
+    anchor = f" --anchor {shlex.quote(paths[0])}" if paths else ""
+    task = f" --link relates-to:{done[0]}" if done else ""
+    if error:
+        text = f"{error}: <what caused it and what fixed it>"
+        example = f"stele remember {shlex.quote(text)} --kind lesson{anchor}{task} --retire-when \"<when it stops being true>\""
+    else:
+        subject = paths[0] if paths else (done[0] if done else "this change")
+        text = f"<what {subject} now does and why; the name or command someone would search for>"
+        example = (f"stele remember {shlex.quote(text)} --kind decision{anchor}{task} "
+                   "--retire-when \"<when it stops being true>\"")
+    return (f"{NUDGE_OPENING}{' and '.join(what)} and recorded nothing in the project record. If it "
             "learned something the next session would need (a decision, a lesson, a risk), record it before "
-            "finishing. Put the literal trigger in the text (the error message, command or name someone "
-            "would search for) and say when it stops being true, for example:\n"
+            "finishing, with the literal trigger in the text (the error message, command or name someone "
+            "would search for) and when it stops being true, for example:\n"
             f"  {example}\n"
             "If nothing durable was learned, nothing needs recording.")
 
@@ -42,7 +122,7 @@ def handle(ctx: Context) -> Reply | None:
 
     # stop runs even where nothing can be shown, or while paused, to ship session lines: the nudge only
     # where it can be shown and the hooks are not paused
-    speak = can_inject(ctx.harness, "stop") and state.paused(ctx.project) is None
+    speak = can_inject(ctx.payload.form, "stop") and state.paused(ctx.project) is None
     reply = _nudge(ctx) if speak else None
     teamsync(ctx, push=True, pull=False)  # after the nudge is decided: a slow store never delays it
     return reply
@@ -51,26 +131,30 @@ def handle(ctx: Context) -> Reply | None:
 def teamsync(ctx: Context, *, push: bool, pull: bool) -> None:
     """Ship (and/or fetch) team session lines when `session.store` is set and there is work; the
     S3 client is imported only then (tests/hooks/test_imports.py)."""
-    import sys
-
+    from ..errors import say
     from ..index.teamsync import hook_sync
 
-    hook_sync(ctx.project, push=push, pull=pull, warn=lambda line: print(line, file=sys.stderr))
+    hook_sync(ctx.project, push=push, pull=pull, warn=say)
 
 
 def _nudge(ctx: Context) -> Reply | None:
     p, session = ctx.payload, ctx.payload.session
-    looping = p.stop_hook_active or bool(p.data.get("loop_count"))  # Claude Code's flag, Cursor's count
+    looping = p.stop_hook_active or bool(p.data.get("loop_count"))  # Claude/Copilot/Gemini's flag, Cursor's count
     if session is None or looping or p.data.get("status") not in (None, "completed"):
         return None
+    if not harness.attended() and not ctx.project.config["hooks.nudge_unattended"]:
+        return None
     seen = state.load(ctx.project, session)
-    if seen.stop_nudged or not seen.edited or recorded_since(ctx.project, seen.started):
+    if seen.stop_nudged:
+        return None
+    done, recorded = completed_since(ctx.project, seen.started)
+    if recorded or not (done or seen.edited):
         return None
     with state.update(ctx.project, session) as st:
         if st.stop_nudged:
             return None
         st.stop_nudged = True
-    return Reply(nudge(seen.edited))
+    return Reply(nudge(seen.edited, done, first_error(p.transcript)))
 
 
 def main(args) -> int:

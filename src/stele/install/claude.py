@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from . import guidance
 from .files import FileTarget, Scope, WholeFile
-from .jsonhooks import JsonHooks, handler
+from .jsonhooks import JsonHooks, guard_command, handler
 
-EDIT_TOOLS = "Edit|Write|MultiEdit"
+# Claude Code 2.1's file tools (MultiEdit is gone; NotebookEdit edits .ipynb cells)
+EDIT_TOOLS = "Edit|Write|NotebookEdit"
 
 
 HOOKS = JsonHooks({
@@ -20,7 +21,8 @@ HOOKS = JsonHooks({
     "UserPromptSubmit": {"hooks": [handler("claude", "prompt", 10,
                                            statusMessage="stele: recalling project memory")]},
     "PreToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("claude", "pre-edit", 10)]},
-    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("claude", "post-edit", 30, **{"async": True})]},
+    # synchronous: an async hook still running when the turn ends is cancelled, and its edit is never logged
+    "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("claude", "post-edit", 10)]},
     "Stop": {"hooks": [handler("claude", "stop", 10)]},
 })
 
@@ -41,7 +43,7 @@ hooks:
     - matcher: "Bash"
       hooks:
         - type: command
-          command: "stele hook guard-readonly --harness claude"
+          command: "{guard_command("claude")}"
 ---
 {guidance.RESEARCHER}"""
 

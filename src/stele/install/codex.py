@@ -2,7 +2,8 @@
 
 Codex silently skips a new or changed hook until the user trusts it with `/hooks`, and Stele cannot
 write that trust; the install says so. `hooks.json` gets no root key but `hooks`: Codex rejects the
-file over an unknown one. There is no Stop hook: Codex can only continue a stopped turn by blocking.
+file over an unknown one. The Stop hook speaks only to continue a turn once with the completion nudge
+(a block with the nudge as its reason), the one way Codex lets a stop hook reach the model.
 """
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ HOOKS = JsonHooks({
     "UserPromptSubmit": {"hooks": [handler("codex", "prompt", 10,
                                            statusMessage="stele: recalling project memory")]},
     "PreToolUse": {"matcher": "apply_patch", "hooks": [handler("codex", "pre-edit", 10)]},
-    "PostToolUse": {"matcher": "apply_patch",
-                    "hooks": [handler("codex", "post-edit", 30, **{"async": True})]},
+    # synchronous: `codex exec` exits without waiting for an async hook, and the edit would go unlogged
+    "PostToolUse": {"matcher": "apply_patch", "hooks": [handler("codex", "post-edit", 10)]},
+    "Stop": {"hooks": [handler("codex", "stop", 10)]},
 })
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from . import guidance
 from .files import FileTarget, Scope, WholeFile
-from .jsonhooks import JsonHooks
+from .jsonhooks import JsonHooks, command
 
 HOOKS = JsonHooks({
-    "sessionStart": {"command": "stele hook session-start --harness cursor"},
-    "afterFileEdit": {"command": "stele hook post-edit --harness cursor"},
-    "stop": {"command": "stele hook stop --harness cursor"},
+    "sessionStart": {"command": command("session-start", "cursor")},
+    "afterFileEdit": {"command": command("post-edit", "cursor")},
+    "stop": {"command": command("stop", "cursor")},
 }, new_file={"version": 1})
 
 WHEN = ("Project memory (Stele): recorded decisions, risks, lessons and rules; check them before changing "

@@ -1,25 +1,28 @@
 """Gemini CLI: hooks in `.gemini/settings.json` (user scope: `~/.gemini/settings.json`).
 
 Timeouts are milliseconds here. BeforeTool cannot add context, so the edit hook that speaks is the
-AfterTool one (`post-edit`), and AfterAgent could only retry the turn, so there is no stop hook.
+AfterTool one (`post-edit`). AfterAgent continues the turn with a blocking decision's reason as the
+next prompt, which is how the completion nudge reaches the model there.
+SessionStart has no matcher: Gemini compares a lifecycle matcher with the source as one exact string
+(`hookPlanner.ts`), so `startup|resume|clear` would match nothing and the hook would never run.
 """
 from __future__ import annotations
 
 from .files import FileTarget, Scope
-from .jsonhooks import JsonHooks
+from .jsonhooks import JsonHooks, command
 
 EDIT_TOOLS = "write_file|replace"
 
 
 def handler(event: str, name: str) -> dict:
-    return {"name": f"stele-{name}", "type": "command", "command": f"stele hook {event} --harness gemini",
-            "timeout": 10000}
+    return {"name": f"stele-{name}", "type": "command", "command": command(event, "gemini"), "timeout": 10000}
 
 
 HOOKS = JsonHooks({
-    "SessionStart": {"matcher": "startup|resume|clear", "hooks": [handler("session-start", "session")]},
+    "SessionStart": {"hooks": [handler("session-start", "session")]},
     "BeforeAgent": {"hooks": [handler("prompt", "prompt")]},
     "AfterTool": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", "post-edit")]},
+    "AfterAgent": {"hooks": [handler("stop", "stop")]},
 })
 
 

@@ -1,8 +1,9 @@
 """Stele's handlers merged into a harness's JSON hook file, and taken out again.
 
 Claude Code, Codex and Gemini share one shape (`hooks.<Event>` is a list of matcher groups, each
-with a `hooks` list of handlers); Cursor's lists hold the handlers themselves. Either way a handler
-whose command starts with `stele hook ` is Stele's and nothing else is. The merge keeps every other
+with a `hooks` list of handlers); Cursor's and Copilot's lists hold the handlers themselves. Either
+way a handler whose command runs `stele hook ` (in the fail-open form `command()` writes, or the bare
+form older installs wrote) is Stele's and nothing else is. The merge keeps every other
 key and hook, the key order and the file's indentation; a second run finds its group already in place
 and changes nothing. New root keys are never added beyond what a new file needs (Codex rejects a
 hooks.json with unknown root keys, `$schema` included).
@@ -10,16 +11,38 @@ hooks.json with unknown root keys, `$schema` included).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .files import EditError
 
-OURS = "stele hook "
+# `stele hook EVENT` at the start of the command or after `&&`: the bare form of older installs and
+# the guarded form below (a user's own `./wrapper stele hook` is not ours)
+_OURS = re.compile(r"(?:^|&&|;|\|\|)\s*stele hook [a-z]")
+COMMAND_KEYS = ("command", "bash")  # Copilot CLI spells it `bash`
+
+
+def command(event: str, harness: str) -> str:
+    """The shell command a harness runs for a Stele hook. It cannot fail: without `stele` on PATH (a
+    teammate who never installed it, a harness whose shell cannot see the venv) it prints nothing
+    and exits 0, and a Stele that exits non-zero after all is turned into 0. That matters because
+    the harnesses punish a failing hook: Gemini CLI takes any exit but 0 and 1 as a deny (exit 127
+    blocks every prompt), Copilot CLI denies the tool call when a preToolUse command fails (and it
+    runs `.claude/settings.json` hooks too), Claude Code shows a hook error on every event."""
+    return f"command -v stele >/dev/null 2>&1 && stele hook {event} --harness {harness} || true"
+
+
+def guard_command(harness: str) -> str:
+    """The research subagent's guard, the one hook that must fail closed: without `stele` on PATH it
+    refuses (exit 2, which blocks the tool call) instead of letting every command through."""
+    return ("command -v stele >/dev/null 2>&1 || { echo 'stele is not on PATH: the read-only guard "
+            f"refuses every command' >&2; exit 2; }}; stele hook guard-readonly --harness {harness}")
 
 
 def is_ours(handler: Any) -> bool:
-    return isinstance(handler, dict) and str(handler.get("command", "")).lstrip().startswith(OURS)
+    return isinstance(handler, dict) and any(
+        isinstance(handler.get(k), str) and _OURS.search(handler[k]) for k in COMMAND_KEYS)
 
 
 def _has_ours(group: Any) -> bool:
@@ -43,7 +66,7 @@ def _strip(groups: list) -> list:
 
 def handler(harness: str, event: str, timeout: int, **extra) -> dict:
     """A command handler as Claude Code and Codex spell it (timeout in seconds)."""
-    return {"type": "command", "command": f"{OURS}{event} --harness {harness}", "timeout": timeout, **extra}
+    return {"type": "command", "command": command(event, harness), "timeout": timeout, **extra}
 
 
 def _indent(text: str) -> str | int:

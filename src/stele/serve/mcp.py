@@ -13,6 +13,13 @@ Why it is shaped this way:
 - The SDK is the optional extra `stele[mcp]`. Both major lines are supported through one import
   shim: 2.x renamed `FastMCP` to `MCPServer`; the decorator API, the stdio `run()` and the tool
   error type are otherwise the same. `mcp` is imported only here, and only when the server starts.
+- Every request gets an answer, within budget. The server subclasses the SDK's to say Stele's
+  version in `serverInfo`, to turn an argument the schema rejects into one line (not a pydantic dump
+  with a docs URL), and to screen the wire before the SDK reads it: a line that is not JSON gets a
+  JSON-RPC parse error, a request whose `params` is not an object gets invalid-params (the SDK
+  answered neither, and the client waited forever). `recall` answers within its budget or says it
+  ran out; `remember` refuses a text over `record.edit.MAX_BODY_BYTES` (64 KiB, the CLI's bound too). Tool schemas drop pydantic's
+  `title` keys, which cost tokens in every session and say nothing the property names do not.
 """
 from __future__ import annotations
 
@@ -22,7 +29,8 @@ from functools import wraps
 from typing import Any, Callable
 
 from .. import textcut
-from ..errors import SteleError
+from ..errors import SteleError, safe_message, say
+from ..neutralize import neutralize
 from ..project import Project
 from ..record import edit
 from ..record.load import Record, load
@@ -49,8 +57,9 @@ def sdk() -> tuple[Any, type[Exception], Any]:
             from mcp.server.fastmcp import FastMCP as Server  # mcp 1.x
             from mcp.server.fastmcp.exceptions import ToolError
         except ImportError:
-            raise SteleError("`stele mcp` needs the MCP SDK: pip install 'stele[mcp]' (or `pip install mcp`) "
-                             "into the environment stele runs from") from None
+            raise SteleError("`stele mcp` needs the MCP SDK in the environment stele runs from: "
+                             "`pipx inject stele mcp` (pipx), `uv tool install 'stele[mcp]'` (uv), "
+                             "or `pip install 'stele[mcp]'`") from None
     from mcp.types import ToolAnnotations
 
     return Server, ToolError, ToolAnnotations
@@ -93,14 +102,29 @@ def remember_text(project: Project, text: str, kind: str = "note", title: str | 
     return out + "\n"
 
 
+RECALL_GRACE_S = 2.0  # past the recall's own budget (retrieval.hook_budget_ms) before the tool gives up
+
+
 def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
-    """What the prompt hook would inject for `prompt` (the same entries and risk callout), as text."""
+    """What the prompt hook would inject for `prompt` (the same entries and risk callout), as text,
+    within the recall's budget: the recall runs in a worker thread, and past its budget and a grace the
+    tool answers that it ran out (the thread finishes on its own; its result is dropped)."""
+    import concurrent.futures
+
     from ..render.agent import recall_text as render
     from ..retrieve.recall import recall
 
-    result = recall(project, prompt, files=list(files))
+    budget = int(project.config["retrieval.hook_budget_ms"]) / 1000 + RECALL_GRACE_S
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="stele-recall")
+    try:
+        result = pool.submit(recall, project, prompt, list(files)).result(timeout=budget)
+    except concurrent.futures.TimeoutError:
+        return (f"recall ran past its {budget:.0f} s budget and was given up (a cold index or a very large "
+                "record); try again, or `search` for a few words\n")
+    finally:
+        pool.shutdown(wait=False)
     for warning in dict.fromkeys(result.warnings):
-        print(warning, file=sys.stderr)
+        say(warning)
     text = render(result, max_chars=MAX_CHARS)
     if text:
         _delivered(project, "recall", [x.id for x in [*result.risks, *result.entries]], text)
@@ -158,10 +182,63 @@ def claim_text(project: Project, task_id: str, records: list[str] = ()) -> str:
                                                                    claims.utcnow()))
 
 
+def argument_error(tool: str, exc: Any) -> str:
+    """A pydantic ValidationError of a tool's arguments as one line the model can act on."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(x) for x in err.get("loc", ()) if x != "arguments") or "arguments"
+        parts.append(f"{where}: {err.get('msg', 'invalid').lower()}")
+    return f"invalid arguments for {tool}: " + "; ".join(parts)
+
+
+def _untitled(schema: Any) -> Any:
+    """A JSON schema without pydantic's generated `title` keys (a property *named* title stays)."""
+    if isinstance(schema, dict):
+        return {k: (_untitled(v) if k != "properties" else {n: _untitled(p) for n, p in v.items()})
+                for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_untitled(v) for v in schema]
+    return schema
+
+
+def _server_class(Server: Any, ToolError: type[Exception]) -> Any:
+    from pydantic import ValidationError
+
+    class SteleServer(Server):  # type: ignore[misc, valid-type]
+        async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *args, **kwargs)
+            except ToolError as e:
+                if isinstance(e.__cause__, ValidationError):
+                    raise ToolError(argument_error(name, e.__cause__)) from None
+                raise
+
+        async def run_stdio_async(self) -> None:
+            import anyio
+            from mcp.server.stdio import stdio_server
+
+            from .mcpwire import Screen, Wire
+
+            wire = Wire(sys.stdout.buffer)
+            low = getattr(self, "_lowlevel_server", None) or self._mcp_server
+            async with stdio_server(stdin=anyio.wrap_file(Screen(sys.stdin.buffer, wire)),  # type: ignore[arg-type]
+                                    stdout=anyio.wrap_file(wire)) as (read, write):  # type: ignore[arg-type]
+                await low.run(read, write, low.create_initialization_options())
+
+    return SteleServer
+
+
 def build(project: Project) -> Any:
     """The MCP server for `project`, its tools registered (started with `.run()`)."""
+    from .. import __version__
+
     Server, ToolError, Annotations = sdk()
-    server = Server(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    cls = _server_class(Server, ToolError)
+    try:
+        server = cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING", version=__version__)
+    except TypeError:  # mcp 1.x: the low-level server keeps the version
+        server = cls(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+        server._mcp_server.version = __version__
     read_only = Annotations(readOnlyHint=True, openWorldHint=False)
     writes = Annotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
 
@@ -171,13 +248,16 @@ def build(project: Project) -> Any:
             def run(*args: Any, **kwargs: Any) -> str:
                 try:
                     with redirect_stdout(sys.stderr):
-                        return cap(fn(*args, **kwargs))
+                        return cap(neutralize(fn(*args, **kwargs)))
                 except SteleError as e:  # the one-line message is what the model needs to retry
-                    raise ToolError(str(e)) from None
+                    raise ToolError(safe_message(str(e))) from None
 
             # one line: the docstring's indentation would cost tokens in every session
             description = " ".join((fn.__doc__ or "").split())
             server.tool(description=description, annotations=annotations, structured_output=False)(run)
+            registered = server._tool_manager.get_tool(fn.__name__)
+            if registered is not None:
+                registered.parameters = _untitled(registered.parameters)
             return run
         return register
 

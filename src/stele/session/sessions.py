@@ -116,10 +116,22 @@ def start(project: Project, *, agent: str | None = None, thread: str | None = No
     if wal.segments(project, session_id):
         raise SteleError(f"session {session_id} already exists; log to it with `stele session log` "
                          "(STELE_SESSION or --session), or start a new one without --session")
+    if thread is not None:
+        _one_harness_per_thread(project, thread, agent)
     goal = goal.strip() if goal else None
     entry = wal.new_entry(session_id, "note", goal or "session started", agent=agent, thread=thread,
                           task=check_task(task), extra={"event": START, **({"goal": goal} if goal else {})})
     return wal.append(project, entry)
+
+
+def _one_harness_per_thread(project: Project, thread: str, agent: str | None) -> None:
+    """A thread's history is one run's: its preamble, stages and visit counts assume one harness
+    driving it. A session of another agent joining it is refused (a new thread costs nothing)."""
+    for entry in wal.read_all(project):
+        if event(entry) == START and entry.thread == thread and entry.agent != agent:
+            theirs = entry.agent or "an unnamed agent"
+            raise SteleError(f"thread {thread!r} is run by {theirs} (session {entry.session}): a thread cannot "
+                             f"mix harnesses; start {agent or 'this session'} in a thread of its own")
 
 
 def log(project: Project, session_id: str, type_: str, text: str, *, task: str | None = None,
@@ -299,8 +311,9 @@ def search_text(entry: Entry) -> str:
 
 
 def is_bookkeeping(entry: Entry) -> bool:
-    """Restart markers and delivery notes carry no knowledge; the index may skip them."""
-    return event(entry) in (RESTART, DELIVERED)
+    """Restart markers, delivery notes and a start without a goal ("session started", which a hook
+    writes when it adopts a harness session) carry no knowledge; the index may skip them."""
+    return event(entry) in (RESTART, DELIVERED) or (event(entry) == START and not entry.extra.get("goal"))
 
 
 @dataclass

@@ -1,0 +1,114 @@
+"""The scripted turn of issue 14 in each real harness: what reached the model, and what was recorded.
+
+Prompt "why does garbage collection wait 48 hours before deleting blobs?" on `stele demo --keep`;
+the model reads gc.py, edits it inside `GarbageCollector.sweep`, edits queue.py inside
+`JobQueue.claim` and answers. From the requests the harness sent, the turn must show the session
+start's standing rules, the prompt's recall with its risk callout, the facts anchored to the second
+file (none repeated from earlier), and both edits in the session log, even though the session ends
+right after the last edit. A second turn runs inside an active Stele session and must carry its
+preamble (goal, stages, steering); being unattended, it must not be nudged.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from . import checks as checks_mod
+from . import observe
+from .conftest import need
+from .drivers import DRIVERS, run_turn
+from .mockmodel import ANSWER, FOLLOW_UP, GC, GC_NEW, QUEUE, QUEUE_NEW
+
+AGENT = {"claude": "claude-code", "codex": "codex", "gemini": "gemini-cli", "copilot": "copilot-cli"}
+QUEUE_FACTS = {"LSN-8T0Y", "COMP-7AP3", "ARCH-DS0A"}  # anchored to queue.py (ARCH-DS0A: JobQueue)
+NUDGES = {"claude", "codex", "gemini", "copilot"}  # harnesses that can deliver the completion nudge
+
+
+def set_config(root, key: str, value: str) -> None:
+    """Set one `hooks:`/`retrieval:` leaf of the repository's `.stele/config.yaml` (written by `stele init`
+    with every key and its default)."""
+    path = root / ".stele" / "config.yaml"
+    text, n = re.subn(rf"(?m)^(\s+{key}:\s*)\S+", rf"\g<1>{value}", path.read_text(encoding="utf-8"))
+    assert n == 1, f"{key} not found in {path}"
+    path.write_text(text, encoding="utf-8")
+
+
+def applied(ch: checks_mod.Checks, run) -> None:
+    gc, queue = (run.root / GC).read_text(encoding="utf-8"), (run.root / QUEUE).read_text(encoding="utf-8")
+    ch.check("turn-completed", run.returncode == 0 and run.answer.endswith((ANSWER, FOLLOW_UP))
+             and any(r.move == "answer" for r in run.server.agent_requests()),
+             f"exit {run.returncode}, answer {run.answer[:200]!r}")
+    ch.check("edits-applied", GC_NEW in gc and QUEUE_NEW in queue,
+             f"gc.py edited: {GC_NEW in gc}, queue.py edited: {QUEUE_NEW in queue}")
+
+
+@pytest.mark.parametrize("name", list(DRIVERS))
+def test_scripted_turn(name, demo_repo, tmp_path):
+    need(name)
+    # every run here is unattended (no terminal): the nudge is switched on for them to prove delivery
+    run = run_turn(name, demo_repo, tmp_path, after_install=lambda root: set_config(root, "nudge_unattended", "true"))
+    ch = checks_mod.Checks(name, run.describe())
+    applied(ch, run)
+    got = observe.deliveries(run.server.agent_requests())
+    first = [d for d in got if d.step == 0]
+    ch.check("session-start", any("Standing instructions and constraints" in d.text and "CON-6E8B" in d.ids
+                                  for d in first),
+             "no standing rules before the first tool call")
+    ch.check("prompt-recall", any("! RISK on your path: RISK-3EHX" in d.text for d in first),
+             "no recall with the RISK-3EHX callout before the first tool call")
+    earlier = {i for d in got if d.step < 3 for i in d.ids}
+    second = [d for d in got if d.step == 3]
+    second_ids = {i for d in second for i in d.ids}
+    ch.check("second-file-facts", bool(second_ids & QUEUE_FACTS),
+             f"after the queue.py edit the model got {sorted(second_ids) or 'no facts'}; "
+             f"expected some of {sorted(QUEUE_FACTS - earlier)}")
+    # an edit's facts are new to the session (the open-task list of the session start is an overview, and
+    # the prompt's recall may show one of those tasks in full)
+    repeated = sorted({i for d in got if d.step >= 1 for i in d.ids
+                       if i in {j for e in got if e is not d and got.index(e) < got.index(d) for j in e.ids}})
+    ch.check("nothing-repeated", not repeated, f"edit facts shown again: {repeated}")
+    nudged = observe.carried(run.server.agent_requests(), observe.NUDGE_MARK)
+    if name in NUDGES:
+        ch.check("completion-nudge", bool(nudged), "no completion nudge reached the model")
+    edited = observe.edited_in_wal(run.root)
+    ch.check("edits-logged", {GC, QUEUE} <= set(edited), f"session log has edits of {sorted(edited)}")
+    ch.check("edits-credited", all(edited.get(p) == AGENT[name] for p in (GC, QUEUE) if p in edited),
+             f"session log credits {edited}, expected {AGENT[name]}")
+    ch.verdict()
+
+
+def start_session(root, env) -> str:
+    """A Stele session with a goal, one completed stage and one steering line, as an operator runs it."""
+    stele = [os.path.join(os.path.dirname(sys.executable), "stele")]
+    run = lambda *a: subprocess.run(stele + list(a), cwd=root, env=env, capture_output=True, text=True,
+                                    check=True, timeout=60).stdout.strip()
+    sid = run("session", "start", "--goal", "Make garbage collection safe for pushes in progress")
+    sid = sid.split()[-1].split("=")[-1]
+    run("session", "log", "stage", "Read gc.py and DEC-D7JE", "--stage", "research", "--session", sid)
+    run("session", "log", "steering", "Keep the 48-hour grace period; do not lower it", "--session", sid)
+    return sid
+
+
+@pytest.mark.parametrize("name", list(DRIVERS))
+def test_turn_in_a_stele_session(name, demo_repo, tmp_path):
+    need(name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STELE_")}
+    sid = start_session(demo_repo, env)
+    run = run_turn(name, demo_repo, tmp_path, extra_env={"STELE_SESSION": sid})
+    ch = checks_mod.Checks(name, run.describe())
+    applied(ch, run)
+    first = [r for r in run.server.agent_requests() if r.tool_results == 0]
+    text = "\n".join(r.text for r in first)
+    # the preamble's own lines (the recall may show the same session entries as search hits)
+    ch.check("preamble", "Goal: Make garbage collection safe for pushes in progress" in text
+             and "- research: Read gc.py and DEC-D7JE" in text
+             and "- Keep the 48-hour grace period; do not lower it" in text,
+             "the first request has no session preamble (goal, stages, steering)")
+    nudged = observe.carried(run.server.agent_requests(), observe.NUDGE_MARK)
+    ch.check("no-unattended-nudge", not nudged and run.answer == ANSWER,
+             f"an unattended run was nudged ({len(nudged)} requests carried it); answer {run.answer[:120]!r}")
+    ch.verdict()
