@@ -138,8 +138,8 @@ def release(argv: list[str]) -> int:
     project = find()
     released = board.release_task(project, args.task, claims.Identity.current(args.agent, args.session),
                                   force=args.force, remote=_remote(project, args))
-    sys.stdout.write(f"released {released.task} (token {released.token})"
-                     + (f"; pushed to {released.remote}" if released.remote else "") + "\n")
+    term.write(f"released {released.task} (token {released.token})"
+               + (f"; pushed to {released.remote}" if released.remote else "") + "\n")
     return 0
 
 
@@ -162,11 +162,9 @@ def claim(argv: list[str]) -> int:
     line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
     if c.took_over and claimed.action == "took over":
         line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
-    sys.stdout.write(line + (f"; pushed to {c.remote}" if c.remote else "") + "\n")
-    sys.stdout.write(f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n\n")
-    for warning in snap.warnings:
-        print(warning, file=sys.stderr)
-    sys.stdout.write(snap.text)
+    _warn(snap.warnings)
+    term.write(line + (f"; pushed to {c.remote}" if c.remote else "") + "\n"
+               + f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n\n" + snap.text)
     return 0
 
 

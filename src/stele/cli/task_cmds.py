@@ -135,31 +135,7 @@ def claim(ctx: typer.Context) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
     from .fast import run
 
-<<<<<<< HEAD
     raise typer.Exit(run("task claim", ctx.args))
-=======
-    p = project()
-    me = claims.Identity.current(agent, session)
-    lease_ = claims.parse_lease(lease) if lease else None
-    record = load(p).require_valid()  # once for both: loading it is most of a claim's time
-    snap = take(p, Request(task=task_id), record=record)  # rules that do not fit fail before the claim
-    claimed = board.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
-                               record=record)
-    c = claimed.claim
-    snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
-    keep(p, snap, me.session)  # every claim stores what its run is told
-    if wants_json(fmt, json_):
-        emit_json({"action": claimed.action, "claim": c.as_dict(claims.utcnow()),
-                   "previous": claimed.previous.as_dict() if claimed.previous else None,
-                   "snapshot": snap.as_dict()})
-        return
-    line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
-    if c.took_over and claimed.action == "took over":
-        line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
-    _say(line + (f"; pushed to {c.remote}" if c.remote else ""))
-    _say(f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n")
-    term.write(snap.text)
->>>>>>> main
 
 
 @task_app.command("release", context_settings=_FORWARD)

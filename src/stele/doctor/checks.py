@@ -40,16 +40,10 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
     return [*supersession_cycles(record), *contradictions(record),
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
-<<<<<<< HEAD
             *staleness(record, on, cfg["doctor.unverified_days"]), *needs_review(record),
             *oversized(record, cfg["doctor.oversized_bytes"], Budgets.from_config(cfg), on),
-            *near_duplicates(record, cfg["doctor.near_duplicate"])]
-=======
-            *staleness(record, on, cfg["doctor.unverified_days"]),
-            *oversized(record, cfg["doctor.oversized_bytes"]),
             *near_duplicates(record, cfg["doctor.near_duplicate"]),
             *untrusted(record, cfg["doctor.long_line"])]
->>>>>>> main
 
 
 def supersession_cycles(record: Record) -> list[Finding]:
