@@ -63,6 +63,49 @@ def test_claim_conflict_is_exit_1_and_one_line_naming_the_holder(repo):
     assert invoke("task", "claim", t, "--lease", "soon").code == 2
 
 
+def test_claim_names_records_for_its_run_even_manual_ones(repo):
+    t = task("Needs the staging notes")
+    manual = json.loads(invoke("remember", "Staging is reset every Monday at 06:00 UTC.", "--kind", "note",
+                               "--delivery", "manual", "--json").out)["id"]
+    other = json.loads(invoke("remember", "The payments sandbox rejects amounts over 10k.", "--kind", "fyi",
+                              "--delivery", "manual", "--json").out)["id"]
+    r = invoke("task", "claim", t, "--record", manual.lower(), other, "--json")
+    assert r.code == 0, r.err
+    data = json.loads(r.out)
+    assert [i["key"] for i in data["snapshot"]["parts"]["named"]] == [manual, other]
+    assert set(data["elapsed_ms"]) == {"claim_ms", "snapshot_ms"}
+    assert invoke("task", "release", t).code == 0
+    repeated = invoke("task", "claim", t, "-r", manual, "-r", other)
+    assert repeated.code == 0 and "## Records named for this run" in repeated.out
+    assert invoke("task", "release", t).code == 0
+    missing = invoke("task", "claim", t, "--record", "DEC-ZZZZ")
+    assert missing.code == 2 and "--record DEC-ZZZZ: no fact has that id" in missing.err
+    assert json.loads(invoke("task", "claims", "--json").out)["claims"] == []  # nothing was claimed
+
+
+def test_the_claim_warns_about_an_always_rule_it_leaves_out(repo):
+    t = task("Anything")
+    rule = json.loads(invoke("remember", "Never push to main directly.", "--kind", "instruction",
+                             "--review-after", "2026-01-01", "--json").out)["id"]
+    r = invoke("task", "claim", t, "--json")
+    warnings = json.loads(r.out)["snapshot"]["warnings"]
+    assert r.code == 0 and any(w.startswith(f"stele: {rule} (instruction: ") and "review overdue" in w
+                               for w in warnings)
+    assert invoke("task", "release", t).code == 0
+    text = invoke("task", "claim", t)
+    assert f"{rule} (instruction: Never push to main directly.) is an `always` rule but was left out" \
+        in text.err
+
+
+def test_a_claim_never_loads_typer_or_rich():
+    code = ("import sys\nfrom stele.cli.entry import main\n"
+            "try:\n    main(['task', 'claim', 'TASK-ZZZZ'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('typer', 'rich', 'click', 'git') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.strip() == "[]", r.stderr
+    assert "no fact with id TASK-ZZZZ" in r.stderr
+
+
 def test_agent_and_session_from_the_environment(repo, monkeypatch):
     t = task("Env")
     monkeypatch.setenv("STELE_AGENT", "claude-code")
@@ -132,14 +175,20 @@ def test_remote_claims_between_two_clones(two_clones, monkeypatch):
     assert lost.code == 1 and lost.err.startswith(f"stele: {t} is held by alice ")
     listed = json.loads(invoke("task", "claims", "--remote", "--json").out)
     assert listed["remote"] == "origin" and [c["agent"] for c in listed["claims"]] == ["alice"]
+    named = json.loads(invoke("task", "claims", "origin", "--json").out)
+    assert named["remote"] == "origin" and [c["agent"] for c in named["claims"]] == ["alice"]
     assert invoke("task", "claims", "--json").out.count('"task"') == 0  # nothing claimed in this clone
     assert ids("ready") == []  # the fetched remote claim counts
 
     monkeypatch.chdir(first)
     assert invoke("task", "release", t, "--agent", "alice").code == 0  # released on origin too
     monkeypatch.chdir(second)
-    again = invoke("task", "claim", t, "--agent", "bob", "--remote-name", "origin")
-    assert again.code == 0 and "(token 2)" in again.out
+    again = invoke("task", "claim", t, "--agent", "bob", "--remote", "origin")  # what users type
+    assert again.code == 0 and "(token 2)" in again.out and "pushed to origin" in again.out
+    released = invoke("task", "release", t, "--agent", "bob", "--remote", "origin")
+    assert released.code == 0 and released.out == f"released {t} (token 2); pushed to origin\n"
+    third = invoke("task", "claim", t, "--agent", "bob", "--remote-name", "origin")
+    assert third.code == 0 and "(token 3)" in third.out
 
 
 def test_registering_the_task_and_knowledge_commands_loads_no_record_parser():

@@ -39,6 +39,25 @@ def test_oversized_records_are_warned():
     assert run(fact("DEC-0001", "z" * 13000), fact("DEC-0002", "small")) == [("warning", "oversized", "DEC-0001")]
 
 
+def test_oversized_counts_what_the_snapshot_counts():
+    """Title and body fit in 12 KiB, but the delivered text (id, kind and labels in its header) does not:
+    the snapshot leaves it out, so doctor must say so."""
+    body = "z" * (12288 - len("DEC-0001 title") - 1)
+    edge = fact("DEC-0001", body, priority="high")
+    assert len(edge.title.encode()) + 1 + len(edge.body.encode()) == 12288
+    assert len(record_text(edge, ON).encode()) > 12288
+    record = Record(Project(Path("/nonexistent")), {edge.id: edge})
+    [finding] = check(record, BUDGETS, ON, 12288, 0.92).findings
+    assert finding.check == "oversized" and "over snapshot.record_max_bytes (12288): no snapshot can carry" \
+        in finding.message
+    medium = fact("DEC-0002", "w" * 9000)
+    assert run(medium) == []
+    lower = check(Record(Project(Path("/x")), {medium.id: medium}), BUDGETS, ON, 8192, 0.92).findings
+    size = len(record_text(medium, ON).encode())
+    assert [f.message.split(": ")[0] for f in lower] == [
+        f"DEC-0002 is {size} bytes as delivered, over doctor.oversized_bytes (8192)"]
+
+
 def test_expired_and_review_overdue_are_warned_until_retired():
     found = run(fact("DEC-0001", "old", expires=dt.date(2026, 1, 1)),
                 fact("DEC-0002", "stale", review_after=dt.date(2026, 6, 1)),

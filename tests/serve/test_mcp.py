@@ -132,13 +132,15 @@ def test_task_tools_come_with_tasks(repo):
     from stele.tasks import board
 
     task = board.new_task(Project(repo), "Move the limiter into the gateway").fact
+    manual = edit.remember(Project(repo), "The gateway config lives in infra/gateway.yaml.", kind="note",
+                           delivery="manual").fact
 
     async def session() -> tuple:
         async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             names = {t.name for t in (await s.list_tools()).tools}
             ready = await s.call_tool("task_ready", {})
-            first = await s.call_tool("task_claim", {"id": task.id})
+            first = await s.call_tool("task_claim", {"id": task.id, "records": [manual.id]})
             after = await s.call_tool("task_ready", {})
             return names, ready, first, after
 
@@ -147,6 +149,8 @@ def test_task_tools_come_with_tasks(repo):
     assert ready.content[0].text == f"{task.id} [normal] Move the limiter into the gateway\n"
     assert not _is_error(first) and first.content[0].text.startswith(f"claimed {task.id} for ")
     assert "Move the limiter into the gateway" in first.content[0].text
+    assert "\ncontext snapshot " in first.content[0].text and "## Records named for this run" in first.content[0].text
+    assert f"[{manual.id}] note: The gateway config lives in infra/gateway.yaml." in first.content[0].text
     assert after.content[0].text.startswith("no ready tasks")
 
 

@@ -14,6 +14,7 @@ from stele.snapshot.assemble import (
     record_text,
     render_text,
     select_records,
+    withheld_rules,
 )
 from stele.snapshot.model import Budgets, Snapshot
 
@@ -85,6 +86,39 @@ def test_always_records_go_in_by_priority_and_only_while_current_and_active():
     items, _, _ = select_records(record, [], [], BUDGETS, ON)
     assert [i.key for i in items] == ["INS-0002", "INS-0003", "INS-0004", "INS-0001"]
     assert items[0].text == "[INS-0002] instruction: Rule 2 (priority critical)\ncrit\n"
+
+
+def test_an_always_rule_left_out_by_the_calendar_is_named_never_dropped_silently():
+    record = facts(rule(1, body="r\n"), rule(5, body="expired\n", expires=dt.date(2026, 1, 1)),
+                   rule(6, body="overdue\n", review_after=dt.date(2026, 6, 1), priority="critical"),
+                   rule(7, body="retired\n", status="retired"), rule(8, body="draft\n", status="draft"))
+    warned = withheld_rules(record.values(), ON)
+    assert [w.split()[1] for w in warned] == ["INS-0006", "INS-0005"]  # critical first
+    assert warned[0] == ("stele: INS-0006 (instruction: Rule 6) is an `always` rule but was left out: review "
+                         "overdue since 2026-06-01; `stele verify INS-0006` and a new review_after or expires "
+                         "if it still holds, else `stele retire INS-0006`")
+    assert withheld_rules([rule(1)], ON) == []
+
+
+def test_a_budget_error_names_the_setting_of_its_own_reason():
+    with pytest.raises(BudgetError) as big:
+        select_records(facts(rule(1, body="y" * 13000)), [], [], BUDGETS, ON)
+    assert str(big.value).endswith("raise snapshot.record_max_bytes in .stele/config.yaml")
+    with pytest.raises(BudgetError) as many:
+        select_records(facts(*(rule(n, body="short\n") for n in range(66))), [], [], BUDGETS, ON)
+    assert str(many.value).endswith("raise snapshot.records_count_max in .stele/config.yaml")
+    with pytest.raises(BudgetError) as bytes_:
+        select_records(facts(*(rule(n, body="z" * 9000) for n in range(2))), [], [], BUDGETS, ON)
+    assert str(bytes_.value).endswith("raise snapshot.records_bytes in .stele/config.yaml")
+
+
+def test_required_records_are_held_to_the_total_budget_too():
+    tight = replace(BUDGETS, total_bytes=4000)
+    with pytest.raises(BudgetError) as e:
+        select_records(facts(*(rule(n, body="z" * 1500) for n in range(3))), [], [], tight, ON)
+    assert [fid for fid, _ in e.value.misfits] == ["INS-0002"]
+    assert "past the 4000-byte total budget" in str(e.value) and "of 4000 bytes fit" in str(e.value)
+    assert str(e.value).endswith("raise snapshot.total_bytes in .stele/config.yaml")
 
 
 def test_named_records_are_required_and_may_be_anything_even_inactive():

@@ -2,13 +2,16 @@
 worktrees of one clone, and a bare remote shared by two clones."""
 import datetime as dt
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from stele import gitrepo
 from stele.errors import SteleError, UsageError
 from stele.project import Project
 from stele.tasks import claims
@@ -182,10 +185,53 @@ def _bench(*args: str) -> dict:
     return json.loads(out.stdout)
 
 
-def test_a_stale_lock_file_is_named(project, monkeypatch):
-    monkeypatch.setattr(claims, "ATTEMPTS", 2)
+def _lock(project: Project, age: float) -> Path:
+    """A ref lock as a writer killed inside `git update-ref` leaves it, `age` seconds old."""
     lock = project.git_common_dir / "refs/stele/claims/TASK-AAAA.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("")
+    then = time.time() - age
+    os.utime(lock, (then, then))
+    return lock
+
+
+def test_a_stale_claim_lock_is_recovered_and_the_claim_goes_through(project):
+    lock = _lock(project, gitrepo.STALE_LOCK_SECONDS + 1)
+    got = claims.claim(project, "TASK-AAAA", ALICE, HOUR, now=T0)
+    assert got.claim.token == 1 and not lock.exists()
+    assert list(lock.parent.iterdir()) == [lock.parent / "TASK-AAAA"]  # nothing left aside
+
+
+def test_a_fresh_lock_is_waited_out_never_taken_at_once(project, monkeypatch):
+    monkeypatch.setattr(gitrepo, "STALE_LOCK_SECONDS", 0.4)
+    lock = _lock(project, 0)
+    start = time.monotonic()
+    claims.claim(project, "TASK-AAAA", ALICE, HOUR, now=T0)
+    assert time.monotonic() - start >= 0.35 and not lock.exists()
+
+
+def test_a_lock_taken_again_between_the_look_and_the_rename_is_given_back(tmp_path, monkeypatch):
+    within = tmp_path / "refs" / "stele"
+    lock = within / "claims" / "TASK-AAAA.lock"
     lock.parent.mkdir(parents=True)
     lock.write_text("")
-    with pytest.raises(SteleError, match=r"TASK-AAAA\.lock blocks every change .* delete it"):
-        claims.claim(project, "TASK-AAAA", ALICE, HOUR, now=T0)
+    os.utime(lock, (0, 0))
+    real_rename = os.rename
+
+    def racing_rename(src, dst):  # a live writer replaces the stale lock just before we move it
+        Path(src).unlink()
+        Path(src).write_text("live")
+        real_rename(src, dst)
+
+    monkeypatch.setattr(gitrepo.os, "rename", racing_rename)
+    gitrepo.wait_or_recover_lock(lock, within)
+    assert lock.read_text() == "live" and sorted(p.name for p in lock.parent.iterdir()) == ["TASK-AAAA.lock"]
+
+
+def test_a_lock_outside_stele_refs_is_named_not_touched(tmp_path):
+    lock = tmp_path / "packed-refs.lock"
+    lock.write_text("")
+    os.utime(lock, (0, 0))
+    with pytest.raises(SteleError, match=r"packed-refs\.lock blocks the update: .* delete it"):
+        gitrepo.wait_or_recover_lock(lock, tmp_path / "refs" / "stele")
+    assert lock.exists()

@@ -86,3 +86,20 @@ def impl_blocks(owner: str) -> re.Pattern[str]:
     """Rust: the header of an `impl` block for `owner` (`impl Foo`, `impl<T> Trait for Foo<T>`)."""
     return re.compile(rf"^[ \t]*(?:unsafe\s+)?impl\b[^{{;]*?(?:\bfor\s+|\s|>)(?:[\w:]+::)?"
                       rf"{re.escape(owner)}\b[^{{;]*\{{", re.M)
+
+
+_ANY_NAME = r"(?P<name>[A-Za-z_$][\w$]*)"
+
+
+@lru_cache(maxsize=32)
+def name_patterns(lang: str, member: bool) -> tuple[Pattern, ...]:
+    """Every definition of any name (the name in group `name`): how a file's definitions are listed
+    when a symbol is looked for by its content rather than by its name."""
+    top, members = _TEMPLATES["js" if lang == "ts" else lang]
+    templates = members if member else top + (_TS_EXTRA if lang == "ts" else ())
+    found = []
+    for t in templates:
+        needs_body = t.endswith("!")
+        body = t[:-1] if needs_body else t
+        found.append(Pattern(re.compile(body.replace("NAME", _ANY_NAME), re.M), needs_body))
+    return tuple(found)

@@ -1,11 +1,14 @@
 """Does an anchor still point at something? Resolution against the working tree or any commit.
 
-A tree is anything with `files()`, `exists(path)` and `read(path)`: `WorkTree` (what `doctor` checks)
-and `CommitTree` (what `review` compares). Resolution is the same for both, so "broken at HEAD" and
-"broken in my checkout" can never disagree.
+A tree is anything with `files()` (sorted), `under(folder)`, `exists(path)` and `read(path)`:
+`WorkTree` (what `doctor` checks) and `CommitTree` (what `review` compares). Resolution is the same for
+both, so "broken at HEAD" and "broken in my checkout" can never disagree. A glob is matched only
+against the files under the folder it cannot leave, found by bisection in the sorted listing: doctor
+resolves thousands of anchors against thousands of files.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -19,12 +22,29 @@ from .paths import glob_regex, is_glob, literal_dir, split
 class Tree(Protocol):
     def files(self) -> list[str]: ...
 
+    def under(self, folder: str) -> list[str]: ...
+
     def exists(self, path: str) -> bool: ...
 
     def read(self, path: str) -> str | None: ...
 
 
-class WorkTree:
+class _Listing:
+    """`under()` for a tree whose `files()` is sorted."""
+
+    def files(self) -> list[str]:
+        raise NotImplementedError
+
+    def under(self, folder: str) -> list[str]:
+        """The files inside `folder` (every file for ``), by bisection."""
+        files = self.files()
+        if not folder:
+            return files
+        prefix = folder.rstrip("/") + "/"
+        return files[bisect_left(files, prefix):bisect_left(files, prefix + "\U0010ffff")]
+
+
+class WorkTree(_Listing):
     """The checkout: tracked and untracked-but-not-ignored files, read from disk."""
 
     def __init__(self, root: Path) -> None:
@@ -50,7 +70,7 @@ class WorkTree:
         return self._texts[path]
 
 
-class CommitTree:
+class CommitTree(_Listing):
     """The files of one commit, read through `git cat-file` (prefetch in one call with `prefetch`)."""
 
     def __init__(self, root: Path, rev: str) -> None:
@@ -58,8 +78,12 @@ class CommitTree:
         self._texts: dict[str, str | None] = {}
 
     @cached_property
+    def _blobs(self) -> dict[str, str]:
+        return gitrepo.tree_blobs(self.root, self.rev)
+
+    @cached_property
     def _files(self) -> list[str]:
-        return gitrepo.ls_files(self.root, self.rev)
+        return sorted(self._blobs)
 
     @cached_property
     def _paths(self) -> set[str]:
@@ -77,9 +101,11 @@ class CommitTree:
         return path in self._paths
 
     def prefetch(self, paths: list[str]) -> None:
-        missing = [p for p in dict.fromkeys(paths) if p not in self._texts and p in self._paths]
-        for spec, blob in gitrepo.read_blobs(self.root, [f"{self.rev}:{p}" for p in missing]).items():
-            self._texts[spec.split(":", 1)[1]] = blob.decode("utf-8", "replace") if blob is not None else None
+        missing = [p for p in dict.fromkeys(paths) if p not in self._texts and p in self._blobs]
+        blobs = gitrepo.read_blobs(self.root, [self._blobs[p] for p in missing])  # by id: see tree_blobs
+        for p in missing:
+            blob = blobs.get(self._blobs[p])
+            self._texts[p] = blob.decode("utf-8", "replace") if blob is not None else None
 
     def read(self, path: str) -> str | None:
         if path not in self._texts:
@@ -97,9 +123,8 @@ class Resolution:
 def resolve(anchor: str, tree: Tree) -> Resolution:
     path, symbol = split(anchor)
     if is_glob(path):
-        rx, folder = glob_regex(path), literal_dir(path)
-        prefix = folder + "/" if folder else ""
-        hit = any(f.startswith(prefix) and rx.match(f) for f in tree.files())
+        rx = glob_regex(path)
+        hit = any(rx.match(f) for f in tree.under(literal_dir(path)))
         return Resolution(True) if hit else Resolution(False, "no match")
     if not tree.exists(path):
         return Resolution(False, "file gone")

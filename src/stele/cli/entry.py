@@ -1,5 +1,6 @@
-"""The console script. `stele hook ...`, `stele recall` and `stele search` are dispatched here, before
-typer (and rich, and pydantic-sized import graphs) are loaded: they run once per prompt in a fresh
+"""The console script. `stele hook ...`, `stele recall`, `stele search`, `stele task claim` and
+`stele task release` are dispatched here, before typer (and rich, and pydantic-sized import graphs)
+are loaded: they run once per prompt (or, for a claim, by many racing agents at once) in a fresh
 process, and typer costs ~180 ms of a ~330 ms recall on a 10k-fact record."""
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ def main(argv: list[str] | None = None) -> int:
         from .fast import run as quick_run
 
         return quick_run(args[0], args[1:])
+    if args[:2] in (["task", "claim"], ["task", "release"]):
+        from .fast import run as quick_run
+
+        return quick_run(" ".join(args[:2]), args[2:])
     from .main import run
 
     return run(args)

@@ -1,10 +1,12 @@
-"""`stele recall` and `stele search`, parsed with argparse before typer is imported.
+"""`stele recall`, `stele search` and `stele task claim`, parsed with argparse before typer is imported.
 
-Agents and evaluation harnesses run these once per prompt in a fresh process. Through typer a
-recall on a 10k-fact record cost ~330 ms, of which ~180 ms was typer itself (it imports pydantic to
-coerce parameters); the library call costs ~150 ms. So `entry.py` sends these two commands here, and
-the typer app only lists them in `stele --help` (see `cli/retrieve_cmds.py`). This module is the one
-definition of their options; it must not import typer.
+Agents and evaluation harnesses run recall and search once per prompt in a fresh process. Through
+typer a recall on a 10k-fact record cost ~330 ms, of which ~180 ms was typer itself (it imports
+pydantic to coerce parameters); the library call costs ~150 ms. A claim is raced by many agents at
+once, and a loser should be told who won in the time a few git calls take, not in typer's. So
+`entry.py` sends these commands here, and the typer app only lists them in `stele --help` (see
+`cli/retrieve_cmds.py`, `cli/task_cmds.py`). This module is the one definition of their options; it
+must not import typer.
 """
 from __future__ import annotations
 
@@ -91,7 +93,84 @@ def search(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS: dict[str, Callable[[list[str]], int]] = {"recall": recall, "search": search}
+def claim_parser() -> argparse.ArgumentParser:
+    p = _parser("task claim", "Claim a task, atomically: if someone else holds it, exit 1 and say who, "
+                "since and until when. The winner's run gets a context snapshot, stored and printed.")
+    p.add_argument("task", metavar="ID", help="the task to claim")
+    p.add_argument("--agent", help="your agent name (default: $STELE_AGENT, else your user name)")
+    p.add_argument("--session", help="your session id (default: $STELE_SESSION)")
+    p.add_argument("--lease", help="how long it holds: 2h, 30m, 1d (default: tasks.lease in "
+                   ".stele/config.yaml)")
+    p.add_argument("--record", "-r", action="extend", nargs="+", default=[], metavar="ID",
+                   help="records this run needs, by id (even `delivery: manual` ones); repeatable")
+    _remote_options(p)
+    return p
+
+
+def release_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="stele task release", description="Release your claim (a claim that "
+                                "was pushed to a remote is released there too).")
+    p.add_argument("task", metavar="ID", help="the task to release")
+    p.add_argument("--agent", help="your agent name (default: $STELE_AGENT, else your user name)")
+    p.add_argument("--session", help="your session id (default: $STELE_SESSION)")
+    p.add_argument("--force", action="store_true", help="release someone else's claim")
+    _remote_options(p)
+    return p
+
+
+def _remote_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--remote", nargs="?", const="", default=None, metavar="NAME",
+                   help="decide it on the remote too: NAME, or origin, or the only remote")
+    p.add_argument("--remote-name", metavar="NAME", help="the same as --remote NAME")
+
+
+def _remote(project, args: argparse.Namespace) -> str | None:
+    from ..tasks import claims
+
+    wanted = args.remote_name or args.remote
+    return claims.resolve_remote(project, wanted or None) if wanted is not None else None
+
+
+def release(argv: list[str]) -> int:
+    args = release_parser().parse_args(argv)
+    from ..project import find
+    from ..tasks import board, claims
+
+    project = find()
+    released = board.release_task(project, args.task, claims.Identity.current(args.agent, args.session),
+                                  force=args.force, remote=_remote(project, args))
+    term.write(f"released {released.task} (token {released.token})"
+               + (f"; pushed to {released.remote}" if released.remote else "") + "\n")
+    return 0
+
+
+def claim(argv: list[str]) -> int:
+    args = claim_parser().parse_args(argv)
+    from ..project import find
+    from ..snapshot.claim import claim as claim_run
+    from ..tasks import claims
+
+    project = find()
+    me = claims.Identity.current(args.agent, args.session)
+    lease = claims.parse_lease(args.lease) if args.lease else None
+    run = claim_run(project, args.task, me, lease=lease, remote=_remote(project, args), records=args.record)
+    c, claimed, snap = run.claimed.claim, run.claimed, run.snapshot
+    if args.json or args.format == "json":
+        emit_json({"action": claimed.action, "claim": c.as_dict(claims.utcnow()),
+                   "previous": claimed.previous.as_dict() if claimed.previous else None,
+                   "snapshot": snap.as_dict(), "elapsed_ms": run.timings()})
+        return 0
+    line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
+    if c.took_over and claimed.action == "took over":
+        line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
+    _warn(snap.warnings)
+    term.write(line + (f"; pushed to {c.remote}" if c.remote else "") + "\n"
+               + f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n\n" + snap.text)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "recall": recall, "search": search, "task claim": claim, "task release": release}
 
 
 def run(name: str, argv: list[str]) -> int:

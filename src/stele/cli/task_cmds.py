@@ -124,67 +124,32 @@ def show(task_id: IdArg, fmt: FormatOpt = Format.text, json_: JsonOpt = False) -
     term.section(title, body.rstrip("\n"), subtitle=r.row.fact.path)
 
 
-@task_app.command("claim")
-def claim(
-    task_id: IdArg,
-    agent: AgentOpt = None,
-    session: SessionOpt = None,
-    lease: Annotated[str | None, Opt("--lease", help="How long it holds: 2h, 30m, 1d (default: "
-                                                         "tasks.lease in .stele/config.yaml).")] = None,
-    remote: RemoteOpt = False,
-    remote_name: RemoteNameOpt = None,
-    fmt: FormatOpt = Format.text,
-    json_: JsonOpt = False,
-) -> None:
+# `claim` and `release` run before typer is imported (entry.py -> fast.py, the one definition of their
+# options: `--remote [NAME]` takes an optional value, which typer cannot express); these entries list
+# them in `stele task --help` and forward anything that reaches them.
+_FORWARD = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+
+
+@task_app.command("claim", context_settings=_FORWARD)
+def claim(ctx: typer.Context) -> None:
     """Claim a task, atomically: if someone else holds it, exit 1 and say who, since and until when."""
-    from ..record.load import load
-    from ..snapshot.build import Request, keep, take
-    from ..tasks import board
+    from .fast import run
 
-    p = project()
-    me = claims.Identity.current(agent, session)
-    lease_ = claims.parse_lease(lease) if lease else None
-    record = load(p).usable()  # once for both: loading it is most of a claim's time
-    snap = take(p, Request(task=task_id), record=record)  # rules that do not fit fail before the claim
-    claimed = board.claim_task(p, task_id, me, lease=lease_, remote=_remote(p, remote, remote_name),
-                               record=record)
-    c = claimed.claim
-    snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
-    keep(p, snap, me.session)  # every claim stores what its run is told
-    if wants_json(fmt, json_):
-        emit_json({"action": claimed.action, "claim": c.as_dict(claims.utcnow()),
-                   "previous": claimed.previous.as_dict() if claimed.previous else None,
-                   "snapshot": snap.as_dict()})
-        return
-    line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
-    if c.took_over and claimed.action == "took over":
-        line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
-    _say(line + (f"; pushed to {c.remote}" if c.remote else ""))
-    _say(f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n")
-    term.write(snap.text)
+    raise typer.Exit(run("task claim", ctx.args))
 
 
-@task_app.command("release")
-def release(
-    task_id: IdArg,
-    agent: AgentOpt = None,
-    session: SessionOpt = None,
-    force: Annotated[bool, Opt("--force", help="Release someone else's claim.")] = False,
-    remote: RemoteOpt = False,
-    remote_name: RemoteNameOpt = None,
-) -> None:
+@task_app.command("release", context_settings=_FORWARD)
+def release(ctx: typer.Context) -> None:
     """Release your claim (a claim that was pushed to a remote is released there too)."""
-    from ..tasks import board
+    from .fast import run
 
-    p = project()
-    released = board.release_task(p, task_id, claims.Identity.current(agent, session), force=force,
-                                  remote=_remote(p, remote, remote_name))
-    _say(f"released {released.task} (token {released.token})"
-         + (f"; pushed to {released.remote}" if released.remote else ""))
+    raise typer.Exit(run("task release", ctx.args))
 
 
 @task_app.command("claims")
 def list_claims(
+    remote_arg: Annotated[str | None, typer.Argument(metavar="[REMOTE]", help="List this remote's claims "
+                                                        "(name, URL or path).")] = None,
     remote: RemoteOpt = False,
     remote_name: RemoteNameOpt = None,
     all_: Annotated[bool, Opt("--all", help="Include released claims.")] = False,
@@ -193,7 +158,7 @@ def list_claims(
 ) -> None:
     """List claims of this clone (all its worktrees), or the remote's with --remote."""
     p = project()
-    name = _remote(p, remote, remote_name)
+    name = _remote(p, remote, remote_name or remote_arg)
     found = claims.remote_claims(p, name) if name else claims.local_claims(p)
     found = [c for c in found if all_ or c.state == "held"]
     now = claims.utcnow()

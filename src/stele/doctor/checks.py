@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 WORK_ITEMS = CONTAINERS | {"task"}
 
 
-def delivered_bytes(fact: Fact) -> int:
-    """What a snapshot must carry of a record at least: its title and body."""
-    return len(fact.title.encode()) + 1 + len(fact.body.encode())
+def delivered_bytes(fact: Fact, on: dt.date) -> int:
+    """What a snapshot carries of a record: the exact text it delivers (header, labels and body), as
+    the snapshot counts it, so a record doctor passes is never one every snapshot leaves out."""
+    from ..snapshot.assemble import record_text
+
+    return len(record_text(fact, on).encode("utf-8"))
 
 
 def _line(fact: Fact, *key) -> int:
@@ -39,8 +42,8 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
             *contradictions(record),
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
-            *staleness(record, on, cfg["doctor.unverified_days"]),
-            *oversized(record, cfg["doctor.oversized_bytes"]),
+            *staleness(record, on, cfg["doctor.unverified_days"]), *needs_review(record),
+            *oversized(record, cfg["doctor.oversized_bytes"], Budgets.from_config(cfg), on),
             *near_duplicates(record, cfg["doctor.near_duplicate"]),
             *untrusted(record, cfg["doctor.long_line"])]
 
@@ -198,11 +201,34 @@ def staleness(record: Record, on: dt.date, unverified_days: int) -> list[Finding
     return found
 
 
-def oversized(record: Record, limit: int) -> list[Finding]:
-    return [Finding("oversized", f.path, 1, f"{f.id} is {delivered_bytes(f)} bytes, over {limit} "
-                    "(doctor.oversized_bytes): a snapshot cannot carry it whole; split it or link a document",
+def needs_review(record: Record) -> list[Finding]:
+    """Facts marked as needing a person's look (`doctor --fix` marks one whose anchor it could not
+    repair): still delivered, labeled, and listed here until `stele verify` clears the mark."""
+    return [Finding("needs-review", f.path, _line(f, "needs_review"),
+                    f"{f.id} needs review: {f.needs_review}; check it against the code, fix its anchors "
+                    f"(`stele edit {f.id} --add-anchor/--remove-anchor`), then `stele verify {f.id}` clears this",
                     f.id)
-            for f in sorted(record.facts.values(), key=lambda f: f.id) if delivered_bytes(f) > limit]
+            for f in sorted(record.facts.values(), key=lambda f: f.id)
+            if f.needs_review and f.status not in CLOSED]
+
+
+def oversized(record: Record, limit: int, budgets: Budgets, on: dt.date) -> list[Finding]:
+    """Records over `doctor.oversized_bytes`, or over `snapshot.record_max_bytes` when that is lower
+    (then no snapshot can carry them at all), measured as the snapshot measures them."""
+    found = []
+    for f in sorted(record.facts.values(), key=lambda f: f.id):
+        if f.status in CLOSED:
+            continue  # history is not delivered
+        size = delivered_bytes(f, on)
+        if size > budgets.record_max_bytes:
+            found.append(Finding("oversized", f.path, 1, f"{f.id} is {size} bytes as delivered, over "
+                                 f"snapshot.record_max_bytes ({budgets.record_max_bytes}): no snapshot can carry "
+                                 "it; split it or link a document", f.id))
+        elif size > limit:
+            found.append(Finding("oversized", f.path, 1, f"{f.id} is {size} bytes as delivered, over "
+                                 f"doctor.oversized_bytes ({limit}): it crowds out other records; split it "
+                                 "or link a document", f.id))
+    return found
 
 
 def near_duplicates(record: Record, threshold: float) -> list[Finding]:

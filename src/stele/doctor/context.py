@@ -20,7 +20,7 @@ STALENESS = ("expired", "review-overdue")  # not `unverified`: an old but true r
 def check(record: Record, budgets: Budgets, on: dt.date, oversized_bytes: int, near: float) -> Report:
     findings = always_budget(record, budgets, on)
     findings += [f for f in staleness(record, on, unverified_days=1 << 30) if f.check in STALENESS]
-    findings += oversized(record, oversized_bytes) + near_duplicates(record, near)
+    findings += oversized(record, oversized_bytes, budgets, on) + near_duplicates(record, near)
     order = list(CHECKS)
     findings.sort(key=lambda f: (f.severity != "error", order.index(f.check), f.fact or "", f.path))
     return Report(findings)

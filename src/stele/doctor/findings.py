@@ -24,6 +24,7 @@ CHECKS: dict[str, str] = {
     "store-config": "error",
     "expired": "warning",
     "review-overdue": "warning",
+    "needs-review": "warning",
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",

@@ -1,9 +1,16 @@
 """`stele doctor --fix`: the safe repairs, planned first and shown as a diff, then written.
 
-Safe means certain: an anchor follows a git rename, or a Python symbol is re-found by its name (the
-only definition with that name, in the same file or its renamed file). Nothing else is guessed. A fact
-is never deleted: an anchor that cannot be repaired stays as written and the fact is marked for review
-(`review_after` set to today), so it surfaces in `doctor` and in the next review.
+Safe means certain: an anchor follows a git rename, a Python symbol is re-found by its name (the
+only definition with that name, in the same file or its renamed file), or the code is re-found by
+its content (the one definition or file whose fingerprint is the one the fact recorded). Nothing
+else is guessed, and the diff is the proposal: `--dry-run` shows it and writes nothing, and a person
+at a terminal is asked before anything is written.
+
+A fact is never deleted, retired or taken out of delivery by `--fix`. An anchor that cannot be
+repaired stays as written and the fact is marked `needs_review` with the reason: doctor lists it,
+recall and snapshots label it, and `stele verify` clears it. (Setting `review_after` to today, as
+`--fix` once did, made the fact, and every risk reached through it, stop being injected the next
+day: a side effect nobody asked for.)
 """
 from __future__ import annotations
 
@@ -31,7 +38,13 @@ class Repair:
                                             f"a/{self.fact.path}", f"b/{self.fact.path}"))
 
 
+def review_note(anchor: str, why: str, on: dt.date) -> str:
+    return f"anchor {anchor} no longer resolves ({why}); `stele doctor --fix` could not repair it ({on})"
+
+
 def plan(project: Project, today: dt.date) -> list[Repair]:
+    from ..record.write import pinned
+
     record = load(project)
     by_fact: dict[str, list] = {}
     for fact, i, broken in broken_anchors(record, WorkTree(project.root)):
@@ -40,19 +53,22 @@ def plan(project: Project, today: dt.date) -> list[Repair]:
     for items in by_fact.values():
         fact = items[0][0]
         before = fact.render()
-        anchors, notes = list(fact.anchors), []
-        unrepaired = False
+        anchors, notes, reasons = list(fact.anchors), [], []
         for _, i, broken in items:
             if broken.repair:
                 anchors[i] = broken.repair
+                if broken.anchor in fact.fingerprints:  # the same code: its fingerprint goes with it
+                    fact.fingerprints.setdefault(broken.repair, fact.fingerprints[broken.anchor])
                 notes.append(f"{fact.id}: {broken.anchor} -> {broken.repair} ({broken.why})")
             else:
-                unrepaired = True
-                notes.append(f"{fact.id}: {broken.anchor} cannot be repaired ({broken.why}); "
-                             "marked for review")
+                reasons.append((broken.anchor, broken.why))
+                notes.append(f"{fact.id}: {broken.anchor} cannot be repaired ({broken.why}); marked as "
+                             "needing review")
         fact.anchors = list(dict.fromkeys(anchors))
-        if unrepaired and (fact.review_after is None or fact.review_after > today):
-            fact.review_after = today
+        marks = [f"anchor {a} no longer resolves" for a, _ in reasons]
+        if reasons and not all(m in (fact.needs_review or "") for m in marks):
+            fact.needs_review = "; ".join(review_note(a, why, today) for a, why in reasons)
+        fact.fingerprints = pinned(project, fact, repin=False)  # as `save` will write them
         after = fact.render()
         if after != before:
             repairs.append(Repair(fact, before, after, notes))

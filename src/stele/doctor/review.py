@@ -22,7 +22,7 @@ from ..retrieve import anchored
 from ..retrieve.anchored import FIRST_KINDS
 from ..retrieve.cochange import ACK_TRAILER, CoChange, cochanges, parse_acks
 
-SKIPPED_FIELDS = ("id", "path", "summary", "body")
+SKIPPED_FIELDS = ("id", "path", "summary", "body", "fingerprints")  # fingerprints: Stele's bookkeeping
 
 
 @dataclass

@@ -30,7 +30,7 @@ from ..errors import SteleError
 from ..plain import dataclass, fields
 from .items import Item
 
-SCHEMA = 4
+SCHEMA = 5  # 4: files.offset (live logs read on), 5: items.needs_review
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -39,7 +39,7 @@ CREATE TABLE manifest (k INTEGER PRIMARY KEY, blob BLOB NOT NULL);
 CREATE TABLE items (
   id TEXT PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, status TEXT,
   priority TEXT, delivery TEXT, created TEXT, expires TEXT, review_after TEXT, summary TEXT, excerpt TEXT,
-  body TEXT, path TEXT NOT NULL, hash TEXT NOT NULL, vec_row INTEGER, vec_hash TEXT);
+  body TEXT, path TEXT NOT NULL, hash TEXT NOT NULL, vec_row INTEGER, vec_hash TEXT, needs_review TEXT);
 CREATE INDEX items_path ON items(path);
 CREATE INDEX items_row ON items(vec_row);
 CREATE TABLE edges (src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL);
@@ -71,6 +71,7 @@ class Node:
     summary: str = ""
     excerpt: str = ""
     path: str = ""
+    needs_review: str | None = None  # why a person must look at it again (recall labels it)
 
 
 NODE_COLUMNS = tuple(f.name for f in fields(Node))  # the items columns a Node is made of, in order
@@ -159,10 +160,11 @@ class Catalog:
     def add(self, items: list[Item]) -> None:
         self.db.executemany(
             "INSERT OR REPLACE INTO items (id, source, kind, title, status, priority, delivery, created,"
-            " expires, review_after, summary, excerpt, body, path, hash)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " expires, review_after, summary, excerpt, body, path, hash, needs_review)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(i.id, i.source, i.kind, i.title, i.status, i.priority, i.delivery, i.created, i.expires,
-              i.review_after, i.summary, i.excerpt, i.body, i.path, i.content_hash) for i in items])
+              i.review_after, i.summary, i.excerpt, i.body, i.path, i.content_hash, i.needs_review)
+             for i in items])
         self.db.executemany("INSERT INTO edges VALUES (?, ?, ?)",
                             [(i.id, rel, dst) for i in items for rel, dst in i.edges])
         rows = []

@@ -43,6 +43,7 @@ class Item:
     expires: str | None = None
     review_after: str | None = None
     summary: str = ""  # the author's one-line summary, when they wrote one
+    needs_review: str | None = None  # a fact's `needs_review` mark
 
     @property
     def text(self) -> str:
@@ -77,6 +78,7 @@ def from_fact(fact: Fact) -> Item:
         path=fact.path, status=fact.status, priority=fact.priority, delivery=fact.delivery,
         tags=list(fact.tags), anchors=list(fact.anchors), edges=edges, created=_iso(fact.created),
         expires=_iso(fact.expires), review_after=_iso(fact.review_after), summary=fact.summary or "",
+        needs_review=fact.needs_review,
     )
 
 

@@ -417,9 +417,12 @@ def retire(project: Project, fact_id: str, why: str) -> Fact:
 
 
 def verify(project: Project, fact_id: str) -> Fact:
+    """Someone confirmed the fact still holds: stamp the day and commit, clear a `needs_review` mark,
+    and record fresh fingerprints of the code it is anchored to."""
     with write.changing(project):
         fact = load(project).get(fact_id)
         fact.verified = today()
         fact.verified_at = gitrepo.head_sha(project.root)
-        write.save(project, fact)
+        fact.needs_review = None
+        write.save(project, fact, repin=True)
     return fact

@@ -32,7 +32,8 @@ DELIM = "---"
 # Order in which keys are written when they are new to a file.
 KEY_ORDER = (
     "id", "kind", "title", "status", "delivery", "priority", "anchors", "links", "tags", "created",
-    "verified", "verified_at", "review_after", "expires", "retire_when", "summary", "source",
+    "verified", "verified_at", "review_after", "needs_review", "expires", "retire_when", "summary", "source",
+    "fingerprints",
 )
 BLOCK_LIST_KEYS = frozenset({"anchors"})
 

@@ -20,7 +20,7 @@ from ..errors import RecordError, SteleError
 from ..project import Project
 from . import frontmatter
 from .graph import Graph
-from .model import Fact, Problem, from_document
+from .model import Fact, Problem, from_document, parse_fact
 
 WARN_FILES = 5  # warning lines at most per command; the rest are counted, `stele doctor` lists them all
 
@@ -125,19 +125,54 @@ def load(project: Project) -> Record:
     return from_texts(project, texts())
 
 
+def find_one(project: Project, fact_id: str) -> Fact | None:
+    """One fact by id without loading the record: the files named after it (`<ID>-<slug>.md`, in its
+    kind's folder first), parsed and checked to carry that id. None when no such file holds it (a fact
+    may live under any name: the caller then loads the record). A claim's loser pays this, not a load
+    of 10k files."""
+    from ..kinds import BY_PREFIX
+
+    fact_id = fact_id.upper()
+    kind = BY_PREFIX.get(fact_id.split("-", 1)[0])
+    memory = project.memory_dir
+    folders = [memory / kind.folder] if kind else []
+    for found in (lambda: _named(folders, fact_id, False), lambda: _named([memory], fact_id, True)):
+        for path in found():
+            rel = project.rel(path)
+            if not _is_candidate(path.relative_to(memory).as_posix()):
+                continue
+            try:
+                fact, problems = parse_fact(path.read_text(encoding="utf-8"), rel)
+            except (OSError, UnicodeDecodeError):
+                continue
+            if fact is not None and fact.id == fact_id and not any(p.severity == "error" for p in problems):
+                return fact
+    return None
+
+
+def _named(folders: list[Path], fact_id: str, deep: bool) -> list[Path]:
+    found: list[Path] = []
+    for folder in folders:
+        if folder.is_dir():
+            for pattern in (f"{fact_id}-*.md", f"{fact_id}.md"):
+                found += sorted(folder.rglob(pattern) if deep else folder.glob(pattern))
+    return found
+
+
 def load_at(project: Project, rev: str) -> Record:
-    """The record as committed at `rev` (same rules as `load`, read through one `git cat-file`)."""
+    """The record as committed at `rev` (same rules as `load`): one `git ls-tree` for the blob ids,
+    one `git cat-file` for their contents."""
     from .. import gitrepo
 
     prefix = project.rel(project.memory_dir).rstrip("/") + "/"
-    paths = [p for p in gitrepo.ls_files(project.root, rev)
-             if p.startswith(prefix) and _is_candidate(p[len(prefix):])]
-    blobs = gitrepo.read_blobs(project.root, [f"{rev}:{p}" for p in paths])
+    blobs = {p: sha for p, sha in gitrepo.tree_blobs(project.root, rev, prefix.rstrip("/")).items()
+             if p.startswith(prefix) and _is_candidate(p[len(prefix):])}
+    contents = gitrepo.read_blobs(project.root, list(blobs.values()))
 
     def texts() -> Iterator[tuple[str, str | None, str]]:
-        for p in paths:
+        for p, sha in sorted(blobs.items()):
             try:
-                yield p, (blobs.get(f"{rev}:{p}") or b"").decode("utf-8"), ""
+                yield p, (contents.get(sha) or b"").decode("utf-8"), ""
             except UnicodeDecodeError as e:
                 yield p, None, str(e)
     return from_texts(project, texts())

@@ -16,7 +16,7 @@ from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_M
 from . import frontmatter
 
 DATE_FIELDS = ("created", "verified", "review_after", "expires")
-TEXT_FIELDS = ("verified_at", "retire_when", "summary")
+TEXT_FIELDS = ("verified_at", "retire_when", "summary", "needs_review")
 LIST_FIELDS = ("anchors", "tags", "source")
 _SENTENCE_RE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.S)
 
@@ -60,6 +60,10 @@ class Fact:
     retire_when: str | None = None
     summary: str | None = None
     source: list[str] = field(default_factory=list)
+    # why someone must look at it again (set by `doctor --fix` for an anchor it could not repair; cleared
+    # by `stele verify`): shown by doctor, recall and snapshots, never a reason to stop delivering it
+    needs_review: str | None = None
+    fingerprints: dict[str, str] = field(default_factory=dict)  # anchor -> `anchors.fingerprint` of its code
     path: str = ""  # repo-relative, posix
     doc: frontmatter.Document | None = field(default=None, repr=False, compare=False)
 
@@ -94,7 +98,8 @@ class Fact:
             "links": {r: list(ids) for r, ids in self.links.items() if ids}, "tags": list(self.tags),
             "created": self.created, "verified": self.verified, "verified_at": self.verified_at,
             "review_after": self.review_after, "expires": self.expires, "retire_when": self.retire_when,
-            "summary": self.summary, "source": list(self.source),
+            "summary": self.summary, "source": list(self.source), "needs_review": self.needs_review,
+            "fingerprints": dict(self.fingerprints),
         }
         for key, value in values.items():
             if isinstance(value, dt.date):
@@ -130,7 +135,8 @@ class Fact:
             "verified": iso(self.verified), "verified_at": self.verified_at,
             "review_after": iso(self.review_after), "expires": iso(self.expires),
             "retire_when": self.retire_when, "summary": self.summary_text, "source": self.source,
-            "path": self.path, "body": self.body,
+            "needs_review": self.needs_review, "fingerprints": self.fingerprints, "path": self.path,
+            "body": self.body,
         }
 
 
@@ -270,6 +276,16 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
             else:
                 links.setdefault(rel, []).append(target)
 
+    prints: dict[str, str] = {}
+    raw_prints = meta.get("fingerprints")
+    if raw_prints is not None:
+        if isinstance(raw_prints, dict) and all(isinstance(v, (str, int)) and not isinstance(v, bool)
+                                                for v in raw_prints.values()):
+            prints = {str(k): str(v) for k, v in raw_prints.items()}
+        else:
+            bad("`fingerprints` must map an anchor to its fingerprint (written by Stele; delete the key "
+                "to have them recorded again)", "fingerprints")
+
     texts: dict[str, str | None] = {}
     for key in TEXT_FIELDS:
         value = meta.get(key)
@@ -289,7 +305,7 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
         anchors=lists["anchors"], links=links, tags=lists["tags"], source=lists["source"],
         created=dates["created"], verified=dates["verified"], review_after=dates["review_after"],
         expires=dates["expires"], verified_at=texts["verified_at"], retire_when=texts["retire_when"],
-        summary=texts["summary"], path=path, doc=doc,
+        summary=texts["summary"], needs_review=texts["needs_review"], fingerprints=prints, path=path, doc=doc,
     )
     return fact, problems
 

@@ -5,7 +5,9 @@ Two measures, because one does not fit both lengths:
   Comparing all pairs is quadratic (50M pairs for 10k facts), so this is a prefix-filtered
   set-similarity join: with tokens ordered rarest first, two sets with Jaccard >= t must share a
   token among the first |x| - ceil(t * |x|) + 1 of each. Exact (no pair is missed), and fast
-  because rare bigrams have short posting lists.
+  because rare bigrams have short posting lists. A token no other set has (most word bigrams of
+  real prose) can never bring a candidate, so only the shared ones are sorted and posted, and a set
+  whose whole prefix is such tokens is skipped outright: on 10k facts that is most of them.
 - Short records (at most `SHORT_WORDS` words): one changed, added or dropped word is already a
   different bigram set ("need two approvals" / "need 2 approvals" share no bigram), so two short
   records are near duplicates when they differ by exactly one word. Found with a deletion
@@ -41,14 +43,18 @@ def similar_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, st
     sets = {k: shingles(v) for k, v in texts.items()}
     sets = {k: s for k, s in sets.items() if s}
     freq = Counter(tok for s in sets.values() for tok in s)
+    once = frozenset(tok for tok, n in freq.items() if n == 1)
     postings: dict[str, list[str]] = {}
     pairs = []
     for key in sorted(sets, key=lambda k: (len(sets[k]), k)):
         mine = sets[key]
-        ordered = sorted(mine, key=lambda tok: (freq[tok], tok))
-        prefix = len(ordered) - math.ceil(threshold * len(ordered)) + 1
+        prefix = len(mine) - math.ceil(threshold * len(mine)) + 1
+        alone = len(mine & once)  # rarest first: these fill the prefix before any shared token
+        if alone >= prefix:
+            continue
+        shared = sorted(mine - once, key=lambda tok: (freq[tok], tok))
         candidates: set[str] = set()
-        for tok in ordered[:prefix]:
+        for tok in shared[:prefix - alone]:
             candidates.update(postings.get(tok, ()))
             postings.setdefault(tok, []).append(key)
         for other in sorted(candidates):

@@ -56,6 +56,30 @@ def slugify(title: str) -> str:
     return slug or (words[0][:SLUG_MAX] if words else "fact")
 
 
+def pinned(project: Project, fact: Fact, repin: bool) -> dict[str, str]:
+    """The fingerprints `fact` should carry: one per anchor that has one or resolves now (an anchor that
+    does not resolve keeps the fingerprint it had: that is what finds it again), none for an anchor it
+    no longer has."""
+    from ..anchors.fingerprint import of_anchor
+
+    def read(path: str) -> str | None:
+        file = project.root / path
+        if not project.contains(file):  # a link out of the repository is not the repository's code
+            return None
+        try:
+            return file.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+
+    prints: dict[str, str] = {}
+    for anchor in fact.anchors:
+        old = fact.fingerprints.get(anchor)
+        new = of_anchor(anchor, read) if repin or old is None else None
+        if new or old:
+            prints[anchor] = new or old or ""
+    return prints
+
+
 def new_fact_path(project: Project, fact: Fact) -> Path:
     return project.memory_dir / KINDS[fact.kind].folder / f"{fact.id}-{slugify(fact.title)}.md"
 
@@ -63,7 +87,7 @@ def new_fact_path(project: Project, fact: Fact) -> Path:
 def redact_fact(fact: Fact, redactor: Redactor, tally: Tally) -> None:
     """Redact every text field of `fact` in place. A tag, anchor, source or link target that holds a
     secret is dropped: a redacted identifier names nothing."""
-    for name in ("title", "body", "summary", "retire_when"):
+    for name in ("title", "body", "summary", "retire_when", "needs_review"):
         value = getattr(fact, name)
         if value:
             setattr(fact, name, tally.add(redactor.redact(value)))
@@ -189,10 +213,13 @@ def _finish_pending(project: Project) -> None:
     say(f"stele: finished an interrupted change of {', '.join(r for r, _, _ in files)}{note}")
 
 
-def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally) -> tuple[str, str, Fact | None]:
-    """Redact `fact` (in place) and its `extra` keys, render, and prove the text loads back."""
+def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
+             repin: bool = False) -> tuple[str, str, Fact | None]:
+    """Redact `fact` (in place) and its `extra` keys, fingerprint its anchors, render, and prove the
+    text loads back."""
     redactor = Redactor(project.config["redaction.patterns"])
     redact_fact(fact, redactor, tally)
+    fact.fingerprints = pinned(project, fact, repin)
     text = fact.render(_redact_extra(extra, redactor, tally) if extra else extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     # the net under the fields: a key the model does not know (typed in $EDITOR) is rendered as is
@@ -214,12 +241,17 @@ def _landed(fact: Fact, rel: str, reparsed: Fact | None) -> None:
 
 
 def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | None = None,
-         tally: Tally | None = None) -> Path:
+         tally: Tally | None = None, repin: bool = False) -> Path:
     """Redact, validate and write `fact`; returns its path. `create` refuses to overwrite an existing
     file; `extra` sets (None: removes) frontmatter keys the model does not know; `tally` collects what
-    was redacted, for the caller to tell the writer."""
+    was redacted, for the caller to tell the writer. Every fact write comes through here, so no text
+    reaches docs/memory/ unredacted, whichever command, hook or editor produced it.
+
+    Every anchor that resolves and has no fingerprint yet gets one (`repin`: every anchor that resolves
+    gets a fresh one, as `stele verify` asks), so a renamed or moved symbol can be found again by its
+    content."""
     with changing(project):
-        rel, text, reparsed = _checked(project, fact, extra, tally if tally is not None else Tally())
+        rel, text, reparsed = _checked(project, fact, extra, tally if tally is not None else Tally(), repin)
         path = project.root / rel
         if create and path.exists():
             raise SteleError(f"{rel} already exists; nothing was written")

@@ -35,7 +35,7 @@ def _via(via: Via | None) -> str:
 def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     kind = e.kind.upper() if e.source == "committed" else f"SESSION {e.kind}"
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
-    lines = [f"{kind} {e.id}{status}  {e.title}{_via(e.via)}"]
+    lines = [f"{kind} {e.id}{status}{_review(e)}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
@@ -43,8 +43,13 @@ def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     return lines
 
 
+def _review(item: Any) -> str:
+    """A fact `doctor --fix` could not keep anchored, or a person flagged: still delivered, labeled."""
+    return " [needs review]" if getattr(item, "needs_review", None) else ""
+
+
 def _risk_lines(r: Risk, excerpt_chars: int) -> list[str]:
-    lines = [f"! RISK on your path: {r.id}  {r.title}{_via(r.via)}"]
+    lines = [f"! RISK on your path: {r.id}{_review(r)}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
         lines.append("    " + textcut.words(r.excerpt, excerpt_chars))
     return lines

@@ -55,7 +55,7 @@ def fact_lines(record: Record, fact: Fact) -> list[str]:
     lines = [label(Line(fact.id, fact.kind, fact.title)),  # reads like the recall's entries
              f"status {fact.status} · delivery {fact.delivery} · priority {fact.priority}",
              f"file: {fact.path}"]
-    for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when"):
+    for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when", "needs_review"):
         value = getattr(fact, key)
         if value:
             lines.append(f"{key}: {value}")

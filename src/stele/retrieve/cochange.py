@@ -16,7 +16,8 @@ from . import anchored
 
 ACK_TRAILER = "Stele-Ack"
 # fields whose change is maintenance, not a change of what the fact says
-MAINTENANCE = frozenset({"verified", "verified_at", "review_after", "anchors", "path"})
+MAINTENANCE = frozenset({"verified", "verified_at", "review_after", "anchors", "path", "fingerprints",
+                         "needs_review"})
 
 
 @dataclass

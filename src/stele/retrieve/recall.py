@@ -50,10 +50,14 @@ class Entry:
     status: str = ""
     excerpt: str = ""
     body: str | None = None  # the whole text, for ids named in the prompt
+    needs_review: str | None = None  # why a person must look at it again: shown, never a reason to hide it
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
+        data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
                 "source": self.source, "via": self.via.as_dict() if self.via else None}
+        if self.needs_review:
+            data["needs_review"] = self.needs_review
+        return data
 
 
 @dataclass
@@ -62,9 +66,13 @@ class Risk:
     title: str
     via: Via
     excerpt: str = ""
+    needs_review: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "via": self.via.as_dict()}
+        data = {"id": self.id, "title": self.title, "via": self.via.as_dict()}
+        if self.needs_review:
+            data["needs_review"] = self.needs_review
+        return data
 
 
 @dataclass
@@ -218,9 +226,11 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     window = cap(ranked, risks, s)
     trace.window = window
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
-                     x.node.excerpt or "", index.catalog.body(x.id) if _named(x) else None)
+                     x.node.excerpt or "", index.catalog.body(x.id) if _named(x) else None,
+                     getattr(x.node, "needs_review", None))
                for x in window.entries]
-    risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "") for x in window.risks]
+    risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
+                      getattr(x.node, "needs_review", None)) for x in window.risks]
     return Recall(mode, entries, risks_out, partial=partial, trace=trace)
 
 

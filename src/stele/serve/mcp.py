@@ -169,16 +169,22 @@ def ready_text(project: Project) -> str:
     return "".join(f"{r.fact.id} [{r.fact.priority}] {r.fact.title}\n" for r in found)
 
 
-def claim_text(project: Project, task_id: str) -> str:
-    """Claim a task for this agent (STELE_AGENT / STELE_SESSION, else the OS user), then show it."""
+def claim_text(project: Project, task_id: str, records: Sequence[str] = ()) -> str:
+    """Claim a task for this agent (STELE_AGENT / STELE_SESSION, else the OS user) exactly as `stele
+    task claim` does: decided first, then the run's snapshot (with `records` named in it) for the
+    winner, then the task itself. The snapshot comes before the task so a cut never loses its rules."""
     from ..render.task_text import task_text
+    from ..snapshot.claim import claim
     from ..tasks import board, claims
 
     me = claims.Identity.current()
-    claimed = board.claim_task(project, task_id, me)
-    c = claimed.claim
-    head = f"{claimed.action} {c.task} for {me.describe()} until {claims.iso(c.until)} (token {c.token})"
-    return head + "\n\n" + task_text(board.resume(project, me, c.task), claims.utcnow())
+    run = claim(project, task_id, me, records=list(records))
+    c, snap = run.claimed.claim, run.snapshot
+    head = (f"{run.claimed.action} {c.task} for {me.describe()} until {claims.iso(c.until)} "
+            f"(token {c.token})\ncontext snapshot {snap.run} stored ({snap.stored})")
+    warnings = "".join(w + "\n" for w in snap.warnings)
+    return (head + "\n\n" + warnings + snap.text + "\n" + task_text(board.resume(project, me, c.task),
+                                                                   claims.utcnow()))
 
 
 def argument_error(tool: str, exc: Any) -> str:
@@ -297,10 +303,11 @@ def build(project: Project) -> Any:
             return ready_text(project)
 
         @tool(writes)
-        def task_claim(id: str) -> str:
+        def task_claim(id: str, records: list[str] = []) -> str:
             """Claim a task atomically before working on it (if another agent holds it, says who and until
-            when); answers with the task, its linked decisions and risks, and its session history."""
-            return claim_text(project, id)
+            when); answers with the run's context snapshot (rules, related records, code) and the task.
+            records: fact ids this run needs, delivered even when `delivery: manual`."""
+            return claim_text(project, id, records)
 
     return server
 

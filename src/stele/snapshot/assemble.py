@@ -29,15 +29,18 @@ NOT_RECORDS = frozenset({"task", "document"}) | CONTAINERS
 
 
 class BudgetError(SteleError):
-    """Required records that do not fit; `misfits` holds (id, why) for each."""
+    """Required records that do not fit; `misfits` holds (id, why) for each. The message names the
+    settings that would let each one in (those of its own reason, not a generic list)."""
 
-    def __init__(self, misfits: list[tuple[str, str]], fitted: int, used: int, budgets: Budgets) -> None:
+    def __init__(self, misfits: list[tuple[str, str]], fitted: int, used: int, budgets: Budgets,
+                 settings: list[str] | None = None) -> None:
         self.misfits = misfits
         listed = ", ".join(f"{fid} ({why})" for fid, why in misfits)
+        named = " / ".join(f"snapshot.{s}" for s in dict.fromkeys(settings or ["records_bytes"]))
         super().__init__(
             f"required records do not fit the snapshot: {listed}; {fitted} records using {used} of "
-            f"{budgets.records_bytes} bytes fit before them. Shorten them, make some `delivery: ranked`, or "
-            "raise snapshot.records_bytes / snapshot.records_count_max in .stele/config.yaml")
+            f"{records_budget(budgets)} bytes fit before them. Shorten them, make some `delivery: ranked`, "
+            f"or raise {named} in .stele/config.yaml")
 
 
 class Chunk(Protocol):
@@ -52,6 +55,20 @@ def is_always(fact: Fact, on: dt.date) -> bool:
     """Delivered to every run: `always`, current, not a task or document, not expired or overdue."""
     return (fact.delivery == "always" and fact.status == "current" and fact.kind not in NOT_RECORDS
             and inactive(fact, on) is None)
+
+
+def withheld_rules(facts: Iterable[Fact], on: dt.date) -> list[str]:
+    """One warning per `always` rule that would be delivered but for the calendar (expired, or its
+    review overdue): a snapshot leaves such a rule out, as every auto-injection does, but never
+    without naming it. (Retired, superseded and draft rules were taken out on purpose: not named.)"""
+    found = []
+    for f in sorted(facts, key=lambda f: (PRIORITIES.index(f.priority), f.id)):
+        why = inactive(f, on)
+        if f.delivery == "always" and f.status == "current" and f.kind not in NOT_RECORDS and why:
+            found.append(f"stele: {f.id} ({f.kind}: {f.title}) is an `always` rule but was left out: {why}; "
+                         f"`stele verify {f.id}` and a new review_after or expires if it still holds, else "
+                         f"`stele retire {f.id}`")
+    return found
 
 
 def may_rank(fact: Fact, on: dt.date) -> bool:
@@ -76,6 +93,8 @@ def record_text(fact: Fact, on: dt.date) -> str:
     why = inactive(fact, on)
     if why and why != fact.status:
         labels.append(why)
+    if fact.needs_review:
+        labels.append("needs review")
     head = f"[{fact.id}] {fact.kind}: {fact.title}" + (f" ({', '.join(labels)})" if labels else "")
     body = fact.body.strip("\n")
     return deliverable(f"{head}\n{body}\n" if body else head + "\n")
@@ -87,14 +106,24 @@ def _record_item(part: str, fact: Fact, on: dt.date) -> Item:
         "priority": fact.priority})
 
 
-def _misfit(item: Item, taken: list[Item], limit: int, budgets: Budgets) -> str | None:
-    """Why `item` cannot join the records already `taken`, or None when it fits."""
+def records_budget(budgets: Budgets) -> int:
+    """The bytes records may use: their own budget, and never more than the snapshot's total."""
+    return min(budgets.records_bytes, budgets.total_bytes)
+
+
+def misfit(item: Item, taken: list[Item], limit: int, budgets: Budgets) -> tuple[str, str] | None:
+    """Why `item` cannot join the records already `taken`, and the setting that decided it; None when
+    it fits. The one rule of what fits: the snapshot applies it, `context doctor` reports by it."""
     if item.size > budgets.record_max_bytes:
-        return f"{item.size} bytes, over the {budgets.record_max_bytes}-byte limit for one record"
+        return f"{item.size} bytes, over the {budgets.record_max_bytes}-byte limit for one record", \
+            "record_max_bytes"
     if len(taken) >= limit:
-        return f"past the {limit}-record limit"
-    if sum(i.size for i in taken) + item.size > budgets.records_bytes:
-        return f"{item.size} bytes, past the {budgets.records_bytes}-byte record budget"
+        return f"past the {limit}-record limit", "records_count_max"
+    used = sum(i.size for i in taken) + item.size
+    if used > budgets.records_bytes:
+        return f"{item.size} bytes, past the {budgets.records_bytes}-byte record budget", "records_bytes"
+    if used > budgets.total_bytes:
+        return f"{item.size} bytes, past the {budgets.total_bytes}-byte total budget", "total_bytes"
     return None
 
 
@@ -112,15 +141,16 @@ def select_records(facts: dict[str, Fact], named: list[str], ranked: list[str], 
             taken.add(fact.id)
     limit = max(budgets.records_count, min(len(required), budgets.records_count_max))
     items: list[Item] = []
-    misfits = []
+    misfits, settings = [], []
     for item in required:
-        why = _misfit(item, items, limit, budgets)
-        if why:
-            misfits.append((item.key, why))
+        found = misfit(item, items, limit, budgets)
+        if found:
+            misfits.append((item.key, found[0]))
+            settings.append(found[1])
         else:
             items.append(item)
     if misfits:
-        raise BudgetError(misfits, len(items), sum(i.size for i in items), budgets)
+        raise BudgetError(misfits, len(items), sum(i.size for i in items), budgets, settings)
 
     skipped = []
     for fid in ranked:
@@ -129,9 +159,9 @@ def select_records(facts: dict[str, Fact], named: list[str], ranked: list[str], 
             continue
         taken.add(fact.id)
         item = _record_item("ranked", fact, on)
-        why = _misfit(item, items, limit, budgets)
-        if why:
-            skipped.append(Skip("ranked", fact.id, why))
+        found = misfit(item, items, limit, budgets)
+        if found:
+            skipped.append(Skip("ranked", fact.id, found[0]))
         else:
             items.append(item)
     return items, skipped, limit

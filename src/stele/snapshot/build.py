@@ -19,7 +19,7 @@ from ..record.load import Record, load
 from ..record.model import Fact
 from ..session import wal
 from . import code, store
-from .assemble import NOT_RECORDS, fit_code, pick_briefing, render_text, select_records
+from .assemble import NOT_RECORDS, fit_code, pick_briefing, render_text, select_records, withheld_rules
 from .model import RECORD_PARTS, Budgets, Snapshot
 
 RANK_LIMIT = 60  # records and documents asked of search, in one call; the budgets keep far fewer
@@ -94,7 +94,7 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None
     query = query_for(task, request.prompt)
-    warnings: list[str] = []
+    warnings: list[str] = withheld_rules(record.facts.values(), on)
     searched = [k for k in KINDS if k not in NOT_RECORDS or k == "document"]  # records, and briefing order
     matches = rank(project, query, searched, warnings)
     ranked = linked_to(record, task) + matches

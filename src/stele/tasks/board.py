@@ -10,18 +10,20 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SteleError, UsageError
 from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
 from ..lifecycle import today
 from ..project import Project
-from ..record import edit
-from ..record.load import Record, load
+from ..record.load import Record, find_one, load
 from ..record.model import Fact
-from ..session import sessions, wal
 from . import claims
 from .claims import Claim, Claimed, Identity
+
+if TYPE_CHECKING:  # imported where used: a claim's loser needs neither the writer nor the session log
+    from ..record import edit
+    from ..session import wal
 
 WORK_KINDS = ("task", *sorted(CONTAINERS))
 HISTORY_LIMIT = 20
@@ -106,6 +108,8 @@ def new_task(project: Project, title: str, *, kind: str = "task", parent: str | 
              links: Sequence[str] = (), body: str | None = None, priority: str | None = None,
              anchors: Sequence[str] = (), tags: Sequence[str] = ()) -> edit.Written:
     """Create an open task (or container); `parent` becomes `blocks: [PARENT]` on the new task."""
+    from ..record import edit
+
     if kind not in WORK_KINDS:
         raise UsageError(f"--kind {kind!r}: a task is one of " + ", ".join(WORK_KINDS))
     record = load(project)
@@ -121,9 +125,26 @@ def new_task(project: Project, title: str, *, kind: str = "task", parent: str | 
 
 
 def work_fact(record: Record, task_id: str) -> Fact:
-    fact = record.get(task_id)
+    return work_fact_check(record.get(task_id))
+
+
+def work_fact_check(fact: Fact) -> Fact:
     if fact.kind not in WORK_KINDS:
         raise SteleError(f"{fact.id} is a {fact.kind}, not a task: `stele task list` shows the tasks")
+    return fact
+
+
+def claimable(project: Project, task_id: str, record: Record | None = None) -> Fact:
+    """The task a claim is for, checked: a task (not a container), not closed. Read from its own file
+    when it can be (`find_one`), so deciding a claim never waits on loading the whole record."""
+    fact = find_one(project, task_id) if record is None else None
+    fact = work_fact(record or load(project), task_id) if fact is None else work_fact_check(fact)
+    if fact.kind in CONTAINERS:
+        raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
+                         f"(`stele task ready`, `stele task show {fact.id}`)")
+    if fact.status in CLOSED_STATUSES:
+        raise SteleError(f"{fact.id} is {fact.status}; reopen it first "
+                         f"(`stele edit {fact.id} --status open`)")
     return fact
 
 
@@ -132,13 +153,7 @@ def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timede
                record: Record | None = None) -> Claimed:
     """Claim a task for `me` (see `claims.claim`) and log it to `me`'s session. The returned Claimed is
     what a caller hands on to whatever a claim sets off (a run's snapshot, for instance)."""
-    fact = work_fact(record or load(project), task_id)
-    if fact.kind in CONTAINERS:
-        raise SteleError(f"{fact.id} is an {fact.kind}, a container: claim one of its tasks "
-                         f"(`stele task ready`, `stele task show {fact.id}`)")
-    if fact.status in CLOSED_STATUSES:
-        raise SteleError(f"{fact.id} is {fact.status}; reopen it first "
-                         f"(`stele edit {fact.id} --status open`)")
+    fact = claimable(project, task_id, record)
     if lease is None:
         lease = claims.parse_lease(str(project.config["tasks.lease"]), "tasks.lease in .stele/config.yaml")
     claimed = claims.claim(project, fact.id, me, lease, now=now, remote=remote)
@@ -148,6 +163,16 @@ def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timede
         text += f" from {c.took_over['agent']}, whose lease ended {c.took_over['until']}"
     _log(project, me, "claim", text, fact.id, token=c.token, until=claims.iso(c.until))
     return claimed
+
+
+def withdraw(project: Project, claimed: Claimed, me: Identity, why: str) -> Claim | None:
+    """Undo a claim that was just won because what it set off failed (its run's snapshot): the claim is
+    released and the release logged with `why`. A renewal is left as it was: the task was held before."""
+    if claimed.action == "renewed":
+        return None
+    released = claims.release(project, claimed.claim.task, me)
+    _log(project, me, "release", f"released {released.task}: {why}", released.task, token=released.token)
+    return released
 
 
 def release_task(project: Project, task_id: str, me: Identity, *, force: bool = False,
@@ -169,6 +194,8 @@ class Closed:
 def done(project: Project, task_id: str, me: Identity, *, note: str | None = None, force: bool = False,
          now: dt.datetime | None = None) -> Closed:
     """Mark a task done, release its claim, and retire the facts that `expires-on` it."""
+    from ..record import edit
+
     record = load(project)  # closing the task changes no edge into it
     closed = _close(project, record, task_id, "done", me, note, force, now)
     for edge in record.graph.inc.get(closed.fact.id, ()):
@@ -187,6 +214,8 @@ def cancel(project: Project, task_id: str, me: Identity, *, note: str | None = N
 
 def _close(project: Project, record: Record, task_id: str, status: str, me: Identity, note: str | None,
            force: bool, now: dt.datetime | None) -> Closed:
+    from ..record import edit
+
     now = now or claims.utcnow()
     fact = work_fact(record, task_id)
     if fact.status in CLOSED_STATUSES:
@@ -212,6 +241,8 @@ def _log(project: Project, me: Identity, type_: str, text: str, task: str, **ext
     """Claims and outcomes go to the session log when there is a session to log them to (stamped, like
     every entry, with the session's agent and thread)."""
     if me.session:
+        from ..session import sessions
+
         sessions.log(project, me.session, type_, text, task=task, extra=extra)
 
 
@@ -239,6 +270,8 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
            history_limit: int = HISTORY_LIMIT) -> Resume:
     """The task (default: the one `me` holds, else the last one `me`'s session worked on), its claim,
     its neighbours, and its session history."""
+    from ..session import wal
+
     now = now or claims.utcnow()
     record = load(project).usable()
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))

@@ -15,13 +15,10 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import datetime as dt
-import getpass
-import hashlib
 import json
 import os
 import random
 import re
-import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -38,6 +35,15 @@ RECORD_VERSION = 1
 ATTEMPTS = 60  # compare-and-swap retries; each lost round means someone else moved the ref
 _LEASE_RE = re.compile(r"(\d+)([smhd])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def hostname() -> str:
+    """This machine's name, without importing `socket` (a claim's loser pays every import)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
 
 
 def utcnow() -> dt.datetime:
@@ -78,11 +84,13 @@ class Identity:
 
         name = (agent or os.environ.get(AGENT_ENV) or "").strip()
         if not name:
+            import getpass
+
             try:
                 name = getpass.getuser()
             except (KeyError, OSError):
                 name = "agent"
-        return cls(name, current_session(session), socket.gethostname())
+        return cls(name, current_session(session), hostname())
 
     def owns(self, claim: Claim) -> bool:
         return claim.holder == self
@@ -196,6 +204,8 @@ def claim_ref(task: str) -> str:
 
 def _tracking_prefix(project: Project, remote: str) -> str:
     """Where a remote's claims are mirrored; URLs and paths get a hash, not a path, as their name."""
+    import hashlib
+
     known = remote in gitrepo.remote_names(project.root)
     name = remote if known else "url-" + hashlib.sha1(remote.encode()).hexdigest()[:12]
     return f"{REMOTE_CLAIMS_REF}{name}/"
@@ -262,10 +272,9 @@ def claim(project: Project, task: str, me: Identity, lease: dt.timedelta, *, now
     """Claim `task` for `me`. Raises ClaimHeld (naming the holder) when someone else's lease is live.
     Claiming a task you hold renews the lease; an expired claim is taken over with the next token."""
     now = (now or utcnow()).replace(microsecond=0)
-    remote = remote or _remote_of(project, task)
     action = "claimed"
 
-    def decide(base: Claim | None) -> Claim:
+    def decide(base: Claim | None, remote: str | None) -> Claim:
         nonlocal action
         if base is not None and base.state == "held" and me.owns(base):
             action = "renewed"
@@ -288,9 +297,8 @@ def release(project: Project, task: str, me: Identity, *, force: bool = False, n
     """End `me`'s claim on `task` (anyone's with `force`). A claim that was pushed to a remote is
     released there too. Returns the `released` record."""
     now = (now or utcnow()).replace(microsecond=0)
-    remote = remote or _remote_of(project, task)
 
-    def decide(base: Claim | None) -> Claim:
+    def decide(base: Claim | None, remote: str | None) -> Claim:
         if base is None or base.state != "held":
             raise SteleError(f"{task} is not claimed; nothing to release")
         if not me.owns(base) and not force:
@@ -301,45 +309,49 @@ def release(project: Project, task: str, me: Identity, *, force: bool = False, n
     return _swap(project, task, decide, remote, now)[0]
 
 
-def _remote_of(project: Project, task: str) -> str | None:
-    """Once a task's claim has been pushed to a remote, every later claim and release goes there too:
-    other machines may be watching it."""
-    local = read(project, task)
-    return local.remote if local is not None else None
-
-
-def _swap(project: Project, task: str, decide: Callable[[Claim | None], Claim], remote: str | None,
-          now: dt.datetime) -> tuple[Claim, Claim | None]:
+def _swap(project: Project, task: str, decide: Callable[[Claim | None, str | None], Claim],
+          remote: str | None, now: dt.datetime) -> tuple[Claim, Claim | None]:
     """Read the current record, let `decide` build the next one (or raise), and install it with a
     compare-and-swap. Losing a race re-reads and decides again, so a loser ends in `decide` raising
-    ClaimHeld with the winner's record.
+    ClaimHeld with the winner's record: it is answered as soon as the winner's ref has moved.
 
-    With a remote, the remote is swapped first and the local ref only follows a won push: a local ref
-    never shows a claim that another machine could still beat, so what a loser is told is the truth."""
+    Once a task's claim has been pushed to a remote, every later claim and release goes there too
+    (other machines may be watching it). With a remote, the remote is swapped first and the local ref
+    only follows a won push: a local ref never shows a claim that another machine could still beat,
+    so what a loser is told is the truth."""
     root, ref = project.root, claim_ref(task)
-    for attempt in range(ATTEMPTS):
+    lost = 0
+    while True:
         local = read(project, task)
+        remote = remote or (local.remote if local is not None else None)
         theirs = _read_remote(project, remote, task) if remote else None
         base = newest(local, theirs)
-        new = decide(base)
+        new = decide(base, remote)
         parent = base.sha if base else None
         sha = gitrepo.write_record_commit(root, new.message(), parent, int(now.timestamp()))
         new = replace(new, sha=sha, where="local")
         if remote is None:
-            if gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None):
+            swap = gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None)
+            if swap.won:
                 return new, base
         elif gitrepo.push_with_lease(root, remote, sha, ref, theirs.sha if theirs else None):
-            if gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None):
+            swap = gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None)
+            if swap.won:
                 return new, base
             # A local-only claim landed in between: it wins here, so give the remote back.
             gitrepo.push_with_lease(root, remote, theirs.sha if theirs else None, ref, sha)
-        time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))  # back off; the winner is mid-write
-    lock = project.git_common_dir / f"{ref}.lock"
-    if lock.exists():
-        raise SteleError(f"{lock} blocks every change to the claim on {task}: if no git process is running, "
-                         "a crashed one left it; delete it and try again")
-    raise SteleError(f"could not settle the claim on {task} after {ATTEMPTS} attempts (heavy contention); "
-                     "try again")
+        else:
+            swap = gitrepo.Swap(False)
+        if swap.lock is not None and read(project, task) == local:
+            # Nobody moved the ref, yet its lock is taken: a writer is mid-update (it lands in
+            # milliseconds) or one was killed holding it. Wait for it to move or to go stale.
+            gitrepo.wait_or_recover_lock(swap.lock, project.git_common_dir / "refs" / "stele")
+            continue
+        lost += 1
+        if lost >= ATTEMPTS:
+            raise SteleError(f"could not settle the claim on {task} after {ATTEMPTS} attempts (heavy "
+                             "contention); try again")
+        time.sleep(random.uniform(0, 0.002) * min(lost, 10))  # back off; the winner is mid-write
 
 
 def _read_remote(project: Project, remote: str, task: str) -> Claim | None:
