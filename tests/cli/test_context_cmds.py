@@ -199,3 +199,24 @@ def test_without_stele_init_context_sends_the_rules_and_creates_no_index(plain_r
         parts = json.loads(r.out)["parts"]
         assert [i["key"] for i in parts["always"]] == ["INS-AAAA"] and parts["code"] == []
         assert not (plain_repo / ".stele").exists()
+
+
+def test_the_session_start_hook_and_context_deliver_the_same_standing_rules(repo):
+    """One predicate (`lifecycle.is_standing_rule`): a document marked `always` is knowledge, pulled
+    through the briefing, for the hook as for a snapshot (the hook used to push it as a rule)."""
+    write_fact(repo, "INS-0001", "instruction", "Open a pull request for every change", priority="low")
+    write_fact(repo, "CON-0002", "constraint", "Python 3.11 is the floor", delivery="always",
+               priority="critical")
+    write_fact(repo, "DOC-0003", "document", "How releases are cut", "The release runbook.",
+               delivery="always", status="current")
+    write_fact(repo, "TASK-0004", "task", "Cut the release", delivery="always")
+    write_fact(repo, "DEC-0005", "decision", "A draft decision", delivery="always", status="draft")
+    snap = context()
+    delivered = [i["key"] for i in snap["parts"]["always"]]
+    assert delivered == ["CON-0002", "INS-0001"]
+    assert [i["key"] for i in snap["parts"]["briefing"]] == ["DOC-0003"]
+    r = invoke("hook", "session-start", input=json.dumps({"session_id": "s1", "source": "startup"}))
+    assert r.code == 0
+    hook_rules = r.out.split("Standing instructions and constraints:")[1].split("Open tasks:")[0]
+    shown = [fid for fid in ("CON-0002", "INS-0001", "DOC-0003", "TASK-0004", "DEC-0005") if fid in hook_rules]
+    assert shown == delivered

@@ -22,6 +22,7 @@ from ..anchors import symbols
 from ..anchors.paths import AnchorIndex, normalize, path_matches, split
 from ..gitrepo import FileDiff
 from ..kinds import CLOSED_STATUSES as CLOSED
+from ..kinds import priority_rank
 from ..project import Project
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     Head = Fact | Node
 
 FIRST_KINDS = ("risk", "constraint")
-_PRIORITY = {"critical": 0, "high": 1, "normal": 2, "low": 3}
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def revisions(root: Path, ref: str, flag: str) -> tuple[str, str | None]:
 
 
 def order(found: Iterable[Anchored]) -> list[Anchored]:
-    return sorted(found, key=lambda a: (a.fact.kind not in FIRST_KINDS, _PRIORITY.get(a.fact.priority, 2),
+    return sorted(found, key=lambda a: (a.fact.kind not in FIRST_KINDS, priority_rank(a.fact.priority),
                                         a.fact.kind, a.fact.id))
 
 

@@ -14,14 +14,12 @@ import re
 from typing import Iterable, Protocol
 
 from ..errors import SteleError, UsageError
-from ..kinds import CONTAINERS, PRIORITIES
-from ..lifecycle import inactive
+from ..kinds import NOT_CONTEXT_RECORDS
+from ..lifecycle import inactive, standing_rules, withheld
 from ..record.model import Fact
 from .model import Budgets, Item, Skip, Snapshot
 
-# Task progress stays with the task and knowledge reaches a run only through the briefing: neither is
-# copied in as a record unless a run names it by id.
-NOT_RECORDS = frozenset({"task", "document"}) | CONTAINERS
+NOT_RECORDS = NOT_CONTEXT_RECORDS  # work and documents reach a run as records only when named
 
 
 class BudgetError(SteleError):
@@ -44,18 +42,13 @@ class Chunk(Protocol):
     text: str
 
 
-def is_always(fact: Fact, on: dt.date) -> bool:
-    """Delivered to every run: `always`, current, not a task or document, not expired or overdue."""
-    return (fact.delivery == "always" and fact.status == "current" and fact.kind not in NOT_RECORDS
-            and inactive(fact, on) is None)
-
-
 def may_rank(fact: Fact, on: dt.date) -> bool:
-    return fact.kind not in NOT_RECORDS and fact.delivery != "manual" and inactive(fact, on) is None
+    return fact.kind not in NOT_RECORDS and withheld(fact, on) is None
 
 
 def always_records(facts: Iterable[Fact], on: dt.date) -> list[Fact]:
-    return sorted((f for f in facts if is_always(f, on)), key=lambda f: (PRIORITIES.index(f.priority), f.id))
+    """The standing rules (`lifecycle.standing_rules`, as the session-start hook gives them)."""
+    return standing_rules(facts, on)
 
 
 def record_text(fact: Fact, on: dt.date) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import SteleError, UsageError
-from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
+from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, WORK_KINDS, priority_rank
 from ..lifecycle import today
 from ..project import Project
 from ..record import edit
@@ -22,7 +22,6 @@ from ..session import sessions, wal
 from . import claims
 from .claims import Claim, Claimed, Identity
 
-WORK_KINDS = ("task", *sorted(CONTAINERS))
 HISTORY_LIMIT = 20
 
 
@@ -70,8 +69,7 @@ def _row(record: Record, fact: Fact, known: dict[str, Claim]) -> TaskRow:
 
 
 def _order(fact: Fact) -> tuple:
-    return (PRIORITIES.index(fact.priority) if fact.priority in PRIORITIES else 2,
-            fact.created or dt.date.max, fact.id)
+    return (priority_rank(fact.priority), fact.created or dt.date.max, fact.id)
 
 
 def list_tasks(project: Project, record: Record, *, statuses: list[str] = (), mine: Identity | None = None,
