@@ -77,7 +77,7 @@ def test_damaged_index_files_cost_one_line_on_stderr(record):
     invoke("rebuild")
     (record / ".stele/index/vectors.npy").write_bytes(b"\x93NUMPY garbage")
     r = invoke("recall", "--json", "zzz nothing in the record matches these words at all")
-    assert r.code == 0 and json.loads(r.out)["mode"] == "fts"
+    assert r.code == 0 and json.loads(r.out)["mode"] == "no_match"  # nothing passed the floors
     assert len(r.err.splitlines()) == 1 and "full-text only" in r.err and "stele rebuild" in r.err
     (record / ".stele/index/catalog.sqlite").write_bytes(b"garbage" * 50)
     r = invoke("recall", "--json", "how do payment retries back off after a failure?")

@@ -106,7 +106,19 @@ def why_text(x: dict) -> str:
     out.append(f"gate: {'searched the prompt' if g['searched'] else 'prompt not searched (short)'}"
                + (f"; ids named: {', '.join(g['ids'])}" if g["ids"] else "")
                + (f"; files: {', '.join(g['files'])}" if g["files"] else ""))
-    out += ["", "seeds:"]
+    if x.get("candidates") is not None and g["searched"]:
+        f = x.get("floors", {})
+        head = (f"best search hits against the relevance floors (coverage >= {f.get('text', 0):g} or cosine >= "
+                f"{f.get('vector', 0):g}; further seeds {f.get('support', 0):g} of the way):")
+        out += ["", head]
+        out += [f"  {c['id']:<30} coverage {c['coverage']:.2f}"
+                + (f", cosine {c['cosine']:.2f}" if c["cosine"] is not None else ", no embedding match")
+                + f": {c['why']}" for c in x["candidates"]]
+        if not x["candidates"]:
+            out.append("  (no hit at all)")
+        if x["mode"] == "no_match":
+            out += ["", "nothing passed the floors: the record has nothing on this prompt, so nothing is injected"]
+    out += ["", "seeds:"] + (["  (none)"] if not x["seeds"] else [])
     for s in x["seeds"]:
         if s["origin"] == "text":
             ranks = []
@@ -126,6 +138,8 @@ def why_text(x: dict) -> str:
     if x["walk"]:
         out += ["", "walk (edges followed):"]
         out += [f"  {w['id']:<30} from {via(w)}" for w in x["walk"]]
+    if not x["scores"]:
+        return "\n".join(out) + "\n"
     out += ["", "scores (committed first, then session; parts added up):"]
     for s in x["scores"]:
         parts = " ".join(f"{k} {v:+g}" for k, v in s["parts"].items())
@@ -137,6 +151,10 @@ def why_text(x: dict) -> str:
         out += [f"  kept in the list {r['id']}: {r['why']}" for r in x["risks_not_lifted"]]
     if x["cut"]:
         out += ["", f"cut by the 20-entry cap: {', '.join(x['cut'])}"]
+    if x.get("trimmed"):
+        cut = x.get("floors", {}).get("window_cut", 0)
+        out += ["", f"left out, scoring under {cut:g} of the best (session entries before their penalty): "
+                    + ", ".join(f"{t['id']} ({t['score']:g})" for t in x["trimmed"])]
     if x["excluded"]:
         out += ["", f"already shown this session: {', '.join(x['excluded'])}"]
     return "\n".join(out) + "\n"
