@@ -14,7 +14,7 @@ from tests.helpers import TODAY, git, invoke
 def _isolated_env(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
-        if key.startswith(("STELE_", "GIT_", "GITHUB_")):
+        if key.startswith(("STELE_", "GIT_", "GITHUB_", "AWS_")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -27,6 +27,11 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # The AWS credential chain must never reach past this machine: no instance-metadata lookups, no
+    # profiles but the (empty) isolated home's.
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(home / ".aws" / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(home / ".aws" / "credentials"))
 
 @pytest.fixture
 def plain_repo(tmp_path, monkeypatch) -> Path:

@@ -6,6 +6,7 @@ type, is an error naming the key path, so a typo never silently falls back to a 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -109,6 +110,13 @@ snapshot:                   # what `stele context` and a task claim deliver (byt
 
 session:
   default_fidelity: compact # compact | summary:high | summary:medium | summary:low | truncate
+  # Team session memory (docs/sessions.md): ship session lines to an S3-compatible bucket and read
+  # the team's back. Empty: local files only. Credentials never go here: they come from the
+  # environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or an AWS profile.
+  store: ""                 # s3://BUCKET/PREFIX
+  endpoint: ""              # MinIO, RustFS, Ceph, R2: the server's URL; empty: AWS
+  region: ""                # empty: us-east-1
+  sync_deadline_ms: 3000    # the most a hook spends syncing at a session's start or stop
 
 hooks:
   max_chars: 9000           # injected text stays under the harnesses' 10,000-character cap
@@ -146,6 +154,8 @@ def defaults() -> dict[str, Any]:
     return yaml.load(TEMPLATE, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
+# A setting named like a credential is refused as one (the config is committed; DESIGN.md section 1).
+_CREDENTIAL_KEY = re.compile(r"(?i)(secret|password|passwd|token|credential|access_?key|api_?key)")
 CACHE = Path("index") / "config.json"  # beside config.yaml, under the derived (gitignored) index folder
 
 
@@ -225,6 +235,10 @@ def _merge(base: dict, user: Any, path: str, prefix: str) -> dict:
     out = dict(base)
     for key, value in user.items():
         where = f"{prefix}.{key}" if prefix else str(key)
+        if key not in base and _CREDENTIAL_KEY.search(str(key)):
+            raise SteleError(f"{path}: `{where}` looks like a credential; credentials never go in the "
+                             "committed config: remove it and use the environment (AWS_ACCESS_KEY_ID, "
+                             "AWS_SECRET_ACCESS_KEY) or an AWS profile")
         if key not in base:
             known = ", ".join(base)
             raise SteleError(f"{path}: unknown setting `{where}`; known keys here: {known}")

@@ -15,16 +15,31 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from .errors import SteleError
 from .kinds import ENDED_STATUSES, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
 
 TODAY_ENV = "STELE_TODAY"
 MANUAL = "delivery manual"
+_pinned: list[dt.date] = []  # set by `pinned()` (a case file's `today:`), innermost last
+
+
+@contextmanager
+def pinned(on: dt.date) -> Iterator[None]:
+    """`today()` is `on` inside the block: `stele eval` scores a case file against the date it was
+    written for, in one process, as `STELE_TODAY` would for a fresh one."""
+    _pinned.append(on)
+    try:
+        yield
+    finally:
+        _pinned.pop()
 
 
 def today() -> dt.date:
+    if _pinned:
+        return _pinned[-1]
     pinned = os.environ.get(TODAY_ENV)
     if pinned:
         try:

@@ -101,7 +101,7 @@ def test_list_filters_json_and_cap(sess, monkeypatch):
     assert list(d) == ["sessions", "total", "limit"] and d["total"] == 2 and d["limit"] == 20
     first = d["sessions"][0]
     assert list(first) == ["id", "agent", "thread", "goal", "task", "started", "last", "entries", "restarts",
-                           "types", "matches", "hits"]
+                           "types", "hosts", "matches", "hits"]
     by_issue = run_json("session", "list", "--issue", "12")
     assert [s["id"] for s in by_issue["sessions"]] == [sess]
     assert [h["text"] for h in by_issue["sessions"][0]["hits"]] == ["Limiter needs Redis"]
@@ -127,7 +127,7 @@ def test_show_restart_compact_and_promote(sess):
     assert again.code == 1 and "--again" in again.err
 
     shown = run_json("session", "show", sess)
-    assert list(shown) == ["session", "entries", "promoted"]
+    assert list(shown) == ["session", "entries", "promoted", "delivered"] and shown["delivered"] == []
     assert shown["session"]["restarts"] == 1 and shown["promoted"] == {entry_id: [promoted["id"]]}
     assert [e["type"] for e in shown["entries"]] == ["note", "note", "note"]
     text = invoke("session", "show", sess)

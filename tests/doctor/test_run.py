@@ -1,4 +1,5 @@
 """Every doctor check has a failing fixture and a passing one; each runs in its own small repository."""
+import json
 import datetime as dt
 from pathlib import Path
 
@@ -89,6 +90,9 @@ CASES = {
     "co-change": (lambda r: cochange(r, ""),
                   lambda r: cochange(r, "Stele-Ack: RISK-AAAA the order is unchanged"),
                   {"base": "HEAD~1", "gate": True}),
+    "store-config": (lambda r: store_config(r, store="s3://team-memory/app",
+                                            endpoint="http://minio:hunter2hunter2@127.0.0.1:9000"),
+                     lambda r: store_config(r, store=""), {}),
     "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
                 lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
     "review-overdue": (lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2026-01-01"),
@@ -101,7 +105,23 @@ CASES = {
                                                "Limits run before auth, so floods never reach bcrypt!"),
                        lambda r: two_decisions(r, "Limits run before auth.", "Sessions expire after a day."),
                        {}),
+    "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
+                                     sync_deadline_ms=1500),
+              lambda r: store_config(r, store=""), {}),
 }
+
+
+def store_config(root: Path, **session: object) -> None:
+    (root / ".stele").mkdir(exist_ok=True)
+    (root / ".stele/config.yaml").write_text("session:\n" + "".join(f"  {k}: {json.dumps(v)}\n" for k, v in session.items()))
+
+
+def dead_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again: nothing listens there
 
 
 def new_repo(root: Path) -> Project:

@@ -7,6 +7,7 @@ Codex), post-edit indexes the log line it wrote, which embeds it with model2vec,
 prompt, which someone waits for, does not."""
 import json
 import subprocess
+import time
 import sys
 
 import pytest
@@ -47,3 +48,58 @@ def test_hook_process_imports_nothing_heavy(repo, tmp_path, event, harness, allo
         assert data["code"] == 0
         if run == 2:
             assert not loaded & forbidden, sorted(loaded & forbidden)
+
+
+def _store_repo(repo):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing answers there
+    path = repo / ".stele" / "config.yaml"
+    text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
+    text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
+    path.write_text(text.replace("  sync_deadline_ms: 3000", "  sync_deadline_ms: 1500"))
+    write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of auth", anchors=["src/auth.py"])
+    assert invoke("rebuild").code == 0
+
+
+def _hook_modules(repo, tmp_path, event):
+    payload = {"session_id": "imp", "cwd": str(repo), "hook_event_name": "X", "tool_name": "Edit",
+               "prompt": "why does rate limiting sit in front of the auth middleware?",
+               "tool_input": {"file_path": str(repo / "src/auth.py")}}
+    report = tmp_path / "modules.json"
+    argv = [sys.executable, "-c", WRAPPER, str(report), "hook", event, "--harness", "claude"]
+    done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60)
+    assert done.returncode == 0
+    return {m.split(".")[0] for m in json.loads(report.read_text())["modules"]}, done.stderr
+
+
+@pytest.mark.parametrize("event", ["prompt", "pre-edit", "stop", "session-end", "session-start"])
+def test_with_a_team_store_nothing_to_sync_imports_no_s3_client(repo, tmp_path, event):
+    """A store is configured but this clone has no unshipped line and pulled moments ago: the hook
+    must not pay for boto3 (~0.4-0.6 s with its client)."""
+    _store_repo(repo)
+    (repo / ".stele/state/sync").mkdir(parents=True)
+    (repo / ".stele/state/sync/pull.json").write_text(json.dumps({"finished": time.time()}))
+    for _ in range(2):
+        loaded, err = _hook_modules(repo, tmp_path, event)
+    assert not loaded & {"boto3", "botocore", "s3transfer", "urllib3"}, sorted(loaded)
+    assert err == ""
+
+
+def test_with_lines_to_ship_the_stop_hook_syncs_and_fails_open_within_its_deadline(repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
+    _store_repo(repo)
+    assert invoke("session", "start", "--session", "s1", "--goal", "Ship it").code == 0
+    t0 = time.monotonic()
+    loaded, err = _hook_modules(repo, tmp_path, "stop")
+    # the 1.5 s deadline plus a process start and boto3 import; loose, since a loaded CI machine is slow,
+    # but far under the 60 s a hung connection would take
+    assert time.monotonic() - t0 < 20
+    assert "boto3" in loaded  # the control: the same test sees the client when it is used
+    # one line either way: the store refused the connection, or (a slow machine) the deadline came first
+    assert len(err.strip().splitlines()) == 1 and "stele: session sync:" in err, err
+    assert "unreachable" in err or "deadline passed" in err, err
+    assert (repo / ".stele/wal/s1.jsonl").read_text().count("\n") == 1

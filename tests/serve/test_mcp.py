@@ -16,6 +16,7 @@ from stele.project import Project
 from stele.record import edit
 from stele.record.load import load
 from stele.serve.mcp import MAX_CHARS, cap, fact_text, remember_text
+from tests.helpers import write_fact
 
 pytest.importorskip("mcp")
 
@@ -193,3 +194,16 @@ def test_stdout_carries_only_protocol_messages_even_when_a_library_prints(repo):
     answer = next(f for f in frames if f.get("id") == 3)["result"]
     assert not answer.get("isError") and "remembered NOTE-" in answer["content"][0]["text"]
     assert "NOISE from a library" in err
+
+
+def test_with_a_stele_session_set_what_recall_showed_goes_into_its_log(repo, monkeypatch):
+    from stele.serve.mcp import recall_text
+    from stele.session import sessions, wal
+
+    write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of the auth middleware")
+    assert "DEC-0001" in recall_text(Project(repo), "why does rate limiting sit in front of auth?")
+    assert wal.segments(Project(repo)) == []  # no session: nothing is logged
+    monkeypatch.setenv(wal.SESSION_ENV, "mcp-run")
+    recall_text(Project(repo), "why does rate limiting sit in front of auth?")
+    [note] = [e for e in wal.read_all(Project(repo)) if sessions.event(e) == sessions.DELIVERED]
+    assert note.extra["hook"] == "mcp:recall" and sessions.delivered_ids(note) == ["DEC-0001"]

@@ -39,6 +39,7 @@ def site(tmp_path_factory):
     srv.session = sessions.start(srv.project, agent="claude-code", goal="Reconcile blob_refs weekly").session
     sessions.log(srv.project, srv.session, "decision", "Recount from manifests, never from the counters.",
                 task="TASK-V5VH", issue="41")
+    sessions.log_delivered(srv.project, srv.session, "pre-edit", ["RISK-3EHX", "CON-6E8B"], "claude-code")
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
     srv.shutdown()
@@ -132,5 +133,8 @@ def test_views_render_without_script_errors(site, tmp_path, view):
         assert f'href="#/session/{site.session}"' in r.stdout and "1 of 1 sessions" in r.stdout
     if view == "#/session/SESSION":
         assert "Recount from manifests" in r.stdout and "issue 41" in r.stdout and "/blob" in r.stdout
+        # what the agent was given, turn by turn, linked to the facts
+        assert "by pre-edit: " in r.stdout and 'href="#/fact/RISK-3EHX"' in r.stdout
+        assert 'href="#/fact/CON-6E8B"' in r.stdout
     if view == "#/fact/NOPE-0000":
         assert 'class="error"' in r.stdout and "no fact with id NOPE-0000" in r.stdout

@@ -5,23 +5,16 @@ and every command module.
 """
 from __future__ import annotations
 
-from . import (
-    anchor_cmds,  # noqa: F401,E402
-    brief_cmd,  # noqa: F401,E402
-    context_cmds,  # noqa: F401,E402
-    demo_cmd,  # noqa: F401,E402
-    doctor_cmd,  # noqa: F401,E402
-    hooks_cmds,  # noqa: F401,E402
-    install_cmd,  # noqa: F401,E402
-    knowledge_cmds,  # noqa: F401,E402
-    record_cmds,  # noqa: F401  (registers commands)
-    retrieve_cmds,  # noqa: F401,E402
-    review_cmd,  # noqa: F401,E402
-    serve_cmds,  # noqa: F401,E402
-    session_cmds,  # noqa: F401,E402
-    task_cmds,  # noqa: F401,E402
-)
+import importlib
+
 from .app import app
+
+# Each module registers its commands on import; `stele --help` lists them in this order.
+COMMAND_MODULES = ("record_cmds", "demo_cmd", "install_cmd", "retrieve_cmds", "brief_cmd", "session_cmds",
+                   "task_cmds", "anchor_cmds", "doctor_cmd", "review_cmd", "eval_cmd", "context_cmds",
+                   "knowledge_cmds", "serve_cmds", "hooks_cmds")
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"{__package__}.{_name}")
 
 
 def run(argv: list[str]) -> int:

@@ -163,7 +163,9 @@ def show(
     info = sessions.summarize(ident, entries)
     if wants_json(fmt, json_):
         emit_json({"session": info.as_dict(), "entries": [e.as_dict() for e in entries],
-                   "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted}})
+                   "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted},
+                   "delivered": [{"entry": e.id, "ts": e.ts, "hook": e.extra.get("hook"),
+                                  "ids": sessions.delivered_ids(e)} for e in entries if sessions.delivered_ids(e)]})
         return
     head = [f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  task: {info.task or '-'}",
             f"started: {info.started}  last: {info.last}  entries: {info.entries}  restarts: {info.restarts}"]
@@ -179,7 +181,8 @@ def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
     label += f"({e.extra['event']})" if sessions.event(e) else ""
     refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
-    text = e.text if full else textcut.one_line(e.text, 100)
+    # what the agent was given is listed whole: it is the answer to "what did the agent see"
+    text = e.text if full or sessions.event(e) == sessions.DELIVERED else textcut.one_line(e.text, 100)
     term.line(f"{e.ts}  {e.id}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))
     if full:
         term.line(f"session: {e.session}  agent: {e.agent or '-'}  thread: {e.thread or '-'}")
@@ -254,6 +257,36 @@ def compact(
                   f"in {a.segment}")
     if not done:
         term.line("nothing to archive")
+
+
+@session_app.command("sync")
+def sync(
+    push_only: Annotated[bool, Opt("--push", help="Only ship this clone's new lines.")] = False,
+    pull_only: Annotated[bool, Opt("--pull", help="Only fetch the team's new lines.")] = False,
+    fmt: FormatOpt = "text",
+    json_: JsonOpt = False,
+) -> None:
+    """Ship this clone's session lines to the team store (session.store) and fetch the team's."""
+    from ..index import teamsync
+    from ..session.remote import configured
+
+    if push_only and pull_only:
+        raise UsageError("--push and --pull together are a plain sync: give neither")
+    proj = project()
+    remote = configured(proj)
+    if remote is None:
+        raise SteleError(f"{proj.rel(proj.config_path)}: `session.store` is not set, so session memory "
+                         "stays in this clone; set it to s3://BUCKET/PREFIX (docs/sessions.md)")
+    result = teamsync.run(proj, remote, push=not pull_only, pull=not push_only)
+    for problem in result.problems:
+        term.warn(problem)
+    if result.redacted:
+        term.warn(f"redacted before shipping: {describe(result.redacted)}")
+    if wants_json(fmt, json_):
+        emit_json({"store": remote.url, **result.as_dict()})
+        return
+    term.line(f"{remote.url}: pushed {result.pushed_lines} lines in {len(result.pushed)} segments, "
+              f"pulled {result.pulled_lines} lines in {len(result.pulled)} segments")
 
 
 @app.command("promote")

@@ -18,11 +18,13 @@ CHECKS: dict[str, str] = {
     "contradiction": "error",
     "knowledge-edited": "error",
     "co-change": "error",
+    "store-config": "error",
     "expired": "warning",
     "review-overdue": "warning",
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",
+    "store": "warning",
 }
 
 

@@ -14,7 +14,7 @@ def run(project: Project, *, base: str | None = None, gate: bool = False,
     from ..errors import SteleError, UsageError
     from ..lifecycle import today as today_
     from ..record.load import load
-    from . import anchorcheck, basecheck, checks
+    from . import anchorcheck, basecheck, checks, storecheck
 
     if gate and not base:
         raise UsageError("--gate needs --base REF: the change to gate is the one since REF")
@@ -26,6 +26,7 @@ def run(project: Project, *, base: str | None = None, gate: bool = False,
     findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]
     findings += checks.run_all(record, on)
     findings += anchorcheck.check(record, WorkTree(project.root))
+    findings += storecheck.check(project)
     if base:
         findings += basecheck.check(record, base, gate)
     order = list(CHECKS)

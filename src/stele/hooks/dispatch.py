@@ -22,6 +22,7 @@ EVENTS: dict[str, str] = {
     "post-edit": "edit:main_post",
     "stop": "stop:main",
     "subagent-stop": "stop:main_subagent",
+    "session-end": "stop:main_end",
     "guard-readonly": "guard:main",
     "pre-commit": "precommit:run",
 }

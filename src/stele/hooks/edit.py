@@ -110,24 +110,15 @@ def pre_edit(ctx: Context) -> Reply | None:
 
 
 def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
-    """One session log line per file and session (the log says what changed, not every keystroke). The
-    harness's session becomes a Stele session, named after it and stamped with the agent, at its first
-    edit: `stele session list` and `stele task resume` then see it like any other."""
-    from ..errors import SteleError
-    from ..session import sessions, wal
+    """One session log line per file and session (the log says what changed, not every keystroke)."""
+    from ..session import sessions
 
     with state.update(ctx.project, session) as st:
         new = [p for p in paths if p not in st.edited]
         st.add_edited(new)
     if not new:
         return
-    if not wal.segments(ctx.project, session):
-        try:
-            sessions.start(ctx.project, agent=harness.AGENT_NAMES[ctx.harness], session=session)
-        except SteleError:
-            pass  # a parallel hook started it first
-    sessions.log(ctx.project, session, "note", "edited " + ", ".join(new),
-                 paths=[str(ctx.project.root / p) for p in new])
+    sessions.log_edit(ctx.project, session, new, harness.AGENT_NAMES[ctx.harness])
     if "post-edit" in harness.ASYNC.get(ctx.harness, ()):
         # nobody waits for this hook: index the new log line now rather than in the next prompt's hook
         with lookup.open_index(ctx.project, fresh=True):

@@ -23,8 +23,9 @@ from . import state
 from .payload import Payload, parse
 
 OFF_ENV = "STELE_OFF"
-# Events that have work to do even where the harness shows nothing (post-edit logs to the WAL).
-ALWAYS_RUN = frozenset({"post-edit"})
+# Events that have work to do even where the harness shows nothing (post-edit logs to the WAL; stop
+# and session-end ship session lines to the team store, session-start fetches the team's).
+ALWAYS_RUN = frozenset({"post-edit", "stop", "session-end"})
 CUT_MARK = "\n[stele: cut to fit the hook output limit; `stele recall` shows the rest]"
 
 
@@ -83,14 +84,19 @@ def _paused(project: Project, event: str) -> bool:
     return state.consume_paused_turn(project) if event == "prompt" else state.paused(project) is not None
 
 
-def _remember_shown(project: Project, session: str | None, ids, text: str) -> None:
+def _remember_shown(project: Project, payload: Payload, event: str, ids, text: str) -> None:
+    """The ids that survived the cap go into the session's hook state (never shown twice) and, as one
+    delivery note, into its log (what the agent saw, for `session show` and the recall gap)."""
     from ..ids import mentioned_ids
+    from ..session import sessions
 
     shown = set(mentioned_ids(text))
-    ids = [i for i in ids if i in shown]
+    ids = [i for i in dict.fromkeys(ids) if i in shown]
+    session = payload.session
     if ids and session:
         with state.update(project, session) as st:
             st.add_injected(ids)
+        sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
 
 
 def _on_alarm(signum, frame):
@@ -127,7 +133,7 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
         if not (reply and reply.text and shows):
             return None
         text = textcut.lines(reply.text, ctx.max_chars, CUT_MARK)
-        _remember_shown(project, payload.session, reply.ids, text)
+        _remember_shown(project, payload, event, reply.ids, text)
         return text
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

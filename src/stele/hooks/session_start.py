@@ -25,6 +25,9 @@ def pointer(harness: str) -> str:
 
 
 def handle(ctx: Context) -> Reply:
+    from .stop import teamsync
+
+    teamsync(ctx, push=True, pull=True)  # the team's new session lines, before the index is read
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         with state.update(ctx.project, ctx.payload.session) as st:
             st.injected = []

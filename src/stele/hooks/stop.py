@@ -38,6 +38,27 @@ def nudge(paths: list[str]) -> str:
 
 
 def handle(ctx: Context) -> Reply | None:
+    from .harness import can_inject
+
+    # stop runs even where nothing can be shown, or while paused, to ship session lines: the nudge only
+    # where it can be shown and the hooks are not paused
+    speak = can_inject(ctx.harness, "stop") and state.paused(ctx.project) is None
+    reply = _nudge(ctx) if speak else None
+    teamsync(ctx, push=True, pull=False)  # after the nudge is decided: a slow store never delays it
+    return reply
+
+
+def teamsync(ctx: Context, *, push: bool, pull: bool) -> None:
+    """Ship (and/or fetch) team session lines when `session.store` is set and there is work; the
+    S3 client is imported only then (tests/hooks/test_imports.py)."""
+    import sys
+
+    from ..index.teamsync import hook_sync
+
+    hook_sync(ctx.project, push=push, pull=pull, warn=lambda line: print(line, file=sys.stderr))
+
+
+def _nudge(ctx: Context) -> Reply | None:
     p, session = ctx.payload, ctx.payload.session
     looping = p.stop_hook_active or bool(p.data.get("loop_count"))  # Claude Code's flag, Cursor's count
     if session is None or looping or p.data.get("status") not in (None, "completed"):
@@ -58,3 +79,8 @@ def main(args) -> int:
 
 def main_subagent(args) -> int:
     return run(args, lambda ctx: None)
+
+
+def main_end(args) -> int:
+    """`session-end`: the session is over; ship what it wrote."""
+    return run(args, lambda ctx: teamsync(ctx, push=True, pull=False))

@@ -18,7 +18,8 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from .. import atomic
 from ..project import Project
@@ -44,6 +45,7 @@ class Report:
     full: bool = False
     parsed: int = 0
     embedded: int = 0
+    reused: int = 0  # vectors taken from teammates' packs instead of embedding (index.packs)
     items: int = 0
     skipped: list[str] = field(default_factory=list)  # `path:line: problem` of files left out
     vector_error: str | None = None
@@ -104,6 +106,17 @@ class _Lock:
         if self.fd >= 0:
             os.close(self.fd)  # closing drops the flock
             self.fd = -1
+
+
+@contextmanager
+def shared_lock(project: Project, deadline: float | None = None) -> Iterator[None]:
+    """Hold the index's shared lock (what readers hold) while reading its files as they stand."""
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(False, deadline)
+        yield
+    finally:
+        lock.release()
 
 
 def open_catalog(project: Project) -> catalog_mod.Catalog:
@@ -296,7 +309,7 @@ def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_s
             for item in fresh.values():
                 writer.add(item)
             writer.commit()
-        report.embedded, report.vector_error = _update_vectors(project, cat, full, on_stage)
+        report.embedded, report.reused, report.vector_error = _update_vectors(project, cat, full, on_stage)
         cat.set_files({p: stats[p] for p in changed}, removed)
         cat.set_meta(sources=digest(stats), racy=json.dumps(hashes) if hashes else "")
         cat.set_meta(index_version=INDEX_VERSION, built_at=str(int(time.time())))
@@ -311,8 +324,8 @@ def update(project: Project, full: bool, stats: dict[str, tuple[int, int]], on_s
 
 
 def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
-                    on_stage: Stages | None) -> tuple[int, str | None]:
-    """Embed what is new or changed; returns (embedded, why there are no vectors).
+                    on_stage: Stages | None) -> tuple[int, int, str | None]:
+    """Embed what is new or changed; returns (embedded, taken from packs, why there are no vectors).
 
     Rows of unchanged items stay where they are and new rows are appended, so an edit costs one
     embedding and one file write; rows that no item uses any more are dropped (the file compacted)
@@ -323,32 +336,39 @@ def _update_vectors(project: Project, cat: catalog_mod.Catalog, full: bool,
         ref = vectors.model_ref(project)
     except vectors.NoModel as e:
         cat.set_meta(model_id="", model_tried="")
-        return 0, str(e)
+        return 0, 0, str(e)
     cat.set_meta(model_tried=ref.model_id)
     rows = int(cat.meta("rows") or 0) if not full and cat.meta("model_id") == ref.model_id else 0
     need, live = cat.needing_vectors(rows), cat.live_vectors(rows)
     compact = rows - len(live) > GARBAGE * (len(live) + len(need))
     if not need and not compact:
-        return 0, None  # decided from the catalog alone: a refresh that embeds nothing never loads numpy
+        return 0, 0, None  # decided from the catalog alone: a refresh that embeds nothing never loads numpy
     old = None
     if rows:
         try:
             old = vectors.load(project.index_dir, rows, int(cat.meta("dim") or 0))
         except (OSError, ValueError):  # damaged: embed everything again
             need, live, compact = cat.needing_vectors(0), [], False
-    new = None
+    new, reused = None, 0
     if need:
+        from . import packs
+
+        dim, rows_of = packs.reuse(project, cat.paths([i for i, _ in need]), need, ref.model_id)
+        todo = [i for i, _ in need if i not in rows_of]
         try:
-            enc = vectors.load_encoder(ref, bulk=len(need) > vectors.LEAN_MAX)
-            new = vectors.embed(enc, cat.embed_texts([i for i, _ in need]),
-                                _stage(on_stage, "embedding", len(need)))
+            made = None
+            if todo:
+                enc = vectors.load_encoder(ref, bulk=len(todo) > vectors.LEAN_MAX)
+                made = vectors.embed(enc, cat.embed_texts(todo), _stage(on_stage, "embedding", len(todo)))
+            new = vectors.assemble([i for i, _ in need], rows_of, dim, todo, made)
+            reused = len(need) - len(todo)
         except vectors.NoModel as e:
             cat.set_meta(model_id="")
-            return 0, str(e)
+            return 0, 0, str(e)
     matrix = vectors.merge(old, [row for _, row, _ in live] if compact else None, new)
     base = matrix.shape[0] - len(need)  # new rows go last
     moved = {i: (n, h) for n, (i, _, h) in enumerate(live)} if compact else {}  # the rest are all in `need`
     cat.restore_vector_rows(moved | {i: (base + n, h) for n, (i, h) in enumerate(need)})
     vectors.save(project.index_dir, matrix)
     cat.set_meta(model_id=ref.model_id, rows=str(matrix.shape[0]), dim=str(matrix.shape[1]))
-    return len(need), None
+    return len(need) - reused, reused, None

@@ -158,6 +158,22 @@ class Catalog:
                 chunk))
         return out
 
+    def hashes(self, ids: list[str]) -> dict[str, str]:
+        """id -> content hash of the text the item embeds."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT id, hash FROM items WHERE id IN ({marks})", chunk))
+        return out
+
+    def paths(self, ids: list[str]) -> dict[str, str]:
+        """id -> the source file it was read from."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT id, path FROM items WHERE id IN ({marks})", chunk))
+        return out
+
     def needing_vectors(self, rows: int) -> list[tuple[str, str]]:
         """(id, content hash) of items without a valid vector among the first `rows` rows."""
         return list(self.db.execute("SELECT id, hash FROM items WHERE vec_row IS NULL OR vec_row >= ? "

@@ -15,6 +15,7 @@ from ..project import Project
 from .items import Item, from_entry, from_fact
 
 ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
+TEAM_DIR = "team"  # wal.TEAM_DIR: segments pulled from the team store, team/<session>/<seq>.jsonl
 RACY_NS = 2_000_000_000  # the coarsest mtime in common use (FAT) is 2 s
 
 
@@ -47,18 +48,19 @@ def scan(project: Project) -> dict[str, tuple[int, int]]:
     wal_rel = project.rel(project.wal_dir).rstrip("/") + "/"
     walk(str(project.wal_dir), wal_rel, ".jsonl", False)
     walk(str(project.wal_dir / ARCHIVE_DIR), f"{wal_rel}{ARCHIVE_DIR}/", ".jsonl.gz", False)  # compacted logs
+    walk(str(project.wal_dir / TEAM_DIR), f"{wal_rel}{TEAM_DIR}/", ".jsonl", True)  # the team's, pulled
     return out
 
 
 def is_wal(project: Project, rel: str) -> bool:
-    return rel.endswith((".jsonl", ".jsonl.gz")) and (project.root / rel).parent in (
-        project.wal_dir, project.wal_dir / ARCHIVE_DIR)
+    parent = (project.root / rel).parent
+    return rel.endswith((".jsonl", ".jsonl.gz")) and (
+        parent in (project.wal_dir, project.wal_dir / ARCHIVE_DIR) or parent.parent == project.wal_dir / TEAM_DIR)
 
 
 def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
-    """The items one source file holds now (none when unreadable or not a fact)."""
-    from ..record.load import looks_like_fact
-
+    """The items one source file holds now (none when unreadable or not a fact). A log that grew costs
+    no record parser (PyYAML): the hooks append to logs on every turn."""
     path = project.root / rel
     if is_wal(project, rel):
         from ..session.sessions import is_bookkeeping
@@ -68,6 +70,7 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
         items = [from_entry(e, rel) for e in read_file(path, wal_report) if not is_bookkeeping(e)]
         skipped += wal_report.skipped
         return items
+    from ..record.load import looks_like_fact
     from ..record.model import parse_fact
 
     try:

@@ -72,6 +72,26 @@ def embed(enc: Any, texts: Sequence[str], advance: Callable[[int], None] | None 
     return normalize(np.concatenate(parts))
 
 
+def assemble(ids: list[str], reused: dict[str, bytes], dim: int, embedded_ids: list[str],
+             embedded: np.ndarray | None) -> np.ndarray:
+    """Rows for `ids` in order: a pack's row (float32 bytes) where `reused` has one, else the next row
+    of `embedded` (made for `embedded_ids`, in order). A pack of another width than the model's
+    own rows is not used: raises NoModel-free ValueError only if nothing at all can be placed."""
+    import numpy as np
+
+    if embedded is not None and embedded.size and reused and embedded.shape[1] != dim:
+        raise ValueError("vector packs of another width than the model")
+    width = embedded.shape[1] if embedded is not None and embedded.size else dim
+    out = np.zeros((len(ids), width), dtype=np.float32)
+    where = {i: n for n, i in enumerate(embedded_ids)}
+    for n, item_id in enumerate(ids):
+        if item_id in reused:
+            out[n] = np.frombuffer(reused[item_id], dtype="<f4")
+        else:
+            out[n] = embedded[where[item_id]]  # type: ignore[index]
+    return out
+
+
 def normalize(m: np.ndarray) -> np.ndarray:
     import numpy as np
 

@@ -131,6 +131,18 @@ def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[
         return gather(index, g, exclude, s, t0, warnings)
 
 
+def recall_in(index: Any, prompt: str, files: Iterable[str] = (), settings: Settings | None = None) -> Recall:
+    """`recall()` over an index the caller holds open: `stele eval` opens it once for every case."""
+    t0 = time.monotonic()
+    s = settings or Settings.from_config(index.project.config)
+    warnings: list[str] = []
+    g = gate_mod.check(prompt, list(files), s.min_prompt_chars)
+    result = Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped else gather(index, g, frozenset(), s, t0, warnings)
+    result.warnings = warnings
+    result.elapsed_ms = int((time.monotonic() - t0) * 1000)
+    return result
+
+
 def gather(index: Any, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
            warnings: list[str]) -> Recall:
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it)."""

@@ -69,6 +69,19 @@ def fact_text(record: Record, fact_id: str) -> str:
     return "\n".join(fact_lines(record, record.get(fact_id))) + "\n"
 
 
+def _delivered(project: Project, tool: str, ids: list[str], text: str) -> None:
+    """With a Stele session set (STELE_SESSION), what a tool showed the agent goes into its log, as a
+    hook's delivery does (`stele session show`, the recall gap)."""
+    from ..ids import mentioned_ids
+    from ..session import sessions, wal
+
+    session = wal.current_session()
+    shown = set(mentioned_ids(text))
+    ids = [i for i in dict.fromkeys(ids) if i in shown]
+    if session and ids:
+        sessions.log_delivered(project, session, f"mcp:{tool}", ids, "mcp")
+
+
 def remember_text(project: Project, text: str, kind: str = "note", title: str | None = None,
                   anchors: list[str] = (), links: list[str] = (), tags: list[str] = ()) -> str:
     """Write a fact exactly as `stele remember` does (validated, redacted, atomic); say what happened."""
@@ -90,6 +103,7 @@ def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
         print(warning, file=sys.stderr)
     text = render(result, max_chars=MAX_CHARS)
     if text:
+        _delivered(project, "recall", [x.id for x in [*result.risks, *result.entries]], text)
         return text
     if result.mode == "skipped":
         return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe "
@@ -179,7 +193,9 @@ def build(project: Project) -> Any:
     def show(id: str) -> str:
         """One fact of the project memory in full: fields, anchors, links in both directions, body.
         `id` is a fact id such as DEC-4F7K (recall and search answers list them)."""
-        return fact_text(load(project), id)
+        text = fact_text(load(project), id)
+        _delivered(project, "show", [id.upper()], text)
+        return text
 
     @tool(writes)
     def remember(text: str, kind: str = "note", title: str | None = None, anchors: list[str] = [],

@@ -22,6 +22,8 @@ from . import wal
 from .wal import Entry
 
 START, RESTART = "start", "restart"  # values of the `event` key on bookkeeping `note` entries
+DELIVERED = "delivered"  # ... and the note a hook or tool writes naming the fact ids the agent was given
+EDIT_HOOK = "edit"  # the `hook` of the note a harness hook writes for the files the agent edited
 MAX_TEXT = 256 * 1024
 MAX_QUERY = 2048
 MAX_LIMIT = 32
@@ -51,6 +53,7 @@ class Session:
     entries: int = 0
     restarts: int = 0
     types: Counter = field(default_factory=Counter)
+    hosts: set[str] = field(default_factory=set)  # where its pulled entries were written (team sessions)
 
     def add(self, entry: Entry) -> None:
         if self.entries == 0:
@@ -58,6 +61,8 @@ class Session:
         self.entries += 1
         self.last = entry.ts
         self.types[entry.type] += 1
+        if isinstance(entry.extra.get("host"), str):
+            self.hosts.add(entry.extra["host"])
         if event(entry) == START:
             self.started = entry.ts
             self.agent = entry.agent or self.agent
@@ -70,7 +75,7 @@ class Session:
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "agent": self.agent, "thread": self.thread, "goal": self.goal,
                 "task": self.task, "started": self.started, "last": self.last, "entries": self.entries,
-                "restarts": self.restarts, "types": dict(sorted(self.types.items()))}
+                "restarts": self.restarts, "types": dict(sorted(self.types.items())), "hosts": sorted(self.hosts)}
 
 
 def summarize(session_id: str, entries: Iterable[Entry]) -> Session:
@@ -140,6 +145,43 @@ def log(project: Project, session_id: str, type_: str, text: str, *, task: str |
     entry = wal.new_entry(session_id, type_, text, agent=s.agent, thread=s.thread, task=check_task(task),
                           refs=refs(project, issue, pr, sha, paths), extra=fields)
     return wal.append(project, entry, found=found)
+
+
+def adopt(project: Project, session_id: str, agent: str) -> None:
+    """A harness's own session becomes a Stele session, named after it and stamped with the agent, the
+    first time a hook writes to it: `stele session list` and `task resume` then see it like any other."""
+    if not wal.segments(project, session_id):
+        try:
+            start(project, agent=agent, session=session_id)
+        except SteleError:
+            pass  # a parallel hook started it first
+
+
+def log_edit(project: Project, session_id: str, paths: list[str], agent: str) -> Entry:
+    """The files (repo-relative) a harness reported the agent edited: one note for the recall gap and
+    for search ("which session touched gc.py?")."""
+    adopt(project, session_id, agent)
+    return log(project, session_id, "note", "edited " + ", ".join(paths),
+               paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK})
+
+
+def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str) -> Entry:
+    """The fact ids `hook` (a hook event, or `mcp:<tool>`) put in front of the agent: one compact
+    bookkeeping note per delivery, so "what did the agent see" is answerable for any session."""
+    adopt(project, session_id, agent)
+    return log(project, session_id, "note", f"{hook}: {', '.join(ids)}",
+               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)})
+
+
+def delivered_ids(entry: Entry) -> list[str]:
+    """The ids a delivery note names ([] for any other entry, or a hand-edited one that lost them)."""
+    ids = entry.extra.get("ids") if event(entry) == DELIVERED else None
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def edited_paths(entry: Entry) -> list[str]:
+    """The files an edit note (written by a harness hook) says the agent changed."""
+    return entry.paths if entry.type == "note" and entry.extra.get("hook") == EDIT_HOOK else []
 
 
 def restart(project: Project, session_id: str, reason: str | None = None) -> Entry:
@@ -257,8 +299,8 @@ def search_text(entry: Entry) -> str:
 
 
 def is_bookkeeping(entry: Entry) -> bool:
-    """Restart markers carry no knowledge; the index may skip them."""
-    return event(entry) == RESTART
+    """Restart markers and delivery notes carry no knowledge; the index may skip them."""
+    return event(entry) in (RESTART, DELIVERED)
 
 
 @dataclass

@@ -32,6 +32,7 @@ SCHEMA_VERSION = 1
 SESSION_ENV = "STELE_SESSION"
 ARCHIVE_DIR = "archive"
 ARCHIVE_SUFFIX = ".jsonl.gz"
+TEAM_DIR = "team"  # segments pulled from the team store: team/<session>/<seq>.jsonl (see session.sync)
 TYPES = ("prompt", "note", "decision", "outcome", "steering", "claim", "release", "stage", "snapshot")
 _SESSION_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -102,14 +103,13 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
     """Redact and append one entry to its session's log (locked, flushed, fsynced). What was redacted
     (kind of secret -> count) is added to `found` when given."""
     from .. import atomic
-    from ..redact import Redactor
 
     if entry.type not in TYPES:
         raise UsageError(f"entry type {entry.type!r} is not one of " + ", ".join(TYPES))
     patterns = project.config["redaction.patterns"] if extra_patterns is None else extra_patterns
     counts: Counter = Counter() if found is None else found
     # redact values, not the serialized JSON: that keeps the line valid
-    clean = _redact_values(entry.as_dict(), Redactor(patterns), counts)
+    clean = redact_entry(entry.as_dict(), patterns, counts)
     line = json.dumps(clean, ensure_ascii=False, separators=(", ", ": "))
     data = (line + "\n").encode("utf-8")
     path = wal_path(project, entry.session)
@@ -131,6 +131,14 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
                 atomic.unlock_fd(fd)
         finally:
             os.close(fd)
+
+
+def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str], found: Counter) -> dict[str, Any]:
+    """An entry's values redacted (its serialized JSON stays valid): what every line that is written
+    or shipped passes through."""
+    from ..redact import Redactor
+
+    return _redact_values(data, Redactor(patterns), found)
 
 
 def is_replaced(fd: int, path: Path) -> bool:
@@ -213,9 +221,27 @@ def session_of_segment(path: Path) -> str:
     return path.name[: -len(ARCHIVE_SUFFIX)].rsplit(".", 1)[0]
 
 
-def segments(project: Project, session: str | None = None) -> list[Path]:
+def team_dir(project: Project) -> Path:
+    return project.wal_dir / TEAM_DIR
+
+
+def team_segment_path(project: Project, session: str, seq: int) -> Path:
+    return team_dir(project) / check_session_name(session) / f"{seq:08d}.jsonl"
+
+
+def own_sessions(project: Project) -> dict[str, list[Path]]:
+    """This clone's own sessions (not pulled ones) -> the files holding their lines."""
+    out: dict[str, list[Path]] = {}
+    for path in segments(project, team=False):
+        name = session_of_segment(path) if path.name.endswith(ARCHIVE_SUFFIX) else path.name[: -len(".jsonl")]
+        out.setdefault(name, []).append(path)
+    return out
+
+
+def segments(project: Project, session: str | None = None, team: bool = True) -> list[Path]:
     """The files holding a session's lines (every session's, by name, when `session` is None): its
-    archived segments oldest first, then its live file."""
+    archived segments oldest first, then its live file, then (unless `team` is False) the segments
+    pulled from the team store in sequence order."""
     by_session: dict[str, list[Path]] = {}
     archived = archive_dir(project)
     if archived.is_dir():
@@ -227,16 +253,22 @@ def segments(project: Project, session: str | None = None) -> list[Path]:
     if project.wal_dir.is_dir():
         for path in project.wal_dir.glob(f"{check_session_name(session)}.jsonl" if session else "*.jsonl"):
             by_session.setdefault(path.name[: -len(".jsonl")], []).append(path)
+    pulled = team_dir(project)
+    if team and pulled.is_dir():
+        folders = [pulled / check_session_name(session)] if session else sorted(pulled.iterdir())
+        for folder in folders:
+            if folder.is_dir():
+                by_session.setdefault(folder.name, []).extend(sorted(folder.glob("*.jsonl")))
     return [path for name in sorted(by_session) for path in by_session[name]]
 
 
 def read_all(project: Project, report: ReadReport | None = None,
-             session: str | None = None) -> Iterator[Entry]:
+             session: str | None = None, team: bool = True) -> Iterator[Entry]:
     """Every entry of every session log (or of one `session`): each session's segments in order,
     sessions by name. An entry seen twice (a compaction interrupted between archiving and removing
     the live file) is yielded once."""
     seen: set[str] = set()
-    for path in segments(project, session):
+    for path in segments(project, session, team):
         for entry in read_file(path, report):
             if entry.id not in seen:
                 seen.add(entry.id)

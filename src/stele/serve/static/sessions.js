@@ -1,7 +1,7 @@
 // Session memory: sessions filtered by issue, PR, path and words, and one session's entries in order
 // (with its plain-text blob one click away).
 
-import { api, h, thead } from "./dom.js";
+import { api, factLink, h, thead } from "./dom.js";
 
 const FILTERS = [["q", "words"], ["issue", "issue"], ["pr", "PR"], ["path", "path"]];
 const COLUMNS = ["session", "last", "agent", "thread", "entries", "goal"];
@@ -40,6 +40,7 @@ export async function sessionsView(main) {
 }
 
 function entryRow(e) {
+  if (e.type === "note" && e.event === "delivered") return deliveredRow(e);
   const refs = e.refs || {};
   const about = [e.task, refs.issue && `issue ${refs.issue}`, refs.pr && `PR ${refs.pr}`,
     ...(refs.paths || [])];
@@ -47,6 +48,15 @@ function entryRow(e) {
   return h("tr", {}, h("td", { class: "muted" }, e.ts), h("td", {}, type),
     h("td", {}, h("div", { class: "body-text" }, e.text),
       h("div", { class: "summary" }, about.filter(Boolean).join(" · "))));
+}
+
+// What a hook (or an MCP tool) put in front of the agent at this point of the session.
+function deliveredRow(e) {
+  const ids = Array.isArray(e.ids) ? e.ids.filter(i => typeof i === "string") : [];
+  const links = ids.flatMap((id, n) => (n ? [", ", factLink(id)] : [factLink(id)]));
+  return h("tr", { class: "delivered" }, h("td", { class: "muted" }, e.ts),
+    h("td", {}, h("span", { class: "badge" }, "given")),
+    h("td", {}, h("div", { class: "summary" }, `by ${e.hook || "a hook"}: `, ...links)));
 }
 
 export async function sessionView(main, id) {

@@ -1,0 +1,39 @@
+"""The team store (`session.store`): is the setting sound, can the store be reached, and did the last
+pulls refuse any segment.
+
+A malformed setting or a credential in the committed config is an error: the config is the
+repository's. An unreachable store, refused credentials or a missing bucket are warnings: they are
+this machine's network and environment (a CI job without credentials must still pass `doctor`).
+The reachability probe is one request within `session.sync_deadline_ms`.
+"""
+from __future__ import annotations
+
+import time
+
+from ..errors import SteleError
+from ..project import Project
+from .findings import Finding
+
+
+def check(project: Project) -> list[Finding]:
+    from ..session.remote import configured
+
+    where = project.rel(project.config_path)
+    try:
+        remote = configured(project)
+    except SteleError as e:
+        return [Finding("store-config", where, 1, str(e).split(": ", 1)[-1])]
+    if remote is None:
+        return []
+    from ..session import sync
+
+    found = [Finding("store", where, 1, f"{remote.url}/{key[len(remote.prefix):]}: {why}; skipped by sync "
+                     "(delete the object or ask its writer to push again under a new session)")
+             for key, why in sorted(sync.damaged(project).items())]
+    from ..session.objstore import ObjectStore, StoreError
+
+    try:
+        ObjectStore(remote, time.monotonic() + remote.deadline_ms / 1000, attempts=1).check()
+    except StoreError as e:
+        found.append(Finding("store", where, 1, f"{e} (session lines stay local until it is reachable)"))
+    return found

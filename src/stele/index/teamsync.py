@@ -1,0 +1,150 @@
+"""One team sync: the session lines (`session.sync`) and the vectors derived from them.
+
+The protocol for lines lives in the session package; this module sits one layer up because vector
+packs are the index's: after a segment is pushed, the vectors this clone's index already holds for
+its entries go to `PREFIX/vec/<model>/<session>/<seq>.vec`, and after a segment is pulled the pack
+for this clone's model (if a teammate left one) is stored beside it, where `update()` takes a
+pack's row instead of embedding an entry whose text hashes the same. A pack only saves work: one
+that is missing, damaged or from another model changes nothing but the time the next refresh takes.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from ..errors import SteleError
+from ..project import Project
+from ..session import segment as seg
+from ..session import sync
+from ..session.remote import Remote
+from . import packs
+
+
+def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = True,
+        deadline: float | None = None, attempts: int = 3, wait: bool = True,
+        on_progress: Callable[[str, Any], None] | None = None) -> sync.Result:
+    """Push, then pull. Raises StoreError (one line) on the first store failure, Busy when another
+    sync holds the lock and `wait` is False; what was done before stays done."""
+    from ..session.objstore import ObjectStore, StoreError, Unreachable
+
+    result = sync.Result()
+    with sync.lock(project, wait=wait):
+        store = ObjectStore(remote, deadline, attempts)
+        model_id = _model_id(project)
+        pack_failed: list[str] = []
+
+        def best_effort(what: Callable[[], None]) -> None:
+            try:
+                what()
+            except Unreachable:
+                raise
+            except (StoreError, OSError, ValueError) as e:  # a pack only saves time: never fail for one
+                if not pack_failed:
+                    pack_failed.append(f"vector packs skipped ({e})")
+
+        def pushed(p: sync.Pushed) -> None:
+            best_effort(lambda: _push_pack(project, remote, store, p))
+            if on_progress:
+                on_progress("pushed", p)
+
+        def pulled(p: sync.Pulled) -> None:
+            if model_id:
+                best_effort(lambda: _pull_pack(project, remote, store, model_id, p))
+            if on_progress:
+                on_progress("pulled", p)
+
+        if push:
+            sync.push(project, remote, store, result, on_segment=pushed)
+        if pull:
+            sync.pull(project, remote, store, result, on_segment=pulled)
+        result.problems += pack_failed
+    return result
+
+
+def _push_pack(project: Project, remote: Remote, store: Any, pushed: sync.Pushed) -> None:
+    found = _local_rows(project, pushed.ids)
+    if found is None:
+        return
+    model_id, dim, rows = found
+    ids = [i for i in pushed.ids if i in rows]
+    if not ids:
+        return
+    data = seg.encode_pack(model_id, dim, ids, [rows[i][0] for i in ids], b"".join(rows[i][1] for i in ids))
+    store.put_new(seg.pack_key(remote.prefix, model_id, pushed.session, pushed.seq), data)
+
+
+def _pull_pack(project: Project, remote: Remote, store: Any, model_id: str, pulled: sync.Pulled) -> None:
+    data = store.get(seg.pack_key(remote.prefix, model_id, pulled.session, pulled.seq))
+    if data is None:
+        return
+    pack = seg.decode_pack(data)  # ValueError (BadSegment) when damaged: the caller notes it
+    if pack.model_id != model_id:
+        return
+    sync.write_file(pulled.path.with_suffix(packs.PACK_SUFFIX), data)
+
+
+def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, tuple[str, bytes]]] | None:
+    """(model id, dim, id -> (content hash, float32 row bytes)) from the index as it stands, or None."""
+    from .build import CATALOG, shared_lock
+    from .catalog import Catalog
+
+    if not (project.index_dir / CATALOG).is_file():
+        return None
+    with shared_lock(project):
+        cat = Catalog(project.index_dir / CATALOG)
+        try:
+            model_id, rows, dim = cat.meta("model_id"), int(cat.meta("rows") or 0), int(cat.meta("dim") or 0)
+            if not model_id or not rows:
+                return None
+            wanted = {i: (row, h) for i, (row, h) in cat.vector_rows(ids).items() if row < rows}
+            hashes = cat.hashes(list(wanted))
+            from . import vectors
+
+            matrix = vectors.load(project.index_dir, rows, dim)
+            out = {i: (h, matrix[row].astype("<f4").tobytes()) for i, (row, h) in wanted.items()
+                   if hashes.get(i) == h}
+            return model_id, dim, out
+        finally:
+            cat.close()
+
+
+def _model_id(project: Project) -> str:
+    from .vectors import NoModel, model_ref
+
+    try:
+        return model_ref(project).model_id
+    except NoModel:
+        return ""
+
+
+def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str], None]) -> None:
+    """What a hook does at a session edge: within `session.sync_deadline_ms`, one attempt per request,
+    never raising. Imports no S3 client when there is nothing to do."""
+    from ..session.remote import configured
+
+    try:
+        remote = configured(project)
+    except SteleError as e:
+        warn(f"stele: session sync skipped: {e}")
+        return
+    if remote is None:
+        return
+    push = push and bool(sync.pending(project))
+    pull = pull and sync.pull_due(project)
+    if not (push or pull):
+        return
+    deadline = time.monotonic() + remote.deadline_ms / 1000
+    try:
+        result = run(project, remote, push=push, pull=pull, deadline=deadline, attempts=1, wait=False)
+    except sync.Busy:
+        return
+    except SteleError as e:
+        warn(f"stele: session sync: {e}")
+        return
+    except Exception as e:  # fail open: a sync bug must not cost the agent its hook
+        warn(f"stele: session sync failed ({type(e).__name__}: {e}); the lines stay in the local log")
+        return
+    if result.problems:
+        more = f" (and {len(result.problems) - 1} more: `stele session sync`)" if len(result.problems) > 1 else ""
+        warn(f"stele: session sync: {result.problems[0]}{more}")
+
