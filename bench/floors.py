@@ -151,7 +151,7 @@ def measure(root: Path, pairs: list[tuple[str, str]]) -> list[tuple[str, str, fl
             vec, _ = vector_hits(index, text, 100)
             nodes = index.catalog.nodes(ids + [i for i, _ in vec])
             usable = {i for i, n in nodes.items() if withheld(n, on) is None}
-            best_cov = Coverage(index, text).best([i for i in ids if i in usable][:20])
+            best_cov = Coverage(index.text, text).best([i for i in ids if i in usable][:20])
             best_cos = max((c for i, c in vec if i in usable), default=0.0)
             out.append((label, prompt, best_cov, best_cos))
     return out

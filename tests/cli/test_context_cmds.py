@@ -220,3 +220,22 @@ def test_the_session_start_hook_and_context_deliver_the_same_standing_rules(repo
     hook_rules = r.out.split("Standing instructions and constraints:")[1].split("Open tasks:")[0]
     shown = [fid for fid in ("CON-0002", "INS-0001", "DOC-0003", "TASK-0004", "DEC-0005") if fid in hook_rules]
     assert shown == delivered
+
+
+def test_ranked_records_and_code_must_bear_on_the_task_and_always_rules_bring_no_code(repo):
+    """The relevance test of recall, piece by piece of the task: a task the record has nothing on
+    gets its rules and nothing ranked; the code an `always` rule anchors comes only when it matches."""
+    ids = _project_with_code(repo)
+    (repo / "Makefile").write_text("verify:\n\tgo vet ./...\n\tgolangci-lint run\n")
+    git(repo, "add", "-A")
+    make = remember("Run make verify before pushing.", "--kind", "instruction", "--anchor", "Makefile")
+    other = remember("Translate the marketing site into Portuguese and Spanish.", "--kind", "task",
+                     "--title", "Translate the marketing site")
+    snap = context("--task", other)
+    assert sorted(i["key"] for i in snap["parts"]["always"]) == sorted([ids["rule"], make])
+    assert snap["parts"]["ranked"] == [] and snap["parts"]["code"] == []
+    login = context("--task", ids["task"])
+    ranked = [i["key"] for i in login["parts"]["ranked"]]
+    assert ids["dec"] in ranked and ids["unrelated"] not in ranked
+    assert not any(c["path"] == "Makefile" for c in login["parts"]["code"])
+    assert any(c["path"] == "Makefile" for c in context("--prompt", "what does make verify run?")["parts"]["code"])

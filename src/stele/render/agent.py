@@ -53,7 +53,9 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
 
     Within `max_chars`: the callout and the closing reminder always; then entries in rank order, each
     with its excerpt if the titles of the next few entries still fit after it, else shorter, else as
-    its title line alone; what does not fit at all is counted in a last line."""
+    its title line alone; what does not fit at all is counted in a last line. An id named in the
+    prompt comes whole (all of its text, however long) when the budget holds it, and otherwise with as
+    much of it as the budget leaves after the titles of the next few entries."""
     if not result.entries and not result.risks:
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
@@ -69,8 +71,12 @@ def recall_text(result: Any, max_chars: int = 9000, excerpt_chars: int = 240) ->
     shown = 0
     for n, e in enumerate(result.entries):
         later = sum(titles[n + 1:n + 1 + TITLE_ROOM])
-        width = 4 * excerpt_chars if e.body else excerpt_chars  # an id named in the prompt: its body
-        for block in (_entry_lines(e, width), _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
+        if e.body:  # an id named in the prompt: whole when it fits, else as much as the budget leaves
+            room = budget - _size(body) - later - titles[n] - 4 * len(e.body.splitlines()) - 8
+            tries = [_entry_lines(e, len(e.body) + 1), _entry_lines(e, max(MIN_EXCERPT, room))]
+        else:
+            tries = [_entry_lines(e, excerpt_chars)]
+        for block in (*tries, _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
             if _size(body) + _size(block) + later <= budget or len(block) == 1:
                 break
         if _size(body) + _size(block) > budget:

@@ -65,11 +65,13 @@ def hybrid(index: Any, text: str, settings: Any, limit: int,
     if keep is not None:
         allowed = keep([i for i, _ in bm25])
         bm25 = [(i, s) for i, s in bm25 if i in allowed]
-    overall = bm25 if not kinds else index.text.search(text, 1, boosts)
+    overall = bm25
+    if kinds:
+        overall = index.text.search(text, 10, boosts)  # the best active hit of any kind
+        if keep is not None:
+            allowed = keep([i for i, _ in overall])
+            overall = [(i, s) for i, s in overall if i in allowed]
     share = bm25_share(index, text, boosts, overall)
-    covered = Coverage(index, text)
-    if share >= settings.strong_match and covered.best([i for i, _ in bm25[:limit]]) < settings.text_floor:
-        share = settings.weak_match  # the words it matched are a few of the prompt's: ask the embeddings
     wb, wv = weights(settings, share)
     vec: list[tuple[str, float]] = []
     error = None if index.model_id else NO_VECTORS
@@ -84,6 +86,7 @@ def hybrid(index: Any, text: str, settings: Any, limit: int,
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
     strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
     hits = hits[:limit]
+    covered = Coverage(index.text, text)
     covered.load([h.id for h in hits])
     for h in hits:
         h.coverage = covered.of(h.id)
@@ -132,10 +135,10 @@ class Coverage:
 
     MAX_WORDS = 48
 
-    def __init__(self, index: Any, text: str) -> None:
-        self.index = index
-        words = index.text.content_words(text)
-        rarity = index.text.rarity([t for w in words for t in w])
+    def __init__(self, text_index: Any, text: str) -> None:
+        self.text_index = text_index  # the record's TextIndex, or the code index's
+        words = text_index.content_words(text)
+        rarity = text_index.rarity([t for w in words for t in w])
         self.weight = {w: rarity[w[0]][0] for w in words}
         self.total = sum(self.weight.values())
         self.held = {t for t, (_, df) in rarity.items() if df > 0}
@@ -150,7 +153,7 @@ class Coverage:
         got = dict.fromkeys(ids, 0.0)
         if self.total > 0 and self.words:
             terms = [t for w in self.words for t in w if t in self.held]
-            holders = self.index.text.holders(list(dict.fromkeys(terms)), ids)
+            holders = self.text_index.holders(list(dict.fromkeys(terms)), ids)
             for w in self.words:
                 have = holders.get(w[0], set())
                 if len(w) > 1:
