@@ -122,7 +122,7 @@ def prompts(name: str) -> list[tuple[str, str]]:
 
         cases = yaml.safe_load((SHOP / "queries.yaml").read_text())["queries"]
         return [("off" if c["type"] == "offtopic" else "on", c["prompt"]) for c in cases
-                if c.get("prompt") and c["type"] != "short"] + [("off", p) for p in OFF_TOPIC]
+                if len(c.get("prompt") or "") >= 25 and c["type"] != "identifier"] + [("off", p) for p in OFF_TOPIC]
     if name == "demo":
         lines = (REPO / "src/stele/examples/harbor/prompts.txt").read_text().splitlines()
         return [("on", p) for p in lines if p.strip() and not p.startswith("#")] + [("off", p) for p in OFF_TOPIC]
@@ -185,17 +185,24 @@ def main() -> int:
         if args.verbose:
             for label, prompt, cov, cos in sorted(found, key=lambda r: (r[0], -r[2])):
                 print(f"    {label:<3} cov {cov:.2f} cos {cos:.2f}  {prompt[:80]}")
-    print("\npassing prompts by floor (on: want all; off: want none), all sets together")
     every = [r for found in rows.values() for r in found]
     n_on = sum(r[0] == "on" for r in every)
     n_off = len(every) - n_on
-    for tf in (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6):
+    print(f"\nprompts whose best hit reaches a floor, all sets together (on: want {n_on}/{n_on}; off: want 0/{n_off})")
+    for name, key, grid in (("coverage", 2, (0.25, 0.3, 0.35, 0.4, 0.45, 0.5)),
+                            ("cosine", 3, (0.5, 0.55, 0.58, 0.6, 0.62, 0.65))):
         cells = []
-        for vf in (0.45, 0.5, 0.55, 0.6):
-            passing = [r for r in every if r[2] >= tf or r[3] >= vf]
-            on = sum(r[0] == "on" for r in passing)
-            cells.append(f"vec {vf:.2f}: on {on}/{n_on} off {len(passing) - on}/{n_off}")
-        print(f"  text {tf:.2f}  " + "   ".join(cells))
+        for floor in grid:
+            on = sum(r[0] == "on" and r[key] >= floor for r in every)
+            off = sum(r[0] == "off" and r[key] >= floor for r in every)
+            cells.append(f"{floor:.2f}: on {on} off {off}")
+        print(f"  {name:<9} " + "   ".join(cells))
+    from stele.retrieve.settings import Settings
+
+    d = Settings.defaults()
+    on = sum(r[0] == "on" and (r[2] >= d.text_floor or r[3] >= d.vector_floor) for r in every)
+    off = sum(r[0] == "off" and (r[2] >= d.text_floor or r[3] >= d.vector_floor) for r in every)
+    print(f"  the defaults (coverage {d.text_floor:g} or cosine {d.vector_floor:g}): on {on}/{n_on}, off {off}/{n_off}")
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 0
