@@ -10,7 +10,8 @@ import stele
 PACKAGE = Path(stele.__file__).parent
 # Lowest first. A module may import its own layer's modules and any layer below, never one above.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "kinds", "ids", "config", "project", "redact", "lifecycle", "gitrepo", "atomic", "textcut"),
+    ("errors", "kinds", "ids", "config", "project", "redact", "redact_rules", "neutralize", "lifecycle", "gitrepo",
+     "atomic", "textcut"),
     ("anchors",),
     ("record",),
     ("session",),

@@ -128,10 +128,11 @@ doctor:
   unverified_days: 180      # warn about facts not verified for longer than this
   oversized_bytes: 12288    # warn about records larger than this
   near_duplicate: 0.92      # warn when two facts of one kind are this similar (0..1)
+  long_line: 4000           # warn about lines longer than this (a diff view hides the rest)
 
 redaction:
   # Extra regular expressions to redact before anything is written, on top of the built-in
-  # patterns (PEM blocks, bearer tokens, GitHub, AWS, OpenAI and Slack tokens).
+  # rules (private keys, 100+ vendor token shapes, credential assignments; docs/security.md).
   patterns: []
 """
 
@@ -226,7 +227,23 @@ def _load(path: Path) -> Config:
                          "to use the defaults") from None
     if user is None:
         return Config(base)
-    return Config(_merge(base, user, str(path), ""))
+    merged = _merge(base, user, str(path), "")
+    _check_patterns(merged["redaction"]["patterns"], path)
+    return Config(merged)
+
+
+def _check_patterns(patterns: Any, path: Path) -> None:
+    """Every `redaction.patterns` entry compiles, else one line naming it (the redactor assumes so)."""
+    import re
+
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise SteleError(f"{path}: `redaction.patterns` must be a list of regular expressions")
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise SteleError(f"{path}: redaction.patterns entry {pattern!r} is not a valid regular expression "
+                             f"({e}); fix or remove it") from None
 
 
 def _merge(base: dict, user: Any, path: str, prefix: str) -> dict:

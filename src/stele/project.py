@@ -29,9 +29,24 @@ class Project:
     def config(self) -> config_mod.Config:
         return config_mod.load(self.config_path)
 
-    @property
+    @cached_property
     def memory_dir(self) -> Path:
-        return self.root / self.config["memory_dir"]
+        """The record folder. It must be inside the repository: the committed config is shared, so a
+        `memory_dir: /etc/notes` or `../x` from a pull request would send every write elsewhere."""
+        value = str(self.config["memory_dir"])
+        rel = Path(value)
+        if rel.is_absolute() or ".." in rel.parts or not self.contains(self.root / rel):
+            raise SteleError(f".stele/config.yaml: memory_dir {value!r} is outside the repository; a record "
+                             "is a folder inside it (e.g. docs/memory)")
+        return self.root / rel
+
+    def contains(self, path: Path) -> bool:
+        """Does `path`, with every symbolic link followed, stay inside the repository?"""
+        try:
+            path.resolve().relative_to(self.root.resolve())
+        except (ValueError, OSError, RuntimeError):
+            return False
+        return True
 
     @property
     def index_dir(self) -> Path:
@@ -97,3 +112,12 @@ def find(start: Path | None = None) -> Project:
         raise SteleError(f"{start or Path.cwd()} is not inside a git repository: run `git init` first, "
                          "or cd into your project")
     return Project(root)
+
+
+def check_inside(project: Project, path: Path) -> None:
+    """Refuse a write that would leave the repository or replace a symbolic link with a file."""
+    if path.is_symlink():
+        raise SteleError(f"{project.rel(path)} is a symbolic link; Stele does not write through or replace "
+                         "links in the record (replace it with the file itself); nothing was written")
+    if not project.contains(path):
+        raise SteleError(f"{project.rel(path)} is outside the repository; nothing was written")

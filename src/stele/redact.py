@@ -1,47 +1,60 @@
-"""Secrets never reach disk: every fact and every WAL line passes through `redact()` first.
+"""Secrets never reach disk: every write and send path passes its text through one `Redactor`.
 
-Each pattern has a kind name, so a command can say what it removed ("1 AWS access key id") without
-echoing the secret. Patterns are anchored on the shapes vendors actually issue (fixed prefixes, fixed
-lengths) so look-alikes in prose ("Bearer tokens expire", "sk-learn", "AKIA prefix") survive.
+Three kinds of evidence, in one pass over the text:
+- token shapes vendors issue (fixed prefixes, lengths, alphabets), listed as data in `redact_rules`;
+- keyword assignments in .env, YAML, JSON, TOML, INI and code (`DB_PASSWORD=...`, `"api_key": "..."`,
+  `secret_key = '...'`), where the name says a secret follows and the value-shape check decides
+  whether what follows is one: references (`os.environ["X"]`, `${VAR}`, `{{ secrets.X }}`), placeholders
+  (`<your-token>`, `changeme`, `xxxx`) and the documented AWS example keys are left alone;
+- the configured `redaction.patterns`.
+All matches are collected first and merged, so a token inside an assignment is one secret, counted
+once, and the writer is told each kind once ("1 GitHub token", never "2" for one token). The module
+imports only the standard library and compiles a rule only when its keyword is in the text: the hooks
+and every session-log line come through here (docs/security.md says why no detector library is used).
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
+from functools import cache
 
-_B = r"(?<![A-Za-z0-9_-])"  # left boundary: not inside a longer token
-_E = r"(?![A-Za-z0-9_-])"
+from .redact_rules import KEY_QUALIFIERS, PASSWORD_WORDS, SECRET_WORDS, SHAPES, VENDORS
 
-# (kind, pattern, group to replace: 0 = whole match)
-BUILTIN: tuple[tuple[str, str, int], ...] = (
-    # a key body (a run of base64) must follow: "-----BEGIN RSA PRIVATE KEY----- ... -----END" in prose survives
-    ("PEM private key", r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----(?=[^-]{0,300}?[A-Za-z0-9+/]{20})"
-     r".*?(?:-----END \1PRIVATE KEY\2-----|\Z)", 0),
-    ("GitHub token", _B + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _E, 0),
-    ("GitHub token", _B + r"github_pat_[A-Za-z0-9_]{22,255}" + _E, 0),
-    ("AWS access key id", r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])", 0),
-    ("AWS secret access key",
-     r"(?i)aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1),
-    ("OpenAI or Anthropic API key", _B + r"sk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_-]{20,}" + _E, 0),
-    ("Stripe secret key", _B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E, 0),
-    ("Slack token", _B + r"xox[abposr]-[A-Za-z0-9-]{10,}" + _E, 0),
-    ("Google API key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E, 0),
-    ("npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E, 0),
-    ("JSON web token", _B + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}" + _E, 0),
-    ("bearer token", r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)", 1),
-    ("password in URL", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@", 1),
-    ("credential assignment",
-     r"(?i)\b(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
-     r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})", 1),
-)
+MARKER = "[REDACTED:{}]"
+_MARKER_RX = re.compile(r"\[REDACTED:[^\]\n]{1,60}\]")
 
 
 @dataclass
 class Redaction:
+    """The cleaned text and the distinct secrets removed from it, as (kind, value) pairs (in memory
+    only, to count each secret once across fields)."""
     text: str
-    found: Counter = field(default_factory=Counter)
+    secrets: set[tuple[str, str]] = field(default_factory=set)
+
+    @property
+    def found(self) -> Counter:
+        return Counter(kind for kind, _ in self.secrets)
+
+    def summary(self) -> str:
+        return describe(self.found)
+
+
+class Tally:
+    """What one command redacted over all the fields it wrote: `clean = tally.clean(red, text)`."""
+
+    def __init__(self) -> None:
+        self.secrets: set[tuple[str, str]] = set()
+
+    def add(self, result: Redaction) -> str:
+        self.secrets |= result.secrets
+        return result.text
+
+    @property
+    def found(self) -> Counter:
+        return Counter(kind for kind, _ in self.secrets)
 
     def summary(self) -> str:
         return describe(self.found)
@@ -53,58 +66,86 @@ def describe(found: Counter) -> str:
                      for kind, n in sorted(found.items()))
 
 
+@cache
+def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
 class Redactor:
     def __init__(self, extra_patterns: Iterable[str] = ()) -> None:
-        self.rules: list[tuple[str, re.Pattern[str], int]] = [
-            (kind, re.compile(pattern, re.S), group) for kind, pattern, group in BUILTIN
-        ]
+        self.extra: list[re.Pattern[str]] = []
         for pattern in extra_patterns:
             try:
-                self.rules.append(("configured pattern", re.compile(pattern), 0))
-            except re.error as e:
-                from .errors import SteleError
+                self.extra.append(re.compile(pattern))
+            except re.error as e:  # config.load refuses these with the file named; this is the library's net
+                raise ValueError(f"redaction.patterns entry {pattern!r} is not a valid regular expression "
+                                 f"({e})") from None
 
-                raise SteleError(f".stele/config.yaml: redaction.patterns entry {pattern!r} is not a valid "
-                                 f"regular expression ({e}); fix or remove it") from None
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, kind) of each secret, merged where rules overlap, in text order."""
+        if not text:
+            return []
+        lower = text.lower()
+        found: list[tuple[int, int, int, str]] = []  # start, end, priority, kind
+        for rank, shape in enumerate(SHAPES):
+            if not any(k in lower for k in shape.keywords):
+                continue
+            rx = _compiled(shape.pattern)
+            left = _compiled(f"[{shape.left}]") if shape.left else None
+            for m in rx.finditer(text):
+                if left and m.start() and left.match(text, m.start() - 1):
+                    continue  # inside a longer token
+                group = "s" if "s" in rx.groupindex and m.group("s") is not None else 0
+                start, end = m.span(group)
+                if start < end and (not shape.check or CHECKS[shape.check](m.group(group))):
+                    found.append((start, end, rank, shape.kind))
+        for start, end, kind in assignments(text, lower):
+            found.append((start, end, len(SHAPES), kind))
+        for rx in self.extra:
+            for m in rx.finditer(text):
+                if m.end() > m.start():
+                    found.append((m.start(), m.end(), len(SHAPES) + 1, "configured pattern"))
+        if not found:
+            return []
+        markers = [m.span() for m in _MARKER_RX.finditer(text)]
+        merged: list[list] = []
+        for start, end, rank, kind in sorted(found):
+            if any(s <= start and end <= e for s, e in markers):
+                continue  # already redacted (idempotence)
+            if merged and start < merged[-1][1]:
+                last = merged[-1]
+                last[1] = max(last[1], end)
+                if rank < last[2]:
+                    last[2], last[3] = rank, kind
+            else:
+                merged.append([start, end, rank, kind])
+        return [(s, e, kind) for s, e, _, kind in merged]
 
     def find(self, text: str) -> list[tuple[str, int]]:
-        """(kind, offset) of each secret in `text`, to say where without repeating it. Overlapping
-        matches (a token inside a `password = ...` assignment) count once, first rule first."""
-        spans: list[tuple[int, int, str]] = []
-        for kind, rx, group in self.rules:
-            for m in rx.finditer(text):
-                if m.group(group) is None or "[REDACTED:" in m.group(0):
-                    continue
-                start, end = m.span(group)
-                if all(end <= s or start >= e for s, e, _ in spans):
-                    spans.append((start, end, kind))
-        return [(kind, start) for start, _, kind in sorted(spans)]
+        """(kind, offset) of each secret in `text`, to say where without repeating it."""
+        return [(kind, start) for start, _, kind in self.spans(text)]
 
     def redact(self, text: str) -> Redaction:
         result = Redaction(text)
-        for kind, rx, group in self.rules:
-            result.text = rx.sub(lambda m: _replace(m, kind, group, result.found), result.text)
+        spans = self.spans(text)
+        if not spans:
+            return result
+        out, pos = [], 0
+        for start, end, kind in spans:
+            out.append(text[pos:start])
+            out.append(MARKER.format(kind))
+            result.secrets.add((kind, text[start:end]))
+            pos = end
+        out.append(text[pos:])
+        result.text = "".join(out)
         return result
-
-
-def _replace(m: re.Match[str], kind: str, group: int, found: Counter) -> str:
-    if m.group(group) is None or "[REDACTED:" in m.group(0):
-        return m.group(0)
-    found[kind] += 1
-    marker = f"[REDACTED:{kind}]"
-    if group == 0:
-        return marker
-    start, end = m.span(group)
-    s0 = m.start(0)
-    whole = m.group(0)
-    return whole[: start - s0] + marker + whole[end - s0:]
 
 
 _default: Redactor | None = None
 
 
 def redact(text: str, extra_patterns: Iterable[str] = ()) -> Redaction:
-    """Redact with the built-in patterns plus `extra_patterns` (from `redaction.patterns`)."""
+    """Redact with the built-in rules plus `extra_patterns` (from `redaction.patterns`)."""
     global _default
     extra = tuple(extra_patterns)
     if extra:
@@ -112,3 +153,200 @@ def redact(text: str, extra_patterns: Iterable[str] = ()) -> Redaction:
     if _default is None:
         _default = Redactor()
     return _default.redact(text)
+
+
+# ---- keyword assignments -------------------------------------------------------------------------
+
+_HINT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "cookie", "session", "jwt",
+               "bearer", *sorted({v for v in VENDORS if len(v) > 3}, key=len, reverse=True))
+_ASSIGN_HINT = r"pw\b|" + "|".join(w for w in _HINT_WORDS if w != "pw")
+_ASSIGN = (
+    r"(?P<name>[A-Za-z_$@][\w.$@-]{0,80}?)(?P<nq>[\"'`\]]?)"
+    r"(?:\s*:\s*[A-Za-z_][\w\[\]., |]{0,40}?(?=\s*=[^=>]))?"          # a type annotation: `key: str = ...`
+    r"(?P<sp>[ \t]*)(?P<op>:=|=>|\?=|\|\|=|<-|=(?!=)|:(?![:/\\]))[ \t]*"
+    r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q)).){1,400}?)(?P=q)|(?P<bare>[^\s\"'`,;]{1,400}))")
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_TRAILING = ".,;)}]>"
+
+
+def name_kind(name: str) -> tuple[str, str] | None:
+    """(kind, strength) for an assigned name that says a secret follows, else None. The last word
+    decides (`token_url`, `API_KEY_ID`, `secret_name` are not secrets); strength is "any" (every
+    non-reference value), "random" or "strong" (random and at least 16 characters)."""
+    words = [w.lower() for w in _WORDS.findall(name.lstrip("$@"))]
+    if not words:
+        return None
+    last = words[-1]
+    if last in PASSWORD_WORDS or last.endswith(("password", "passwd")):
+        return "password", "any"
+    if last in SECRET_WORDS or last.endswith(("secret", "token", "apikey", "secretkey", "passphrase")):
+        return "secret", "random"
+    vendor = next((VENDORS[w] for w in words if w in VENDORS), None)
+    if last in ("key", "keys"):
+        if len(words) > 1 and (words[-2] in KEY_QUALIFIERS or vendor):
+            return (f"{vendor} credential" if vendor else "secret"), "random"
+        return "secret", "strong"
+    if vendor and last not in _NOT_SECRET_SUFFIXES:
+        return f"{vendor} credential", "strong"
+    return None
+
+
+_NOT_SECRET_SUFFIXES = frozenset({
+    "id", "ids", "sid", "name", "names", "url", "uri", "urls", "host", "hostname", "port", "region", "zone",
+    "endpoint", "path", "file", "dir", "env", "version", "user", "username", "email", "account", "org",
+    "project", "team", "channel", "enabled", "disabled", "type", "mode", "timeout", "level", "count",
+})
+
+
+def assignments(text: str, lower: str | None = None) -> list[tuple[int, int, str]]:
+    """Spans of secret values assigned to secret-bearing names. The scan starts from each hint word
+    (`pass`, `token`, a vendor) and backs up to the start of its name: trying the assignment pattern
+    at every position of a long text costs twenty times more."""
+    out: list[tuple[int, int, str]] = []
+    lower = lower if lower is not None else text.lower()
+    if not any(w in lower for w in _HINT_WORDS):
+        return out  # most prompts and session ids: a few substring checks, nothing compiled
+    tried: set[int] = set()
+    assign = _compiled(_ASSIGN)
+    for hint in _compiled(_ASSIGN_HINT).finditer(lower):
+        start, lo = hint.start(), max(0, hint.start() - 80)
+        while start > lo and (text[start - 1].isalnum() or text[start - 1] in "_.$@-"):
+            start -= 1
+        while start < hint.start() and not (text[start].isalpha() or text[start] in "_$@"):
+            start += 1
+        if start in tried or (start and (text[start - 1].isalnum() or text[start - 1] in "_.")):
+            continue
+        tried.add(start)
+        m = assign.match(text, start)
+        if m is None or m.end("name") < hint.end():
+            continue
+        judged = name_kind(m.group("name"))
+        if judged is None:
+            continue
+        kind, strength = judged
+        if m.group("qv") is not None:
+            value, start = m.group("qv"), m.start("qv")
+        else:
+            value, start = m.group("bare").rstrip(_TRAILING), m.start("bare")
+            shape = _bare_shape(text, m, value)
+            if shape is None:
+                continue
+            if shape == "prose" and strength == "any":
+                strength = "random"  # "password: hunter2 was rotated" yes, "password: see the vault" no
+        if value and _value_is_secret(value, strength):
+            out.append((start, start + len(value), kind))
+    return out
+
+
+def _bare_shape(text: str, m: re.Match[str], value: str) -> str | None:
+    """An unquoted value is a literal in .env, YAML, INI and shell ("literal"), a word in a sentence
+    after `name:` ("prose"), or an expression in code (None)."""
+    if not value or value[0] in "([{<*&!|" or m.group("nq") in ("\"", "'"):
+        return None  # a JSON number or literal, a Python dict entry naming a variable
+    if re.search(r"[(\[]", value) or re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", value):
+        return None  # a call, an index or an attribute: os.environ[...], self.token, get_key()
+    if m.group("op") == ":":
+        # YAML: the value is the rest of the line; in prose more words follow
+        rest = text[m.end("bare"):m.end("bare") + 200].split("\n", 1)[0]
+        if rest.strip() and not rest.lstrip().startswith(("#", ",", "}")):
+            return "prose"
+    elif m.group("sp") and re.fullmatch(r"[A-Za-z_][A-Za-z_]*", value):
+        return None  # `password = pwd` in code names a variable; INI literals carry digits or symbols
+    elif m.group("op") == "=" and not m.group("sp") and re.fullmatch(r"[A-Za-z_]+", value) \
+            and not m.group("name").isupper():
+        return None  # a keyword argument passing a variable: connect(password=pwd)
+    return "literal"
+
+
+def _value_is_secret(value: str, strength: str) -> bool:
+    if is_reference(value):
+        return False
+    if strength == "any":
+        return len(value) >= 4 and not re.fullmatch(r"[\w.-]+\.(?:json|ya?ml|txt|pem|key|env|cfg|ini|toml)",
+                                                     value)
+    if strength == "strong" and len(value) < 16:
+        return False
+    return looks_random(value)
+
+
+# ---- value-shape checks ------------------------------------------------------------------------
+
+_PLACEHOLDER_WORDS = frozenset({
+    "changeme", "changeit", "change_me", "password", "passwd", "secret", "token", "example", "dummy",
+    "sample", "placeholder", "redacted", "none", "null", "nil", "true", "false", "undefined", "todo",
+    "tbd", "fixme", "test", "testing", "foo", "bar", "foobar", "empty", "notset", "unset", "default",
+    "required", "optional", "string", "str", "value", "pass", "mypassword", "yourpassword", "apikey",
+    "secretkey", "your_api_key", "api_key", "xxx", "env", "masked", "hidden", "omitted", "removed",
+    "bytes", "int", "bool", "any",
+})
+_DOCUMENTED_EXAMPLES = ("EXAMPLE", "EXAMPLEKEY", "EXAMPLE1", "EXAMPLE2")
+_REFERENCE = (
+    r"^\$\{?[A-Za-z_][\w.:-]*\}?$|^\$\{[^}]*\}$|^\$\(.*\)$|^%[A-Za-z_]\w*%$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|"
+    r"^<[^<>]*>$|^@[A-Za-z_]\w*@$|^#\{.*\}$|^\{[A-Za-z_][\w.]*\}$|^\[REDACTED|^\*+$|^x+$|^\.{3,}$|"
+    r"^(?:your|my|insert|enter|put|replace|add)[-_ ]|[-_ ](?:here|goes[-_ ]here)$|"
+    r"os\.environ|os\.getenv|getenv\(|process\.env|ENV\[|ENV\.fetch|System\.getenv|env\(|"
+    r"^secrets\.|^vault:|^ref\+|^arn:aws:secretsmanager|^projects/[^/]+/secrets/|^!|^op://")
+
+
+def is_reference(value: str) -> bool:
+    """A reference to a secret kept elsewhere, or a placeholder, never a secret itself."""
+    v = value.strip()
+    if not v:
+        return True
+    if _compiled(_REFERENCE, re.IGNORECASE).search(v):
+        return True
+    plain = re.sub(r"[^a-z0-9_]", "", v.lower())
+    if plain in _PLACEHOLDER_WORDS or v.lower().startswith(("changeme", "example", "dummy", "placeholder")):
+        return True
+    if len(set(v)) == 1:
+        return True  # ****, xxxxxxxx, 00000000
+    return v.endswith(_DOCUMENTED_EXAMPLES)
+
+
+def entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+_CAMEL = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+")
+
+
+def looks_random(value: str) -> bool:
+    """A machine-made value rather than words, paths, URLs, versions or identifiers."""
+    if len(value) < 8 or is_reference(value) or re.match(r"^(?:https?://|/|\./|~/|[A-Za-z]:\\)", value):
+        return False
+    if re.fullmatch(r"v?\d+(?:\.\d+){1,3}(?:[-+.][\w.]+)?|\d{4}-\d\d-\d\d(?:[T ][\d:.]+Z?)?", value):
+        return False
+    for segment in re.split(r"[-_./:+=~]", value):
+        if len(segment) < 8:
+            continue
+        has_digit = any(c.isdigit() for c in segment)
+        has_alpha = any(c.isalpha() for c in segment)
+        if has_digit and has_alpha:
+            return True
+        if has_alpha and not _CAMEL.fullmatch(segment) and entropy(segment) >= 3.0:
+            return True
+    return False
+
+
+def _aws_id(value: str) -> bool:
+    return not value.endswith(_DOCUMENTED_EXAMPLES)
+
+
+def _basic(value: str) -> bool:
+    """`Basic <base64 of user:password>`; "Basic authentication" in prose is not one."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        plain = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return ":" in plain and plain.isprintable() and not is_reference(plain.split(":", 1)[1])
+
+
+CHECKS = {"random": looks_random, "ref": lambda v: not is_reference(v), "basic": _basic, "aws_id": _aws_id}

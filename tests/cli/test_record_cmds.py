@@ -1,5 +1,8 @@
 """Each record command through the real entry point, in a real temporary git repository."""
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.helpers import git, invoke
 
@@ -90,14 +93,14 @@ def test_remember_reads_stdin_and_body_file(repo, tmp_path):
 
 def test_remember_redacts_and_says_what_without_echoing(repo):
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----"
-    r = invoke("remember", f"Deploy key AKIAIOSFODNN7EXAMPLE and\n{pem}", "--kind", "lesson",
+    r = invoke("remember", f"Deploy key AKIAQ3EGRSWXYZ2KD7NB and\n{pem}", "--kind", "lesson",
                "--title", "Leaked keys", "--json")
     assert r.code == 0
     path = repo / json.loads(r.out)["path"]
     text = path.read_text()
-    assert "AKIAIOSFODNN7EXAMPLE" not in text and "MIIEowIBAAKCAQEA" not in text
-    assert "1 AWS access key id" in r.err and "1 PEM private key" in r.err
-    assert "AKIAIOSFODNN7EXAMPLE" not in r.err + r.out
+    assert "AKIAQ3EGRSWXYZ2KD7NB" not in text and "MIIEowIBAAKCAQEA" not in text
+    assert "1 AWS access key id" in r.err and "1 private key" in r.err
+    assert "AKIAQ3EGRSWXYZ2KD7NB" not in r.err + r.out
 
 
 def test_unknown_link_target_writes_nothing(repo):
@@ -196,6 +199,51 @@ def test_edit_without_options_uses_the_editor_and_refuses_invalid_results(repo, 
     r = invoke("edit", fact["id"])
     assert r.code == 1 and "nothing was written" in r.err
     assert (repo / fact["path"]).read_text() == before
+
+
+TOKEN = "gh" + "p_" + "Zq8Xw3Vb6Nm1Kp4Lr7Ts0Ya2Dc5Fg8Hj1Lk9P"
+
+
+def typing_editor(tmp_path, line):
+    """An $EDITOR that appends `line` to the file and records which file it was given."""
+    script = tmp_path / "ed.sh"
+    script.write_text(f"#!/bin/sh\necho \"$1\" > {tmp_path}/opened\nprintf '%s\\n' '{line}' >> \"$1\"\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize("command", ["new", "edit"])
+def test_the_editor_paths_redact_what_was_typed_and_edit_a_copy_outside_the_record(repo, monkeypatch, tmp_path,
+                                                                                   command):
+    fact = remember("Body", "--kind", "decision", "--title", "Original")
+    monkeypatch.setenv("EDITOR", typing_editor(tmp_path, f"the deploy token is {TOKEN}"))
+    r = invoke(*(["new", "decision"] if command == "new" else ["edit", fact["id"]]))
+    assert r.code == 0, r.err
+    assert "redacted before writing: 1 GitHub token" in r.err and TOKEN not in r.out + r.err
+    opened = Path((tmp_path / "opened").read_text().strip())
+    assert not opened.exists() and repo not in opened.parents  # a temporary copy, removed
+    texts = [f.read_text() for f in (repo / "docs/memory").rglob("*.md")]
+    assert not any(TOKEN in t for t in texts) and any("[REDACTED:GitHub token]" in t for t in texts)
+
+
+def test_a_pem_block_argument_is_text_not_an_option_and_is_never_echoed(repo):
+    key = "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfnygWyF8PbnGy0AHB7MhgwMbRvI0MBZhpF"
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{key}\n-----END RSA PRIVATE KEY-----"
+    r = invoke("remember", pem, "--kind", "lesson", "--title", "Pasted key", "--json")
+    assert r.code == 0, r.err
+    assert key not in r.out + r.err and "1 private key" in r.err
+    assert key not in (repo / json.loads(r.out)["path"]).read_text()
+    r = invoke("remember", pem, "--no-such-flag")
+    assert r.code == 2 and key not in r.out + r.err
+
+
+def test_a_secret_tag_anchor_or_source_is_dropped_and_told(repo):
+    r = invoke("remember", "Deploys use the bot account.", "--tag", TOKEN, "--tag", "deploy", "--anchor",
+               f"src/{TOKEN}.py", "--json")
+    assert r.code == 0, r.err
+    text = (repo / json.loads(r.out)["path"]).read_text()
+    assert TOKEN not in text and "tags: [deploy]" in text and "anchors" not in text
+    assert "redacted before writing: 2 GitHub tokens" not in r.err and "GitHub token" in r.err
 
 
 def test_knowledge_documents_are_only_edited_as_drafts(repo):

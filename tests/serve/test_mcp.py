@@ -53,7 +53,8 @@ def test_remember_text_writes_like_the_cli_and_redacts(repo):
     fact = load(Project(repo)).get(fact_id)
     assert fact.kind == "lesson" and fact.tags == ["deploy"]
     assert AWS_KEY not in (repo / fact.path).read_text() and "[REDACTED:AWS access key id]" in fact.body
-    assert "redacted before writing: 2 AWS access key ids" in out  # title and body and AWS_KEY not in out
+    assert "redacted before writing: 1 AWS access key id " in out  # in title and body, told once
+    assert AWS_KEY not in out
 
 
 def test_cap_cuts_at_a_line_and_says_so():
@@ -194,6 +195,34 @@ def test_stdout_carries_only_protocol_messages_even_when_a_library_prints(repo):
     answer = next(f for f in frames if f.get("id") == 3)["result"]
     assert not answer.get("isError") and "remembered NOTE-" in answer["content"][0]["text"]
     assert "NOISE from a library" in err
+
+
+def test_replies_through_a_real_client_carry_no_hidden_or_control_character(repo):
+    """A fact with tag characters, a bidi override and an escape sequence, read by an agent over MCP."""
+    import re
+
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from tests.helpers import write_fact
+    from tests.untrusted_payloads import TAGGED
+
+    write_fact(repo, "DEC-AAAA", "decision", "Rate limiting runs before auth" + TAGGED,
+               body="Limit first \x1b]0;owned\x07, then authenticate.\u202e evil")
+    raw = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\U000e0000-\U000e0fff]")
+
+    async def session() -> list[str]:
+        async with stdio_client(_params(repo)) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                replies = [await s.call_tool("show", {"id": "DEC-AAAA"}),
+                           await s.call_tool("recall", {"prompt": "does rate limiting run before auth?"}),
+                           await s.call_tool("search", {"query": "rate limiting auth"})]
+                return [r.content[0].text for r in replies]
+
+    texts = anyio.run(session)
+    assert "DEC-AAAA" in texts[0] and "<45 hidden characters>" in texts[0] and "^[]0;owned^G" in texts[0]
+    assert all(not raw.search(t) for t in texts), texts
 
 
 def test_with_a_stele_session_set_what_recall_showed_goes_into_its_log(repo, monkeypatch):

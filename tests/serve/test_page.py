@@ -138,3 +138,50 @@ def test_views_render_without_script_errors(site, tmp_path, view):
         assert 'href="#/fact/CON-6E8B"' in r.stdout
     if view == "#/fact/NOPE-0000":
         assert 'class="error"' in r.stdout and "no fact with id NOPE-0000" in r.stdout
+
+
+XSS = [
+    '<img src=x onerror="document.body.setAttribute(\'data-pwned\', \'img\')">',
+    "<script>document.body.setAttribute('data-pwned', 'script')</script>",
+    '<a href="javascript:document.body.setAttribute(\'data-pwned\',\'link\')">docs</a>',
+    '<svg onload="document.body.setAttribute(\'data-pwned\', \'svg\')"></svg>',
+    "[docs](javascript:alert(1)) and {{constructor.constructor('alert(1)')()}}",
+]
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """A record whose facts carry every untrusted payload and every HTML injection, on a live server."""
+    if CHROMIUM is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    from tests.factfiles import write_fact
+    from tests.helpers import git
+    from tests.untrusted_payloads import PAYLOADS
+
+    root = tmp_path_factory.mktemp("hostile")
+    git(root, "init", "-q", "-b", "main")
+    (root / "docs/memory").mkdir(parents=True)
+    texts = [t for _, t, _ in PAYLOADS if len(t) < 1000] + XSS
+    write_fact(root, "DEC-AAAA", "decision", title=XSS[0][:100], body="\n\n".join(texts))
+    for n, text in enumerate(XSS[1:]):
+        write_fact(root, f"LSN-000{n + 1}", "lesson", title=text[:100], body=text,
+                   links={"relates-to": ["DEC-AAAA"]})
+    srv = Server(Project(root), "127.0.0.1", 0, quiet=True)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.mark.parametrize("view", ["#/", "#/fact/DEC-AAAA", "#/fact/LSN-0001", "#/graph"])
+def test_hostile_facts_are_shown_as_text_and_nothing_runs(hostile, tmp_path, view):
+    r = chromium(tmp_path, hostile.url + view, "--dump-dom")
+    assert r.returncode == 0 and not script_errors(r.stderr), r.stderr[-2000:]
+    dom = r.stdout
+    assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]  # no handler set the attribute
+    assert not re.search(r"<img[^>]*onerror|<script>document|<svg onload|<a\s[^>]*href=\"javascript:", dom)
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+                         "\U000e0000-\U000e0fff]", dom)  # no raw escape or hidden character reaches the page
+    if view == "#/fact/DEC-AAAA":
+        assert "&lt;img src=x onerror=" in dom  # the payload is there, as text
+        assert "hidden characters&gt;" in dom and "&lt;U+202E&gt;" in dom and "^[]0;owned" in dom

@@ -80,3 +80,19 @@ def test_host_and_loopback_rules():
 def test_a_bad_query_string_is_400(server):
     r, body = request(server, "GET", "/api/memory/facts?q=%ff%fe")
     assert r.status == 400 and "bad query string" in json.loads(body)["error"]
+
+
+def test_every_host_header_is_checked_not_only_the_first(server):
+    """Two Host headers (one allowed, one not) are refused: a proxy may read the other one."""
+    import socket
+
+    host, port = server.server_address[:2]
+    for hosts in ([b"localhost", b"attacker.example"], [b"attacker.example", b"localhost"],
+                  [b"localhost", b"localhost"]):
+        with socket.create_connection((host, port), timeout=10) as s:
+            s.sendall(b"GET /api/memory/facts HTTP/1.1\r\n" + b"".join(b"Host: " + h + b"\r\n" for h in hosts)
+                      + b"Connection: close\r\n\r\n")
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        assert data.split(b"\r\n", 1)[0].split()[1] == b"403", data[:200]

@@ -9,7 +9,10 @@ import pytest
 from stele.errors import SteleError, UsageError
 from stele.project import Project
 from stele.session import wal
-from tests.test_redact import LOOK_ALIKES, SECRET_FRAGMENTS, SECRETS
+from tests.secret_corpus import look_alikes, shapes
+
+SHAPES = {f"{s.family}: {s.name}": s for s in shapes()}
+LOOK_ALIKES = look_alikes()
 
 
 @pytest.fixture
@@ -41,17 +44,17 @@ def test_unknown_type_and_bad_session_names_are_refused(project):
     assert not project.wal_dir.exists() or not list(project.wal_dir.iterdir())
 
 
-@pytest.mark.parametrize("name", sorted(SECRETS))
+@pytest.mark.parametrize("name", sorted(SHAPES))
 def test_every_secret_shape_is_redacted_on_disk(project, name):
     found = Counter()
-    secret = SECRETS[name]
-    entry = wal.new_entry("s1", "note", f"before {secret} after", refs={"paths": ["src/a.py"]},
-                          extra={"goal": f"goal with {secret}", "nested": {"list": [secret]}})
+    shape = SHAPES[name]
+    entry = wal.new_entry("s1", "note", f"before {shape.text} after", refs={"paths": ["src/a.py"]},
+                          extra={"goal": f"goal with {shape.text}", "nested": {"list": [shape.text]}})
     wal.append(project, entry, extra_patterns=(), found=found)
     raw = wal.wal_path(project, "s1").read_bytes()
-    fragment = SECRET_FRAGMENTS[name].encode()
-    assert fragment not in raw and json.dumps(SECRET_FRAGMENTS[name])[1:-1].encode() not in raw
-    assert raw.count(b"[REDACTED:") >= 3 and sum(found.values()) >= 3
+    for value in shape.secrets:
+        assert value.encode() not in raw and json.dumps(value)[1:-1].encode() not in raw
+    assert raw.count(b"[REDACTED:") >= 3 and sum(found.values()) == 1  # one secret, in three fields, told once
     [back] = wal.read_all(project)  # still one valid JSON line after substitution
     assert back.text.startswith("before ")
 
@@ -147,3 +150,11 @@ def test_session_resolution_flag_then_env(monkeypatch):
     monkeypatch.delenv(wal.SESSION_ENV)
     with pytest.raises(SteleError, match="stele session start"):
         wal.require_session()
+
+
+def test_a_session_id_that_holds_a_credential_never_names_a_file(project):
+    token = "gh" + "p_" + "Zq8Xw3Vb6Nm1Kp4Lr7Ts0Ya2Dc5Fg8Hj1Lk9P"
+    with pytest.raises(UsageError, match="holds a credential") as e:
+        wal.wal_path(project, token)
+    assert token not in str(e.value)
+    assert wal.wal_path(project, "9f1c2e7a-4b3d-4c8e-9a61-2d5f0b7c1e11").name.startswith("9f1c2e7a")

@@ -1,11 +1,12 @@
 """`stele brief QUESTION`: a short, cited briefing from the record (what the research helper runs)."""
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
+from ..errors import say
+from ..render import term
 from ..render.jsonout import emit_json
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
@@ -26,10 +27,10 @@ def brief(
                          "e.g. stele brief \"why retry twice?\"")
     result = do_brief(project(), question)
     for line in dict.fromkeys(result.warnings):
-        print(line, file=sys.stderr)
+        say(line)
     if wants_json(fmt, json_):
         emit_json(result.as_dict())
         return
     from ..render.facts import brief_text
 
-    sys.stdout.write(brief_text(result))
+    term.write(brief_text(result))

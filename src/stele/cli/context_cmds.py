@@ -50,7 +50,7 @@ def context(
     if wants_json(fmt, json_):
         emit_json(snap.as_dict())
     else:
-        sys.stdout.write(snap.text)
+        term.write(snap.text)
     if snap.stored:
         term.note(f"saved run {snap.run} to {snap.stored}")
 
@@ -157,4 +157,4 @@ def _show(data: dict[str, Any], where: str) -> None:
                    title="left out by the budgets")
     term.line("what the agent saw:", style="bold")
     sys.stdout.flush()
-    sys.stdout.write(data.get("text", ""))
+    term.write(data.get("text", ""))

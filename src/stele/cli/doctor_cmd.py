@@ -54,7 +54,7 @@ def doctor(
     if json_ or fmt == DoctorFormat.json:
         emit_json(report.as_dict())
     elif fmt == DoctorFormat.github or (fmt == DoctorFormat.auto and os.environ.get(GITHUB_ENV) == "true"):
-        sys.stdout.write(out.github(report))
+        term.write(out.github(report))
         summary_path = os.environ.get(SUMMARY_ENV)
         if summary_path:
             with open(summary_path, "a", encoding="utf-8") as f:
@@ -74,7 +74,7 @@ def _fix(p, dry_run: bool, yes: bool) -> None:
         term.note("stele doctor --fix: nothing to repair")
         return
     for repair in repairs:
-        sys.stdout.write(repair.diff())
+        term.write(repair.diff())
         for note in repair.notes:
             term.note(note)
     if dry_run:

@@ -9,9 +9,10 @@ definition of their options; it must not import typer.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Callable
 
+from ..errors import say
+from ..render import term
 from ..render.jsonout import emit_json
 
 
@@ -44,7 +45,7 @@ def search_parser() -> argparse.ArgumentParser:
 
 def _warn(lines: list[str]) -> None:
     for line in dict.fromkeys(lines):
-        print(line, file=sys.stderr)
+        say(line)
 
 
 def recall(argv: list[str]) -> int:
@@ -61,7 +62,7 @@ def recall(argv: list[str]) -> int:
     from ..render.agent import recall_text
 
     budget = args.max_chars if args.max_chars is not None else int(project.config["hooks.max_chars"])
-    sys.stdout.write(recall_text(result, max_chars=budget) or f"nothing to recall (mode: {result.mode})\n")
+    term.write(recall_text(result, max_chars=budget) or f"nothing to recall (mode: {result.mode})\n")
     return 0
 
 
@@ -85,7 +86,7 @@ def search(argv: list[str]) -> int:
         return 0
     from ..render.agent import search_text
 
-    sys.stdout.write(search_text(result))
+    term.write(search_text(result))
     return 0
 
 

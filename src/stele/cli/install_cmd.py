@@ -46,7 +46,7 @@ def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) ->
             action = _WOULD.get(c.action, c.action) if dry_run else c.action
             term.line(f"{action} {_shown(p, c.path)}" + (f" ({c.detail})" if c.detail else ""))
             if c.diff:
-                sys.stdout.write(c.diff)
+                term.write(c.diff)
 
 
 @app.command()

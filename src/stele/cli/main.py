@@ -17,19 +17,38 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_name}")
 
 
+def positional_dashes(argv: list[str]) -> list[str]:
+    """An argument that starts with three dashes is text, never an option (no option is spelled so):
+    a pasted `-----BEGIN ... PRIVATE KEY-----` would otherwise be parsed as options and echoed in the
+    usage error. Such arguments move behind `--`, in order, so the parser takes them as positional."""
+    if "--" in argv:
+        head, tail = argv[: argv.index("--")], argv[argv.index("--"):]
+    else:
+        head, tail = argv, []
+    texts = [a for a in head if a.startswith("---")]
+    if not texts:
+        return argv
+    rest = [a for a in head if not a.startswith("---")]
+    return rest + (tail or ["--"]) + texts if not tail else rest + [tail[0], *texts, *tail[1:]]
+
+
 def run(argv: list[str]) -> int:
+    import io
+
     import typer
 
-    from ..errors import error_handler
+    from ..errors import error_handler, say
 
     with error_handler():
         try:
-            result = app(args=argv, prog_name="stele", standalone_mode=False)
+            result = app(args=positional_dashes(argv), prog_name="stele", standalone_mode=False)
         except typer.Exit as e:
             return e.exit_code
         except typer.Abort:
             raise KeyboardInterrupt from None
         except typer.TyperException as e:  # typer's (vendored click) usage errors: exit 2
-            e.show()
+            buf = io.StringIO()
+            e.show(file=buf)
+            say(buf.getvalue().rstrip("\n"))
             return e.exit_code
     return result if isinstance(result, int) else 0

@@ -41,43 +41,39 @@ def _written(w: edit.Written, verb: str, as_json: bool) -> None:
         emit_json({"id": w.fact.id, "path": w.fact.path, "redacted": dict(w.redacted)})
     else:
         term.line(f"{verb} {w.fact.id} {w.fact.path}")
+    _told(w)
+
+
+def _told(w: edit.Written) -> None:
     if w.redacted:
         term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
 
 
-def _edit_in_editor(p, fact_id: str):
-    """Edit a copy in $EDITOR; the fact is replaced only if the result is valid."""
+def _in_editor(text: str, name: str, write):
+    """Edit `text` in a temporary copy outside the record (an editor's swap and backup files never
+    land in docs/memory/), then hand the result to `write`, the library call that checks, redacts and
+    writes it. If that refuses, the copy is kept and named."""
     import tempfile
 
-    from .. import atomic
-    from ..record import edit
-    from ..record.load import load
-    from ..record.model import parse_fact
-
-    fact = load(p).get(fact_id)
-    edit.check_editable(fact)
-    path = p.root / fact.path
-    original = path.read_text(encoding="utf-8")
-    with tempfile.NamedTemporaryFile("w", suffix=".md", prefix=f"{fact.id}-", delete=False,
+    with tempfile.NamedTemporaryFile("w", suffix=".md", prefix=f"{name}-", delete=False,
                                      encoding="utf-8") as tmp:
-        tmp.write(original)
+        tmp.write(text)
+    copy = Path(tmp.name)
     try:
-        open_editor(tmp.name)
+        open_editor(copy)
     except SteleError:
-        Path(tmp.name).unlink()
+        copy.unlink()
         raise
-    edited = Path(tmp.name).read_text(encoding="utf-8")
-    if edited == original:
-        Path(tmp.name).unlink()
-        raise SteleError(f"{fact.id}: no changes; nothing was written")
-    new_fact, problems = parse_fact(edited, fact.path)
-    errors = [x for x in problems if x.severity == "error"]
-    if errors or new_fact is None or new_fact.id != fact.id:
-        why = "\n".join(str(x) for x in errors) or f"the id must stay {fact.id}"
-        raise SteleError(f"{why}\nnothing was written; your edited copy is at {tmp.name}")
-    atomic.write(path, edited)
-    Path(tmp.name).unlink()
-    return new_fact
+    edited = copy.read_text(encoding="utf-8")
+    if edited == text and name != "new":
+        copy.unlink()
+        raise SteleError(f"{name}: no changes; nothing was written")
+    try:
+        written = write(edited)
+    except SteleError as e:
+        raise SteleError(f"{e}\nyour edited copy is at {copy}") from None
+    copy.unlink()
+    return written
 
 
 @app.command()
@@ -131,21 +127,17 @@ def new(
     no_edit: Annotated[bool, Opt("--no-edit", help="Print the path instead of opening $EDITOR.")] = False,
 ) -> None:
     """Create a fact from its kind's template and open it in $EDITOR."""
-    from ..record.scaffold import new_from_template
+    from ..record import edit
+    from ..record.scaffold import template_text
 
     p = project()
-    path = new_from_template(p, kind, title)
+    rel, text = template_text(p, kind, title)
     if no_edit:
-        term.line(p.rel(path))
-        return
-    open_editor(path)
-    from ..record.model import parse_fact
-
-    _, problems = parse_fact(path.read_text(encoding="utf-8"), p.rel(path))
-    if problems:
-        raise SteleError("the new fact has problems; fix them and run `stele doctor`:\n"
-                         + "\n".join(str(x) for x in problems))
-    term.line(p.rel(path))
+        written = edit.create_text(p, rel, text)
+    else:
+        written = _in_editor(text, "new", lambda edited: edit.create_text(p, rel, edited))
+    term.line(written.fact.path)
+    _told(written)
 
 
 @app.command()
@@ -237,8 +229,13 @@ def edit(
     )
     p = project()
     if changes.empty():
-        fact = _edit_in_editor(p, fact_id)
-        term.line(f"edited {fact.id} {fact.path}")
+        from ..record.load import load
+
+        fact = load(p).get(fact_id)
+        edit.check_editable(fact)
+        original = (p.root / fact.path).read_text(encoding="utf-8")
+        _written(_in_editor(original, fact.id, lambda text: edit.replace_text(p, fact.id, text)), "edited",
+                 wants_json(fmt, json_))
         return
     _written(edit.edit(p, fact_id, changes), "edited", wants_json(fmt, json_))
 

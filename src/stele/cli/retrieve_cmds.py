@@ -5,11 +5,11 @@ appear here only so `stele --help` lists them.
 """
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
+from ..render import term
 from ..render.jsonout import emit_json
 from .app import FormatOpt, JsonOpt, app, project, wants_json
 
@@ -82,4 +82,4 @@ def why(
         return
     from ..render.agent import why_text
 
-    sys.stdout.write(why_text(data))
+    term.write(why_text(data))

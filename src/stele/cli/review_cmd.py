@@ -1,7 +1,6 @@
 """`stele review [RANGE]`: the record's changes between two revisions, for people reviewing them."""
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -35,7 +34,7 @@ def review(
     if json_ or fmt == ReviewFormat.json:
         emit_json(result.as_dict())
     elif fmt == ReviewFormat.markdown:
-        sys.stdout.write(render.markdown(result))
+        term.write(render.markdown(result))
     else:
         for line in render.text(result).splitlines():
             term.line(line)

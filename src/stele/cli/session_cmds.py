@@ -59,7 +59,7 @@ def start(
         emit_json({"session": entry.session, "entry": entry.id, "agent": entry.agent, "thread": entry.thread,
                    "goal": entry.extra.get("goal"), "task": entry.task})
         return
-    sys.stdout.write(entry.session + "\n")  # bare, for `export STELE_SESSION=$(stele session start)`
+    term.write(entry.session + "\n")  # bare, for `export STELE_SESSION=$(stele session start)`
     term.note(f"export {wal.SESSION_ENV}={entry.session}")
 
 
@@ -215,7 +215,7 @@ def preamble(
     if wants_json(fmt, json_):
         emit_json(result.as_dict())
         return
-    sys.stdout.write(result.render())  # agent-facing: plain and byte-stable, never through Rich
+    term.write(result.render())  # agent-facing: plain and byte-stable, never through Rich
 
 
 @session_app.command("restart")

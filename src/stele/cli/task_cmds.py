@@ -5,7 +5,6 @@ Claim, release and resume print plain lines (agents read them); listings are tab
 """
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -33,7 +32,7 @@ RemoteNameOpt = Annotated[Optional[str], Opt("--remote-name", metavar="NAME",
 
 def _say(text: str) -> None:
     """Plain output for agents: never through Rich."""
-    sys.stdout.write(text.rstrip("\n") + "\n")
+    term.write(text.rstrip("\n") + "\n")
 
 
 def _remote(p, remote: bool, remote_name: str | None) -> str | None:
@@ -162,7 +161,7 @@ def claim(
         line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
     _say(line + (f"; pushed to {c.remote}" if c.remote else ""))
     _say(f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n")
-    sys.stdout.write(snap.text)
+    term.write(snap.text)
 
 
 @task_app.command("release")

@@ -13,6 +13,7 @@ from ..record.model import Fact
 from ..redact import Redactor
 from .findings import Finding
 from .similar import similar_pairs
+from .untrusted import untrusted
 
 if TYPE_CHECKING:
     from ..snapshot.model import Budgets
@@ -38,7 +39,8 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]),
             *oversized(record, cfg["doctor.oversized_bytes"]),
-            *near_duplicates(record, cfg["doctor.near_duplicate"])]
+            *near_duplicates(record, cfg["doctor.near_duplicate"]),
+            *untrusted(record, cfg["doctor.long_line"])]
 
 
 def supersession_cycles(record: Record) -> list[Finding]:
@@ -112,6 +114,8 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
     found = []
     for path in fact_files(record.project.memory_dir):
+        if not record.project.contains(path):
+            continue  # the schema check names it; its content is not the record's
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

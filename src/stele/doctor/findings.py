@@ -15,6 +15,8 @@ CHECKS: dict[str, str] = {
     "broken-anchor": "error",
     "always-budget": "error",
     "secret": "error",
+    "hidden-character": "error",
+    "escape-sequence": "error",
     "contradiction": "error",
     "knowledge-edited": "error",
     "co-change": "error",
@@ -24,6 +26,8 @@ CHECKS: dict[str, str] = {
     "unverified": "warning",
     "oversized": "warning",
     "near-duplicate": "warning",
+    "instruction-like": "warning",
+    "long-line": "warning",
     "store": "warning",
 }
 

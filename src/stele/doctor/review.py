@@ -45,6 +45,8 @@ class Review:
     anchors_added: list[tuple[Fact, str]] = field(default_factory=list)
     anchors_broken: list[tuple[Fact, str, str]] = field(default_factory=list)
     violations: list[tuple[str, str]] = field(default_factory=list)  # (fact id, message)
+    # (fact, line, check, message): what in an added or edited file could steer an agent or a terminal
+    untrusted: list[tuple[Fact, int, str, str]] = field(default_factory=list)
     untouched: list[CoChange] = field(default_factory=list)
 
     @property
@@ -64,6 +66,8 @@ class Review:
             "anchors_added": [{"id": f.id, "anchor": a} for f, a in self.anchors_added],
             "anchors_broken": [{"id": f.id, "anchor": a, "why": why} for f, a, why in self.anchors_broken],
             "violations": [{"id": fid, "message": m} for fid, m in self.violations],
+            "untrusted": [{"id": f.id, "path": f.path, "line": line, "check": check, "message": m}
+                          for f, line, check, m in self.untrusted],
             "code_changes_without_fact": [
                 {**c.entry.as_dict(), "ack": {"commit": c.ack[0], "reason": c.ack[1]} if c.ack else None}
                 for c in self.untouched],
@@ -132,12 +136,30 @@ def review(project: Project, spec: str | None = None) -> Review:
     from .basecheck import knowledge_edited
 
     out.violations += [(f.fact or "", f.message) for f in knowledge_edited(before, after, out.base)]
+    out.untrusted = _untrusted(project, new, [*out.added, *(e.after for e in out.edited)])
     out.anchors_broken = _broken(project, old, new, before, after)
     acks = parse_acks(gitrepo.trailers(project.root, f"{old}..{new}", ACK_TRAILER))
     change = anchored.Change(gitrepo.diff(project.root, ref=f"{old}..{new}"), new, old)
     out.untouched = [c for c in cochanges(project, change, before, after, acks)
                      if not (c.edited or c.verified)]
     return out
+
+
+def _untrusted(project: Project, rev: str, facts: list[Fact]) -> list[tuple[Fact, int, str, str]]:
+    """doctor's untrusted-input and secret checks on the files a change adds or edits, as committed."""
+    from ..neutralize import suspects
+    from ..redact import Redactor
+
+    blobs = gitrepo.read_blobs(project.root, [f"{rev}:{f.path}" for f in facts])
+    redactor, found = Redactor(project.config["redaction.patterns"]), []
+    for fact in facts:
+        text = (blobs.get(f"{rev}:{fact.path}") or b"").decode("utf-8", "replace")
+        hits = [(s.offset, s.check, s.message) for s in suspects(text, kind=fact.kind,
+                                                                   max_line=project.config["doctor.long_line"])]
+        hits += [(offset, "secret", f"{kind}: remove it and rotate the credential")
+                 for kind, offset in redactor.find(text)]
+        found += [(fact, text.count("\n", 0, offset) + 1, check, m) for offset, check, m in sorted(hits)]
+    return found
 
 
 def _edit(prev: Fact, fact: Fact) -> Edit | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 
+from ..errors import debug_enabled, say
 from .harness import HARNESSES
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
@@ -53,12 +53,12 @@ def main(argv: list[str]) -> int:
     except SystemExit:  # --help was printed
         return 0
     except _ArgError as e:
-        print(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])", file=sys.stderr)
+        say(f"stele hook: {e} (usage: stele hook EVENT [--harness NAME])")
         return 2 if argv[:1] == ["guard-readonly"] else 0  # the guard fails closed
     target = EVENTS.get(args.event)
     if target is None:
         known = ", ".join(sorted(EVENTS))
-        print(f"stele hook: unknown event {args.event!r}; known: {known}", file=sys.stderr)
+        say(f"stele hook: unknown event {args.event!r}; known: {known}")
         return 0
     args.extra = extra
     module, func = target.split(":")
@@ -67,13 +67,11 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         return 0
     except Exception as e:  # fail open: never block the agent because of a Stele error
-        from ..errors import debug_enabled
-
         if debug_enabled():
             import traceback
 
             traceback.print_exc()
-        print(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)", file=sys.stderr)
+        say(f"stele hook {args.event}: {_one_line(e)} (continuing without memory)")
         return 0
 
 

@@ -10,8 +10,8 @@ refused outside single quotes, where the shell would act on it; quoted text is t
 from __future__ import annotations
 
 import shlex
-import sys
 
+from ..errors import say
 from .payload import parse
 from .run import read_stdin
 
@@ -68,5 +68,5 @@ def main(args) -> int:
         reason = f"the guard could not read the request ({type(e).__name__}: {e})"
     if reason is None:
         return 0
-    print(f"stele guard-readonly: refused: {reason}", file=sys.stderr)
+    say(f"stele guard-readonly: refused: {reason}")
     return BLOCK

@@ -9,10 +9,10 @@ then weight, then id) so the same record always gives the same text.
 """
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any, Iterable
 
+from ..errors import say
 from ..lifecycle import rule_order
 from ..project import Project
 from ..render.facts import Line
@@ -58,7 +58,7 @@ def _first_warning():
     def warn(line: str) -> None:
         if not said:
             said.append(line)
-            print(line, file=sys.stderr)
+            say(line)
 
     return warn
 

@@ -96,10 +96,18 @@ def parse(text: str, flag: str | None = None) -> Payload:
 
 def session_of(data: Mapping[str, Any]) -> str | None:
     """The session id a harness put in its payload, made safe as a file name (a harness id is not
-    ours to reject: characters outside the allowed set become '-')."""
+    ours to reject: characters outside the allowed set become '-', and an id that holds a secret is
+    replaced by its hash)."""
     for key in SESSION_KEYS:
         value = data.get(key)
         if isinstance(value, str) and value.strip():
+            from ..redact import redact
+
+            if redact(value).secrets:
+                import hashlib
+
+                # a credential never becomes a file name; the same payload still names the same session
+                return "s-" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
             name = re.sub(r"[^A-Za-z0-9._-]", "-", value.strip())[:128]
             return wal.check_session_name(name if name[0].isalnum() else "s" + name[:127])
     return None

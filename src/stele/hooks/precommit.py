@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..project import Project, find_root
+from ..render import term
 from ..render.anchored import text
 from ..retrieve import anchored
 from ..retrieve.anchored import FIRST_KINDS
@@ -38,8 +39,8 @@ def run(args) -> int:
     else:
         return 0
     if found:
-        sys.stdout.write(text(found, what))
-        sys.stdout.write("Read one with `stele show ID`. If it still holds: `stele verify ID`.\n")
+        term.write(text(found, what))
+        term.write("Read one with `stele show ID`. If it still holds: `stele verify ID`.\n")
     if not args.strict:
         return 0
     staged = {p for d in change.files for p in d.paths}

@@ -7,8 +7,7 @@ index rebuilt, the embedder missing) becomes the hook's one stderr line.
 """
 from __future__ import annotations
 
-import sys
-
+from ..errors import say
 from . import state
 from .run import Context, Reply, run
 
@@ -23,7 +22,7 @@ def handle(ctx: Context) -> Reply | None:
     seen = state.load(ctx.project, ctx.payload.session)
     result = recall(ctx.project, prompt, exclude=frozenset(seen.injected))
     if result.warnings:
-        print(result.warnings[0], file=sys.stderr)
+        say(result.warnings[0])
     if not result.entries and not result.risks:
         return None
     ids = tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)

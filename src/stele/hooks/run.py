@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import textcut
+from ..neutralize import neutralize
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -132,7 +133,7 @@ def _text(payload: Payload, event: str, handler: Handler) -> str | None:
         reply = handler(ctx)
         if not (reply and reply.text and shows):
             return None
-        text = textcut.lines(reply.text, ctx.max_chars, CUT_MARK)
+        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)  # no hidden or control character reaches the agent
         _remember_shown(project, payload, event, reply.ids, text)
         return text
     finally:

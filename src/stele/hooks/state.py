@@ -35,7 +35,10 @@ class SessionState:
         self.injected += [i for i in dict.fromkeys(ids) if i not in self.injected]
 
     def add_edited(self, paths) -> None:
-        self.edited += [p for p in dict.fromkeys(paths) if p not in self.edited]
+        from ..redact import redact
+
+        clean = [redact(p).text for p in dict.fromkeys(paths)]  # a path can carry a token (/tmp/ghp_...)
+        self.edited += [p for p in dict.fromkeys(clean) if p not in self.edited]
 
 
 def hooks_dir(project: Project) -> Path:

@@ -73,6 +73,11 @@ def read_items(project: Project, rel: str, skipped: list[str]) -> list[Item]:
     from ..record.load import looks_like_fact
     from ..record.model import parse_fact
 
+    if path.is_symlink() and not project.contains(path):
+        from ..record.load import OUTSIDE
+
+        skipped.append(f"{rel}:1: {OUTSIDE}")
+        return []
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

@@ -16,7 +16,7 @@ from ..ids import ID_RE, SESSION_ID_RE, new_id
 from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX
 from ..lifecycle import today
 from ..project import Project
-from ..redact import Redactor, describe
+from ..redact import Tally, describe
 from . import write
 from .load import Record, load
 from .model import Fact, anchor_problem
@@ -89,10 +89,6 @@ def _check_anchors(anchors: list[str]) -> None:
             raise UsageError(f"--anchor {anchor!r}: {problem}")
 
 
-def redactor(project: Project) -> Redactor:
-    return Redactor(project.config["redaction.patterns"])
-
-
 def remember(project: Project, body: str, *, kind: str = "note", title: str | None = None,
              anchors: list[str] = (), links: list[str] = (), tags: list[str] = (), delivery: str | None = None,
              priority: str | None = None, expires: str | None = None, review_after: str | None = None,
@@ -122,27 +118,18 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
     record = record or load(project)
     _check_targets(record, link_map)
 
-    red = redactor(project)
-    found: Counter = Counter()
-
-    def clean(text: str | None) -> str | None:
-        if text is None:
-            return None
-        r = red.redact(text)
-        found.update(r.found)
-        return r.text
-
     fact = Fact(
-        id=new_id(kind, record.facts), kind=kind, title=clean(title) or title, body=clean(body) + "\n",
+        id=new_id(kind, record.facts), kind=kind, title=title, body=body + "\n",
         status=status or "", delivery=delivery or "", priority=priority or "normal",
         anchors=list(dict.fromkeys(anchors)), links=link_map, tags=list(dict.fromkeys(tags)),
         created=today(), expires=parse_date(expires, "--expires") if expires else None,
         review_after=parse_date(review_after, "--review-after") if review_after else None,
-        retire_when=clean(retire_when), summary=clean(summary), source=list(source),
+        retire_when=retire_when, summary=summary, source=list(source),
     )
-    write.save(project, fact, create=True)
+    tally = Tally()
+    write.save(project, fact, create=True, tally=tally)
     record.facts[fact.id] = fact
-    return Written(fact, found)
+    return Written(fact, tally.found)
 
 
 @dataclass
@@ -193,18 +180,10 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     if changes.status is not None and changes.status not in KINDS[fact.kind].statuses:
         raise UsageError(f"--status {changes.status!r} is not valid for a {fact.kind}: use one of "
                          + ", ".join(KINDS[fact.kind].statuses))
-    red = redactor(project)
-    found: Counter = Counter()
-
-    def clean(text: str) -> str:
-        r = red.redact(text)
-        found.update(r.found)
-        return r.text
-
     if changes.title is not None:
         if not changes.title.strip() or len(changes.title) > TITLE_MAX:
             raise UsageError(f"--title must be 1 to {TITLE_MAX} characters")
-        fact.title = clean(changes.title.strip())
+        fact.title = changes.title.strip()
     for name in ("status", "delivery", "priority"):
         value = getattr(changes, name)
         if value is not None:
@@ -212,7 +191,7 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     for name in ("summary", "retire_when"):
         value = getattr(changes, name)
         if value is not None:
-            setattr(fact, name, clean(value) or None)
+            setattr(fact, name, value or None)
     if changes.expires is not None:
         fact.expires = parse_date(changes.expires, "--expires") if changes.expires else None
     if changes.review_after is not None:
@@ -220,7 +199,7 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     if changes.body is not None:
         if not changes.body.strip():
             raise UsageError("--body is empty: a fact needs some text")
-        fact.body = clean(changes.body.strip("\n")) + "\n"
+        fact.body = changes.body.strip("\n") + "\n"
     _check_anchors(changes.add_anchors)
     fact.anchors = [a for a in fact.anchors if a not in changes.remove_anchors]
     fact.anchors += [a for a in dict.fromkeys(changes.add_anchors) if a not in fact.anchors]
@@ -240,8 +219,42 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     cleared = was_reviewed and changes.status is None
     if cleared:
         fact.status = "draft"  # an edit clears a review, and the note of that review
-    write.save(project, fact, extra={REVIEW_KEY: None} if cleared else None)
-    return Written(fact, found)
+    tally = Tally()
+    write.save(project, fact, extra={REVIEW_KEY: None} if cleared else None, tally=tally)
+    return Written(fact, tally.found)
+
+
+def replace_text(project: Project, fact_id: str, text: str) -> Written:
+    """Replace a fact with `text` as edited by hand ($EDITOR): parsed, checked and redacted like any
+    other write, and the id must stay. Nothing is written when it does not hold."""
+    fact = load(project).get(fact_id)
+    check_editable(fact)
+    new = _parse_edited(text, fact.path, fact.id)
+    tally = Tally()
+    write.save(project, new, tally=tally)
+    return Written(new, tally.found)
+
+
+def create_text(project: Project, rel: str, text: str) -> Written:
+    """Write a new fact from `text` (a template filled in by hand) at `rel`, redacted and checked."""
+    new = _parse_edited(text, rel, None)
+    if new.id in load(project).facts:
+        raise SteleError(f"{new.id} already exists; give the new fact another id; nothing was written")
+    tally = Tally()
+    write.save(project, new, create=True, tally=tally)
+    return Written(new, tally.found)
+
+
+def _parse_edited(text: str, rel: str, keep_id: str | None) -> Fact:
+    from .model import parse_fact
+
+    new, problems = parse_fact(text, rel)
+    errors = [x for x in problems if x.severity == "error"]
+    if errors or new is None or (keep_id and new.id != keep_id):
+        why = "; ".join(str(x) for x in errors) or f"the id must stay {keep_id}"
+        raise SteleError(f"{why}; nothing was written")
+    new.path = rel
+    return new
 
 
 def _add_link(fact: Fact, rel: str, target: str) -> bool:
@@ -325,8 +338,7 @@ def retire(project: Project, fact_id: str, why: str) -> Fact:
     if fact.status == "retired":
         raise SteleError(f"{fact.id} is already retired; nothing changed")
     fact.status = "retired"
-    reason = redactor(project).redact(" ".join(why.split())).text
-    fact.body = fact.body.rstrip("\n") + f"\n\nRetired {today().isoformat()}: {reason}\n"
+    fact.body = fact.body.rstrip("\n") + f"\n\nRetired {today().isoformat()}: {' '.join(why.split())}\n"
     write.save(project, fact)
     return fact
 

@@ -52,6 +52,10 @@ def _is_candidate(rel: str) -> bool:
         part.startswith(".") for part in parts)
 
 
+OUTSIDE = ("a symbolic link to a file outside the repository: it is not read (a record holds only "
+           "files inside it); remove the link or copy the file in")
+
+
 def fact_files(memory_dir: Path) -> Iterator[Path]:
     """Every candidate fact file, in a stable order."""
     if not memory_dir.is_dir():
@@ -71,6 +75,9 @@ def looks_like_fact(text: str) -> bool:
 def load(project: Project) -> Record:
     def texts() -> Iterator[tuple[str, str | None, str]]:
         for path in fact_files(project.memory_dir):
+            if not project.contains(path):
+                yield project.rel(path), None, OUTSIDE
+                continue
             try:
                 yield project.rel(path), path.read_text(encoding="utf-8"), ""
             except (OSError, UnicodeDecodeError) as e:

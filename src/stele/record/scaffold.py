@@ -68,8 +68,8 @@ def templates_dir() -> Path:
     return packaged if packaged.is_dir() else package.parents[1] / "templates"
 
 
-def new_from_template(project: Project, kind: str, title: str | None) -> Path:
-    """Write a new fact of `kind` from its template; returns its path."""
+def template_text(project: Project, kind: str, title: str | None) -> tuple[str, str]:
+    """A new fact of `kind` from its template, not yet written: (repo-relative path, text)."""
     from ..errors import UsageError
     from ..ids import new_id
     from ..kinds import KINDS, TITLE_MAX
@@ -93,5 +93,4 @@ def new_from_template(project: Project, kind: str, title: str | None) -> Path:
     path = new_fact_path(project, Fact(id=fact_id, kind=kind, title=title))
     if path.exists():
         raise UsageError(f"{project.rel(path)} already exists")
-    atomic.write(path, text)
-    return path
+    return project.rel(path), text

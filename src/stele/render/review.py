@@ -6,6 +6,7 @@ Both come from one list of sections so they never disagree; Markdown adds emphas
 from __future__ import annotations
 
 from ..doctor.review import Review
+from ..neutralize import neutralize
 
 MARKER = "<!-- stele-review -->"
 
@@ -38,6 +39,9 @@ def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
     def fact(f) -> str:
         return f"{b(f.id)} {f.kind}: {f.title}"
 
+    if r.untrusted:
+        out.append(("Text that could steer an agent or a terminal", [
+            f"- {code(f'{f.path}:{line}')} {b(f.id)} [{check}]: {m}" for f, line, check, m in r.untrusted]))
     if r.new_risks:
         out.append(("New risks and constraints", [
             f"- {fact(f)}" + (f" (anchored to {', '.join(code(a) for a in f.anchors)})" if f.anchors else "")
@@ -82,7 +86,8 @@ def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
 
 
 def _tally(r: Review) -> str:
-    parts = [(len(r.added), "added", "added"), (len(r.edited), "edited", "edited"),
+    parts = [(len(r.untrusted), "untrusted-text finding", "untrusted-text findings"),
+             (len(r.added), "added", "added"), (len(r.edited), "edited", "edited"),
              (len(r.superseded), "superseded", "superseded"), (len(r.retired), "retired", "retired"),
              (len(r.anchors_broken), "anchor broken", "anchors broken"),
              (len(r.violations), "lifecycle violation", "lifecycle violations"),
@@ -98,11 +103,11 @@ def markdown(r: Review) -> str:
         out.append("No changes to the record, and no anchored code changed.")
     for heading, lines in body:
         out += [f"### {heading}", "", *lines, ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return neutralize("\n".join(out).rstrip("\n") + "\n")  # a PR comment hides what a terminal would
 
 
 def text(r: Review) -> str:
     out = [f"Memory changes in {r.label} ({r.base}..{r.head}): {_tally(r)}"]
     for heading, lines in sections(r, md=False):
         out += ["", heading, *lines]
-    return "\n".join(out) + "\n"
+    return neutralize("\n".join(out) + "\n")

@@ -1,12 +1,23 @@
-"""The only module that touches Rich. Commands hand it plain data; it decides how people see it.
+"""The only module that touches Rich, and the one way text reaches a terminal.
 
-Agent-facing text never comes through here: it must be byte-stable and free of terminal codes.
+Commands hand it plain data; it decides how people see it. Agent-facing plain text goes through
+`write`, never Rich: it must be byte-stable and free of terminal codes. Everything shown here is
+neutralized first (`stele.neutralize`): a fact is untrusted input, and an escape sequence in a title
+must not clear a reviewer's screen or hide a link.
 """
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 from functools import cache
 from typing import Iterable, Iterator, Sequence
+
+from ..neutralize import neutralize
+
+
+def write(text: str) -> None:
+    """Plain text on stdout (agent text, reports), neutralized."""
+    sys.stdout.write(neutralize(text))
 
 
 @cache
@@ -17,26 +28,28 @@ def console(stderr: bool = False):
 
 
 def line(text: str = "", style: str | None = None) -> None:
-    console().print(text, style=style, markup=False, soft_wrap=True)
+    console().print(neutralize(text), style=style, markup=False, soft_wrap=True)
 
 
 def note(text: str) -> None:
     """A side remark (progress, what was redacted) on stderr, so stdout stays data."""
-    console(stderr=True).print(text, style="dim", markup=False, soft_wrap=True)
+    console(stderr=True).print(neutralize(text), style="dim", markup=False, soft_wrap=True)
 
 
 def warn(text: str) -> None:
-    console(stderr=True).print(text, style="yellow", markup=False, soft_wrap=True)
+    console(stderr=True).print(neutralize(text), style="yellow", markup=False, soft_wrap=True)
 
 
 def table(columns: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> None:
     from rich.table import Table
+    from rich.text import Text
 
-    t = Table(title=title, show_lines=False, header_style="bold", expand=False)
+    t = Table(title=Text(neutralize(title)) if title else None, show_lines=False, header_style="bold",
+              expand=False)
     for col in columns:
         t.add_column(col, overflow="fold")
     for row in rows:
-        t.add_row(*[str(c) for c in row])
+        t.add_row(*[Text(neutralize(str(c))) for c in row])
     console().print(t)
 
 
@@ -44,7 +57,8 @@ def section(title: str, body: str, subtitle: str | None = None) -> None:
     from rich.panel import Panel
     from rich.text import Text
 
-    console().print(Panel(Text(body), title=Text(title), subtitle=Text(subtitle) if subtitle else None,
+    console().print(Panel(Text(neutralize(body)), title=Text(neutralize(title)),
+                          subtitle=Text(neutralize(subtitle)) if subtitle else None,
                           title_align="left", subtitle_align="left", expand=True))
 
 

@@ -16,6 +16,7 @@ from ..anchors.paths import about
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
 from ..lifecycle import inactive, today
+from ..neutralize import neutralize_data
 from ..project import Project
 from ..record.load import Record, load
 from ..record.model import Fact
@@ -40,7 +41,10 @@ class ApiError(Exception):
 
 
 def json_response(data: Any, status: int = 200) -> Response:
-    return Response(status, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    """Every string the page receives is neutralized: the page escapes HTML and writes text only, and
+    this makes a hidden or control character visible to the person reading, as the terminal does."""
+    body = json.dumps(neutralize_data(data), ensure_ascii=False, separators=(",", ":"))
+    return Response(status, body.encode("utf-8"))
 
 
 def error(status: int, message: str) -> Response:

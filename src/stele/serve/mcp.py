@@ -22,7 +22,8 @@ from functools import wraps
 from typing import Any, Callable
 
 from .. import textcut
-from ..errors import SteleError
+from ..errors import SteleError, safe_message, say
+from ..neutralize import neutralize
 from ..project import Project
 from ..record import edit
 from ..record.load import Record, load
@@ -100,7 +101,7 @@ def recall_text(project: Project, prompt: str, files: list[str] = ()) -> str:
 
     result = recall(project, prompt, files=list(files))
     for warning in dict.fromkeys(result.warnings):
-        print(warning, file=sys.stderr)
+        say(warning)
     text = render(result, max_chars=MAX_CHARS)
     if text:
         _delivered(project, "recall", [x.id for x in [*result.risks, *result.entries]], text)
@@ -165,9 +166,9 @@ def build(project: Project) -> Any:
             def run(*args: Any, **kwargs: Any) -> str:
                 try:
                     with redirect_stdout(sys.stderr):
-                        return cap(fn(*args, **kwargs))
+                        return cap(neutralize(fn(*args, **kwargs)))
                 except SteleError as e:  # the one-line message is what the model needs to retry
-                    raise ToolError(str(e)) from None
+                    raise ToolError(safe_message(str(e))) from None
 
             # one line: the docstring's indentation would cost tokens in every session
             description = " ".join((fn.__doc__ or "").split())

@@ -72,7 +72,8 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _not_allowed
 
     def _route(self) -> api.Response:
-        if not host_allowed(self.headers.get("Host")):
+        hosts = self.headers.get_all("Host") or [None]
+        if len(hosts) > 1 or not all(host_allowed(h) for h in hosts):  # every Host header, not the first
             return api.error(403, "Host not allowed: open the page at http://127.0.0.1 or http://localhost")
         url = urlsplit(self.path)
         if url.path.startswith("/api/"):

@@ -18,13 +18,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import SteleError, UsageError
+from ..errors import SteleError, UsageError, say
 from ..ids import session_entry_id
 from ..project import Project
 
@@ -82,9 +81,20 @@ class Entry:
                    extra={k: v for k, v in data.items() if k not in known})
 
 
+_PLAIN_SESSION_RE = re.compile(r"^(?:S-[0-9A-HJKMNP-TV-Z]{10,32}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|s-[0-9a-f]{32})$")
+
+
 def check_session_name(name: str) -> str:
+    """A session id names files, so it is checked: its characters, and that it is not a credential
+    (`--session ghp_...` would put the token in a file name). Ours, UUIDs and hashes skip the redactor."""
     if not _SESSION_NAME_RE.match(name):
         raise UsageError(f"session id {name!r}: use letters, digits, '.', '_' or '-' (at most 128)")
+    if not _PLAIN_SESSION_RE.match(name):
+        from ..redact import redact
+
+        if redact(name).secrets:
+            raise UsageError("the session id holds a credential; choose another id (it names files under "
+                             ".stele/wal/)")
     return name
 
 
@@ -136,9 +146,12 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
 def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str], found: Counter) -> dict[str, Any]:
     """An entry's values redacted (its serialized JSON stays valid): what every line that is written
     or shipped passes through."""
-    from ..redact import Redactor
+    from ..redact import Redactor, Tally
 
-    return _redact_values(data, Redactor(patterns), found)
+    tally = Tally()
+    clean = _redact_values(data, Redactor(patterns), tally)
+    found.update(tally.found)  # one secret in two fields is told once
+    return clean
 
 
 def is_replaced(fd: int, path: Path) -> bool:
@@ -151,11 +164,9 @@ def is_replaced(fd: int, path: Path) -> bool:
     return (mine.st_ino, mine.st_dev) != (now.st_ino, now.st_dev)
 
 
-def _redact_values(value: Any, redactor: Any, found: Counter) -> Any:
+def _redact_values(value: Any, redactor: Any, found: Any) -> Any:
     if isinstance(value, str):
-        result = redactor.redact(value)
-        found.update(result.found)
-        return result.text
+        return found.add(redactor.redact(value))
     if isinstance(value, dict):
         return {k: _redact_values(v, redactor, found) for k, v in value.items()}
     if isinstance(value, list):
@@ -280,7 +291,7 @@ def warn_skipped(report: ReadReport) -> None:
     if report.skipped:
         first = report.skipped[0]
         more = f" (and {len(report.skipped) - 1} more)" if len(report.skipped) > 1 else ""
-        print(f"stele: {first}{more}", file=sys.stderr)
+        say(f"stele: {first}{more}")
 
 
 def current_session(explicit: str | None = None) -> str | None:

@@ -16,7 +16,9 @@ from typing import Iterable, Protocol
 from ..errors import SteleError, UsageError
 from ..kinds import NOT_CONTEXT_RECORDS
 from ..lifecycle import inactive, standing_rules, withheld
+from ..neutralize import neutralize
 from ..record.model import Fact
+from ..redact import redact
 from .model import Budgets, Item, Skip, Snapshot
 
 NOT_RECORDS = NOT_CONTEXT_RECORDS  # work and documents reach a run as records only when named
@@ -51,6 +53,13 @@ def always_records(facts: Iterable[Fact], on: dt.date) -> list[Fact]:
     return standing_rules(facts, on)
 
 
+def deliverable(text: str) -> str:
+    """What a run may receive of `text`: redacted (code is copied from the working tree as it is, and a
+    snapshot is stored and sent to the agent) and neutralized (no escape or hidden character reaches
+    the agent or a terminal). Budgets count these bytes."""
+    return neutralize(redact(text).text)
+
+
 def record_text(fact: Fact, on: dt.date) -> str:
     labels = [f"priority {fact.priority}"] if fact.priority != "normal" else []
     if fact.status != "current":
@@ -60,7 +69,7 @@ def record_text(fact: Fact, on: dt.date) -> str:
         labels.append(why)
     head = f"[{fact.id}] {fact.kind}: {fact.title}" + (f" ({', '.join(labels)})" if labels else "")
     body = fact.body.strip("\n")
-    return f"{head}\n{body}\n" if body else head + "\n"
+    return deliverable(f"{head}\n{body}\n" if body else head + "\n")
 
 
 def _record_item(part: str, fact: Fact, on: dt.date) -> Item:
@@ -129,8 +138,9 @@ def code_text(chunk: Chunk, anchored_by: list[str]) -> str:
     if anchored_by:
         head += f" (anchored by {', '.join(anchored_by)})"
     code = chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
+    code = deliverable(code)
     fence = _fence(code)
-    return f"{head}\n{fence}\n{code}{fence}\n"
+    return deliverable(head) + f"\n{fence}\n{code}{fence}\n"
 
 
 def fit_code(candidates: Iterable[tuple[Chunk, list[str]]], limit: int) -> tuple[list[Item], list[Skip]]:
@@ -170,7 +180,7 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
             skipped.append(Skip("briefing", "*", f"{len(docs) - n} more current documents, past the "
                                                  f"{budgets.briefing_items}-item briefing budget"))
             break
-        item = Item("briefing", doc.id, f"- [{doc.id}] {doc.title}: {doc.summary_text}\n",
+        item = Item("briefing", doc.id, deliverable(f"- [{doc.id}] {doc.title}: {doc.summary_text}\n"),
                     {"title": doc.title, "summary": doc.summary_text})
         if used + item.size > budgets.briefing_bytes:
             why = f"{item.size} bytes, past the {budgets.briefing_bytes}-byte briefing budget"
@@ -199,7 +209,7 @@ def render_text(snap: Snapshot) -> str:
     task = snap.inputs.get("task")
     head = "Stele context snapshot"  # no run id: an unsaved snapshot has none to look up
     if task:
-        head += f" for {task['id']}: {task['title']}"
+        head += deliverable(f" for {task['id']}: {task['title']}")
     r_n, r_bytes = snap.used("always", "named", "ranked")
     c_n, c_bytes = snap.used("code")
     k_n, k_bytes = snap.used("briefing")

@@ -1,0 +1,206 @@
+"""Memory is untrusted input: what could steer a terminal or an agent is made visible, and reported.
+
+A fact merged from a pull request reaches every agent's context and every reviewer's terminal. Three
+things in it act without being seen: terminal control (ESC and C1 sequences that set the window
+title, clear the screen, or hide a link target behind OSC 8), invisible Unicode (zero-width
+characters, bidi overrides that reorder what a reviewer reads, the tag block U+E0000.. that spells
+ASCII no one sees but a model reads), and text addressed to the agent rather than about the project
+("ignore previous instructions", tool-call syntax). One module owns all three rules, so rendering
+(`neutralize`, called by every terminal, hook, MCP and web renderer) and review (`suspects`, called
+by `doctor` and `review`) cannot disagree about what is hidden.
+
+`neutralize` never deletes: each hidden or control character becomes visible text (`^[` for ESC,
+`<U+202E>` for an override, `<37 hidden characters>` for a run), so a person sees that something was
+there, and an agent reads it as inert text. Emoji sequences keep their joiners and variation
+selectors. ASCII text is checked with one regex and returned as is when clean.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+# Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
+# plus category Cf), written out so importing this module scans nothing. U+2028/2029 end lines in
+# JavaScript and some renderers, so they are shown too.
+_HIDDEN_RANGES = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff"
+)
+_CONTROL_RANGES = "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
+_UNSAFE_CLASS = f"[{_CONTROL_RANGES}{_HIDDEN_RANGES}]+"
+_ASCII_UNSAFE = re.compile(f"[{_CONTROL_RANGES}]")
+_JOINERS = "\u200c\u200d\ufe0e\ufe0f"  # legitimate inside emoji and Indic/Arabic words
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+_TAGS = (0xE0000, 0xE007F)
+
+
+@cache
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """Compiled on first use: a process that only renders clean ASCII compiles one small pattern."""
+    return re.compile(pattern, flags)
+
+
+def _allowed_joiner(text: str, start: int, end: int) -> bool:
+    """A lone joiner or variation selector between non-ASCII characters (an emoji sequence, a word in
+    a script that needs ZWNJ/ZWJ) is part of the text, not hidden text."""
+    if end - start != 1 or text[start] not in _JOINERS:
+        return False
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    if text[start] in "\ufe0e\ufe0f":
+        return bool(before) and (not before.isascii() or after == "\u20e3")
+    return bool(before) and bool(after) and not before.isascii() and not after.isascii()
+
+
+def _visible(run: str) -> str:
+    out: list[str] = []
+    hidden: list[str] = []
+
+    def flush() -> None:
+        if len(hidden) > 3:
+            out.append(f"<{len(hidden)} hidden characters>")
+        else:
+            out.extend(f"<U+{ord(c):04X}>" for c in hidden)
+        hidden.clear()
+
+    for c in run:
+        code = ord(c)
+        if code < 0x20 or code == 0x7F:
+            flush()
+            out.append("^" + chr(code ^ 0x40))  # caret notation: ESC is ^[, DEL is ^?
+        else:
+            hidden.append(c)
+    flush()
+    return "".join(out)
+
+
+def neutralize(text: str) -> str:
+    """`text` with every control and hidden character made visible; clean text comes back unchanged."""
+    if not text:
+        return text
+    if text.isascii():
+        if not _ASCII_UNSAFE.search(text):
+            return text
+        text = text.replace("\r\n", "\n")
+        return _ASCII_UNSAFE.sub(lambda m: _visible(m.group()), text)
+    unsafe = _rx(_UNSAFE_CLASS)
+    if not unsafe.search(text):
+        return text
+    text = text.replace("\r\n", "\n")
+    return unsafe.sub(lambda m: m.group() if _allowed_joiner(text, *m.span()) else _visible(m.group()), text)
+
+
+def neutralize_data(value: Any) -> Any:
+    """Every string inside `value` (JSON-like data: dicts, lists, tuples) neutralized."""
+    if isinstance(value, str):
+        return neutralize(value)
+    if isinstance(value, dict):
+        return {k: neutralize_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [neutralize_data(v) for v in value]
+    return value
+
+
+def is_clean(text: str) -> bool:
+    return neutralize(text) == text
+
+
+# ---- review: what `doctor` and `review` report -----------------------------------------------------
+
+@dataclass(frozen=True)
+class Suspect:
+    check: str      # hidden-character | escape-sequence | instruction-like | long-line
+    offset: int
+    message: str
+
+
+_ESCAPE = ((r"\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[PX^_][^\x1b]*(?:\x1b\\)?|.)?"
+              r"|[\x9b\x9d\x90\x98\x9e\x9f]"), re.DOTALL)
+_CONTROL = (r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x8f\x91-\x97\x99\x9a\x9c]|\r(?!\n)", 0)
+_ESCAPE_KINDS = {"[": "a CSI sequence (moves the cursor, clears the screen, recolours text)",
+                 "]": "an OSC sequence (sets the window title, writes the clipboard or hides a link target)",
+                 "P": "a DCS sequence", "X": "an SOS sequence", "^": "a PM sequence", "_": "an APC sequence"}
+
+# Text addressed to the agent rather than about the project. Any kind: injections and role or tool
+# syntax. Kinds that are not instructions: commands that destroy or send data away.
+_INJECTION = ((
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+(?:of\s+)?|any\s+|the\s+|your\s+|every\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|former|system|safety|original|your|all)\s+"
+    r"(?:instructions?|prompts?|rules|directions|guidelines|guardrails|context|messages)\b"
+    r"|\byou\s+are\s+now\s+(?:in\s+)?(?:a|an|the|dan|developer|jailbreak|unrestricted)\b"
+    r"|\bnew\s+(?:system\s+)?instructions\s*:"
+    r"|\b(?:reveal|print|repeat|leak|show)\s+(?:me\s+)?(?:the\s+|your\s+)?(?:system|hidden|initial)\s+prompt\b"
+    r"|\bdo\s+not\s+(?:tell|inform|alert|mention\s+(?:this\s+)?to)\s+the\s+(?:user|human|reviewer)\b"),
+    re.IGNORECASE)
+_ROLE_OR_TOOL = ((
+    r"</?(?:function_calls|invoke|parameter|tool_use|tool_call|tool_result|system|assistant|"
+    r"antml:[a-z_]+)\b[^>]{0,200}>"
+    r"|<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>"
+    r"|\[/?INST\]|<<SYS>>"
+    r"|^[ \t]*(?:Human|Assistant|System)\s*:"
+    r"|\"type\"\s*:\s*\"(?:tool_use|function_call|tool_call)\""
+    r"|\{\s*\"(?:name|tool|function)\"\s*:\s*\"[\w.-]+\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:"),
+    re.IGNORECASE | re.MULTILINE)
+_DANGEROUS = ((
+    r"\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\b"
+    r"|\b(?:curl|wget)\b[^\n|]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
+    r"|\bchmod\s+(?:-R\s+)?777\b|\bmkfs(?:\.\w+)?\s|\bdd\s+if=[^\n]{0,100}\bof=/dev/"
+    r"|:\(\)\s*\{\s*:\|:&\s*\};:"
+    r"|\bgit\s+push\s+(?:-f|--force)\b"
+    r"|\b(?:send|post|upload|exfiltrate|copy)\s+(?:the\s+|all\s+|your\s+|any\s+)*(?:secrets?|credentials?|tokens?|"
+    r"api\s+keys?|\.env|environment\s+variables|ssh\s+keys?)\s+to\b"
+    r"|\bexfiltrat"),
+    re.IGNORECASE)
+INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
+
+
+def _describe_hidden(run: str) -> str:
+    tags = [c for c in run if _TAGS[0] <= ord(c) <= _TAGS[1]]
+    if tags:
+        spelled = "".join(chr(ord(c) - 0xE0000) for c in tags if 0x20 <= ord(c) - 0xE0000 < 0x7F)
+        say = f" spelling {spelled[:60]!r}" if spelled else ""
+        return f"{len(tags)} invisible tag characters (U+E0000 block){say}"
+    if any(c in _BIDI for c in run):
+        return f"a bidirectional override ({', '.join(f'U+{ord(c):04X}' for c in run[:4])}) that reorders what is shown"
+    return f"{len(run)} invisible character{'s' if len(run) > 1 else ''} ({', '.join(f'U+{ord(c):04X}' for c in run[:4])})"
+
+
+def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> list[Suspect]:
+    """What in `text` could steer a terminal or an agent, with offsets to name the line. `kind` is
+    the fact's kind: instructions and constraints may tell an agent to run commands."""
+    found: list[Suspect] = []
+    escapes = []
+    for m in _rx(*_ESCAPE).finditer(text):
+        escapes.append(m.span())
+        lead = m.group()[1:2] if m.group().startswith("\x1b") else ""
+        what = _ESCAPE_KINDS.get(lead, "an escape sequence" if lead or m.group() != "\x1b" else "an ESC character")
+        found.append(Suspect("escape-sequence", m.start(), f"{what}: terminals act on it instead of showing it"))
+    for m in _rx(_UNSAFE_CLASS).finditer(text):
+        run = "".join(c for c in m.group() if not ("\x00" <= c <= "\x9f"))
+        if not run or _allowed_joiner(text, *m.span()):
+            continue
+        found.append(Suspect("hidden-character", m.start(), f"{_describe_hidden(run)}: a reviewer cannot see it, "
+                             "an agent reads it"))
+    for m in _rx(*_CONTROL).finditer(text):
+        if any(s <= m.start() < e for s, e in escapes):
+            continue  # the BEL that ends an OSC is part of it
+        found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
+    for rx, label in ((_INJECTION, "text addressed to the agent"), (_ROLE_OR_TOOL, "chat-role or tool-call syntax")):
+        for m in _rx(*rx).finditer(text):
+            found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): memory "
+                                 "is reference data, not instructions"))
+    if kind not in INSTRUCTION_KINDS:
+        for m in _rx(*_DANGEROUS).finditer(text):
+            found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
+                                 f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))
+    pos = 0
+    for line in text.split("\n"):
+        if len(line) > max_line:
+            found.append(Suspect("long-line", pos, f"a line of {len(line)} characters (over {max_line}): "
+                                 "a diff view hides what is past the edge"))
+        pos += len(line) + 1
+    return sorted(found, key=lambda s: s.offset)
