@@ -41,6 +41,7 @@ _COMPOUND = re.compile(r"\w*(?:_|[a-z][A-Z]|[A-Z][A-Z][a-z])\w*")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"\w+")
+RARITY_MIN_ITEMS = 100  # `rarity` treats a smaller record as this large (the rest holding none of the words)
 
 
 def expand(text: str) -> str:
@@ -139,17 +140,19 @@ class TextIndex:
         return out
 
     def rarity(self, terms: Sequence[str]) -> dict[str, tuple[float, int]]:
-        """Each term's IDF over the whole index and its document frequency (the most of any field). A
-        term no item holds weighs as much as one that a single item holds: rare words say most about
-        what a prompt is about, and a word the record never uses says it is about something else."""
+        """Each term's IDF over the whole index, and its document frequency (the most of any field). Rare
+        words say most about what a prompt is about, and a word no item holds weighs most of all: it
+        says the prompt is about something the record does not know. The count of items is taken as at
+        least RARITY_MIN_ITEMS: in a record of three facts every word is rare, and raw IDF would weigh a
+        word the record lacks twice one it holds, so a fact's own question would not cover it."""
         import math
 
         searcher = self.index.searcher()
-        n = searcher.num_docs
+        n = max(searcher.num_docs, RARITY_MIN_ITEMS)
         out = {}
         for term in dict.fromkeys(terms):
             df = max(searcher.doc_freq(field, term) for field in SEARCH_FIELDS)
-            out[term] = (math.log(1 + (n - max(df, 1) + 0.5) / (max(df, 1) + 0.5)), df)
+            out[term] = (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
         return out
 
     def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = ()
