@@ -25,3 +25,12 @@ def test_lines_cut_at_a_line_and_end_in_the_mark():
 def test_chars_keep_exactly_the_promised_count():
     assert textcut.chars("abcdef", 3, " [...]") == "abc [...]"
     assert textcut.chars("abc", 3, " [...]") == "abc"
+
+
+def test_ends_keep_the_beginning_and_the_end_of_a_long_text():
+    text = "question first " + "log line " * 1000 + "and the question last"
+    cut = textcut.ends(text, 200)
+    head, tail = cut.split("\n...\n")
+    assert head.startswith("question first") and tail.endswith("the question last")
+    assert len(head) + len(tail) <= 200 and not head.endswith(" ") and " " not in (tail[0], head[-1])
+    assert textcut.ends("short", 200) == "short"

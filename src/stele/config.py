@@ -35,7 +35,17 @@ retrieval:
   min_prompt_chars: 25      # shorter prompts inject nothing unless they name an id
   max_seeds: 10             # search hits the walk starts from
   min_seed_strength: 0.15   # ...each matching at least this share of the best hit's strength
+  # A search hit is a seed only if it matches the prompt well in absolute terms, by either floor;
+  # when none does, nothing is injected (mode "no_match"). Calibrated on prompts on and off three
+  # records (docs/retrieval.md, "The relevance floors"); `stele why` shows what missed them.
+  text_floor: 0.35          # full text: the hit holds this share of the prompt's content words,
+                            #   each weighted by its rarity in the record (1: all of them)
+  vector_floor: 0.6         # embeddings: cosine to the prompt, for the bundled model (unrelated
+                            #   pairs average ~0.2, related ~0.6); another model needs its own
+  seed_support: 0.65        # once one hit reaches a floor, further seeds need this share of the
+                            #   way to one (a fact bearing on one part of a two-part question)
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
+  window_cut: 0.4           # entries scoring under this share of the best entry's score are cut
   walk_depth: 1             # hops walked from each seed, both edge directions
   callout_hops: 2           # a risk this many causal hops from a seed is called out
   callout_strength: 0.4     # ...from seeds matching at least this well (the best seed is 1.0)
@@ -48,7 +58,8 @@ retrieval:
   strong_match: 0.6         #   words could score, the embeddings lead the fusion; from strong_match on,
                             #   BM25 alone (the embeddings are not consulted)
   title_boost: 0.5          # BM25 boost of the title field (body 1.0, tags 1.0, anchors 0.5)
-  seed_match: 3.0           # score added to a seed for its match strength (fused score / best fused score)
+  seed_match: 6.0           # score added to a seed for its match strength (fused score / best fused score):
+                            #   twice the heaviest kind, so a strong match outranks a weak one of any kind
   walk_inherit: 0.5         # share of its seed's match term a walked fact inherits (relation weights
                             #   also count in proportion to how well that seed matched)
   hop_penalty: 0.5          # subtracted per hop walked
@@ -266,7 +277,8 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "retrieval.callout_hops": (0, 10), "retrieval.callout_strength": (0, 1), "retrieval.max_callouts": (0, None),
     "retrieval.session_entries": (0, None), "retrieval.rrf_k": (0, None), "retrieval.bm25_weight": (0, None),
     "retrieval.vector_weight": (0, None), "retrieval.weak_match": (0, 1), "retrieval.strong_match": (0, 1),
-    "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.walk_inherit": (0, 1),
+    "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.text_floor": (0, 1),
+    "retrieval.vector_floor": (-1, 1), "retrieval.seed_support": (0, 1), "retrieval.window_cut": (0, 1), "retrieval.walk_inherit": (0, 1),
     "retrieval.hop_penalty": (0, None), "retrieval.session_penalty": (0, None),
     "retrieval.walk_budget_ms": (0, None), "retrieval.hook_budget_ms": (1, None),
     "snapshot.records_bytes": (1, None), "snapshot.records_count": (1, None),

@@ -10,7 +10,7 @@ from .plain import dataclass
 LIFECYCLE_STATUSES = ("current", "draft", "reviewed", "superseded", "retired")
 TASK_STATUSES = ("open", "in-progress", "blocked", "done", "cancelled")
 DELIVERIES = ("always", "ranked", "manual")
-PRIORITIES = ("critical", "high", "normal", "low")
+PRIORITIES = ("critical", "high", "normal", "low")  # the priority order, most urgent first
 TITLE_MAX = 120  # characters; longer titles are cut (index, derived titles) or refused (a given title)
 
 
@@ -82,3 +82,14 @@ DECLARABLE_RELATIONS = tuple(r for r in RELATIONS if r != "mentions")
 ENDED_STATUSES = frozenset({"superseded", "retired"})
 # ...and with finished work: what no longer blocks anything or needs watching in code.
 CLOSED_STATUSES = ENDED_STATUSES | {"done", "cancelled"}
+# Work items: tasks and the containers they roll up into.
+WORK_KINDS = ("task", *sorted(CONTAINERS))
+# Never copied into a run as a context record unless named by id: work (task progress stays with the
+# task) and knowledge (documents are pulled, not pushed: the briefing carries their titles).
+NOT_CONTEXT_RECORDS = frozenset({*WORK_KINDS, "document"})
+
+
+def priority_rank(priority: str | None) -> int:
+    """The priority order as a sort key: 0 for critical .. 3 for low. A missing or unknown priority
+    ranks as normal (a hand-edited file may hold anything; the parser reports it, sorting must not)."""
+    return PRIORITIES.index(priority) if priority in PRIORITIES else PRIORITIES.index("normal")

@@ -1,7 +1,15 @@
-"""When a fact stops being pushed at agents: expiry, retirement, supersession, overdue review.
+"""When a fact is pushed at agents, and when it stops: the delivery rules, in one place.
 
-Ended facts are never auto-injected (recall, hooks, `always` delivery) but explicit search and `show`
-still find them. `STELE_TODAY=YYYY-MM-DD` pins the date so evaluations and tests are reproducible.
+- `inactive`: expired, retired, superseded or overdue for review. Never auto-injected (recall, hooks,
+  `always` delivery), but `stele search --all` and `show` still find it.
+- `withheld`: everything retrieval must not deliver unasked: the inactive, `delivery: manual` facts
+  (only a named id brings one) and closed work (done and cancelled tasks).
+- `is_standing_rule` / `standing_rules`: what every session and every run receives whole, in the
+  priority order. The session-start hook and `stele context` both call it, so they cannot disagree.
+
+Each takes a Fact or an index node alike (both have kind, status, delivery, priority and dates), so the
+hooks can answer from the catalog without parsing the record. `STELE_TODAY=YYYY-MM-DD` pins the date
+so evaluations and tests are reproducible.
 """
 from __future__ import annotations
 
@@ -12,9 +20,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from .errors import SteleError
-from .kinds import ENDED_STATUSES
+from .kinds import ENDED_STATUSES, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
 
 TODAY_ENV = "STELE_TODAY"
+MANUAL = "delivery manual"
 _pinned: list[dt.date] = []  # set by `pinned()` (a case file's `today:`), innermost last
 
 
@@ -69,3 +78,44 @@ def inactive_reason(status: str, expires: dt.date | None, review_after: dt.date 
     if review_after is not None and review_after < on:
         return f"review overdue since {review_after.isoformat()}"
     return None
+
+
+def withheld(item: Any, on: dt.date, reached_by_edge: bool = False) -> str | None:
+    """Why retrieval must not deliver `item` unasked, or None when it may. Naming its id overrides
+    all of these (the caller checks that first).
+
+    A done task is history: matching the prompt's words does not bring it, but an edge from a fact
+    that does match (`reached_by_edge`) may, and it is labelled done. A cancelled task is an
+    abandoned plan and never comes unasked."""
+    why = inactive(item, on)
+    if why:
+        return why
+    if getattr(item, "delivery", "") == "manual":
+        return MANUAL
+    if item.kind in WORK_KINDS and item.status in ("done", "cancelled"):
+        return None if reached_by_edge and item.status == "done" else item.status
+    return None
+
+
+def is_standing_rule(item: Any, on: dt.date) -> bool:
+    """Delivered whole to every session and every run: a rule (`is_rule`) not expired or overdue."""
+    return is_rule(item) and inactive(item, on) is None
+
+
+def is_rule(item: Any) -> bool:
+    """`delivery: always`, current (drafts and proposals are not rules yet), and a context record:
+    never work (task progress stays with the task) and never a document, even one marked `always`
+    (knowledge is pulled, not pushed: a run gets its title and summary in the briefing, and reads it
+    when needed). Whether the calendar lets it be delivered today is `inactive`'s to say."""
+    return (getattr(item, "source", None) != "session" and item.delivery == "always"
+            and item.status == "current" and item.kind not in NOT_CONTEXT_RECORDS)
+
+
+def rule_order(item: Any) -> tuple:
+    """Critical first, then the heavier kind, then the id: the same record always gives the same order."""
+    kind = KINDS.get(item.kind)
+    return (priority_rank(item.priority), -(kind.weight if kind else 0), item.id)
+
+
+def standing_rules(items: Any, on: dt.date) -> list[Any]:
+    return sorted((i for i in items if is_standing_rule(i, on)), key=rule_order)

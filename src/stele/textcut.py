@@ -48,3 +48,20 @@ def chars(text: str, limit: int, mark: str) -> str:
     """The first `limit` characters of `text`, then `mark` (the mark is not counted: a fidelity of
     2000 characters keeps 2000)."""
     return text if len(text) <= limit else text[:limit] + mark
+
+
+def ends(text: str, limit: int, mark: str = "\n...\n") -> str:
+    """The beginning and the end of `text`, `limit` characters together, with `mark` where the middle
+    was (uncounted): a long paste is usually a question before or after a log, and both ends matter.
+    Each end is cut at a word boundary when one is near."""
+    if len(text) <= limit:
+        return text
+    half = max(0, limit // 2)
+    head, tail = text[:half], text[len(text) - half:]
+    space = head.rfind(" ")
+    if space >= half * 3 // 4:
+        head = head[:space]
+    space = tail.find(" ")
+    if 0 <= space <= half // 4:
+        tail = tail[space + 1:]
+    return head.rstrip() + mark + tail.lstrip()

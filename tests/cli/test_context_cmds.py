@@ -210,3 +210,43 @@ def test_without_stele_init_context_sends_the_rules_and_creates_no_index(plain_r
         parts = json.loads(r.out)["parts"]
         assert [i["key"] for i in parts["always"]] == ["INS-AAAA"] and parts["code"] == []
         assert not (plain_repo / ".stele").exists()
+
+
+def test_the_session_start_hook_and_context_deliver_the_same_standing_rules(repo):
+    """One predicate (`lifecycle.is_standing_rule`): a document marked `always` is knowledge, pulled
+    through the briefing, for the hook as for a snapshot (the hook used to push it as a rule)."""
+    write_fact(repo, "INS-0001", "instruction", "Open a pull request for every change", priority="low")
+    write_fact(repo, "CON-0002", "constraint", "Python 3.11 is the floor", delivery="always",
+               priority="critical")
+    write_fact(repo, "DOC-0003", "document", "How releases are cut", "The release runbook.",
+               delivery="always", status="current")
+    write_fact(repo, "TASK-0004", "task", "Cut the release", delivery="always")
+    write_fact(repo, "DEC-0005", "decision", "A draft decision", delivery="always", status="draft")
+    snap = context()
+    delivered = [i["key"] for i in snap["parts"]["always"]]
+    assert delivered == ["CON-0002", "INS-0001"]
+    assert [i["key"] for i in snap["parts"]["briefing"]] == ["DOC-0003"]
+    r = invoke("hook", "session-start", input=json.dumps({"session_id": "s1", "source": "startup"}))
+    assert r.code == 0
+    hook_rules = r.out.split("Standing instructions and constraints:")[1].split("Open tasks:")[0]
+    shown = [fid for fid in ("CON-0002", "INS-0001", "DOC-0003", "TASK-0004", "DEC-0005") if fid in hook_rules]
+    assert shown == delivered
+
+
+def test_ranked_records_and_code_must_bear_on_the_task_and_always_rules_bring_no_code(repo):
+    """The relevance test of recall, piece by piece of the task: a task the record has nothing on
+    gets its rules and nothing ranked; the code an `always` rule anchors comes only when it matches."""
+    ids = _project_with_code(repo)
+    (repo / "Makefile").write_text("verify:\n\tgo vet ./...\n\tgolangci-lint run\n")
+    git(repo, "add", "-A")
+    make = remember("Run make verify before pushing.", "--kind", "instruction", "--anchor", "Makefile")
+    other = remember("Translate the marketing site into Portuguese and Spanish.", "--kind", "task",
+                     "--title", "Translate the marketing site")
+    snap = context("--task", other)
+    assert sorted(i["key"] for i in snap["parts"]["always"]) == sorted([ids["rule"], make])
+    assert snap["parts"]["ranked"] == [] and snap["parts"]["code"] == []
+    login = context("--task", ids["task"])
+    ranked = [i["key"] for i in login["parts"]["ranked"]]
+    assert ids["dec"] in ranked and ids["unrelated"] not in ranked
+    assert not any(c["path"] == "Makefile" for c in login["parts"]["code"])
+    assert any(c["path"] == "Makefile" for c in context("--prompt", "what does make verify run?")["parts"]["code"])

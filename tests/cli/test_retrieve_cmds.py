@@ -78,7 +78,7 @@ def test_damaged_index_files_cost_one_line_on_stderr(record):
     (rows,) = (record / ".stele/index/vectors").glob("*/rows.i8")
     rows.write_bytes(b"garbage")
     r = invoke("recall", "--json", "zzz nothing in the record matches these words at all")
-    assert r.code == 0 and json.loads(r.out)["mode"] == "hybrid"  # embedded again
+    assert r.code == 0 and json.loads(r.out)["mode"] == "no_match"  # embedded again; nothing passed the floors
     assert len(r.err.splitlines()) == 1 and "vectors the index names" in r.err
     (record / ".stele/index/catalog.sqlite").write_bytes(b"garbage" * 50)
     r = invoke("recall", "--json", "how do payment retries back off after a failure?")

@@ -51,3 +51,14 @@ def test_an_id_named_in_the_prompt_is_shown_whole():
     body = "Line one.\n\nLine two with detail."
     text = recall_text(sample(body=body))
     assert "    Line one.\n\n    Line two with detail.\n" in text
+
+
+def test_a_named_id_comes_whole_within_the_budget_and_cut_only_when_it_cannot_fit():
+    """Its body used to be cut at 960 characters however much of the 9,000 was unused."""
+    body = "\n".join(f"Paragraph {n}: " + "detail " * 40 for n in range(15))  # ~4,400 characters
+    text = recall_text(sample(body=body), max_chars=9000)
+    assert len(body) > 4000 and "Paragraph 14: " in text and text.count("detail") == 15 * 40
+    assert "LESSON LSN-0000" in text  # the entries after it keep their place
+    tight = recall_text(sample(body=body), max_chars=2500)
+    assert len(tight) <= 2500 and "Paragraph 0: " in tight and "Paragraph 14: " not in tight
+    assert "not everything" in tight

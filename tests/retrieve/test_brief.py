@@ -59,4 +59,14 @@ def test_brief_text_keeps_text_for_the_best_points_and_counts_the_rest():
 
 def test_brief_text_when_the_record_has_nothing():
     text = brief_text(Brief("zebras", [], searches=4))
-    assert "nothing on this" in text and "4 searches" in text
+    assert text.startswith('The record has nothing on "zebras"') and "4 searches" in text
+
+
+def test_a_question_the_record_has_nothing_on_gets_no_points_and_says_so(repo, no_model):
+    """Every search of a briefing applies the relevance floors: no briefing built from noise."""
+    write_sample_record(repo)
+    b = brief(Project(repo), "write a haiku about autumn leaves drifting across a quiet pond")
+    assert b.points == [] and b.risks == [] and b.nothing and b.as_dict()["nothing"] is True
+    assert brief_text(b).startswith("The record has nothing on")
+    on = brief(Project(repo), "why does the rate limiter run before the auth middleware?")
+    assert not on.nothing and on.as_dict()["nothing"] is False

@@ -22,3 +22,24 @@ def test_a_long_prompt_is_searched_and_its_paths_become_anchor_queries():
 def test_path_detection_ignores_urls_and_mail_addresses():
     assert prompt_paths("see https://example.com/a/b.html or mail support@stripe.com") == []
     assert prompt_paths("crash in web/src/checkout/CheckoutForm.tsx") == ["web/src/checkout/CheckoutForm.tsx"]
+
+
+def test_a_huge_paste_is_analysed_by_its_ends_while_ids_and_paths_come_from_all_of_it():
+    """A 5 MB paste used to spend the whole hook budget in analysis and inject nothing."""
+    from stele.retrieve.gate import ANALYSIS_CHARS
+
+    paste = "why does this traceback happen?\n" + "  File lib/x.py line 1 in f\n" * 200_000
+    prompt = paste + "it started after DEC-AGHA changed src/shop/payments/retry.py; see also task-8592"
+    assert len(prompt) > 5_000_000
+    g = check(prompt, [], 25)
+    assert len(g.text) <= ANALYSIS_CHARS + len("\n...\n")
+    assert g.text.startswith("why does this traceback happen?") and g.text.endswith("task-8592")
+    assert g.ids == ["DEC-AGHA", "TASK-8592"]
+    assert g.named_paths == ["lib/x.py", "src/shop/payments/retry.py"]
+
+
+def test_the_paths_of_one_prompt_are_bounded_first_and_last_kept():
+    from stele.retrieve.gate import MAX_NAMED_PATHS
+
+    names = prompt_paths(" ".join(f"src/m{n}.py" for n in range(500)))
+    assert len(names) == MAX_NAMED_PATHS and names[0] == "src/m0.py" and names[-1] == "src/m499.py"

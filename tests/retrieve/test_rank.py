@@ -18,12 +18,22 @@ def test_seed_and_walked_scores_follow_the_documented_formula():
     reached = {"LSN": [Via("DEC", "caused-by", 1, False, "DEC")],
                "EPIC": [Via("TASK", "blocks", 1, False, "TASK")]}
     scored = score_all(seeds, reached, nodes, S)
-    assert scored["DEC"].score == 3 + 3.0                       # kind + seed_match x strength
-    assert scored["TASK"].score == 1 + 3.0 * 0.5
-    assert scored["LSN"].score == 2 + 2 - 0.5 + 0.5 * 3.0 * 1.0  # kind + relation - hop + inherited match
-    assert scored["EPIC"].score == -3 + 3 * 0.5 - 0.5 + 0.5 * 3.0 * 0.5  # both scaled by the seed's strength
-    assert scored["LSN"].parts == {"kind": 2, "relation": 2, "hops": -0.5, "seed": 1.5}
+    m = S.seed_match
+    assert scored["DEC"].score == 3 + m                         # kind + seed_match x strength
+    assert scored["TASK"].score == 1 + m * 0.5
+    assert scored["LSN"].score == 2 + 2 - 0.5 + 0.5 * m * 1.0    # kind + relation - hop + inherited match
+    assert scored["EPIC"].score == -3 + 3 * 0.5 - 0.5 + 0.5 * m * 0.5  # both scaled by the seed's strength
+    assert scored["LSN"].parts == {"kind": 2, "relation": 2, "hops": -0.5, "seed": 0.5 * m}
     assert scored["LSN"].via.from_id == "DEC" and scored["DEC"].via is None
+
+
+def test_a_strong_match_outranks_a_weak_one_of_a_heavier_kind():
+    """Match quality counts at least as much as kind: a note matching best beats a decision matching
+    at a third of it (the match term spans twice the kind weights' range)."""
+    nodes = {"DEC": node("DEC", "decision"), "NOTE": node("NOTE", "note")}
+    scored = score_all([Seed("NOTE", 1.0, ORIGIN_TEXT), Seed("DEC", 0.34, ORIGIN_TEXT)], {}, nodes, S)
+    assert [x.id for x in order(list(scored.values()))] == ["NOTE", "DEC"]
+    assert scored["NOTE"].parts == {"kind": 1, "match": S.seed_match}
 
 
 def test_containers_sink_below_the_child_that_blocks_them():
@@ -37,7 +47,7 @@ def test_a_seed_reached_from_another_seed_keeps_via_null_at_its_better_score():
     nodes = {"EPIC": node("EPIC", "epic"), "TASK": node("TASK", "task")}
     seeds = [Seed("EPIC", 1.0, ORIGIN_ID), Seed("TASK", 0.1, ORIGIN_TEXT)]
     scored = score_all(seeds, {"TASK": [Via("EPIC", "blocks", 1, True, "EPIC")]}, nodes, S)
-    assert scored["TASK"].via is None and scored["TASK"].score == 1 + 3 - 0.5 + 1.5
+    assert scored["TASK"].via is None and scored["TASK"].score == 1 + 3 - 0.5 + S.walk_inherit * S.seed_match
 
 
 def test_named_ids_come_first_and_session_entries_after_every_committed_fact():
@@ -53,11 +63,14 @@ def scored(i, score, source="committed"):
     return Scored(i, node(i, "note", source), score)
 
 
+FULL = plain.replace(S, window_cut=0.0)  # the cap alone, nothing trimmed for relevance
+
+
 def test_the_cap_keeps_room_for_callouts_and_session_slots():
     ranked = [scored(f"N{n}", 10 - n / 10) for n in range(30)]
     ranked += [scored(f"S-{n}", -1, "session") for n in range(6)]
     risks = [scored(f"R{n}", 1) for n in range(3)]
-    w = cap(ranked, risks, S)
+    w = cap(ranked, risks, FULL)
     assert len(w.risks) == 3 and len(w.risks) + len(w.entries) == 20
     assert [x.id for x in w.entries if x.id.startswith("S-")] == ["S-0", "S-1", "S-2", "S-3"]  # 4 slots
     assert [x.id for x in w.entries][:13] == [f"N{n}" for n in range(13)]
@@ -66,10 +79,22 @@ def test_the_cap_keeps_room_for_callouts_and_session_slots():
 
 def test_the_cap_is_never_above_twenty_and_callouts_are_capped():
     many = [scored(f"R{n}", 1) for n in range(9)]
-    w = cap([scored(f"N{n}", 1) for n in range(40)], many, plain.replace(S, max_entries=20))
+    w = cap([scored(f"N{n}", 1) for n in range(40)], many, plain.replace(FULL, max_entries=20))
     assert len(w.risks) == S.max_callouts and len(w.risks) + len(w.entries) == 20
 
 
 def test_unused_committed_room_goes_to_more_session_entries():
-    w = cap([scored("N0", 5)] + [scored(f"S-{n}", 0, "session") for n in range(8)], [], S)
+    w = cap([scored("N0", 5)] + [scored(f"S-{n}", 0, "session") for n in range(8)], [], FULL)
     assert len(w.entries) == 9
+
+
+def test_entries_far_below_the_best_are_cut_so_the_window_is_not_padded():
+    """The window is as large as relevance supports: under `window_cut` of the best score is cut
+    (a session entry judged before its penalty), named ids never are, callouts are not entries."""
+    named = Scored("DEC-OLD", node("DEC-OLD", "decision"), -2.0, seed=Seed("DEC-OLD", 1.0, ORIGIN_ID))
+    ranked = [named, scored("A", 9.0), scored("B", 4.0), scored("C", 3.0), scored("S-1", 0.0, "session"),
+              scored("S-2", -2.0, "session")]
+    w = cap(ranked, [scored("R1", 0.5)], plain.replace(S, window_cut=0.4, session_penalty=4.0))
+    assert [x.id for x in w.entries] == ["DEC-OLD", "A", "B", "S-1"]  # 3.0 < 0.4 x 9; S-2 merits 2
+    assert [x.id for x in w.risks] == ["R1"] and {x.id for x in w.trimmed} == {"C", "S-2"} and not w.cut
+    assert len(cap([scored(f"N{n}", 5.0) for n in range(30)], [], S).entries) == 20  # the cap still holds

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import say
-from ..kinds import KINDS, PRIORITIES
+from ..lifecycle import rule_order
 from ..project import Project
 from ..render.facts import Line
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from ..index.catalog import Catalog, Node
 
 OPEN_TASK_STATUSES = ("in-progress", "blocked", "open")
-_PRIORITY_RANK = {p: i for i, p in enumerate(PRIORITIES)}
 
 
 class _AsIs:
@@ -75,21 +74,17 @@ def _first_warning() -> Callable[[str], None]:
 
 
 def _pushable(nodes: Iterable[Node]) -> list[Node]:
-    from ..lifecycle import inactive, today
+    from ..lifecycle import today, withheld
 
     on = today()
-    return [n for n in nodes if n.source == "committed" and inactive(n, on) is None]
-
-
-def _order(n: Node) -> tuple[int, float, str]:
-    weight = KINDS[n.kind].weight if n.kind in KINDS else 0
-    return (_PRIORITY_RANK.get(n.priority or "normal", 2), -weight, n.id)
+    return [n for n in nodes if n.source == "committed" and withheld(n, on) is None]
 
 
 def always(index: Opened) -> list[Line]:
-    """Current facts with `delivery: always` (drafts and proposals are not standing rules), whole."""
-    nodes = sorted((n for n in _pushable(index.catalog.committed_where("delivery", "always"))
-                    if n.status == "current"), key=_order)
+    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole."""
+    from ..lifecycle import standing_rules, today
+
+    nodes = standing_rules(index.catalog.committed_where("delivery", "always"), today())
     return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
 
 
@@ -102,7 +97,7 @@ def open_tasks(index: Opened, project: Project) -> list[Line]:
     me = Identity.current()
     tasks = [n for n in index.catalog.committed_where("kind", "task") if n.status in OPEN_TASK_STATUSES]
     mine = {n.id for n in tasks if n.id in held and me.matches(held[n.id])}
-    tasks.sort(key=lambda n: (n.id not in mine, OPEN_TASK_STATUSES.index(n.status), _order(n)))
+    tasks.sort(key=lambda n: (n.id not in mine, OPEN_TASK_STATUSES.index(n.status), rule_order(n)))
     out = []
     for n in tasks:
         status = n.status if n.status != "open" else ""
@@ -121,5 +116,5 @@ def anchored(index: Opened, paths: Iterable[str],
     ids = {i for i, path, symbol, _ in index.catalog.anchored(list(paths))
            if symbol is None or touches is None or touches(path, symbol)}
     nodes = [n for n in _pushable(index.catalog.nodes(ids).values()) if n.kind != "task"]
-    nodes.sort(key=lambda n: (n.kind != "risk", _order(n)))
+    nodes.sort(key=lambda n: (n.kind != "risk", rule_order(n)))
     return [Line(n.id, n.kind, n.title, n.status, n.excerpt or n.summary) for n in nodes]

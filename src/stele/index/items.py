@@ -70,13 +70,10 @@ def _iso(value) -> str | None:
 
 
 def from_fact(fact: Fact) -> Item:
-    declared = fact.targets()
-    joined = {dst for _, dst in declared}
-    edges = declared + [("mentions", m) for m in fact.mentions if m not in joined]
     return Item(
         id=fact.id, source=COMMITTED, kind=fact.kind, title=fact.title, body=fact.body.strip(),
         path=fact.path, status=fact.status, priority=fact.priority, delivery=fact.delivery,
-        tags=list(fact.tags), anchors=list(fact.anchors), edges=edges, created=_iso(fact.created),
+        tags=list(fact.tags), anchors=list(fact.anchors), edges=fact.edges(), created=_iso(fact.created),
         expires=_iso(fact.expires), review_after=_iso(fact.review_after), summary=fact.summary or "",
         needs_review=fact.needs_review,
     )

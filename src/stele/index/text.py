@@ -22,6 +22,11 @@ from .items import Item
 
 TOKENIZER = "stele_code"
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
+# Words that say nothing about what a prompt is about (the Snowball project's English stop list, plus
+# the pieces `\w+` leaves of its contractions). The analyzer keeps most of them, which suits BM25
+# (their IDF is small where they are common); but in a record that never says "why" or "should", a
+# question word would weigh as much as the rarest term when judging how much of a prompt a hit covers.
+FUNCTION_WORDS = frozenset(["i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "they", "them", "their", "theirs", "themselves", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "would", "should", "could", "ought", "a", "an", "the", "and", "but", "if", "or", "because", "as", "until", "while", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "can", "will", "just", "cannot", "let", "s", "t", "d", "ll", "m", "re", "ve", "isn", "aren", "wasn", "weren", "hasn", "haven", "hadn", "doesn", "don", "didn", "won", "wouldn", "shan", "shouldn", "couldn", "mustn"])
 # Words worth splitting: snake_case, camelCase, ACRONYMWords. Everything else is left to the tokenizer.
 # Words are found first (`\w+` cannot backtrack), then tested: a pattern that looks for the marks and
 # the word around them in one go (`\w*(?:_|...)\w*`) retries from every position of a run of word
@@ -32,6 +37,7 @@ _MARKS = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 WORD_MAX = 256
+RARITY_MIN_ITEMS = 100  # `rarity` treats a smaller record as this large (the rest holding none of the words)
 
 
 def expand(text: str) -> str:
@@ -92,9 +98,61 @@ class TextIndex:
         self.analyzer = _analyzer()
         self.index.register_tokenizer(TOKENIZER, self.analyzer)
         self.schema = self.index.schema
+        self._function: frozenset[str] | None = None
 
     def terms(self, text: str) -> list[str]:
         return self.analyzer.analyze(expand(text))
+
+    def content_words(self, text: str) -> list[tuple[str, ...]]:
+        """The distinct words of `text` that can say what it is about (function words left out), each
+        as the terms that stand for it: its own term, then for a compound identifier the terms of its
+        parts (`processed_events` -> processed_events, processed, events). A document holds the word
+        when it holds the term or every part: documents are indexed with their parts, so `OpenSearch`
+        in a prompt meets `open search` in a fact, and counts as one word of the prompt, not three."""
+        if self._function is None:
+            self._function = frozenset(t for w in FUNCTION_WORDS for t in self.analyzer.analyze(w))
+        out: dict[str, tuple[str, ...]] = {}
+        for word in dict.fromkeys(_WORD.findall(text)):
+            own = [t for t in self.analyzer.analyze(word) if t not in self._function]
+            if not own or own[0] in out:
+                continue
+            parts = [t for t in self.analyzer.analyze(expand(word))[len(own):] if t not in self._function]
+            out[own[0]] = tuple(dict.fromkeys([own[0], *parts]))
+        return list(out.values())
+
+    def holders(self, terms: Sequence[str], ids: Sequence[str]) -> dict[str, set[str]]:
+        """Which of the items `ids` hold each of `terms` in any search field: one query per term over
+        those items only (what BM25 matched, title, body, tags and anchors alike)."""
+        import tantivy
+
+        Q, Occur = tantivy.Query, tantivy.Occur
+        searcher = self.index.searcher()
+        only = Q.term_set_query(self.schema, "id", list(ids))
+        at = {(a.segment_ord, a.doc): searcher.doc(a)["id"][0]
+              for _, a in searcher.search(only, limit=max(1, len(ids)), count=False).hits}
+        out: dict[str, set[str]] = {}
+        for term in terms:
+            anywhere = Q.boolean_query([(Occur.Should, Q.term_query(self.schema, f, term)) for f in SEARCH_FIELDS])
+            query = Q.boolean_query([(Occur.Must, anywhere), (Occur.Must, only)])
+            hits = searcher.search(query, limit=max(1, len(at)), count=False).hits
+            out[term] = {at[(a.segment_ord, a.doc)] for _, a in hits if (a.segment_ord, a.doc) in at}
+        return out
+
+    def rarity(self, terms: Sequence[str]) -> dict[str, tuple[float, int]]:
+        """Each term's IDF over the whole index, and its document frequency (the most of any field). Rare
+        words say most about what a prompt is about, and a word no item holds weighs most of all: it
+        says the prompt is about something the record does not know. The count of items is taken as at
+        least RARITY_MIN_ITEMS: in a record of three facts every word is rare, and raw IDF would weigh a
+        word the record lacks twice one it holds, so a fact's own question would not cover it."""
+        import math
+
+        searcher = self.index.searcher()
+        n = max(searcher.num_docs, RARITY_MIN_ITEMS)
+        out = {}
+        for term in dict.fromkeys(terms):
+            df = max(searcher.doc_freq(field, term) for field in SEARCH_FIELDS)
+            out[term] = (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
+        return out
 
     def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = ()
                ) -> list[tuple[str, float]]:

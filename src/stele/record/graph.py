@@ -39,7 +39,5 @@ class Graph:
 
 
 def edges_of(fact: Fact, known: dict[str, Fact] | set[str]) -> list[Edge]:
-    edges = [Edge(fact.id, rel, dst) for rel, dst in fact.targets()]
-    joined = {e.dst for e in edges}
-    edges += [Edge(fact.id, "mentions", m) for m in fact.mentions if m in known and m not in joined]
-    return edges
+    """`Fact.edges`, with mentions only of facts in `known` (a body may name an id that does not exist)."""
+    return [Edge(fact.id, rel, dst) for rel, dst in fact.edges() if rel != "mentions" or dst in known]

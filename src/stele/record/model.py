@@ -86,6 +86,14 @@ class Fact:
         """Declared edges as (relation, target id)."""
         return [(rel, t) for rel, ids in self.links.items() for t in ids]
 
+    def edges(self) -> list[tuple[str, str]]:
+        """Every edge this fact starts, as (relation, target id): its declared links as written, then a
+        `mentions` edge to each id its body names that no declared link already joins. The record's
+        graph and the index both read a fact's edges here."""
+        declared = self.targets()
+        joined = {dst for _, dst in declared}
+        return declared + [("mentions", m) for m in self.mentions if m not in joined]
+
     def to_meta(self) -> dict[str, Any]:
         """Frontmatter for this fact: the original keys and order, known fields overwritten."""
         meta: dict[str, Any] = dict(self.doc.meta) if self.doc else {}

@@ -64,7 +64,9 @@ def recall_text(result: Recall, max_chars: int = 9000, excerpt_chars: int = 240)
 
     Within `max_chars`: the callout and the closing reminder always; then entries in rank order, each
     with its excerpt if the titles of the next few entries still fit after it, else shorter, else as
-    its title line alone; what does not fit at all is counted in a last line."""
+    its title line alone; what does not fit at all is counted in a last line. An id named in the
+    prompt comes whole (all of its text, however long) when the budget holds it, and otherwise with as
+    much of it as the budget leaves after the titles of the next few entries."""
     if not result.entries and not result.risks:
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
@@ -80,8 +82,12 @@ def recall_text(result: Recall, max_chars: int = 9000, excerpt_chars: int = 240)
     shown = 0
     for n, e in enumerate(result.entries):
         later = sum(titles[n + 1:n + 1 + TITLE_ROOM])
-        width = 4 * excerpt_chars if e.body else excerpt_chars  # an id named in the prompt: its body
-        for block in (_entry_lines(e, width), _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
+        if e.body:  # an id named in the prompt: whole when it fits, else as much as the budget leaves
+            room = budget - _size(body) - later - titles[n] - 4 * len(e.body.splitlines()) - 8
+            tries = [_entry_lines(e, len(e.body) + 1), _entry_lines(e, max(MIN_EXCERPT, room))]
+        else:
+            tries = [_entry_lines(e, excerpt_chars)]
+        for block in (*tries, _entry_lines(e, MIN_EXCERPT), _entry_lines(e, 0)):
             if _size(body) + _size(block) + later <= budget or len(block) == 1:
                 break
         if _size(body) + _size(block) > budget:
@@ -117,7 +123,19 @@ def why_text(x: dict[str, Any]) -> str:
     out.append(f"gate: {'searched the prompt' if g['searched'] else 'prompt not searched (short)'}"
                + (f"; ids named: {', '.join(g['ids'])}" if g["ids"] else "")
                + (f"; files: {', '.join(g['files'])}" if g["files"] else ""))
-    out += ["", "seeds:"]
+    if x.get("candidates") is not None and g["searched"]:
+        f = x.get("floors", {})
+        head = (f"best search hits against the relevance floors (coverage >= {f.get('text', 0):g} or cosine >= "
+                f"{f.get('vector', 0):g}; further seeds {f.get('support', 0):g} of the way):")
+        out += ["", head]
+        out += [f"  {c['id']:<30} coverage {c['coverage']:.2f}"
+                + (f", cosine {c['cosine']:.2f}" if c["cosine"] is not None else ", no embedding match")
+                + f": {c['why']}" for c in x["candidates"]]
+        if not x["candidates"]:
+            out.append("  (no hit at all)")
+        if x["mode"] == "no_match":
+            out += ["", "nothing passed the floors: the record has nothing on this prompt, so nothing is injected"]
+    out += ["", "seeds:"] + (["  (none)"] if not x["seeds"] else [])
     for s in x["seeds"]:
         if s["origin"] == "text":
             ranks = []
@@ -137,6 +155,8 @@ def why_text(x: dict[str, Any]) -> str:
     if x["walk"]:
         out += ["", "walk (edges followed):"]
         out += [f"  {w['id']:<30} from {via(w)}" for w in x["walk"]]
+    if not x["scores"]:
+        return "\n".join(out) + "\n"
     out += ["", "scores (committed first, then session; parts added up):"]
     for s in x["scores"]:
         parts = " ".join(f"{k} {v:+g}" for k, v in s["parts"].items())
@@ -148,6 +168,10 @@ def why_text(x: dict[str, Any]) -> str:
         out += [f"  kept in the list {r['id']}: {r['why']}" for r in x["risks_not_lifted"]]
     if x["cut"]:
         out += ["", f"cut by the 20-entry cap: {', '.join(x['cut'])}"]
+    if x.get("trimmed"):
+        cut = x.get("floors", {}).get("window_cut", 0)
+        out += ["", f"left out, scoring under {cut:g} of the best (session entries before their penalty): "
+                    + ", ".join(f"{t['id']} ({t['score']:g})" for t in x["trimmed"])]
     if x["excluded"]:
         out += ["", f"already shown this session: {', '.join(x['excluded'])}"]
     return "\n".join(out) + "\n"

@@ -122,8 +122,9 @@ def brief_text(b: Brief, max_chars: int = BRIEF_MAX) -> str:
     points are kept (risks on the path, then by score) with a line of text each; the text is shortened,
     and then dropped, only when fewer than BRIEF_MIN_POINTS points would fit with it."""
     if not b.points:
-        return (f'Briefing on "{textcut.one_line(b.question, 120)}": the record has nothing on this '
-                f"({b.searches} searches and a two-hop walk found no fact).\n")
+        return (f'The record has nothing on "{textcut.one_line(b.question, 120)}": no fact matched it well '
+                f"enough ({b.searches} searches; `stele why` shows the nearest misses). Do not fill the gap "
+                "with guesses.\n")
     for width in (160, 90, 0):
         for n in range(len(b.points), 0, -1):
             text = _brief_lines(b, b.points[:n], width)

@@ -24,6 +24,7 @@ from ..anchors.paths import AnchorIndex, normalize, path_matches, split
 from ..anchors.paths import inside as lies_in  # `inside` is a parameter below
 from ..gitrepo import FileDiff
 from ..kinds import CLOSED_STATUSES as CLOSED
+from ..kinds import priority_rank
 from ..project import Project
 
 if TYPE_CHECKING:
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     Head = Fact | Node
 
 FIRST_KINDS = ("risk", "constraint")
-_PRIORITY = {"critical": 0, "high": 1, "normal": 2, "low": 3}
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def revisions(root: Path, ref: str, flag: str) -> tuple[str, str | None]:
 
 
 def order(found: Iterable[Anchored]) -> list[Anchored]:
-    return sorted(found, key=lambda a: (a.fact.kind not in FIRST_KINDS, _PRIORITY.get(a.fact.priority, 2),
+    return sorted(found, key=lambda a: (a.fact.kind not in FIRST_KINDS, priority_rank(a.fact.priority),
                                         a.fact.kind, a.fact.id))
 
 

@@ -4,7 +4,9 @@ A prompt's recall is a starting set on a budget. A briefing spends more to be th
 short by summarising: the recall (seeds, one hop, the risk callout), then searches focused on the
 kinds that settle a question (decisions and rules, risks and lessons, tasks), then a walk two hops out
 from the best of those, each found fact scored the way the ranker scores a walked node (kind weight,
-plus the relation followed, minus a penalty per hop). The result is grouped by kind and every point
+plus the relation followed, minus a penalty per hop). Every search applies recall's relevance floors,
+so a question the record has nothing on gets no points at all, and the briefing says so plainly
+(`nothing`) instead of summarising the nearest noise. The result is grouped by kind and every point
 names its fact id, so the agent can cite it or `stele show` it. Nothing is written (beyond the
 derived index, which any read refreshes).
 """
@@ -49,9 +51,14 @@ class Brief:
     partial: bool = False
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def nothing(self) -> bool:
+        """The record has nothing on the question: no fact passed the relevance floors."""
+        return not self.points
+
     def as_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "points": [p.as_dict() for p in self.points], "risks": self.risks,
-                "searches": self.searches, "partial": self.partial}
+        return {"question": self.question, "nothing": self.nothing, "points": [p.as_dict() for p in self.points],
+                "risks": self.risks, "searches": self.searches, "partial": self.partial}
 
 
 def brief(project: Project, question: str) -> Brief:
@@ -85,7 +92,7 @@ def brief(project: Project, question: str) -> Brief:
             out.risks.append(risk.id)
         seeds = [e.id for e in r.entries if e.via is None and e.source == "committed"]
         for kinds in FOCUSED_SEARCHES:
-            res = search_in(index, question, s, PER_SEARCH, kinds, False, out.warnings)
+            res = search_in(index, question, s, PER_SEARCH, kinds, False, out.warnings, relevant_only=True)
             out.searches += 1
             top = res.results[0].score if res.results else 1.0
             for hit in res.results:

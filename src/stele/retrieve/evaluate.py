@@ -248,7 +248,10 @@ def explain_miss(case: Case, why: dict[str, Any], catalog: Any) -> list[str]:
     ranked = {s["id"]: n for n, s in enumerate(scores, 1)}
     seeds = {s["id"]: s for s in why.get("seeds", [])}
     filtered = {f["id"]: f["why"] for f in why.get("filtered", [])}
+    candidates = {c["id"]: c for c in why.get("candidates", [])}
     cut = set(why.get("cut", []))
+    trimmed = {t["id"] for t in why.get("trimmed", [])}
+    window_cut = why.get("floors", {}).get("window_cut", 0)
     wanted = list(dict.fromkeys(case.expect + case.expect_top + case.callout))
     lines = []
     for i in wanted:
@@ -256,6 +259,10 @@ def explain_miss(case: Case, why: dict[str, Any], catalog: Any) -> list[str]:
             lines.append(f"{i}: found, but not injected ({filtered[i]})")
         elif i in cut:
             lines.append(f"{i}: ranked {ranked.get(i, '?')} of {len(scores)}, cut by the {WINDOW}-entry cap")
+        elif i in trimmed:
+            s = scores[ranked[i] - 1] if i in ranked else {"score": "?"}
+            lines.append(f"{i}: ranked {ranked.get(i, '?')} of {len(scores)} (score {s['score']}), left out: "
+                         f"under {window_cut:g} of the best score")
         elif i in ranked:
             s = scores[ranked[i] - 1]
             parts = ", ".join(f"{k} {v:+g}" for k, v in s.get("parts", {}).items()) if s.get("parts") else ""
@@ -263,6 +270,8 @@ def explain_miss(case: Case, why: dict[str, Any], catalog: Any) -> list[str]:
                          + (f": {parts}" if parts else "") + ")")
         elif i in seeds:
             lines.append(f"{i}: a seed, but not in the window")
+        elif i in candidates:
+            lines.append(f"{i}: found by search, not a seed: {candidates[i]['why']}")
         else:
             lines.append(f"{i}: not reached: " + _no_path(i, seeds, catalog))
     for key, label in (("absent", "should be absent"), ("no_callout", "wrongly called out")):
@@ -285,7 +294,7 @@ def _no_path(fact_id: str, seeds: dict[str, Any], catalog: Any) -> str:
         return "it is not in the index (a typo in the case, or a fact that no longer exists)"
     neighbours = sorted({dst if src == fact_id else src for src, _, dst in catalog.edges([fact_id])})
     if not seeds:
-        return "no seed matched the prompt at all"
+        return "no search hit reached the relevance floors (`stele why` shows the best and their figures)"
     if neighbours:
         return (f"it did not match the prompt, and none of its neighbours ({', '.join(neighbours[:5])}) "
                 f"was a seed (seeds: {', '.join(list(seeds)[:5])})")
@@ -310,8 +319,8 @@ def starter_text(project: Project) -> str:
 
     record = load(project)
     on = lifecycle.today()
-    active = [f for f in record.facts.values() if lifecycle.inactive(f, on) is None and f.delivery != "manual"
-              and f.kind not in ("epic", "objective", "milestone") and f.status not in ("done", "cancelled")]
+    active = [f for f in record.facts.values() if lifecycle.withheld(f, on) is None
+              and f.kind not in ("epic", "objective", "milestone")]
     from ..kinds import KINDS
 
     # the kinds an agent most needs first (decisions, rules, risks): a container or component sinks

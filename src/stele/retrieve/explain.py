@@ -8,13 +8,16 @@ real run rather than a re-enactment.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..kinds import CAUSAL
 from ..project import Project
-from .rank import ORIGIN_ANCHOR, ORIGIN_TEXT, Scored
+from .rank import ORIGIN_ANCHOR, ORIGIN_SUCCESSOR, ORIGIN_TEXT, Scored
 from .recall import Recall, Trace, recall
 from .walk import Via
+
+if TYPE_CHECKING:
+    from .seeds import Hit
 
 
 def explain(project: Project, prompt: str, files: Iterable[str] = ()) -> dict[str, Any]:
@@ -48,8 +51,12 @@ def describe(result: Recall) -> dict[str, Any]:
                        fused=round(h.fused, 5))
         elif s.origin == ORIGIN_ANCHOR:
             row["anchor"] = s.anchor
+        elif s.origin == ORIGIN_SUCCESSOR:
+            row["supersedes"] = s.named
         seeds.append(row)
     out["seeds"] = seeds
+    out["floors"] = t.floors
+    out["candidates"] = [_candidate(h, t.floors, {x.id for x in t.seeds}) for h in t.candidates]
     out["filtered"] = [{"id": i, "why": why} for i, why in t.filtered.items()]
     out["walk"] = [{"id": i, **_via(v)} for i, vias in t.reached.items() for v in vias]
     lifted = {r.id: r for r in result.risks}
@@ -61,8 +68,30 @@ def describe(result: Recall) -> dict[str, Any]:
     out["risks_not_lifted"] = [{"id": x.id, "why": _not_lifted(x, t)} for x in t.scored
                                 if x.node.kind == "risk" and x.id not in lifted]
     out["cut"] = [x.id for x in (t.window.cut if t.window else [])]
+    out["trimmed"] = [{"id": x.id, "score": x.score} for x in (t.window.trimmed if t.window else [])]
     out["excluded"] = t.excluded
     return out
+
+
+def _candidate(h: Hit, floors: dict[str, float], seeds: set[str]) -> dict[str, Any]:
+    """One of the best search hits and how it fared against the relevance floors (`seeds.relevant`)."""
+    from .seeds import UNRELATED_COSINE
+
+    text, vector, support = floors.get("text", 0.0), floors.get("vector", 1.0), floors.get("support", 1.0)
+    by_text = h.coverage / text if text > 0 else 0.0
+    by_vector = 0.0 if h.cosine is None or vector <= UNRELATED_COSINE else \
+        max(0.0, (h.cosine - UNRELATED_COSINE) / (vector - UNRELATED_COSINE))
+    reached = [n for n, e in (("text", by_text), ("vector", by_vector)) if e >= 1.0]
+    if h.id in seeds:
+        why = ("a seed: reached the " + " and ".join(reached) + " floor") if reached else \
+              f"a seed: {max(by_text, by_vector):.2f} of the way to a floor, past the {support:g} further seeds need"
+    elif reached or max(by_text, by_vector) >= support:
+        why = "not a seed: weaker than min_seed_strength of the best hit, past max_seeds, or no hit reached a floor"
+    else:
+        why = f"missed both floors ({max(by_text, by_vector):.2f} of the way to one)"
+    return {"id": h.id, "coverage": round(h.coverage, 3), "cosine": None if h.cosine is None else round(h.cosine, 3),
+            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": h.id in seeds,
+            "evidence": round(max(by_text, by_vector), 3), "why": why}
 
 
 def _not_lifted(x: Scored, t: Trace) -> str:

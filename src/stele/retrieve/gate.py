@@ -4,24 +4,34 @@ A prompt under `min_prompt_chars` injects nothing: "ok", "keep going" and "fix r
 little signal, and a guess injected into a short turn derails the agent. Naming an id (`TASK-418`)
 or editing a file bypasses the gate, because both say exactly what the turn is about. In a long
 prompt, file paths it names (`src/auth/middleware.py`, `retry.py`) also become anchor queries.
+
+A prompt longer than `ANALYSIS_CHARS` is searched by its beginning and its end only (a pasted log with
+the question before or after it): analysing, expanding and embedding megabytes would spend the hook's
+whole budget and find nothing better. Ids and paths are still taken from all of it, by two linear scans.
 """
 from __future__ import annotations
 
 import re
 
+from .. import textcut
 from ..anchors.paths import normalize
 from ..ids import mentioned_ids
 from ..plain import dataclass, field
 
-# A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx).
-_PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)+[\w.-]*\w"            # has a slash
-                   r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,6})"   # or ends in an extension
+ANALYSIS_CHARS = 4000  # of a prompt, searched: the first and the last half of it
+MAX_NAMED_PATHS = 100  # path-like tokens of one prompt taken as anchor queries (a paste may hold thousands)
+
+# A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx). The
+# possessive runs never give back what they matched (none can hold the `/` or `.` that follows), which
+# keeps a scan of a multi-megabyte paste linear.
+_PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]++/)++[\w.-]*\w"            # has a slash
+                   r"|[\w-]++(?:\.[\w-]++)*\.[A-Za-z][A-Za-z0-9]{0,6})"   # or ends in an extension
                    r"(?![\w/])")
 
 
 @dataclass(frozen=True)
 class Gate:
-    text: str                    # the prompt to search for ("" when the gate is closed)
+    text: str                    # the prompt to search for ("" when the gate is closed; its ends if long)
     ids: list[str] = field(default_factory=list)    # ids named in the prompt, in order
     paths: list[str] = field(default_factory=list)  # --file paths, then paths named in a long prompt
     named_paths: list[str] = field(default_factory=list)  # the subset named in the prompt
@@ -40,15 +50,20 @@ def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Ga
     if not long_enough and not ids and not edited:
         return Gate(text="", skipped=True)
     named = prompt_paths(prompt) if long_enough else []
-    return Gate(text=prompt if long_enough else "", ids=ids, named_paths=named,
-                paths=edited + [p for p in named if p not in edited])
+    text = textcut.ends(prompt, ANALYSIS_CHARS) if long_enough else ""
+    return Gate(text=text, ids=ids, named_paths=named, paths=edited + [p for p in named if p not in edited])
 
 
 def prompt_paths(prompt: str) -> list[str]:
-    """Path-like tokens of a prompt (whether they are anchored anywhere is the index's question)."""
+    """Path-like tokens of a prompt (whether they are anchored anywhere is the index's question), at
+    most `MAX_NAMED_PATHS`: the first and the last of them when there are more."""
     out: dict[str, None] = {}
     for m in _PATH.finditer(prompt):
         token = normalize(m.group(1).strip(".-"))
         if token and not token.startswith(("http", "www.")) and "//" not in token:
             out.setdefault(token, None)
-    return list(out)
+    found = list(out)
+    if len(found) > MAX_NAMED_PATHS:
+        half = MAX_NAMED_PATHS // 2
+        found = found[:half] + found[-half:]
+    return found

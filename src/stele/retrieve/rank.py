@@ -23,16 +23,17 @@ if TYPE_CHECKING:
     from ..index.catalog import Node
     from .seeds import Hit
 
-ORIGIN_ID, ORIGIN_ANCHOR, ORIGIN_TEXT = "id", "anchor", "text"
+ORIGIN_ID, ORIGIN_SUCCESSOR, ORIGIN_ANCHOR, ORIGIN_TEXT = "id", "successor", "anchor", "text"
 
 
 @dataclass
 class Seed:
     id: str
     strength: float          # 0..1: how well it matched
-    origin: str              # id | anchor | text
+    origin: str              # id | successor | anchor | text
     hit: Hit | None = None   # text seeds: the search hit
     anchor: str = ""         # anchor seeds: the anchor that matched (`path` or `path::Symbol`)
+    named: str = ""          # successor seeds: the superseded id the prompt named
 
 
 @dataclass
@@ -97,10 +98,13 @@ def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str,
 
 
 def order(scored: list[Scored]) -> list[Scored]:
-    """Named ids first (as named), then committed facts, then session entries, each by score."""
+    """Named ids first (as named), then what replaced a named superseded fact, then committed facts,
+    then session entries, each by score."""
+    first = {ORIGIN_ID: 0, ORIGIN_SUCCESSOR: 1}
+
     def key(x: Scored) -> tuple:
-        named = x.seed is not None and x.seed.origin == ORIGIN_ID
-        return (0 if named else 1, x.order if named else 0, x.session, -x.score, x.order, x.id)
+        rank = first.get(x.seed.origin, 2) if x.seed is not None else 2
+        return (rank, x.order if rank < 2 else 0, x.session, -x.score, x.order, x.id)
     return sorted(scored, key=key)
 
 
@@ -108,11 +112,35 @@ def order(scored: list[Scored]) -> list[Scored]:
 class Window:
     risks: list[Scored]
     entries: list[Scored]
-    cut: list[Scored]
+    cut: list[Scored]                                        # past the cap
+    trimmed: list[Scored] = field(default_factory=list)     # far below the best (`trim`)
+
+
+def trim(ranked: list[Scored], s: Settings) -> tuple[list[Scored], list[Scored]]:
+    """(kept, cut): entries far below the best are cut, so the window is as large as relevance
+    supports rather than always full. An entry's merit is its score (a session entry's before its
+    penalty: it is already listed last); one under `window_cut` of the best merit is left out. Named
+    ids, and what replaced a named superseded fact, are never cut."""
+    def merit(x: Scored) -> float:
+        return x.score + (s.session_penalty if x.session else 0.0)
+
+    pool = [x for x in ranked if not _pinned(x)]
+    if not pool:
+        return ranked, []
+    best = max(merit(x) for x in pool)
+    cut = [x for x in pool if merit(x) < s.window_cut * best]
+    gone = {id(x) for x in cut}
+    return [x for x in ranked if id(x) not in gone], cut
+
+
+def _pinned(x: Scored) -> bool:
+    return x.seed is not None and x.seed.origin in (ORIGIN_ID, ORIGIN_SUCCESSOR)
 
 
 def cap(ranked: list[Scored], risks: list[Scored], s: Settings) -> Window:
-    """Apply the window: callouts first (at most max_callouts), a few session slots, the rest committed."""
+    """Apply the window: entries far below the best cut (`trim`), callouts first (at most
+    max_callouts), a few session slots, the rest committed."""
+    ranked, trimmed = trim(ranked, s)
     limit = s.max_entries
     risks = risks[:min(s.max_callouts, limit)]
     room = limit - len(risks)
@@ -121,4 +149,4 @@ def cap(ranked: list[Scored], risks: list[Scored], s: Settings) -> Window:
     if len(committed) + len(session) < room:  # unused committed room goes to further session entries
         session = [x for x in ranked if x.session][:room - len(committed)]
     keep = {x.id for x in committed} | {x.id for x in session}
-    return Window(risks, [x for x in ranked if x.id in keep], [x for x in ranked if x.id not in keep])
+    return Window(risks, [x for x in ranked if x.id in keep], [x for x in ranked if x.id not in keep], trimmed)

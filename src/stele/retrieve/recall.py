@@ -24,17 +24,32 @@ from .. import lifecycle
 from ..plain import dataclass, field
 from ..project import Project
 from . import gate as gate_mod
-from .rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, Window, cap, order, score_all
+from .rank import (
+    ORIGIN_ANCHOR,
+    ORIGIN_ID,
+    ORIGIN_SUCCESSOR,
+    ORIGIN_TEXT,
+    Scored,
+    Seed,
+    Window,
+    cap,
+    order,
+    score_all,
+)
 from .settings import Settings
 from .walk import Neighbourhood, Via
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     from ..index.build import Index
     from ..index.catalog import Catalog, Node
     from .seeds import Hit
 
-SKIPPED, IDENTIFIER, PRIOR_CONTEXT = "skipped", "identifier", "prior_context"
+SKIPPED, IDENTIFIER, PRIOR_CONTEXT, NO_MATCH = "skipped", "identifier", "prior_context", "no_match"
 PRIOR_LIMIT = 5
+CANDIDATES_SHOWN = 5  # best search hits `stele why` shows, passing the floors or not
+SUCCESSION_DEPTH = 5  # superseded facts followed to the one in force
 # An anchor's strength as a seed: the file itself (or a symbol in it) beats its folder, which beats a glob.
 ANCHOR_STRENGTH = {"file": 1.0, "folder": 0.8, "glob": 0.6}
 
@@ -79,6 +94,8 @@ class Risk:
 class Trace:
     """Everything `stele why` explains: seeds, the walk, every score's parts, lifted risks, the cut."""
     gate: gate_mod.Gate
+    floors: dict[str, float] = field(default_factory=dict)  # the relevance floors this recall applied
+    candidates: list[Hit] = field(default_factory=list)  # the best search hits, seeds or not
     seeds: list[Seed] = field(default_factory=list)
     filtered: dict[str, str] = field(default_factory=dict)  # id -> why it may not be injected
     reached: dict[str, list[Via]] = field(default_factory=dict)
@@ -165,21 +182,24 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
            warnings: list[str]) -> Recall:
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it)."""
     from .callout import causal_risks
-    from .seeds import FTS, HYBRID, hybrid
+    from .seeds import FTS, HYBRID, hybrid, relevant
     from .walk import walk
 
     today = lifecycle.today()
-    trace = Trace(gate=g)
-    hood = Neighbourhood(index.catalog, lambda node: lifecycle.inactive(node, today) is None)
+    trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "support": s.seed_support,
+                                  "window_cut": s.window_cut})
+    # the walk may reach a done task (history of a fact that matched); a seed never is one
+    hood = Neighbourhood(index.catalog, lambda node: lifecycle.withheld(node, today, reached_by_edge=True) is None)
     seeds: list[Seed] = []
     hood.load_nodes(g.ids)
     for i in g.ids:
-        if hood.nodes.get(i) is not None:  # named: returned even when it has ended
+        if hood.nodes.get(i) is not None:  # named: returned even when it has ended or is manual
             seeds.append(Seed(i, 1.0, ORIGIN_ID))
         else:  # say so: an empty answer would read as "nothing is known about it"
             warnings.append(f"stele: {i} is named, but no fact or session entry has that id (a typo, or a fact "
                             "on another branch); `stele list` shows the ids")
-    seeds += anchor_seeds(index.catalog, g, hood, s, {x.id for x in seeds})
+    seeds += successor_seeds(index.catalog, seeds, hood)
+    seeds += anchor_seeds(index.catalog, g, hood, s, {x.id for x in seeds}, today)
     mode = HYBRID if index.model_id else FTS
     if g.identifier_only:
         mode = IDENTIFIER
@@ -190,7 +210,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             hood.load_nodes(ids)
             ok = set()
             for i in dict.fromkeys(ids):
-                why = lifecycle.inactive(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
+                why = lifecycle.withheld(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
                 if why:
                     trace.filtered[i] = why
                 elif i not in taken:
@@ -201,7 +221,10 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         mode = found.mode
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
-        seeds += text_seeds(found.hits, hood.nodes, s.max_seeds, s.min_seed_strength)
+        trace.candidates = found.hits[:CANDIDATES_SHOWN]
+        seeds += text_seeds(relevant(found.hits, s), hood.nodes, s.max_seeds, s.min_seed_strength)
+        if not seeds:
+            mode = NO_MATCH
     trace.seeds = seeds
     seed_ids = [x.id for x in seeds]
     partial = time.monotonic() > t0 + s.hook_budget_ms / 1000
@@ -226,12 +249,36 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     window = cap(ranked, risks, s)
     trace.window = window
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
-                     x.node.excerpt or "", index.catalog.body(x.id) if _named(x) else None,
+                     x.node.excerpt or "", index.catalog.body(x.id) if _whole(x) else None,
                      getattr(x.node, "needs_review", None))
                for x in window.entries]
     risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
                       getattr(x.node, "needs_review", None)) for x in window.risks]
     return Recall(mode, entries, risks_out, partial=partial, trace=trace)
+
+
+def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) -> list[Seed]:
+    """For each named fact that has been superseded, the fact that replaced it (through a chain of
+    replacements, to the first one still in force): asking about the old rule must bring the new one."""
+    out: list[Seed] = []
+    taken = {x.id for x in named}
+    for seed in named:
+        node = hood.nodes.get(seed.id)
+        current, seen = seed.id, {seed.id}
+        while node is not None and node.status == "superseded" and len(seen) <= SUCCESSION_DEPTH:
+            newer = [src for src, rel, dst in catalog.edges([current]) if rel == "supersedes" and dst == current
+                     and src not in seen]
+            if not newer:
+                break
+            current = sorted(newer)[0]
+            seen.add(current)
+            hood.load_nodes([current])
+            node = hood.nodes.get(current)
+            if node is not None and hood.ok(current) and current not in taken:
+                out.append(Seed(current, 1.0, ORIGIN_SUCCESSOR, named=seed.id))
+                taken.add(current)
+                break
+    return out
 
 
 def text_seeds(hits: list[Hit], nodes: dict[str, Node], limit: int, floor: float = 0.0) -> list[Seed]:
@@ -249,6 +296,11 @@ def _named(x: Scored) -> bool:
     return x.seed is not None and x.seed.origin == ORIGIN_ID
 
 
+def _whole(x: Scored) -> bool:
+    """Delivered with its whole text: a named id, and what replaced a named superseded fact."""
+    return x.seed is not None and x.seed.origin in (ORIGIN_ID, ORIGIN_SUCCESSOR)
+
+
 def _risk_only(risk_id: str, via: Via, node: Node, s: Settings) -> Scored:
     from .rank import walked_score
 
@@ -256,9 +308,10 @@ def _risk_only(risk_id: str, via: Via, node: Node, s: Settings) -> Scored:
     return Scored(risk_id, node, total, parts, via)
 
 
-def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Settings,
-                 taken: set[str]) -> list[Seed]:
-    """Facts anchored to the edited files and to files the prompt names, strongest anchors first."""
+def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Settings, taken: set[str],
+                 today: dt.date) -> list[Seed]:
+    """Facts anchored to the edited files and to files the prompt names, strongest anchors first
+    (never one that is withheld: a manual rule or a done task is not brought by editing its file)."""
     if not g.paths:
         return []
     queries = list(g.paths)
@@ -271,7 +324,8 @@ def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Set
         if strength > best.get(item_id, (-1.0, ""))[0]:
             best[item_id] = (strength, path + (f"::{symbol}" if symbol else ""))
     hood.load_nodes(best)
-    usable = [i for i in best if i not in taken and hood.ok(i)]
+    usable = [i for i in best if i not in taken and hood.nodes.get(i) is not None
+              and lifecycle.withheld(hood.nodes[i], today) is None]
     usable.sort(key=lambda i: (-best[i][0], -s.kind_weight(hood.nodes[i].kind), i))
     return [Seed(i, best[i][0], ORIGIN_ANCHOR, anchor=best[i][1]) for i in usable[:s.max_seeds]]
 

@@ -32,6 +32,7 @@ class SearchHit:
     status: str = ""
     bm25_rank: int | None = None
     vector_rank: int | None = None
+    strength: float = 0.0  # match strength against this query's best hit (1 for the best)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score}
@@ -47,21 +48,23 @@ class SearchResult:
         return {"mode": self.mode, "results": [h.as_dict() for h in self.results]}
 
 
-def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] = (), include_all: bool = False
-           ) -> SearchResult:
+def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] = (), include_all: bool = False,
+           relevant_only: bool = False) -> SearchResult:
     from ..index.build import open_index
 
     settings = Settings.from_config(project.config)
     warnings: list[str] = []
     with open_index(project, warn=warnings.append) as index:
-        return search_in(index, query, settings, limit, kinds, include_all, warnings)
+        return search_in(index, query, settings, limit, kinds, include_all, warnings, relevant_only)
 
 
 def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: Iterable[str],
-              include_all: bool, warnings: list[str]) -> SearchResult:
-    """`search` over an open index (`stele brief` searches one index several times)."""
-    from ..lifecycle import inactive, today
-    from .seeds import FTS, HYBRID, hybrid
+              include_all: bool, warnings: list[str], relevant_only: bool = False) -> SearchResult:
+    """`search` over an open index (`stele brief` searches one index several times). With
+    `relevant_only`, only hits that pass recall's relevance floors (`seeds.relevant`): what a snapshot
+    and a briefing take, which must bring nothing when the record has nothing on the question."""
+    from ..lifecycle import today, withheld
+    from .seeds import FTS, HYBRID, hybrid, relevant
 
     if not query.strip() or limit <= 0:
         return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
@@ -71,13 +74,16 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
     def keep(ids: list[str]) -> set[str]:
         nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
         return {i for i in ids if i in nodes and nodes[i].source == "committed"
-                and (include_all or inactive(nodes[i], on) is None)}
+                and (include_all or withheld(nodes[i], on) is None)}
 
     found = hybrid(index, query, settings, limit, keep, kinds)
     if found.vector_error:
         warnings.append(f"stele: full-text only: {found.vector_error}")
+    chosen = found.hits
+    if relevant_only:  # recall's seed test: the floors, and no weaker than min_seed_strength of the best
+        chosen = [h for h in relevant(found.hits, settings) if h.strength >= settings.min_seed_strength]
     hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5),
-                      nodes[h.id].status or "", h.bm25_rank, h.vector_rank) for h in found.hits]
+                      nodes[h.id].status or "", h.bm25_rank, h.vector_rank, h.strength) for h in chosen]
     if include_all:
         hits = superseded_last(hits, index.catalog.edges(h.id for h in hits if h.status == "superseded"))
     return SearchResult(found.mode, hits, warnings)

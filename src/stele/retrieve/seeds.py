@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..index.build import Index
     from ..index.encoder import Encoder
+    from ..index.text import TextIndex
     from ..project import Project
     from .settings import Settings
 
@@ -40,6 +41,7 @@ class Hit:
     bm25: float | None = None
     vector_rank: int | None = None
     cosine: float | None = None
+    coverage: float = 0.0          # share of the prompt's content-term weight this hit holds, 0..1
 
 
 def fuse(bm25: list[tuple[str, float]], vec: list[tuple[str, float]], bm25_weight: float,
@@ -67,14 +69,26 @@ class HybridResult:
 
 def hybrid(index: Index, text: str, settings: Settings, limit: int,
            keep: Callable[[list[str]], set[str]] | None = None, kinds: Iterable[str] = ()) -> HybridResult:
-    """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None)."""
+    """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None),
+    each with its coverage and cosine, the two figures `relevant` judges it by.
+
+    How much full text matched (`bm25_share`, which moves the lead between the rankings) is a property
+    of the prompt and the whole record, so it is measured without the `kinds` filter: asking for one
+    kind must not make a weak match look like a reason to consult the embeddings (it used to, and
+    `--kind document` then returned more, and unrelated, hits than no filter at all)."""
     kinds = tuple(kinds)
     boosts = {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
     bm25 = index.text.search(text, POOL, boosts, kinds=kinds)
     if keep is not None:
         allowed = keep([i for i, _ in bm25])
         bm25 = [(i, s) for i, s in bm25 if i in allowed]
-    share = bm25_share(index, text, boosts, bm25)
+    overall = bm25
+    if kinds:
+        overall = index.text.search(text, 10, boosts)  # the best active hit of any kind
+        if keep is not None:
+            allowed = keep([i for i, _ in overall])
+            overall = [(i, s) for i, s in overall if i in allowed]
+    share = bm25_share(index, text, boosts, overall)
     wb, wv = weights(settings, share)
     vec: list[tuple[str, float]] = []
     error = None if index.model_id else no_vectors(index.project)
@@ -88,7 +102,90 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
         vec = [(i, c) for i, c in vec if i in allowed]
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
     strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
-    return HybridResult(hits[:limit], FTS if error else HYBRID, error)
+    hits = hits[:limit]
+    covered = Coverage(index.text, text)
+    covered.load([h.id for h in hits])
+    for h in hits:
+        h.coverage = covered.of(h.id)
+    return HybridResult(hits, FTS if error else HYBRID, error)
+
+
+UNRELATED_COSINE = 0.2  # the bundled model's mean cosine between unrelated texts: no evidence at all
+
+
+def evidence(hit: Hit, s: Settings) -> float:
+    """How far `hit` goes toward the relevance floors: 1 at a floor, by the stronger of its two
+    figures (coverage against `text_floor`; cosine against `vector_floor`, counted from what
+    unrelated texts score)."""
+    by_text = hit.coverage / s.text_floor if s.text_floor > 0 else 0.0
+    by_vector = 0.0
+    if hit.cosine is not None and s.vector_floor > UNRELATED_COSINE:
+        by_vector = max(0.0, (hit.cosine - UNRELATED_COSINE) / (s.vector_floor - UNRELATED_COSINE))
+    return max(by_text, by_vector)
+
+
+def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
+    """The hits that pass the absolute test (on top of the relative `min_seed_strength`), best first.
+    The prompt has something on the record only when a hit reaches a floor: it holds `text_floor` of
+    the prompt's content-word weight, or its embedding is `vector_floor` similar. Then the other hits
+    need `seed_support` of the way there: a second fact bearing on one part of a two-part question
+    covers less of it. Without this a prompt the record has nothing on still found "the best" of
+    what was there, and everything walked and called out from it followed."""
+    if not any(evidence(h, s) >= 1.0 for h in hits):
+        return []
+    return [h for h in hits if evidence(h, s) >= s.seed_support]
+
+
+def missed(hit: Hit, s: Settings) -> str:
+    """Why `hit` is short of the floors, in their own terms (what `stele why` shows)."""
+    cos = "no embedding match" if hit.cosine is None else f"cosine {hit.cosine:.2f} < {s.vector_floor:g}"
+    return f"coverage {hit.coverage:.2f} < {s.text_floor:g} and {cos}"
+
+
+class Coverage:
+    """How much of the prompt each hit covers: the share of the prompt's content words it holds, each
+    word weighted by its rarity in the record (`TextIndex.content_words`, `TextIndex.rarity`). Unlike
+    a BM25 score it is on one scale for every prompt and every record: 1 holds every word the prompt
+    could be about, 0.1 one common word of several. Asked of the text index once per hit, one small
+    query per term the record holds at all; a long prompt is judged by its `MAX_WORDS` rarest words
+    (the rest weigh least)."""
+
+    MAX_WORDS = 48
+
+    def __init__(self, text_index: TextIndex, text: str) -> None:
+        self.text_index = text_index  # the record's TextIndex, or the code index's
+        words = text_index.content_words(text)
+        rarity = text_index.rarity([t for w in words for t in w])
+        self.weight = {w: rarity[w[0]][0] for w in words}
+        self.total = sum(self.weight.values())
+        self.held = {t for t, (_, df) in rarity.items() if df > 0}
+        findable = [w for w in words if w[0] in self.held or (len(w) > 1 and set(w[1:]) <= self.held)]
+        self.words = sorted(findable, key=lambda w: -self.weight[w])[:self.MAX_WORDS]
+        self.known: dict[str, float] = {}
+
+    def load(self, ids: list[str]) -> None:
+        ids = [i for i in dict.fromkeys(ids) if i not in self.known]
+        if not ids:
+            return
+        got = dict.fromkeys(ids, 0.0)
+        if self.total > 0 and self.words:
+            terms = [t for w in self.words for t in w if t in self.held]
+            holders = self.text_index.holders(list(dict.fromkeys(terms)), ids)
+            for w in self.words:
+                have = holders.get(w[0], set())
+                if len(w) > 1:
+                    have = have | set.intersection(*(holders.get(t, set()) for t in w[1:]))
+                for i in have:
+                    got[i] += self.weight[w] / self.total
+        self.known.update(got)
+
+    def of(self, item_id: str) -> float:
+        self.load([item_id])
+        return self.known[item_id]
+
+    def best(self, ids: list[str]) -> float:
+        self.load(ids)
+        return max((self.known[i] for i in ids), default=0.0)
 
 
 def strengths(hits: list[Hit], wb: float, wv: float, k: float) -> None:

@@ -22,7 +22,11 @@ class Settings:
     min_prompt_chars: int
     max_seeds: int
     min_seed_strength: float
+    text_floor: float
+    vector_floor: float
+    seed_support: float
     max_entries: int
+    window_cut: float
     walk_depth: int
     callout_hops: int
     callout_strength: float

@@ -216,7 +216,7 @@ def _ran(result: Any) -> str:
     if result.mode == "prior_context":
         return "prior_context"
     seeds = result.trace.seeds if result.trace else []
-    used = any(getattr(s.detail, "cosine", None) is not None for s in seeds)
+    used = any(s.hit is not None and s.hit.cosine is not None for s in seeds)
     return "semantic" if used else "fts"
 
 

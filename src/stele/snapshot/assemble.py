@@ -15,17 +15,15 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from ..errors import SteleError, UsageError
-from ..kinds import CONTAINERS, PRIORITIES
-from ..lifecycle import inactive
+from ..kinds import NOT_CONTEXT_RECORDS
+from ..lifecycle import inactive, is_rule, rule_order, standing_rules, withheld
 from ..neutralize import neutralize
 from ..record.model import Fact
 from ..redact import redact
 from ..textcut import counted
 from .model import Budgets, Item, Skip, Snapshot
 
-# Task progress stays with the task and knowledge reaches a run only through the briefing: neither is
-# copied in as a record unless a run names it by id.
-NOT_RECORDS = frozenset({"task", "document"}) | CONTAINERS
+NOT_RECORDS = NOT_CONTEXT_RECORDS  # work and documents reach a run as records only when named
 
 
 class BudgetError(SteleError):
@@ -51,20 +49,14 @@ class Chunk(Protocol):
     text: str
 
 
-def is_always(fact: Fact, on: dt.date) -> bool:
-    """Delivered to every run: `always`, current, not a task or document, not expired or overdue."""
-    return (fact.delivery == "always" and fact.status == "current" and fact.kind not in NOT_RECORDS
-            and inactive(fact, on) is None)
-
-
 def withheld_rules(facts: Iterable[Fact], on: dt.date) -> list[str]:
-    """One warning per `always` rule that would be delivered but for the calendar (expired, or its
+    """One warning per rule (`lifecycle.is_rule`) left out only for the calendar (expired, or its
     review overdue): a snapshot leaves such a rule out, as every auto-injection does, but never
     without naming it. (Retired, superseded and draft rules were taken out on purpose: not named.)"""
     found = []
-    for f in sorted(facts, key=lambda f: (PRIORITIES.index(f.priority), f.id)):
+    for f in sorted(facts, key=rule_order):
         why = inactive(f, on)
-        if f.delivery == "always" and f.status == "current" and f.kind not in NOT_RECORDS and why:
+        if why and is_rule(f):
             found.append(f"stele: {f.id} ({f.kind}: {f.title}) is an `always` rule but was left out: {why}; "
                          f"`stele verify {f.id}` and a new review_after or expires if it still holds, else "
                          f"`stele retire {f.id}`")
@@ -72,11 +64,12 @@ def withheld_rules(facts: Iterable[Fact], on: dt.date) -> list[str]:
 
 
 def may_rank(fact: Fact, on: dt.date) -> bool:
-    return fact.kind not in NOT_RECORDS and fact.delivery != "manual" and inactive(fact, on) is None
+    return fact.kind not in NOT_RECORDS and withheld(fact, on) is None
 
 
 def always_records(facts: Iterable[Fact], on: dt.date) -> list[Fact]:
-    return sorted((f for f in facts if is_always(f, on)), key=lambda f: (PRIORITIES.index(f.priority), f.id))
+    """The standing rules (`lifecycle.standing_rules`, as the session-start hook gives them)."""
+    return standing_rules(facts, on)
 
 
 def deliverable(text: str) -> str:

@@ -24,6 +24,8 @@ from .model import RECORD_PARTS, Budgets, Snapshot
 
 RANK_LIMIT = 60  # records and documents asked of search, in one call; the budgets keep far fewer
 _HEADING = re.compile(r"^#{1,6} .*$\n?", re.M)
+_SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\n\s*\n|\n\s*[-*] ")
+PIECE_WORDS = (8, 24)  # a query piece: at least this many words unless the text is shorter, at most that
 
 
 @dataclass
@@ -42,10 +44,43 @@ def task_of(record: Record, task_id: str) -> Fact:
 
 
 def query_for(task: Fact | None, prompt: str | None) -> str:
-    """What ranked records and code are matched against: the task's title, description, acceptance
-    criteria and notes (its body, without the template's `## Description`-style headings), and the prompt."""
-    parts = [task.title, _HEADING.sub("", task.body)] if task else []
-    return "\n".join(p.strip() for p in (*parts, prompt or "") if p and p.strip())
+    """What ranked records and code are matched against, as one text (stored with the snapshot): the
+    task's title, description, acceptance criteria and notes (its body, without the template's
+    `## Description`-style headings), and the prompt."""
+    return "\n".join(query_parts(task, prompt))
+
+
+def query_parts(task: Fact | None, prompt: str | None) -> list[str]:
+    """The query in prompt-sized pieces, each judged on its own by recall's relevance test (which was
+    calibrated on prompts): the title, then the body (description, acceptance criteria, notes) and
+    the prompt, a few sentences at a time. A record that bears on one acceptance criterion covers
+    much of that sentence and little of the whole task; and a long text's mean embedding is near
+    everything in its domain, so a whole body would pass anything in the record."""
+    parts = [task.title] if task else []
+    for text in ([task.body] if task else []) + [prompt or ""]:
+        for section in _HEADING.split(text):
+            parts += pieces(section)
+    return [p for p in dict.fromkeys(" ".join(p.split()) for p in parts) if p]
+
+
+def pieces(text: str) -> list[str]:
+    """`text` as runs of whole sentences of PIECE_WORDS words (a longer sentence split at that length;
+    a short one joined to the next, so a lone "UI:" does not match everything about the UI)."""
+    out: list[str] = []
+    run: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        words = sentence.split()
+        for i in range(0, len(words), PIECE_WORDS[1]):
+            run += words[i:i + PIECE_WORDS[1]]
+            if len(run) >= PIECE_WORDS[0]:
+                out.append(" ".join(run))
+                run = []
+    if run:
+        if out and len(run) < PIECE_WORDS[0]:
+            out[-1] += " " + " ".join(run)
+        else:
+            out.append(" ".join(run))
+    return out
 
 
 def linked_to(record: Record, task: Fact | None) -> list[str]:
@@ -56,30 +91,41 @@ def linked_to(record: Record, task: Fact | None) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def rank(project: Project, query: str, kinds: list[str], warnings: list[str]) -> list[str]:
-    """Best-matching active fact ids of `kinds` for `query`, best first: hybrid search, no walk
-    (`select_records` keeps the records among them, `pick_briefing` orders documents by them).
+def rank(project: Project, parts: list[str], kinds: list[str], warnings: list[str]) -> list[str]:
+    """Active fact ids of `kinds` that pass recall's relevance test against some piece of the query (the
+    floors, then no weaker than `window_cut` of that piece's best match), the strongest first: hybrid
+    search, no walk (`select_records` keeps the records among them, `pick_briefing` orders documents
+    by them). Nothing when the record has nothing on the task.
     An index that cannot be opened costs the ranking, not the snapshot: the rules still go out."""
-    if not query.strip():
+    if not parts:
         return []
+    from ..index.build import open_index
     from ..index.catalog import IndexUnavailable
-    from ..retrieve.search import search
+    from ..retrieve.search import search_in
+    from ..retrieve.settings import Settings
 
+    best: dict[str, float] = {}
     try:
-        result = search(project, query, RANK_LIMIT, kinds)
+        settings = Settings.from_config(project.config)
+        with open_index(project, warn=warnings.append) as index:
+            for part in parts:
+                for hit in search_in(index, part, settings, RANK_LIMIT, kinds, False, warnings, True).results:
+                    if hit.strength >= settings.window_cut:  # as a recall's window: far below the best is cut
+                        best[hit.id] = max(best.get(hit.id, 0.0), hit.strength)
     except IndexUnavailable as e:
         warnings.append(f"stele: no ranked records: {e}")
         return []
-    warnings.extend(w for w in result.warnings if w not in warnings)
-    return [hit.id for hit in result.results]
+    order = {i: n for n, i in enumerate(best)}
+    return sorted(best, key=lambda i: (-best[i], order[i]))
 
 
-def code_for(project: Project, selected: list[Fact], query: str, warnings: list[str]) -> list:
+def code_for(project: Project, selected: list[Fact], parts: list[str], warnings: list[str]) -> list:
     """`code.candidates`; like the ranking, a code index that cannot be opened costs only the code."""
     from ..index.catalog import IndexUnavailable
+    from ..retrieve.settings import Settings
 
     try:
-        return code.candidates(project, selected, query)
+        return code.candidates(project, selected, parts, Settings.from_config(project.config))
     except IndexUnavailable as e:
         warnings.append(f"stele: no code: {e}")
         return []
@@ -94,15 +140,17 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None
     query = query_for(task, request.prompt)
+    parts = query_parts(task, request.prompt)
     warnings: list[str] = withheld_rules(record.facts.values(), on)
     searched = [k for k in KINDS if k not in NOT_RECORDS or k == "document"]  # records, and briefing order
-    matches = rank(project, query, searched, warnings)
+    matches = rank(project, parts, searched, warnings)
     ranked = linked_to(record, task) + matches
     items, skipped, records_limit = select_records(record.facts, request.records, ranked, budgets, on)
     records_bytes = sum(i.size for i in items)
     code_limit = max(0, min(budgets.code_bytes, budgets.total_bytes - records_bytes))
-    selected = [record.facts[i.key] for i in items if i.part in RECORD_PARTS]
-    code_items, code_skipped = fit_code(code_for(project, selected, query, warnings), code_limit)
+    # the code of the facts chosen for this task; `always` rules reach every run, their code does not
+    chosen = [record.facts[i.key] for i in items if i.part in RECORD_PARTS and i.part != "always"]
+    code_items, code_skipped = fit_code(code_for(project, chosen, parts, warnings), code_limit)
     brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
     snap = Snapshot(
         run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit,

@@ -1,12 +1,17 @@
-"""Which code a run receives, in order: what the selected facts anchor, then what the task matches.
+"""Which code a run receives, in order: what the task's facts anchor, then what the task matches.
 
-1. Symbol anchors (`path::Class.method`) of the selected facts: the chunks holding that definition's
-   lines, resolved by `symbols.find` as every other anchor is.
+1. Symbol anchors (`path::Class.method`) of the facts chosen for this task (named, linked, ranked):
+   the chunks holding that definition's lines, resolved by `symbols.find` as every other anchor is.
 2. File anchors: the file's chunks, top to bottom.
-3. Search hits inside the folders and globs the selected facts anchor (a folder anchor is too broad
-   to deliver whole, but it says where to look first).
-4. The remaining search hits for the task text, best first.
-A chunk anchored by several facts names all of them. `assemble.fit_code` then keeps what fits.
+3. Search hits inside the folders and globs those facts anchor (a folder anchor is too broad to
+   deliver whole, but it says where to look first).
+4. The remaining search hits, best first.
+Search hits must pass recall's relevance test against a part of the task (the title, a section of the
+body, the prompt): the chunk holds `text_floor` of that part's content words, weighted by rarity, or
+(once one chunk does) `seed_support` of the way there. `always` rules are delivered to every run, so
+the code they anchor is not: it comes only when it matches the task like any other chunk (it used to
+take a third of every snapshot's code, whatever the task). A chunk anchored by several facts names all
+of them. `assemble.fit_code` then keeps what fits.
 """
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from ..anchors.paths import path_matches, split
 from ..index import code as code_index
 from ..project import Project
 from ..record.model import Fact
+from ..retrieve.settings import Settings
 
 SEARCH_LIMIT = 30  # hits asked of the code index; 32 KiB holds about a dozen chunks
 
@@ -28,8 +34,8 @@ def symbol_chunks(index: code_index.CodeIndex, path: str, symbol: str) -> list[c
     return [c for c in index.chunks_of(path) if c.start <= span[1] and span[0] <= c.end]
 
 
-def candidates(project: Project, selected: list[Fact],
-               query: str) -> list[tuple[code_index.Chunk, list[str]]]:
+def candidates(project: Project, selected: list[Fact], parts: list[str],
+               settings: Settings) -> list[tuple[code_index.Chunk, list[str]]]:
     index = code_index.refresh(project)
     found: dict[str, tuple[code_index.Chunk, list[str]]] = {}
 
@@ -48,7 +54,7 @@ def candidates(project: Project, selected: list[Fact],
                 elif (symbol is not None) == want_symbol:
                     for chunk in symbol_chunks(index, path, symbol) if symbol else index.chunks_of(path):
                         add(chunk, [fact.id])
-    hits = index.search(query, SEARCH_LIMIT)
+    hits = matching(index, parts, settings)
     for chunk in hits:
         by = [fid for pattern, fid in broad if path_matches(pattern, chunk.path)]
         if by:
@@ -56,3 +62,23 @@ def candidates(project: Project, selected: list[Fact],
     for chunk in hits:
         add(chunk, [])
     return list(found.values())
+
+
+def matching(index: code_index.CodeIndex, parts: list[str], settings: Settings) -> list[code_index.Chunk]:
+    """Chunks that pass the relevance test against some part of the query, the strongest first."""
+    from ..retrieve.seeds import Coverage, Hit, relevant
+
+    best: dict[str, tuple[float, code_index.Chunk]] = {}
+    for part in parts:
+        chunks = index.search(part, SEARCH_LIMIT)
+        if not chunks:
+            continue
+        covered = Coverage(index.text, part)
+        covered.load([c.key for c in chunks])
+        hits = [Hit(c.key, coverage=covered.of(c.key)) for c in chunks]
+        by_key = {c.key: c for c in chunks}
+        for h in relevant(hits, settings):
+            if h.coverage > best.get(h.id, (-1.0, None))[0]:
+                best[h.id] = (h.coverage, by_key[h.id])
+    order = {k: n for n, k in enumerate(best)}
+    return [c for _, c in sorted(best.values(), key=lambda v: (-v[0], order[v[1].key]))]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SteleError, UsageError
-from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, PRIORITIES
+from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, WORK_KINDS, priority_rank
 from ..lifecycle import today
 from ..project import Project
 from ..record.load import Record, find_one, load
@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # imported where used: a claim's loser needs neither the writ
     from ..record import edit
     from ..session import wal
 
-WORK_KINDS = ("task", *sorted(CONTAINERS))
 HISTORY_LIMIT = 20
 
 
@@ -73,8 +72,7 @@ def _row(record: Record, fact: Fact, known: dict[str, Claim]) -> TaskRow:
 
 
 def _order(fact: Fact) -> tuple:
-    return (PRIORITIES.index(fact.priority) if fact.priority in PRIORITIES else 2,
-            fact.created or dt.date.max, fact.id)
+    return (priority_rank(fact.priority), fact.created or dt.date.max, fact.id)
 
 
 def list_tasks(project: Project, record: Record, *, statuses: Sequence[str] = (),
