@@ -314,3 +314,18 @@ def test_team_entries_say_which_agent_on_which_host_wrote_them(clones, creds, mo
                           "hook_event_name": "UserPromptSubmit"}, "--harness", "claude").out
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert f"{ids[0]} (claude-code@host-a)" in context and len(context) <= 10_000
+
+
+def test_the_session_end_hook_ships_what_the_session_wrote(clones, creds, monkeypatch):
+    from tests.helpers import hook
+
+    a, b = clones
+    in_clone(a, monkeypatch, "host-a")
+    ids = log_notes(a, "sess-end", ["the ion drive cools for ninety seconds between burns"], "claude-code")
+    r = hook("session-end", {"session_id": "sess-end", "transcript_path": str(a / "t.jsonl"), "cwd": str(a),
+                             "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}, "--harness", "claude")
+    assert (r.code, r.out, r.err) == (0, "", "")
+    assert sync_json("--push")["pushed_lines"] == 0  # the hook shipped it all
+    in_clone(b, monkeypatch, "host-b")
+    assert sync_json()["pulled_lines"] == 2
+    assert set(ids) <= recall_ids("how long does the ion drive cool between burns?")
