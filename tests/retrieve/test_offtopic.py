@@ -5,8 +5,8 @@ are everyday requests and general programming questions, as an agent receives be
 import pytest
 
 from stele.cli.demo import example_inputs
-from stele.record.scaffold import example_repository
 from stele.project import Project
+from stele.record.scaffold import example_repository
 from stele.retrieve.recall import recall
 from tests.fakes import write_fact
 
