@@ -95,7 +95,9 @@ def remembered(repo, anchor: str, kind: str = "decision") -> str:
 
     from tests.helpers import invoke
 
-    r = invoke("remember", "Checkout rounds to cents.", "--kind", kind, "--anchor", anchor, "--json")
+    # the same sentence on several anchors: remember refuses a repeat of a live fact without the flag
+    r = invoke("remember", "Checkout rounds to cents.", "--kind", kind, "--anchor", anchor, "--json",
+               "--allow-duplicate")
     assert r.code == 0, r.err
     return json.loads(r.out)["id"]
 
