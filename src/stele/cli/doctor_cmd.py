@@ -12,6 +12,7 @@ import typer
 from .. import atomic
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import JsonOpt, app, project
 
 if TYPE_CHECKING:
@@ -107,8 +108,9 @@ def _fix(p, dry_run: bool, yes: bool) -> None:
     if dry_run:
         return
     ask = not yes and sys.stdin.isatty()
-    if ask and not typer.confirm(f"Write these {len(repairs)} changes?", default=True):
+    if ask and not typer.confirm("Write this change?" if len(repairs) == 1
+                                else f"Write these {len(repairs)} changes?", default=True):
         term.note("nothing was written")
         return
     fix.apply(p, repairs)
-    term.note(f"repaired {len(repairs)} fact file{'s' * (len(repairs) != 1)}")
+    term.note(f"repaired {counted(len(repairs), 'fact file')}")
