@@ -63,3 +63,10 @@ def test_the_plural_detector_sees_what_it_should():
     assert HAND_PLURAL.search('f"{errors} problem(s) keep"')
     assert not HAND_PLURAL.search('"Anchored to the file(s) being edited"')
     assert not HAND_PLURAL.search("counted(n, 'fact')")
+
+
+def test_error_line_is_the_type_and_the_first_line_cut_at_a_word():
+    assert textcut.error_line(ValueError("bad value\ntraceback...")) == "ValueError: bad value"
+    assert textcut.error_line(OSError()) == "OSError"
+    long = textcut.error_line(RuntimeError("word " * 100), 40)
+    assert long.startswith("RuntimeError: word") and long.endswith("...") and len(long) <= len("RuntimeError: ") + 40
