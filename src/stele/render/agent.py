@@ -117,7 +117,7 @@ def why_text(x: dict[str, Any]) -> str:
     """`stele why`: an explanation (see `retrieve.explain.describe`) as readable lines."""
     def via(v: dict[str, Any]) -> str:
         edge = f"<-{v['rel']}-" if v["direction"] == "in" else f"-{v['rel']}->"
-        return f"{v['from']} {edge} ({v['hops']} hop{'s' if v['hops'] > 1 else ''})"
+        return f"{v['from']} {edge} ({textcut.counted(v['hops'], 'hop')})"
 
     out = [f"mode: {x['mode']}{'  (partial: the time budget ran out)' if x['partial'] else ''}  "
            f"{x['elapsed_ms']} ms"]

@@ -328,8 +328,8 @@ class Listed:
     def as_dict(self) -> dict[str, Any]:
         data = self.session.as_dict()
         data["matches"] = len(self.hits)
-        data["hits"] = [{"id": e.id, "ts": e.ts, "type": e.type, "text": e.text[:200], "agent": agent_of(e),
-                         "host": host_of(e)} for e in self.hits[:3]]
+        data["hits"] = [{"id": e.id, "ts": e.ts, "type": e.type, "text": textcut.words(e.text, 200),
+                         "agent": agent_of(e), "host": host_of(e)} for e in self.hits[:3]]
         return data
 
 
