@@ -90,12 +90,12 @@ export function checkout(cart) {
 '''
 
 
-def remembered(repo, anchor: str, kind: str = "decision") -> str:
+def remembered(repo, anchor: str, kind: str = "decision", text: str = "Checkout rounds to cents.") -> str:
     import json
 
     from tests.helpers import invoke
 
-    r = invoke("remember", "Checkout rounds to cents.", "--kind", kind, "--anchor", anchor, "--json")
+    r = invoke("remember", text, "--kind", kind, "--anchor", anchor, "--json")
     assert r.code == 0, r.err
     return json.loads(r.out)["id"]
 
@@ -159,7 +159,7 @@ def test_a_function_moved_to_another_file_is_refound_by_its_content(repo):
 def test_a_file_moved_with_plain_mv_then_committed_is_refound_by_its_content(repo):
     write(repo, "src/shop.py", SHOP_PY)
     fid = remembered(repo, "src/shop.py")
-    sym = remembered(repo, "src/shop.py::refund")
+    sym = remembered(repo, "src/shop.py::refund", text="A refund negates the order total.")
     commit(repo, "init")
     (repo / "src/shop.py").rename(repo / "src/store.py")
     git(repo, "commit", "-qam", "mv shop store")  # `-a` stages the deletion, not the untracked new file
