@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
-from ..record.load import Record, fact_files
+from ..record.load import Record, fact_files, outside
 from ..record.model import Fact
 from ..record.similar import compared_text, near_pairs
 from ..redact import Redactor
@@ -170,7 +170,7 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
     found = []
     for path in fact_files(record.project.memory_dir):
-        if not record.project.contains(path):
+        if outside(record.project, path):
             continue  # the schema check names it; its content is not the record's
         try:
             text = path.read_text(encoding="utf-8")
