@@ -90,12 +90,12 @@ export function checkout(cart) {
 '''
 
 
-def remembered(repo, anchor: str, kind: str = "decision", text: str = "Checkout rounds to cents.") -> str:
+def remembered(repo, anchor: str, kind: str = "decision") -> str:
     import json
 
     from tests.helpers import invoke
 
-    r = invoke("remember", text, "--kind", kind, "--anchor", anchor, "--json")
+    r = invoke("remember", f"Checkout rounds to cents ({anchor}).", "--kind", kind, "--anchor", anchor, "--json")
     assert r.code == 0, r.err
     return json.loads(r.out)["id"]
 
@@ -159,7 +159,7 @@ def test_a_function_moved_to_another_file_is_refound_by_its_content(repo):
 def test_a_file_moved_with_plain_mv_then_committed_is_refound_by_its_content(repo):
     write(repo, "src/shop.py", SHOP_PY)
     fid = remembered(repo, "src/shop.py")
-    sym = remembered(repo, "src/shop.py::refund", text="A refund negates the order total.")
+    sym = remembered(repo, "src/shop.py::refund")
     commit(repo, "init")
     (repo / "src/shop.py").rename(repo / "src/store.py")
     git(repo, "commit", "-qam", "mv shop store")  # `-a` stages the deletion, not the untracked new file
@@ -209,7 +209,7 @@ def test_a_fact_that_needs_review_is_listed_labeled_and_still_delivered_until_ve
     assert [f.fact for f in found] == [dec] and f"`stele verify {dec}` clears this" in found[0].message
     monkeypatch.setenv("STELE_TODAY", "2027-06-01")  # months later it is still injected, and labeled
     recalled = invoke("recall", "how does checkout round the totals to cents")
-    assert f"DECISION {dec} [needs review]  Checkout rounds to cents." in recalled.out
+    assert f"DECISION {dec} [needs review]  Checkout rounds to cents (" in recalled.out
     data = invoke("recall", "how does checkout round the totals to cents", "--json").out
     assert '"needs_review": "anchor web/cart.js::checkout no longer resolves' in data
     edit.edit(Project(repo), dec, edit.Changes(remove_anchors=["web/cart.js::checkout"]))

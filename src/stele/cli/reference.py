@@ -146,9 +146,9 @@ def _from_argparse(path: tuple[str, ...], parser: argparse.ArgumentParser) -> Co
         if isinstance(action, argparse._HelpAction):
             continue
         flag = action.nargs == 0
-        multiple = isinstance(action, argparse._AppendAction)
+        multiple = isinstance(action, argparse._AppendAction)  # _ExtendAction is one
         if not action.option_strings:
-            params.append(Param(((action.metavar or action.dest).upper(),), "", action.help or "", "", True,
+            params.append(Param((str(action.metavar or action.dest.upper()),), "", action.help or "", "", True,
                                 action.nargs not in ("?", "*"), action.nargs in ("*", "+")))
             continue
         metavar = "" if flag else (
