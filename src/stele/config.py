@@ -318,7 +318,7 @@ def _check_values(data: dict[str, Any], path: str) -> list[str]:
     for key, (cap, why) in CAPS.items():
         if config[key] > cap:
             warnings.append(f"{path}: `{key}` is {config[key]}, over {why}; using {cap}")
-    lease, why = duration_seconds(str(data["tasks"]["lease"]))
+    _, why = duration_seconds(str(data["tasks"]["lease"]))
     if why:
         raise ConfigError(f"{path}: `tasks.lease` is {data['tasks']['lease']!r}: {why} (the default is 2h)")
     for section in ("kind_weights", "relation_weights"):
