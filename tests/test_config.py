@@ -26,6 +26,10 @@ def _load(tmp_path, text):
     ("redaction:\n  patterns: ['(\\\\w+\\\\s?)+$']\n", "a repeat inside a repeat can take exponential time"),
     ("redaction:\n  patterns: ['[unclosed']\n", "is not a valid regular expression"),
     ("redaction:\n  patterns: [7]\n", "must be a non-empty regular expression"),
+    ("tasks:\n  lease: forever\n", "`tasks.lease` is 'forever': write a duration like 2h, 30m, 90s, 1d or 1h30m"),
+    ("tasks:\n  lease: 0h\n", "`tasks.lease` is '0h': a claim needs a lease of at least one second"),
+    ("tasks:\n  lease: -2h\n", "`tasks.lease` is '-2h': write a duration like"),
+    ("tasks:\n  lease: 7\n", "`tasks.lease` must be str like the default '2h', not 7"),
 ])
 def test_a_bad_value_is_refused_naming_its_key_path(tmp_path, text, message):
     with pytest.raises(ConfigError, match="^" + str(tmp_path / "config.yaml").replace("/", "/") + ".*") as e:
@@ -36,8 +40,8 @@ def test_a_bad_value_is_refused_naming_its_key_path(tmp_path, text, message):
 
 def test_safe_patterns_and_in_range_values_load(tmp_path):
     cfg = _load(tmp_path, "redaction:\n  patterns: ['internal-[a-z]+-\\\\d+', '(?:foo|bar)+', 'TOKEN_[A-Z0-9]{20}']\n"
-                          "retrieval:\n  hook_budget_ms: 500\n")
-    assert cfg["retrieval.hook_budget_ms"] == 500 and cfg.warnings == ()
+                          "retrieval:\n  hook_budget_ms: 500\ntasks:\n  lease: 1h30m\n")
+    assert cfg["retrieval.hook_budget_ms"] == 500 and cfg["tasks.lease"] == "1h30m" and cfg.warnings == ()
 
 
 def test_max_entries_over_the_cap_is_clamped_with_a_word_every_time(repo, capsys):

@@ -96,3 +96,14 @@ def test_hooks_dir_honours_core_hooks_path(plain_repo):
     assert gitrepo.hooks_dir(plain_repo) == plain_repo / ".git" / "hooks"
     git(plain_repo, "config", "core.hooksPath", ".githooks")
     assert gitrepo.hooks_dir(plain_repo) == plain_repo / ".githooks"
+
+
+def test_why_is_gits_own_fatal_line_not_the_last_line_of_its_advice():
+    from stele.gitrepo import Outcome
+
+    err = ("fatal: 'origin' does not appear to be a git repository\nfatal: Could not read from remote "
+           "repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n")
+    assert Outcome(128, b"", err).why == "'origin' does not appear to be a git repository"
+    assert Outcome(1, b"", "error: cannot lock ref 'refs/x'\n").why == "cannot lock ref 'refs/x'"
+    assert Outcome(1, b"", "hint: one\nsomething broke\n").why == "something broke"
+    assert Outcome(2, b"", "").why == "exit 2"

@@ -290,6 +290,20 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 CAPS = {"retrieval.max_entries": (20, "the design's cap (at most 20 entries, callouts included)")}
 
 
+_DURATION = re.compile(r"(\d+)([smhd])")
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration_seconds(text: str) -> tuple[int, str]:
+    """`2h`, `30m`, `90s`, `1d`, `1h30m` -> (seconds, ""); anything else -> (0, why it is refused).
+    The one grammar of a lease, for `--lease` and for `tasks.lease` checked when the config loads."""
+    spec = text.strip().lower().replace(" ", "")
+    if not spec or _DURATION.sub("", spec) or not _DURATION.search(spec):
+        return 0, "write a duration like 2h, 30m, 90s, 1d or 1h30m"
+    seconds = sum(int(n) * _DURATION_UNITS[unit] for n, unit in _DURATION.findall(spec))
+    return (seconds, "") if seconds > 0 else (0, "a claim needs a lease of at least one second")
+
+
 def _check_values(data: dict[str, Any], path: str) -> list[str]:
     """Range-check the merged settings; returns warnings for values clamped to a hard cap."""
     config, warnings = Config(data), []
@@ -304,6 +318,9 @@ def _check_values(data: dict[str, Any], path: str) -> list[str]:
     for key, (cap, why) in CAPS.items():
         if config[key] > cap:
             warnings.append(f"{path}: `{key}` is {config[key]}, over {why}; using {cap}")
+    _, why = duration_seconds(str(data["tasks"]["lease"]))
+    if why:
+        raise ConfigError(f"{path}: `tasks.lease` is {data['tasks']['lease']!r}: {why} (the default is 2h)")
     for section in ("kind_weights", "relation_weights"):
         for name, value in data[section].items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -30,8 +30,11 @@ class Outcome:
 
     @property
     def why(self) -> str:
+        """git's own reason in one line: its first `fatal:` or `error:` line (what follows is advice,
+        whose last line, "and the repository exists.", says nothing), else its last line."""
         lines = [ln.strip() for ln in self.err.strip().splitlines() if ln.strip()]
-        return lines[-1].removeprefix("fatal: ").removeprefix("error: ") if lines else f"exit {self.code}"
+        said = next((ln for ln in lines if ln.startswith(("fatal: ", "error: "))), lines[-1] if lines else "")
+        return said.removeprefix("fatal: ").removeprefix("error: ") or f"exit {self.code}"
 
 
 def call(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> Outcome:

@@ -254,3 +254,17 @@ def test_always_budget_counts_what_a_snapshot_delivers(tmp_path, monkeypatch):
     assert found == [("always-budget", "INS-0001")]
     monkeypatch.chdir(p.root)
     assert invoke("context", "doctor").out.count("INS-0001 is an `always` record") == 1
+
+
+def test_half_superseded_the_other_way_round(tmp_path):
+    """The old fact says superseded but no fact in the record supersedes it (a merge that took only its
+    file of the pair, a hand edit): it has silently left every snapshot with nothing in its place."""
+    p = new_repo(tmp_path / "r")
+    write_fact(p.root, "DEC-AAAA", "decision", status="superseded", body="Use middleware.")
+    write_fact(p.root, "DEC-BBBB", "decision", body="Use the gateway.")
+    [f] = doctor_run.run(p).findings
+    assert (f.check, f.fact, f.path, f.line) == ("half-superseded", "DEC-AAAA", "docs/memory/decisions/DEC-AAAA.md", 5)
+    assert "DEC-AAAA is superseded, but no fact supersedes it" in f.message
+    assert "`supersedes: [DEC-AAAA]`" in f.message
+    write_fact(p.root, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]}, body="Use the gateway.")
+    assert doctor_run.run(p).findings == []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
-from ..record.load import Record, fact_files
+from ..record.load import Record, fact_files, outside
 from ..record.model import Fact
 from ..record.similar import compared_text, near_pairs
 from ..redact import Redactor
@@ -82,9 +82,17 @@ def supersession_cycles(record: Record) -> list[Finding]:
 
 
 def half_superseded(record: Record) -> list[Finding]:
-    """A fact that `supersedes` another which is still live: a supersession cut short (a kill between
-    its two writes, a merge that took one file of the pair), so both are injected as true."""
-    found = []
+    """A supersession cut short (a kill between its two writes, a merge that took one file of the
+    pair, a hand edit), either way round: a fact that `supersedes` another which is still live, so both
+    are injected as true; or a fact marked superseded that no fact supersedes, so it left every snapshot
+    with nothing in its place."""
+    replaced = {old for fact in record.facts.values() for old in fact.links.get("supersedes", [])}
+    found = [Finding("half-superseded", fact.path, _line(fact, "status"),
+                     f"{fact.id} is superseded, but no fact supersedes it, so nothing is injected in its "
+                     f"place: add `supersedes: [{fact.id}]` under the replacement's `links:`, or put "
+                     f"`status: current` back and run `stele supersede {fact.id} --by NEW`", fact.id)
+             for fact in sorted(record.facts.values(), key=lambda f: f.id)
+             if fact.status == "superseded" and fact.id not in replaced]
     for fact in sorted(record.facts.values(), key=lambda f: f.id):
         if fact.status in ("superseded", "retired"):
             continue
@@ -162,7 +170,7 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
     found = []
     for path in fact_files(record.project.memory_dir):
-        if not record.project.contains(path):
+        if outside(record.project, path):
             continue  # the schema check names it; its content is not the record's
         try:
             text = path.read_text(encoding="utf-8")

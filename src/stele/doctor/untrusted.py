@@ -8,7 +8,7 @@ are `neutralize.suspects` (their one home); this module only names the file, the
 from __future__ import annotations
 
 from ..neutralize import suspects
-from ..record.load import Record, fact_files
+from ..record.load import Record, fact_files, outside
 from .findings import Finding
 
 
@@ -16,7 +16,7 @@ def untrusted(record: Record, max_line: int) -> list[Finding]:
     by_path = {fact.path: fact for fact in record.facts.values()}
     found = []
     for path in fact_files(record.project.memory_dir):
-        if not record.project.contains(path):
+        if outside(record.project, path):
             continue  # the schema check names it; its content is not the record's
         try:
             text = path.read_bytes().decode("utf-8")  # bytes as they are: read_text turns a lone \r into \n

@@ -57,7 +57,8 @@ class Payload:
                 value = holder.get(key)
                 if isinstance(value, str) and value.strip():
                     found.append(value.strip())
-        for edit in self.tool_input.get("edits") or ():
+        edits = self.tool_input.get("edits")
+        for edit in edits if isinstance(edits, list) else ():  # MultiEdit's list; anything else is not ours
             if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
                 found.append(edit["file_path"])
         for value in self.tool_input.values():  # Codex apply_patch: paths live in the patch text

@@ -107,6 +107,14 @@ def fact_files(memory_dir: Path) -> Iterator[Path]:
             yield path
 
 
+def outside(project: Project, path: Path) -> bool:
+    """Is `path`, found by `fact_files`, a link to a file outside the repository? `rglob` does not
+    descend into linked folders and `memory_dir` is checked when it is read, so only the file itself can
+    lead out: one `lstat` for the common case instead of resolving every path (on 10,000 facts the
+    resolves cost doctor seconds, three times over)."""
+    return path.is_symlink() and not project.contains(path)
+
+
 def has_frontmatter(text: str) -> bool:
     """Does the file claim to be a fact? Every file that starts with `---` does."""
     return text.removeprefix("\ufeff").startswith("---")
@@ -115,7 +123,7 @@ def has_frontmatter(text: str) -> bool:
 def load(project: Project) -> Record:
     def texts() -> Iterator[tuple[str, str | None, str]]:
         for path in fact_files(project.memory_dir):
-            if not project.contains(path):
+            if outside(project, path):
                 yield project.rel(path), None, OUTSIDE
                 continue
             try:

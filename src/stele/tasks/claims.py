@@ -18,12 +18,12 @@ import datetime as dt
 import json
 import os
 import random
-import re
 import time
 from collections.abc import Callable
 from typing import Any
 
 from .. import gitrepo
+from ..config import duration_seconds
 from ..errors import SteleError, UsageError
 from ..plain import dataclass, replace
 from ..project import Project
@@ -33,8 +33,6 @@ REMOTE_CLAIMS_REF = "refs/stele/remote-claims/"
 AGENT_ENV = "STELE_AGENT"
 RECORD_VERSION = 1
 ATTEMPTS = 60  # compare-and-swap retries; each lost round means someone else moved the ref
-_LEASE_RE = re.compile(r"(\d+)([smhd])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def hostname() -> str:
@@ -59,13 +57,10 @@ def parse_time(text: str) -> dt.datetime:
 
 
 def parse_lease(text: str, flag: str = "--lease") -> dt.timedelta:
-    """`2h`, `30m`, `90s`, `1d`, `1h30m` -> a positive duration."""
-    spec = text.strip().lower().replace(" ", "")
-    if not spec or _LEASE_RE.sub("", spec) or not _LEASE_RE.search(spec):
-        raise UsageError(f"{flag} {text!r} is not a duration: write it like 2h, 30m, 90s, 1d or 1h30m")
-    seconds = sum(int(n) * _UNITS[unit] for n, unit in _LEASE_RE.findall(spec))
-    if seconds <= 0:
-        raise UsageError(f"{flag} {text!r} is zero: a claim needs a lease of at least one second")
+    """`2h`, `30m`, `90s`, `1d`, `1h30m` -> a positive duration (the grammar is config's)."""
+    seconds, why = duration_seconds(text)
+    if why:
+        raise UsageError(f"{flag} {text!r}: {why}")
     return dt.timedelta(seconds=seconds)
 
 
