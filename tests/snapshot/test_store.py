@@ -57,3 +57,18 @@ def test_runs_are_listed_oldest_first_and_prefixes_must_be_unique(tmp_path):
         store.load(project, "../etc")
     with pytest.raises(SteleError, match="cannot read the stored snapshot"):
         store.load(project, "01JD")
+
+
+def test_temporaries_stay_out_of_the_runs_and_a_killed_writers_are_cleared(tmp_path):
+    import os
+
+    project = Project(tmp_path)
+    left = tmp_path / ".stele/tmp/.01JCCCCCCCCCCCCCCCCCCCCCCC.json.0a1b2c.tmp"  # what a kill -9 leaves
+    left.parent.mkdir(parents=True)
+    left.write_text("{half")
+    fresh = left.with_name(".01JDDDDDDDDDDDDDDDDDDDDDDD.json.3d4e5f.tmp")  # another writer's, still busy
+    fresh.write_text("{")
+    os.utime(left, (1, 1))
+    path = store.save(project, snap("01JEEEEEEEEEEEEEEEEEEEEEEE"))
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+    assert not left.exists() and fresh.exists()

@@ -32,12 +32,36 @@ def save(project: Project, snap: Snapshot) -> Path:
     path = folder / f"{snap.run}.json"
     snap.stored = project.rel(path)
     data = json.dumps(snap.as_dict(), indent=1, ensure_ascii=False) + "\n"
+    tmp = project.stele_dir / "tmp"
+    _clear_stale(tmp)
     try:
-        atomic.write(path, data, mode=0o444, exclusive=True)
+        atomic.write(path, data, mode=0o444, exclusive=True, tmp_dir=tmp)
     except FileExistsError:
         snap.stored = None
         raise SteleError(f"{project.rel(path)} already exists: a stored run is never replaced") from None
     return path
+
+
+STALE_TMP_S = 600  # no snapshot takes this long to write: an older temporary is a killed writer's
+
+
+def _clear_stale(folder: Path) -> None:
+    """Temporaries are written outside `snapshots/` (a killed claim must not leave half a run among
+    the runs); the ones a kill left are removed by a later save, once surely abandoned."""
+    import os
+    import time
+
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    cutoff = time.time() - STALE_TMP_S
+    for entry in entries:
+        try:
+            if entry.name.endswith(".tmp") and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass
 
 
 def resolve(project: Project, run: str) -> Path:
