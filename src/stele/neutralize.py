@@ -17,7 +17,7 @@ selectors. ASCII text is checked with one regex and returned as is when clean.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from .plain import dataclass
 from functools import cache
 from typing import Any
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import say
 from . import state
+from .harness import NUDGE_OPENING
 from .run import Context, Reply, run
 
 if TYPE_CHECKING:
@@ -55,7 +56,6 @@ def preamble(ctx: Context) -> str:
 def handle(ctx: Context) -> Reply | None:
     from ..render.agent import recall_text
     from ..retrieve.recall import recall
-    from .stop import NUDGE_OPENING
 
     prompt = ctx.payload.prompt
     if not prompt.strip() or prompt.startswith(NUDGE_OPENING):  # Gemini and Copilot re-prompt with the nudge

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from ..plain import dataclass, field
 from typing import Any
 
 from .. import textcut

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from ..plain import dataclass, field
 from pathlib import Path
 from typing import Any
 
