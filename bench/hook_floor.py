@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -110,7 +111,7 @@ print(json.dumps(out))
 
 
 def payload(repo: Path, event: str, n: int, prompt: str, files: list[str]) -> str:
-    base = {"session_id": f"floor-{n}-{time.time_ns()}", "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
+    base = {"session_id": str(uuid.uuid4()),  # what Claude Code sends: a UUID, which skips the redactor "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
             "permission_mode": "default"}
     if event == "prompt":
         base.update(hook_event_name="UserPromptSubmit", prompt=prompt)

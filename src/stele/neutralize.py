@@ -17,9 +17,10 @@ selectors. ASCII text is checked with one regex and returned as is when clean.
 from __future__ import annotations
 
 import re
-from .plain import dataclass
 from functools import cache
 from typing import Any
+
+from .plain import dataclass
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
 # plus category Cf), written out so importing this module scans nothing. U+2028/2029 end lines in

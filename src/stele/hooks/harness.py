@@ -13,8 +13,9 @@ permission prompt). The one refusal Stele ever answers is the opt-in hold of an 
 from __future__ import annotations
 
 import json
-from ..plain import dataclass
 from typing import Any
+
+from ..plain import dataclass
 
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot")
 # Stele's agent events (`stele hook EVENT`)

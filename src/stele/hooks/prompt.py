@@ -47,10 +47,12 @@ def active_session(ctx: Context) -> str | None:
 def preamble(ctx: Context) -> str:
     """The active Stele session's preamble (goal, completed stages folded with visit counts, steering)
     under the session's fidelity rules, or ''."""
+    sid = active_session(ctx)
+    if not sid:
+        return ""
     from ..session.preamble import for_scope
 
-    sid = active_session(ctx)
-    return for_scope(ctx.project, session=sid).render() if sid else ""
+    return for_scope(ctx.project, session=sid).render()
 
 
 def handle(ctx: Context) -> Reply | None:
