@@ -80,7 +80,8 @@ class Scan:
     def stamps(self, paths: Iterable[str]) -> dict[str, Stamp]:
         """The stamps of those of `paths` this scan found (a refresh needs only the changed ones:
         a dict of every file costs ~10 ms at 10,000 facts)."""
-        if self._where is None:
+        paths = list(paths)
+        if self._where is None or not all(p in self._where for p in paths):
             self._where = {p: i for i, p in enumerate(self.paths)}
         where, n = self._where, self.numbers
         return {p: (n[3 * i], n[3 * i + 1], n[3 * i + 2]) for p in paths if (i := where.get(p)) is not None}
@@ -88,6 +89,8 @@ class Scan:
     def modified_since(self, ns: int) -> list[str]:
         """The paths whose mtime is `ns` or later (the racy candidates), read off the array."""
         mtimes = self.numbers[0::3]
+        if not mtimes or max(mtimes) < ns:  # the usual answer, in C
+            return []
         return [self.paths[i] for i, m in enumerate(mtimes) if m >= ns]
 
     def changed_since(self, blob: bytes | None) -> tuple[list[str], list[str]] | None:
@@ -109,12 +112,15 @@ class Scan:
             return None
         new, paths = self.numbers, self.paths
         out: list[str] = []
+        found: dict[str, int] = {}  # where the changed paths are in this scan, for `stamps`
+        self._where = found
 
         def split(lo: int, hi: int, shift: int) -> None:  # in whole files: three numbers each
             if old[3 * (lo + shift):3 * (hi + shift)] == new[3 * lo:3 * hi]:
                 return
             if hi - lo == 1:
                 out.append(paths[lo])
+                found[paths[lo]] = lo
                 return
             mid = (lo + hi) // 2
             split(lo, mid, shift)
@@ -135,6 +141,7 @@ class Scan:
             j = where.get(p)
             if j is None or old[3 * j:3 * j + 3] != new[3 * i:3 * i + 3]:
                 out.append(p)
+                found[p] = i
         now = set(paths[head:len(paths) - tail])
         return out, [p for p in old_mid if p not in now]
 
