@@ -95,7 +95,7 @@ def remembered(repo, anchor: str, kind: str = "decision") -> str:
 
     from tests.helpers import invoke
 
-    r = invoke("remember", "Checkout rounds to cents.", "--kind", kind, "--anchor", anchor, "--json")
+    r = invoke("remember", f"Checkout rounds to cents ({anchor}).", "--kind", kind, "--anchor", anchor, "--json")
     assert r.code == 0, r.err
     return json.loads(r.out)["id"]
 
@@ -209,7 +209,7 @@ def test_a_fact_that_needs_review_is_listed_labeled_and_still_delivered_until_ve
     assert [f.fact for f in found] == [dec] and f"`stele verify {dec}` clears this" in found[0].message
     monkeypatch.setenv("STELE_TODAY", "2027-06-01")  # months later it is still injected, and labeled
     recalled = invoke("recall", "how does checkout round the totals to cents")
-    assert f"DECISION {dec} [needs review]  Checkout rounds to cents." in recalled.out
+    assert f"DECISION {dec} [needs review]  Checkout rounds to cents (" in recalled.out
     data = invoke("recall", "how does checkout round the totals to cents", "--json").out
     assert '"needs_review": "anchor web/cart.js::checkout no longer resolves' in data
     edit.edit(Project(repo), dec, edit.Changes(remove_anchors=["web/cart.js::checkout"]))

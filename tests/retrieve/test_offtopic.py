@@ -4,8 +4,9 @@ record's own questions still get answers. The unrelated prompts are not tuned to
 are everyday requests and general programming questions, as an agent receives between tasks."""
 import pytest
 
-from stele.cli.demo import build, example_inputs
+from stele.cli.demo import example_inputs
 from stele.project import Project
+from stele.record.scaffold import example_repository
 from stele.retrieve.recall import recall
 from tests.fakes import write_fact
 
@@ -48,7 +49,7 @@ def test_an_unrelated_prompt_gets_nothing_on_any_record(repo, name):
 
 
 def test_the_bundled_example_answers_its_prompts_and_nothing_else(tmp_path, monkeypatch):
-    root = build(tmp_path / "harbor")
+    root = example_repository(tmp_path / "harbor")
     monkeypatch.chdir(root)
     project = Project(root)
     prompts, _ = example_inputs()

@@ -2,8 +2,8 @@
 
 `docs/cli.md` is rendered from this (by `scripts/cli_reference.py`) and `tests/test_docs.py` checks
 the hand-written docs against it, so neither can drift from the code. Three sources make the one CLI:
-the typer tree, the fast path's argparse parsers (`recall` and `search` run before typer; the typer
-tree has only forwarding stubs for them) and `stele hook`'s event table. Only the stable part of
+the typer tree, the fast path's argparse parsers (`recall`, `search`, `task claim` and `task release`
+run before typer; the typer tree has only forwarding stubs for them) and `stele hook`'s event table. Only the stable part of
 typer's objects is read (option names, help, defaults, `multiple`, `is_flag`); a parameter's type
 comes from the command function's own annotation, so the page does not change with typer's internals.
 """
@@ -146,9 +146,9 @@ def _from_argparse(path: tuple[str, ...], parser: argparse.ArgumentParser) -> Co
         if isinstance(action, argparse._HelpAction):
             continue
         flag = action.nargs == 0
-        multiple = isinstance(action, argparse._AppendAction)
+        multiple = isinstance(action, argparse._AppendAction)  # _ExtendAction is one
         if not action.option_strings:
-            params.append(Param((action.dest.upper(),), "", action.help or "", "", True,
+            params.append(Param((str(action.metavar or action.dest.upper()),), "", action.help or "", "", True,
                                 action.nargs not in ("?", "*"), action.nargs in ("*", "+")))
             continue
         metavar = "" if flag else (
@@ -169,7 +169,8 @@ def _fast(name: str) -> typing.Callable[[], argparse.ArgumentParser]:
     return parser
 
 
-FAST = {("recall",): _fast("recall"), ("search",): _fast("search")}
+FAST = {("recall",): _fast("recall"), ("search",): _fast("search"), ("task", "claim"): _fast("claim"),
+        ("task", "release"): _fast("release")}
 
 
 def hook_command() -> Command:
