@@ -258,7 +258,7 @@ def _walk(folder: str, rel: str, suffix: str, recurse: bool, paths: list[str], n
         entry = (here.st_mtime_ns, here.st_ino, now, names, below)
         changed = known is None or known[:2] != entry[:2] or known[3] != names or known[4] != below or (
             known[2] - known[0] <= RACY_NS < now - here.st_mtime_ns)  # listed in the racy window, no longer
-        new[folder] = entry if changed else known
+        new[folder] = known if known is not None and not changed else entry
     for name in below:
         changed |= _walk(f"{folder}/{name}", f"{rel}{name}/", suffix, recurse, paths, numbers, old, new, now)
     return changed
