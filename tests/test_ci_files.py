@@ -4,6 +4,7 @@ The action's shell steps run here with fake `stele` and `gh` commands on PATH, s
 and the update-or-create comment logic are tested without GitHub.
 """
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -37,8 +38,29 @@ def steps():
 def test_action_is_composite_and_every_run_step_names_its_shell():
     action = load("action.yml")
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) == {"args", "base", "gate", "review", "token", "stele"}
-    assert all(s.get("shell") == "bash" for s in action["runs"]["steps"] if "run" in s)
+    assert set(action["inputs"]) == {"args", "base", "gate", "review", "token", "stele", "sarif"}
+    guard, *rest = action["runs"]["steps"]
+    assert guard["shell"] == "cmd"
+    assert all(s.get("shell") == "bash" for s in rest if "run" in s)
+
+
+ANNOTATION = re.compile(r"^::error title=[^:,]+::[^\r\n]+$")
+
+
+def test_on_windows_the_first_step_fails_with_one_line_and_nothing_else_runs():
+    """No Windows runner here: the guard is read, not run. It is the first step, runs only on Windows,
+    prints one `::error` workflow command and exits 1 in cmd (every Windows runner has cmd; bash and
+    pwsh are not on every self-hosted one); every later step either has no condition, so the failure
+    skips it, or needs the output of a step that was skipped."""
+    guard, *rest = load("action.yml")["runs"]["steps"]
+    assert guard["if"] == "runner.os == 'Windows'"
+    echo, leave = guard["run"].strip().splitlines()
+    assert leave == "exit /b 1"
+    assert echo.startswith("echo ") and ANNOTATION.match(echo[len("echo "):])
+    assert "ubuntu-latest" in echo and "macos-latest" in echo
+    assert not set(echo) & set("&|<>()^%!\"")  # cmd would read these as syntax
+    for step in rest:
+        assert "if" not in step or "steps.base.outputs.ref != ''" in step["if"], step["name"]
 
 
 def fake(bin_dir: Path, name: str, script: str) -> None:
@@ -55,7 +77,8 @@ def run_step(step, env, tmp_path, gh_exit=0):
     fake(bin_dir, "gh", f'echo "gh $*" >> {log}\n'
                         f'case "$*" in *--paginate*) cat {tmp_path}/existing 2>/dev/null;;\n'
                         f'*) exit {gh_exit};; esac\n')
-    full = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path), **env}
+    full = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path),
+            "GITHUB_OUTPUT": str(tmp_path / "github_output"), **env}
     done = subprocess.run(["bash", "-e", "-c", step["run"]], env=full, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return (log.read_text().splitlines() if log.exists() else []), done.stdout
@@ -68,6 +91,17 @@ def test_doctor_step_builds_its_arguments(tmp_path):
     (tmp_path / "log").unlink()
     assert run_step(step, {"BASE": "origin/main", "GATE": "true", "ARGS": "--strict"}, tmp_path)[0] == [
         "stele doctor --format github --base origin/main --gate --strict"]
+    output = tmp_path / "github_output"
+    assert output.read_text() == "sarif=\nsarif=\n"  # no SARIF asked for: the output is empty
+
+
+def test_doctor_step_writes_sarif_in_the_same_run(tmp_path):
+    step = steps()["stele doctor"]
+    log, _ = run_step(step, {"BASE": "", "GATE": "false", "ARGS": "", "SARIF": "out/stele.sarif"}, tmp_path)
+    assert log == ["stele doctor --format github --sarif-output out/stele.sarif"]
+    assert (tmp_path / "github_output").read_text() == "sarif=out/stele.sarif\n"
+    outputs = load("action.yml")["outputs"]
+    assert outputs["sarif"]["value"] == "${{ steps.doctor.outputs.sarif }}" and step["id"] == "doctor"
 
 
 def test_comment_step_updates_its_own_comment_or_creates_one(tmp_path):

@@ -25,6 +25,7 @@ GLOBAL = {"--help", "-h", "--version"}
 # Every data command takes these; README's Conventions section documents them once for all.
 SHARED = {"--format", "--json"}
 WORD = re.compile(r"[a-z][a-z-]*$")
+OPTION = re.compile(r"--?[A-Za-z]")  # not `-1`, not a `---` frontmatter fence
 
 
 @cache
@@ -142,7 +143,7 @@ def resolve(tree: dict[tuple[str, ...], Command], rest: list[str], where: str) -
     options, positionals, unknown = [], [], ""
     for tok in rest:
         bare = tok.strip("[](),.:")
-        if bare.startswith("-") and len(bare) > 1 and not bare[1:].isdigit():
+        if OPTION.match(bare):
             options.append(bare.split("=")[0])
             continue
         if not positionals and (*path, bare) in tree:

@@ -1,4 +1,7 @@
 """textcut: every cut stays within its budget (mark included, but for `chars`) and says it happened."""
+import re
+from pathlib import Path
+
 from stele import textcut
 
 
@@ -34,3 +37,36 @@ def test_ends_keep_the_beginning_and_the_end_of_a_long_text():
     assert head.startswith("question first") and tail.endswith("the question last")
     assert len(head) + len(tail) <= 200 and not head.endswith(" ") and " " not in (tail[0], head[-1])
     assert textcut.ends("short", 200) == "short"
+
+
+def test_counted_says_one_and_many():
+    assert [textcut.counted(n, "error") for n in (0, 1, 2)] == ["0 errors", "1 error", "2 errors"]
+    assert textcut.counted(1, "entry", "entries") == "1 entry" and textcut.counted(3, "entry", "entries") == "3 entries"
+
+
+# A plural written by hand ("{n} error{'s' if n > 1 else ''}", "problem(s)") drifts from counted():
+# it said "0 hop", "1 errors" and "problem(s)" before. Words without a number stay free to say "(s)".
+HAND_PLURAL = re.compile(r"""\{['"]s['"] (?:if|\*)|\{[^{}]+\} [a-z]+\(s\)""")
+
+
+def test_plurals_have_one_home():
+    src = Path(textcut.__file__).parent
+    found = [f"{p.relative_to(src)}:{n}: {line.strip()}"
+             for p in sorted(src.rglob("*.py")) if "examples" not in p.parts
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if HAND_PLURAL.search(line)]
+    assert found == [], "say it with textcut.counted(n, noun[, plural])"
+
+
+def test_the_plural_detector_sees_what_it_should():
+    assert HAND_PLURAL.search("f\"{n} fact{'s' if n != 1 else ''}\"")
+    assert HAND_PLURAL.search("f\"{e} error{'s' * (e != 1)}\"")
+    assert HAND_PLURAL.search('f"{errors} problem(s) keep"')
+    assert not HAND_PLURAL.search('"Anchored to the file(s) being edited"')
+    assert not HAND_PLURAL.search("counted(n, 'fact')")
+
+
+def test_error_line_is_the_type_and_the_first_line_cut_at_a_word():
+    assert textcut.error_line(ValueError("bad value\ntraceback...")) == "ValueError: bad value"
+    assert textcut.error_line(OSError()) == "OSError"
+    long = textcut.error_line(RuntimeError("word " * 100), 40)
+    assert long.startswith("RuntimeError: word") and long.endswith("...") and len(long) <= len("RuntimeError: ") + 40

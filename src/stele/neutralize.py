@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from .plain import dataclass
+from .textcut import counted
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
 # plus category Cf), written out so importing this module scans nothing. U+2028/2029 end lines in
@@ -168,7 +169,7 @@ def _describe_hidden(run: str) -> str:
     points = ", ".join(f"U+{ord(c):04X}" for c in run[:4])
     if any(c in _BIDI for c in run):
         return f"a bidirectional override ({points}) that reorders what is shown"
-    return f"{len(run)} invisible character{'s' if len(run) > 1 else ''} ({points})"
+    return f"{counted(len(run), 'invisible character')} ({points})"
 
 
 def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> list[Suspect]:

@@ -22,6 +22,7 @@ from functools import cache
 
 from .plain import dataclass, field
 from .redact_rules import KEY_QUALIFIERS, PASSWORD_WORDS, SECRET_WORDS, SHAPES, VENDORS
+from .textcut import counted
 
 MARKER = "[REDACTED:{}]"
 _MARKER_RX = re.compile(r"\[REDACTED:[^\]\n]{1,60}\]")
@@ -62,8 +63,7 @@ class Tally:
 
 def describe(found: Counter) -> str:
     """`1 AWS access key id, 2 bearer tokens` (never the secrets themselves)."""
-    return ", ".join(f"{n} {kind}{'s' if n > 1 and not kind.endswith('s') else ''}"
-                     for kind, n in sorted(found.items()))
+    return ", ".join(counted(n, kind, kind if kind.endswith("s") else None) for kind, n in sorted(found.items()))
 
 
 @cache

@@ -34,6 +34,13 @@ def one_line(text: str, limit: int, mark: str = ELLIPSIS) -> str:
     return words(" ".join(text.split()), limit, mark)
 
 
+def error_line(e: BaseException, limit: int = 200) -> str:
+    """An exception in one line for a message: its type and the first line of what it says, cut at a
+    word (a library's error may carry a whole response body or traceback)."""
+    first = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {words(first[0], limit)}" if first else type(e).__name__
+
+
 def lines(text: str, limit: int, mark: str) -> str:
     """`text` cut at a line boundary to at most `limit` characters, ending in `mark` when it was cut
     (a single line longer than the budget is cut inside it)."""

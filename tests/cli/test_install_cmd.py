@@ -100,7 +100,7 @@ def test_codex_hooks_json_has_only_known_root_keys_and_says_to_trust(repo):
 def test_gemini_uses_millisecond_timeouts_and_after_tool(repo):
     ok("install", "gemini")
     hooks = json.loads((repo / ".gemini/settings.json").read_text())["hooks"]
-    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent"}
+    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"}
     handler = hooks["BeforeAgent"][0]["hooks"][0]
     assert handler["timeout"] == 10000 and handler["command"] == command("prompt", "gemini")
     # Gemini matches a lifecycle matcher as one exact string: `startup|resume|clear` never fires
@@ -124,7 +124,7 @@ def test_copilot_block_and_user_scope_goes_to_home(repo, tmp_path):
     hooks = json.loads((repo / ".github/hooks/stele.json").read_text())
     assert hooks["version"] == 1 and "trust" in out
     assert set(hooks["hooks"]) == {"sessionStart", "userPromptTransformed", "postToolUse", "subagentStart",
-                                   "agentStop"}
+                                   "agentStop", "sessionEnd"}
     post = hooks["hooks"]["postToolUse"][0]
     assert post["bash"] == command("post-edit", "copilot") and post["matcher"] == "edit|create|apply_patch"
     home = Path.home()

@@ -26,7 +26,7 @@ def test_hook_lists_every_event_and_aliases_say_so():
 def test_options_show_choices_defaults_and_flags():
     doctor = by_name()["stele doctor"]
     fmt = doctor.option("--format")
-    assert fmt.metavar == "auto|text|json|github" and fmt.default == "auto"
+    assert fmt.metavar == "auto|text|json|github|sarif" and fmt.default == "auto"
     assert doctor.option("--strict").metavar == "" and doctor.option("-y").names == ("--yes", "-y")
     claim = by_name()["stele task claim"]
     assert claim.usage == "stele task claim [OPTIONS] ID"

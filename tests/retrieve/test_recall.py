@@ -42,7 +42,12 @@ def test_the_json_contract_is_exact(shop):
     data = recall(shop, PROMPT).as_dict()
     assert list(data) == ["mode", "entries", "risks", "elapsed_ms", "partial"]
     assert data["mode"] == "hybrid" and data["partial"] is False and isinstance(data["elapsed_ms"], int)
-    assert all(list(e) == ["id", "kind", "title", "score", "source", "via"] for e in data["entries"])
+    # a session entry adds who wrote it: `agent`, and `host` (set for a teammate's pulled entry only)
+    assert all(list(e) == ["id", "kind", "title", "score", "source", "via"] for e in data["entries"]
+               if e["source"] == "committed")
+    sessions = [e for e in data["entries"] if e["source"] == "session"]
+    assert sessions and all(list(e) == ["id", "kind", "title", "score", "source", "via", "agent", "host"]
+                            and e["host"] is None for e in sessions)
     assert all(list(r) == ["id", "title", "via"] for r in data["risks"])
     first = data["entries"][0]
     assert first["id"] == "DEC-AGHA" and first["via"] is None and first["source"] == "committed"

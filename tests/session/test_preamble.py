@@ -120,8 +120,8 @@ def test_as_dict_keys_are_stable():
     d = fold([start("G"), stage("plan", "p"), E("steering", "s")]).as_dict()
     assert list(d) == ["goal", "thread", "sessions", "iteration", "fidelity", "fidelity_source", "stages",
                        "steering", "text"]
-    assert list(d["stages"][0]) == ["name", "text", "visits", "truncated", "entry", "ts"]
-    assert list(d["steering"][0]) == ["id", "ts", "text"]
+    assert list(d["stages"][0]) == ["name", "text", "visits", "truncated", "entry", "ts", "agent", "host"]
+    assert list(d["steering"][0]) == ["id", "ts", "text", "agent", "host"]
 
 
 @pytest.fixture

@@ -5,14 +5,18 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .. import atomic
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import JsonOpt, app, project
+
+if TYPE_CHECKING:
+    from ..doctor.findings import Report
 
 Opt = typer.Option
 GITHUB_ENV = "GITHUB_ACTIONS"
@@ -24,6 +28,7 @@ class DoctorFormat(str, Enum):
     text = "text"
     json = "json"
     github = "github"
+    sarif = "sarif"
 
 
 @app.command()
@@ -39,8 +44,12 @@ def doctor(
                              "first.")] = False,
     dry_run: Annotated[bool, Opt("--dry-run", help="With --fix: show the diff, write nothing.")] = False,
     yes: Annotated[bool, Opt("--yes", "-y", help="With --fix: do not ask before writing.")] = False,
-    fmt: Annotated[DoctorFormat, Opt("--format", help="auto is github under GitHub Actions, else text.")]
+    fmt: Annotated[DoctorFormat, Opt("--format", help="auto is github under GitHub Actions, else text; "
+                                     "sarif is SARIF 2.1.0 for code scanning.")]
     = DoctorFormat.auto,
+    sarif_output: Annotated[Path | None, Opt("--sarif-output", metavar="PATH", help="Also write the "
+                                             "findings to PATH as SARIF 2.1.0, whatever --format prints.")]
+    = None,
     json_: JsonOpt = False,
 ) -> int:
     """Check the project memory: schema, ids, links, anchors, budgets, secrets, staleness."""
@@ -53,8 +62,14 @@ def doctor(
         if dry_run:
             return 0
     report = run_doctor(p, base=base, gate=gate)
+    if sarif_output is not None:
+        _write_sarif(sarif_output, report)
     if json_ or fmt == DoctorFormat.json:
         emit_json(report.as_dict())
+    elif fmt == DoctorFormat.sarif:
+        from ..render.sarif import sarif
+
+        term.write(sarif(report))
     elif fmt == DoctorFormat.github or (fmt == DoctorFormat.auto and os.environ.get(GITHUB_ENV) == "true"):
         term.write(out.github(report))
         summary_path = os.environ.get(SUMMARY_ENV)
@@ -64,6 +79,18 @@ def doctor(
         for line in out.text(report).splitlines():
             term.line(line)
     return report.exit_code(strict)
+
+
+def _write_sarif(path: Path, report: Report) -> None:
+    from ..errors import SteleError
+    from ..render.sarif import sarif
+
+    try:
+        atomic.write(path, sarif(report), durable=False)
+    except OSError as e:
+        why = f"{e.filename}: {e.strerror}" if e.filename and e.strerror else str(e)
+        raise SteleError(f"--sarif-output {path}: cannot write it ({why}); "
+                         "give a path in a folder you can write to") from e
 
 
 def _fix(p, dry_run: bool, yes: bool) -> None:
@@ -81,8 +108,9 @@ def _fix(p, dry_run: bool, yes: bool) -> None:
     if dry_run:
         return
     ask = not yes and sys.stdin.isatty()
-    if ask and not typer.confirm(f"Write these {len(repairs)} changes?", default=True):
+    if ask and not typer.confirm("Write this change?" if len(repairs) == 1
+                                else f"Write these {len(repairs)} changes?", default=True):
         term.note("nothing was written")
         return
     fix.apply(p, repairs)
-    term.note(f"repaired {len(repairs)} fact file{'s' * (len(repairs) != 1)}")
+    term.note(f"repaired {counted(len(repairs), 'fact file')}")

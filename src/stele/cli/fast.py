@@ -97,9 +97,9 @@ def claim_parser() -> argparse.ArgumentParser:
     p = _parser("task claim", "Claim a task, atomically: if someone else holds it, exit 1 and say who, "
                 "since and until when. The winner's run gets a context snapshot, stored and printed.")
     p.add_argument("task", metavar="ID", help="the task to claim")
-    p.add_argument("--agent", help="your agent name (default: $STELE_AGENT, else your user name)")
-    p.add_argument("--session", help="your session id (default: $STELE_SESSION)")
-    p.add_argument("--lease", help="how long it holds: 2h, 30m, 1d (default: tasks.lease in "
+    p.add_argument("--agent", metavar="NAME", help="your agent name (default: $STELE_AGENT, else your user name)")
+    p.add_argument("--session", metavar="ID", help="your session id (default: $STELE_SESSION)")
+    p.add_argument("--lease", metavar="DURATION", help="how long it holds: 2h, 30m, 1d (default: tasks.lease in "
                    ".stele/config.yaml)")
     p.add_argument("--record", "-r", action="extend", nargs="+", default=[], metavar="ID",
                    help="records this run needs, by id (even `delivery: manual` ones); repeatable")
@@ -111,8 +111,8 @@ def release_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="stele task release", description="Release your claim (a claim that "
                                 "was pushed to a remote is released there too).")
     p.add_argument("task", metavar="ID", help="the task to release")
-    p.add_argument("--agent", help="your agent name (default: $STELE_AGENT, else your user name)")
-    p.add_argument("--session", help="your session id (default: $STELE_SESSION)")
+    p.add_argument("--agent", metavar="NAME", help="your agent name (default: $STELE_AGENT, else your user name)")
+    p.add_argument("--session", metavar="ID", help="your session id (default: $STELE_SESSION)")
     p.add_argument("--force", action="store_true", help="release someone else's claim")
     _remote_options(p)
     return p

@@ -10,6 +10,7 @@ import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 
@@ -27,7 +28,7 @@ def pause(
     if wants_json(fmt, json_):
         emit_json({"paused": True, "turns": turns})
     else:
-        span = (f"for the next {turns} prompt{'s' if turns > 1 else ''}" if turns
+        span = (f"for the next {counted(turns, 'prompt')}" if turns
                 else "until `stele resume-hooks`")
         term.line(f"Stele hooks paused {span} (edits are still logged to the session log)")
 

@@ -10,6 +10,7 @@ import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 
@@ -106,7 +107,7 @@ def _check(p, as_json: bool) -> None:
         term.line(f"{f.harness}: {f.level}: {f.message}")
     errors = sum(f.level == ERROR for f in found)
     if errors:
-        raise SteleError(f"{errors} problem(s) keep Stele's hooks from running (above)")
+        raise SteleError(f"{counted(errors, 'problem keeps', 'problems keep')} Stele's hooks from running (above)")
 
 
 @app.command()

@@ -61,7 +61,7 @@ def _open(copy) -> None:
     try:
         open_editor(copy.path)
     except SteleError:
-        copy.path.unlink(missing_ok=True)
+        copy.discard()
         raise
 
 

@@ -3,8 +3,8 @@
 `docs/cli.md` is rendered from this (by `scripts/cli_reference.py`) and `tests/test_docs.py` checks
 the hand-written docs against it, so neither can drift from the code. Three sources make the one CLI:
 the typer tree, the fast path's argparse parsers (`recall`, `search`, `task claim` and `task release`
-run before typer; the typer tree has only forwarding stubs for them) and `stele hook`'s event table. Only the stable part of
-typer's objects is read (option names, help, defaults, `multiple`, `is_flag`); a parameter's type
+run before typer; the typer tree has only forwarding stubs for them) and `stele hook`'s event table.
+Only the stable part of typer's objects is read (option names, help, defaults, `multiple`, `is_flag`); a parameter's type
 comes from the command function's own annotation, so the page does not change with typer's internals.
 """
 from __future__ import annotations
@@ -148,14 +148,18 @@ def _from_argparse(path: tuple[str, ...], parser: argparse.ArgumentParser) -> Co
         flag = action.nargs == 0
         multiple = isinstance(action, argparse._AppendAction)  # _ExtendAction is one
         if not action.option_strings:
-            params.append(Param((str(action.metavar or action.dest.upper()),), "", action.help or "", "", True,
-                                action.nargs not in ("?", "*"), action.nargs in ("*", "+")))
+            params.append(Param((str(action.metavar or action.dest.upper()),), "", action.help or "", "",
+                                True, action.nargs not in ("?", "*"), action.nargs in ("*", "+")))
             continue
-        metavar = "" if flag else (
+        metavar = "" if flag else str(
             "|".join(action.choices) if action.choices else (action.metavar or action.dest.upper()))
+        if action.nargs == "?":  # `--remote [NAME]`: the value may be left out
+            metavar = f"[{metavar}]"
         names = tuple(sorted(action.option_strings, key=lambda o: (not o.startswith("--"), o)))
-        params.append(Param(names, str(metavar), action.help or "",
+        params.append(Param(names, metavar, action.help or "",
                             "" if flag else _default(action.default), False, action.required, multiple))
+    # typer's order: arguments, then options, the shared --format and --json last
+    params.sort(key=lambda p: (not p.argument, p.names[0] in ("--format", "--json")))
     return Command(path, parser.description or "", tuple(params))
 
 
@@ -169,8 +173,9 @@ def _fast(name: str) -> typing.Callable[[], argparse.ArgumentParser]:
     return parser
 
 
-FAST = {("recall",): _fast("recall"), ("search",): _fast("search"), ("task", "claim"): _fast("claim"),
-        ("task", "release"): _fast("release")}
+# commands parsed by argparse before typer (cli/fast.py); their typer entries only forward
+FAST = {("recall",): _fast("recall"), ("search",): _fast("search"),
+        ("task", "claim"): _fast("claim"), ("task", "release"): _fast("release")}
 
 
 def hook_command() -> Command:

@@ -35,6 +35,36 @@ CHECKS: dict[str, str] = {
     "store": "warning",
 }
 
+# check name -> what it finds, in one line: the rule descriptions of `--format sarif` (docs/doctor.md
+# has the full table, with what to do)
+SUMMARIES: dict[str, str] = {
+    "schema": "A fact file's frontmatter is invalid, or a file under the memory folder is not a fact.",
+    "duplicate-id": "Two fact files use one id.",
+    "dangling-link": "A link names an id no fact has.",
+    "supersession-cycle": "Supersedes links form a cycle.",
+    "half-superseded": "A live fact supersedes one that is still live: a supersession cut short.",
+    "broken-anchor": "An anchor of a live fact no longer resolves to a file, folder, glob or symbol.",
+    "always-budget": "A delivery: always record does not fit the snapshot budget.",
+    "secret": "Committed memory holds a credential.",
+    "hidden-character": "A file holds characters a reviewer cannot see and an agent reads.",
+    "escape-sequence": "A file holds a terminal escape sequence.",
+    "contradiction": "Two current facts are linked by contradicts.",
+    "knowledge-edited": "A current knowledge document was edited in place instead of superseded.",
+    "co-change": "Code anchored by a risk or constraint changed and the fact was not kept up.",
+    "store-config": "The team session store's configuration is invalid.",
+    "expired": "A fact's expires date has passed.",
+    "review-overdue": "A fact's review_after date has passed.",
+    "needs-review": "A fact is marked for review (an anchor that could not be repaired).",
+    "unverified": "A fact has not been verified for longer than doctor.unverified_days.",
+    "oversized": "A record is too large for a snapshot to carry whole.",
+    "near-duplicate": "Two live facts of one kind repeat each other.",
+    "instruction-like": "Memory text is addressed to the agent rather than about the project.",
+    "long-line": "A line is longer than doctor.long_line characters.",
+    "interrupted-write": "A multi-file change was interrupted, or a killed writer left a temporary file.",
+    "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
+    "store": "The team session store is unreachable or holds damaged objects.",
+}
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..project import Project
+from ..textcut import one_line
 from . import harness, state
 from .run import Context, Reply, run, teamsync
 
@@ -80,7 +81,7 @@ def first_error(transcript: Path | None) -> str | None:
     for text in texts:
         m = _ERROR.search(text)
         if m:
-            return " ".join(m.group(1).replace('"', "'").split())[:160]
+            return one_line(m.group(1).replace('"', "'"), 160)
     return None
 
 

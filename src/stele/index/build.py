@@ -34,6 +34,7 @@ from .. import atomic
 from ..errors import ConfigError
 from ..plain import dataclass, field
 from ..project import Project
+from ..textcut import error_line
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
 from .items import COMMITTED, Item
@@ -325,8 +326,7 @@ def _update_or_rebuild(project: Project, full: bool, found: Scan, warn: Callable
 
 
 def _why(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0][:160]}" if text else type(e).__name__
+    return error_line(e, 160)
 
 
 def rebuild(project: Project, on_stage: Stages | None = None) -> Report:

@@ -11,7 +11,8 @@ Tables:
   `offset` is how far a live session log has been read (it is only ever appended to).
 - manifest(k, blob): the scan the index was last brought up to date with (`sources.Scan.blob`).
 - items(id, source, kind, title, status, priority, delivery, created, expires, review_after, summary,
-  excerpt, body, path, hash, vec_row, vec_hash): one row per fact or session entry.
+  excerpt, body, path, hash, vec_row, vec_hash, needs_review, agent, host): one row per fact or session
+  entry (`agent` and `host`: who wrote a session entry, `host` only for a team entry).
 - edges(src, rel, dst): declared links, body mentions and session task links, as written.
 - anchors(id, path, symbol, glob, key): anchor paths split from their symbols, for every question of the
   form "what is anchored to these files?" (the hooks, recall, `stele anchored`, the pre-commit hook).
@@ -30,7 +31,7 @@ from ..errors import SteleError
 from ..plain import dataclass, fields
 from .items import Item
 
-SCHEMA = 5  # 4: files.offset (live logs read on), 5: items.needs_review
+SCHEMA = 6  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -39,7 +40,8 @@ CREATE TABLE manifest (k INTEGER PRIMARY KEY, blob BLOB NOT NULL);
 CREATE TABLE items (
   id TEXT PRIMARY KEY, source TEXT NOT NULL, kind TEXT NOT NULL, title TEXT NOT NULL, status TEXT,
   priority TEXT, delivery TEXT, created TEXT, expires TEXT, review_after TEXT, summary TEXT, excerpt TEXT,
-  body TEXT, path TEXT NOT NULL, hash TEXT NOT NULL, vec_row INTEGER, vec_hash TEXT, needs_review TEXT);
+  body TEXT, path TEXT NOT NULL, hash TEXT NOT NULL, vec_row INTEGER, vec_hash TEXT, needs_review TEXT,
+  agent TEXT, host TEXT);
 CREATE INDEX items_path ON items(path);
 CREATE INDEX items_row ON items(vec_row);
 CREATE TABLE edges (src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL);
@@ -72,6 +74,8 @@ class Node:
     excerpt: str = ""
     path: str = ""
     needs_review: str | None = None  # why a person must look at it again (recall labels it)
+    agent: str | None = None  # who wrote a session entry
+    host: str | None = None  # where a team session entry was written (None: this clone's own)
 
 
 NODE_COLUMNS = tuple(f.name for f in fields(Node))  # the items columns a Node is made of, in order
@@ -160,11 +164,11 @@ class Catalog:
     def add(self, items: list[Item]) -> None:
         self.db.executemany(
             "INSERT OR REPLACE INTO items (id, source, kind, title, status, priority, delivery, created,"
-            " expires, review_after, summary, excerpt, body, path, hash, needs_review)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " expires, review_after, summary, excerpt, body, path, hash, needs_review, agent, host)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [(i.id, i.source, i.kind, i.title, i.status, i.priority, i.delivery, i.created, i.expires,
-              i.review_after, i.summary, i.excerpt, i.body, i.path, i.content_hash, i.needs_review)
-             for i in items])
+              i.review_after, i.summary, i.excerpt, i.body, i.path, i.content_hash, i.needs_review,
+              i.agent, i.host) for i in items])
         self.db.executemany("INSERT INTO edges VALUES (?, ?, ?)",
                             [(i.id, rel, dst) for i in items for rel, dst in i.edges])
         rows = []

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import SteleError
 from ..plain import dataclass
+from ..textcut import error_line
 
 if TYPE_CHECKING:
     import numpy as np
@@ -183,8 +184,7 @@ def index_encoder(ref: ModelRef) -> Model2VecEncoder:
 
 
 def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0][:200]}" if text else type(e).__name__
+    return error_line(e)
 
 
 def _text_list(texts: Sequence[str]) -> list[str]:

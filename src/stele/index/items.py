@@ -2,6 +2,8 @@
 
 Facts and WAL entries are flattened into one shape so the text index, the vectors and the catalog
 treat them alike; `source` tells them apart (committed facts outrank session entries at query time).
+A session entry keeps who wrote it (agent, and host for a team entry pulled from the store), cleaned
+once here by `session.author`, so every reader of the catalog shows the same names.
 The content hash covers exactly the text that is embedded, so an edit that only touches, say, a date
 never re-embeds anything.
 """
@@ -44,6 +46,8 @@ class Item:
     review_after: str | None = None
     summary: str = ""  # the author's one-line summary, when they wrote one
     needs_review: str | None = None  # a fact's `needs_review` mark
+    agent: str | None = None  # a session entry's agent (`session.author`)
+    host: str | None = None  # where a team session entry was written; None for this clone's own
 
     @property
     def text(self) -> str:
@@ -82,6 +86,7 @@ def from_fact(fact: Fact) -> Item:
 def from_entry(entry: Entry, path: str) -> Item:
     """A WAL entry: its type is its kind, its first line its title, its searchable text what
     `session.search_text` says; its task and the ids it names are edges, the paths it touched anchors."""
+    from ..session.author import agent_of, host_of
     from ..session.sessions import search_text
 
     text = search_text(entry).strip()
@@ -93,4 +98,5 @@ def from_entry(entry: Entry, path: str) -> Item:
     edges += [("mentions", m) for m in mentioned_ids(text) if m != entry.id and m != entry.task]
     anchors = entry.paths
     return Item(id=entry.id, source=SESSION, kind=entry.type, title=title, body=text, path=path,
-                status="current", anchors=anchors, edges=edges, created=entry.ts or None)
+                status="current", anchors=anchors, edges=edges, created=entry.ts or None,
+                agent=agent_of(entry), host=host_of(entry))

@@ -24,6 +24,9 @@ HOOKS = JsonHooks({
     # synchronous: an async hook still running when the turn ends is cancelled, and its edit is never logged
     "PostToolUse": {"matcher": EDIT_TOOLS, "hooks": [handler("claude", "post-edit", 10)]},
     "Stop": {"hooks": [handler("claude", "stop", 10)]},
+    # Claude Code gives all SessionEnd hooks 1.5 s unless one of them asks for more (up to 60 s):
+    # this timeout is what lets the push at the end of a session finish within sync_deadline_ms
+    "SessionEnd": {"hooks": [handler("claude", "session-end", 10)]},
 })
 
 RESEARCHER_WHEN = ("Read-only researcher for this project's Stele memory (decisions, risks, lessons, rules, "

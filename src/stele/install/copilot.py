@@ -32,6 +32,7 @@ HOOKS = JsonHooks({
     "postToolUse": handler("post-edit", 10, matcher=EDIT_TOOLS),
     "subagentStart": handler("subagent-start", 10),
     "agentStop": handler("stop", 10),
+    "sessionEnd": handler("session-end", 10),
 }, new_file={"version": 1})
 
 

@@ -2,7 +2,8 @@
 scope: `~/.cursor/hooks.json`; Cursor keeps user rules in its settings, not in files).
 
 Cursor's prompt hook cannot add context, so memory reaches the model through sessionStart
-(`additional_context`), the rule, and the `stele` commands the rule points to.
+(`additional_context`), the rule, and the `stele` commands the rule points to. `sessionEnd` says
+nothing (Cursor shows nothing from it); it pushes the session's lines when a team store is configured.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ HOOKS = JsonHooks({
     "sessionStart": {"command": command("session-start", "cursor")},
     "afterFileEdit": {"command": command("post-edit", "cursor")},
     "stop": {"command": command("stop", "cursor")},
+    "sessionEnd": {"command": command("session-end", "cursor")},
 }, new_file={"version": 1})
 
 WHEN = ("Project memory (Stele): recorded decisions, risks, lessons and rules; check them before changing "

@@ -5,6 +5,8 @@ AfterTool one (`post-edit`). AfterAgent continues the turn with a blocking decis
 next prompt, which is how the completion nudge reaches the model there.
 SessionStart has no matcher: Gemini compares a lifecycle matcher with the source as one exact string
 (`hookPlanner.ts`), so `startup|resume|clear` would match nothing and the hook would never run.
+SessionEnd has none either, for the same reason (its trigger is the exit reason); Gemini awaits it
+on exit and on /clear, and it pushes the session's lines when a team store is configured.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ HOOKS = JsonHooks({
     "BeforeAgent": {"hooks": [handler("prompt", "prompt")]},
     "AfterTool": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", "post-edit")]},
     "AfterAgent": {"hooks": [handler("stop", "stop")]},
+    "SessionEnd": {"hooks": [handler("session-end", "session-end")]},
 })
 
 

@@ -268,6 +268,10 @@ class Copy:
     path: Path
     original: str
 
+    def discard(self) -> None:
+        """The editor could not run: the copy holds nothing of the user's, so it goes."""
+        self.path.unlink(missing_ok=True)
+
 
 def open_copy(project: Project, fact_id: str) -> Copy:
     """Copy a fact to a private temporary file for $EDITOR, after checking it may be edited."""

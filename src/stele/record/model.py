@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import UsageError
 from ..ids import ID_RE, SESSION_ID_RE, mentioned_ids, prefix_of
 from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX, Kind
+from ..textcut import words
 from . import frontmatter
 
 DATE_FIELDS = ("created", "verified", "review_after", "expires")
@@ -22,10 +23,10 @@ _SENTENCE_RE = re.compile(r"^(.+?[.!?])(?:\s|$)", re.S)
 
 
 def first_sentence(text: str) -> str:
-    """The first sentence of `text` on one line (at most 300 characters)."""
+    """The first sentence of `text` on one line (at most 300 characters, a cut marked)."""
     flat = " ".join(text.split())
     m = _SENTENCE_RE.match(flat)
-    return (m.group(1) if m else flat)[:300]
+    return words(m.group(1) if m else flat, 300)
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,20 @@ def _via(via: Via | None) -> str:
 def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     kind = e.kind.upper() if e.source == "committed" else f"SESSION {e.kind}"
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
-    lines = [f"{kind} {e.id}{status}{_review(e)}  {e.title}{_via(e.via)}"]
+    lines = [f"{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
     return lines
+
+
+def _by(e: Entry) -> str:
+    """A teammate's session entry says who wrote it and where: ` (agent@host)`."""
+    from ..session.author import byline
+
+    who = byline(e.agent, e.host) if e.source == "session" else ""
+    return f" ({who})" if who else ""
 
 
 def _review(item: Any) -> str:
@@ -109,7 +117,7 @@ def why_text(x: dict[str, Any]) -> str:
     """`stele why`: an explanation (see `retrieve.explain.describe`) as readable lines."""
     def via(v: dict[str, Any]) -> str:
         edge = f"<-{v['rel']}-" if v["direction"] == "in" else f"-{v['rel']}->"
-        return f"{v['from']} {edge} ({v['hops']} hop{'s' if v['hops'] > 1 else ''})"
+        return f"{v['from']} {edge} ({textcut.counted(v['hops'], 'hop')})"
 
     out = [f"mode: {x['mode']}{'  (partial: the time budget ran out)' if x['partial'] else ''}  "
            f"{x['elapsed_ms']} ms"]

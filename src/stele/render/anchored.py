@@ -5,6 +5,7 @@ Byte-stable and free of terminal codes: git hooks print into terminals, editors 
 from __future__ import annotations
 
 from ..retrieve.anchored import Anchored
+from ..textcut import counted
 
 
 def fact_lines(found: list[Anchored]) -> list[str]:
@@ -24,6 +25,5 @@ def text(found: list[Anchored], what: str) -> str:
     """A heading naming `what` was looked at, then each fact and the anchors that matched."""
     if not found:
         return f"stele: no facts are anchored to {what}\n"
-    n = len(found)
-    head = f"stele: {n} fact{'s' if n != 1 else ''} anchored to {what}:"
+    head = f"stele: {counted(len(found), 'fact')} anchored to {what}:"
     return "\n".join([head, *fact_lines(found)]) + "\n"

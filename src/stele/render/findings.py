@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..doctor.findings import Finding, Report
+from ..textcut import counted
 
 ANNOTATIONS_PER_STEP = 10
 SUMMARY_MAX_BYTES = 1024 * 1024 - 4096  # GitHub rejects a step summary over 1 MiB; keep a margin
@@ -37,7 +38,7 @@ def _tally(report: Report) -> str:
     e, w = len(report.errors), len(report.warnings)
     if not e and not w:
         return "stele doctor: no problems"
-    return f"stele doctor: {e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}"
+    return f"stele doctor: {counted(e, 'error')}, {counted(w, 'warning')}"
 
 
 def github(report: Report) -> str:
@@ -47,7 +48,8 @@ def github(report: Report) -> str:
         out += [annotation(f) for f in group[:ANNOTATIONS_PER_STEP]]
     hidden = sum(max(0, len(group) - ANNOTATIONS_PER_STEP) for group in (report.errors, report.warnings))
     if hidden:
-        out.append(f"::notice title=stele doctor::{hidden} more findings are listed in the job summary")
+        out.append(f"::notice title=stele doctor::{hidden} more {'finding is' if hidden == 1 else 'findings are'} "
+                   "listed in the job summary")
     out.append(_tally(report))
     return "\n".join(out) + "\n"
 
@@ -73,7 +75,7 @@ def _fit(head: list[str], rows: Iterable[str]) -> str:
     for i, row in enumerate(rows):
         size += len(row.encode()) + 1
         if size > SUMMARY_MAX_BYTES:
-            out += ["", f"_{len(rows) - i} more rows cut to stay under GitHub's 1 MiB summary limit; "
+            out += ["", f"_{counted(len(rows) - i, 'more row')} cut to stay under GitHub's 1 MiB summary limit; "
                         "run `stele doctor --format json` for all of them._"]
             break
         out.append(row)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..session.author import agent_of, byline, host_of
 from ..session.sessions import Session
 from ..session.wal import Entry
 
@@ -18,7 +19,8 @@ def entry_header(e: Entry) -> str:
     refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"]
     refs += e.paths
     tail = ([f"task {e.task}"] if e.task else []) + refs
-    return f"{e.ts} {e.id} {label}" + (f" ({', '.join(tail)})" if tail else "")
+    who = byline(agent_of(e), host_of(e))
+    return f"{e.ts} {e.id}{f' ({who})' if who else ''} {label}" + (f" ({', '.join(tail)})" if tail else "")
 
 
 def transcript(info: Session, entries: Iterable[Entry]) -> str:

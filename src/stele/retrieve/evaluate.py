@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import SteleError, UsageError
 from ..project import Project
+from ..textcut import counted
 
 WINDOW = 20
 TOP = 3
@@ -199,7 +200,7 @@ def check(case: Case, out: dict[str, Any]) -> list[str]:
         if risks:
             fails.append(f"offtopic prompt raised risk callouts {risks[:3]}")
         if len(window) > case.max_window:
-            fails.append(f"offtopic prompt injected {len(window)} entries (at most {case.max_window}): "
+            fails.append(f"offtopic prompt injected {counted(len(window), 'entry', 'entries')} (at most {case.max_window}): "
                          f"{window[:5]}")
     if case.type == "short" and not case.expect and window:
         fails.append(f"short prompt should inject nothing, got {window[:5]}")
@@ -282,7 +283,7 @@ def explain_miss(case: Case, why: dict[str, Any], catalog: Any) -> list[str]:
                                                    else "a seed: it matched the prompt itself"))
     if case.type == "offtopic" and seeds:
         best = max(seeds.values(), key=lambda s: s.get("strength", 0))
-        lines.append(f"offtopic: {len(seeds)} seed(s) passed the floors; the strongest is {best['id']} "
+        lines.append(f"offtopic: {counted(len(seeds), 'seed')} passed the floors; the strongest is {best['id']} "
                      f"(strength {best.get('strength')})")
     return lines
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..kinds import CAUSAL
 from ..project import Project
+from ..textcut import counted
 from .rank import ORIGIN_ANCHOR, ORIGIN_SUCCESSOR, ORIGIN_TEXT, Scored
 from .recall import Recall, Trace, recall
 from .walk import Via
@@ -64,7 +65,7 @@ def describe(result: Recall) -> dict[str, Any]:
     out["scores"] = [{"id": x.id, "kind": x.node.kind, "source": x.node.source, "score": x.score,
                       "parts": x.parts, "via": _via_or_none(x.via), "shown": x.id in shown} for x in t.scored]
     out["risks"] = [{"id": r.id, "via": _via(r.via), "why": "causal path of "
-                     f"{r.via.hops} hop{'s' if r.via.hops > 1 else ''} from a seed"} for r in result.risks]
+                     f"{counted(r.via.hops, 'hop')} from a seed"} for r in result.risks]
     out["risks_not_lifted"] = [{"id": x.id, "why": _not_lifted(x, t)} for x in t.scored
                                 if x.node.kind == "risk" and x.id not in lifted]
     out["cut"] = [x.id for x in (t.window.cut if t.window else [])]

@@ -66,12 +66,16 @@ class Entry:
     excerpt: str = ""
     body: str | None = None  # the whole text, for ids named in the prompt
     needs_review: str | None = None  # why a person must look at it again: shown, never a reason to hide it
+    agent: str | None = None  # who wrote a session entry
+    host: str | None = None  # where a team session entry was written (None: this clone's own)
 
     def as_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
                 "source": self.source, "via": self.via.as_dict() if self.via else None}
         if self.needs_review:
             data["needs_review"] = self.needs_review
+        if self.source == "session":  # who wrote it; `host` is set for a teammate's entry only
+            data["agent"], data["host"] = self.agent, self.host
         return data
 
 
@@ -250,7 +254,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     trace.window = window
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
                      x.node.excerpt or "", index.catalog.body(x.id) if _whole(x) else None,
-                     getattr(x.node, "needs_review", None))
+                     getattr(x.node, "needs_review", None), getattr(x.node, "agent", None),
+                     getattr(x.node, "host", None))
                for x in window.entries]
     risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
                       getattr(x.node, "needs_review", None)) for x in window.risks]

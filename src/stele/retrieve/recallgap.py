@@ -89,7 +89,7 @@ def recall_gap(project: Project, since: str | None = None) -> Gap:
     found = facts_anchored_to(project, sorted({p for _, p in edits}))
     for session, path in edits:
         facts = order(Anchored(f) for f in {f.id: f for _, f in found.get(path, [])}.values()
-                      if lifecycle.inactive(f, today) is None and getattr(f, "delivery", "") != "manual")
+                      if lifecycle.withheld(f, today) is None)  # what the edit hook may deliver
         if not facts:
             continue
         gap.anchored_edits += 1

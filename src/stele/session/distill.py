@@ -93,7 +93,7 @@ def distill(project: Project, task_id: str, title: str | None = None) -> Written
         lines.append(f"- facts: {', '.join(f.id for f in linked)}")
     if files:
         lines.append(f"- files: {', '.join(files)}")
-    title = (title or task.title).strip()[:TITLE_MAX]
+    title = textcut.one_line(title or task.title, TITLE_MAX)
     source = [task.id, *(e.id for e in used), *(f"run:{r}" for r in runs), *(f.id for f in linked), *files]
     return draft(project, title, "\n".join(lines) + "\n", links=[f"relates-to:{task.id}"], source=source,
                  summary=summary or None, record=record)

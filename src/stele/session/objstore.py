@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SteleError
+from ..textcut import error_line
 from .remote import Remote
 
 _REFUSED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken",
@@ -192,5 +193,4 @@ def _translate(remote: Remote, op: str, key: str, e: Exception) -> Exception:
 
 
 def _first_line(e: Exception) -> str:
-    lines = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {lines[0][:200]}" if lines else type(e).__name__
+    return error_line(e)

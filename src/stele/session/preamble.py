@@ -21,6 +21,7 @@ from ..errors import SteleError, UsageError
 from ..plain import dataclass, field
 from ..project import Project
 from . import wal
+from .author import agent_of, byline, host_of
 from .sessions import RESTART, START, event, identity, order_key
 from .wal import Entry
 
@@ -67,6 +68,8 @@ class Stage:
     visits: int  # across every iteration
     entry: str  # the latest visit's entry id
     ts: str
+    agent: str | None = None  # who wrote the latest visit (`session.author`)
+    host: str | None = None  # where, when a teammate did (a team entry)
 
 
 @dataclass
@@ -99,10 +102,10 @@ class Preamble:
             out += ["", "Completed stages:"]
             for stage, text in shown:
                 visits = f" ({stage.visits} visits)" if stage.visits > 1 else ""
-                out.append(f"- {stage.name}{visits}: " + _indent(text))
+                out.append(f"- {stage.name}{visits}{_by(stage.agent, stage.host)}: " + _indent(text))
         if self.steering:
             out += ["", "Steering (from the operator; it still applies):"]
-            out += ["- " + _indent(e.text) for e in self.steering]
+            out += [f"-{_by(agent_of(e), host_of(e))} " + _indent(e.text) for e in self.steering]
         return "\n".join(out) + "\n"
 
     def as_dict(self) -> dict[str, Any]:
@@ -110,10 +113,18 @@ class Preamble:
             "goal": self.goal, "thread": self.thread, "sessions": self.sessions, "iteration": self.iteration,
             "fidelity": self.fidelity, "fidelity_source": self.fidelity_source,
             "stages": [{"name": s.name, "text": text, "visits": s.visits, "truncated": text != s.text,
-                        "entry": s.entry, "ts": s.ts} for s, text in self.shown_stages],
-            "steering": [{"id": e.id, "ts": e.ts, "text": e.text} for e in self.steering],
+                        "entry": s.entry, "ts": s.ts, "agent": s.agent, "host": s.host}
+                       for s, text in self.shown_stages],
+            "steering": [{"id": e.id, "ts": e.ts, "text": e.text, "agent": agent_of(e), "host": host_of(e)}
+                         for e in self.steering],
             "text": self.render(),
         }
+
+
+def _by(agent: str | None, host: str | None) -> str:
+    """` (agent@host)` after a teammate's stage or steering ("" for this clone's own)."""
+    who = byline(agent, host)
+    return f" ({who})" if who else ""
 
 
 def _indent(text: str) -> str:
@@ -141,7 +152,7 @@ def fold(entries: Iterable[Entry], fidelity: str = DEFAULT_FIDELITY,
             p.steering.append(e)
         if e.session not in p.sessions:
             p.sessions.append(e.session)
-    p.stages = [Stage(name, e.text, visits[name], e.id, e.ts) for name, e in latest.items()]
+    p.stages = [Stage(name, e.text, visits[name], e.id, e.ts, agent_of(e), host_of(e)) for name, e in latest.items()]
     return p
 
 

@@ -98,7 +98,9 @@ def _check_endpoint(where: str, endpoint: str) -> None:
 def _refuse_credential(where: str, key: str, value: str) -> None:
     from ..redact import Redactor
 
-    if "@" in value and urlsplit(value).username is not None:
+    # any '@' at all: none belongs in a store, endpoint or region, and a password holding a '/' hides
+    # the '@' from urlsplit (`http://user:pa/ss@host` parses as host `user`), whose message then echoed it
+    if "@" in value:
         raise SteleError(f"{where}: `{key}` carries a user name or password in its URL; credentials never "
                          "go in the committed config: remove it and use AWS_ACCESS_KEY_ID / "
                          "AWS_SECRET_ACCESS_KEY or an AWS profile")

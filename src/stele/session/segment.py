@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ids import SESSION_ID_RE
+from ..textcut import counted
 
 FORMAT = 1
 TRAILER = "stele_segment"
@@ -103,7 +104,7 @@ def decode(session: str, seq: int, data: bytes) -> Segment:
         raise BadSegment("content does not match its SHA-256 (tampered with or damaged)")
     raw = body.split(b"\n")[:-1]
     if len(raw) != trailer.get("lines"):
-        raise BadSegment(f"{len(raw)} lines, its trailer says {trailer.get('lines')}")
+        raise BadSegment(f"{counted(len(raw), 'line')}, its trailer says {trailer.get('lines')}")
     entries = []
     for n, item in enumerate(raw, 1):
         try:

@@ -20,6 +20,7 @@ from ..ids import ID_RE, SESSION_ID_RE, ulid
 from ..plain import dataclass, field
 from ..project import Project
 from . import wal
+from .author import agent_of, clean, host_of
 from .wal import Entry
 
 START, RESTART = "start", "restart"  # values of the `event` key on bookkeeping `note` entries
@@ -62,8 +63,9 @@ class Session:
         self.entries += 1
         self.last = entry.ts
         self.types[entry.type] += 1
-        if isinstance(entry.extra.get("host"), str):
-            self.hosts.add(entry.extra["host"])
+        where = host_of(entry)
+        if where:
+            self.hosts.add(where)
         if event(entry) == START:
             self.started = entry.ts
             self.agent = entry.agent or self.agent
@@ -74,7 +76,7 @@ class Session:
             self.restarts += 1
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "agent": self.agent, "thread": self.thread, "goal": self.goal,
+        return {"id": self.id, "agent": clean(self.agent), "thread": self.thread, "goal": self.goal,
                 "task": self.task, "started": self.started, "last": self.last, "entries": self.entries,
                 "restarts": self.restarts, "types": dict(sorted(self.types.items())),
                 "hosts": sorted(self.hosts)}
@@ -326,7 +328,8 @@ class Listed:
     def as_dict(self) -> dict[str, Any]:
         data = self.session.as_dict()
         data["matches"] = len(self.hits)
-        data["hits"] = [{"id": e.id, "ts": e.ts, "type": e.type, "text": e.text[:200]} for e in self.hits[:3]]
+        data["hits"] = [{"id": e.id, "ts": e.ts, "type": e.type, "text": textcut.words(e.text, 200),
+                         "agent": agent_of(e), "host": host_of(e)} for e in self.hits[:3]]
         return data
 
 

@@ -295,9 +295,10 @@ def _pull_one(project: Project, remote: Remote, store: Any, session: str, seq: i
         result.problems.append(f"{where}: {e}; skipped (the rest of the sync went on)")
         bad[obj.key] = {"etag": obj.etag, "why": str(e)}
         return None
-    lines = [wal.redact_entry(e, patterns, result.redacted) for e in segment.entries]
-    for line in lines:
-        line.setdefault("host", segment.host)
+    # the host is stamped before redaction: a trailer's words are the writer's, untrusted like its lines
+    lines = [wal.redact_entry({**e, "host": e.get("host", segment.host)} if segment.host else e, patterns,
+                              result.redacted)
+             for e in segment.entries]
     path = wal.team_segment_path(project, session, seq)
     write_file(path, "".join(seg.line(x).decode("utf-8") for x in lines))
     result.pulled_lines += len(lines)

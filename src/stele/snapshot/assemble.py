@@ -36,7 +36,7 @@ class BudgetError(SteleError):
         listed = ", ".join(f"{fid} ({why})" for fid, why in misfits)
         named = " / ".join(f"snapshot.{s}" for s in dict.fromkeys(settings or ["records_bytes"]))
         super().__init__(
-            f"required records do not fit the snapshot: {listed}; {fitted} records using {used} of "
+            f"required records do not fit the snapshot: {listed}; {counted(fitted, 'record')} using {used} of "
             f"{records_budget(budgets)} bytes fit before them. Shorten them, make some `delivery: ranked`, "
             f"or raise {named} in .stele/config.yaml")
 
