@@ -17,10 +17,10 @@ selectors. ASCII text is checked with one regex and returned as is when clean.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from .plain import dataclass
 from .textcut import counted
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point

@@ -88,7 +88,15 @@ else:
         title = cls.__name__
         put = object.__setattr__
 
+        width = len(order)
+
         def __init__(self, *args, **kwargs):
+            if len(args) == width and not kwargs:  # every field by position (a catalog row): one update
+                self.__dict__.update(zip(order, args, strict=True))
+                post = getattr(self, "__post_init__", None)
+                if post is not None:
+                    post()
+                return
             if len(args) > len(order):
                 raise TypeError(f"{title}() takes {len(order)} arguments, {len(args)} were given")
             for i, value in enumerate(args):

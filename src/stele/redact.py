@@ -18,9 +18,9 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cache
 
+from .plain import dataclass, field
 from .redact_rules import KEY_QUALIFIERS, PASSWORD_WORDS, SECRET_WORDS, SHAPES, VENDORS
 from .textcut import counted
 

@@ -10,7 +10,7 @@ that lives in `redact.py`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .plain import dataclass
 
 BOUNDARY = "A-Za-z0-9_-"
 _B = r"(?<![A-Za-z0-9_-])"  # left boundary: not inside a longer token

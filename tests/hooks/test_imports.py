@@ -23,6 +23,10 @@ with open(sys.argv[1], "w") as f:
     json.dump({"code": code, "modules": sorted(sys.modules),
                "vectors": "simsimd" in sys.modules}, f)
 """
+# What the three hooks someone waits for no longer import (issue 19): argparse (and through its help
+# formatter shutil, bz2, lzma), dataclasses (and inspect, ast, dis, tokenize), shlex (the stop hook's).
+LEAN = ("argparse", "gettext", "shutil", "bz2", "lzma", "dataclasses", "inspect", "dis", "tokenize", "shlex")
+WAITED_FOR = ("session-start", "prompt", "pre-edit")
 CASES = [("session-start", "claude", ()), ("prompt", "claude", ()), ("pre-edit", "claude", ()),
          ("post-edit", "cursor", ()), ("post-edit", "claude", ("model2vec", "torch", "yaml")),
          ("stop", "claude", ()), ("guard-readonly", "claude", ())]
@@ -49,6 +53,8 @@ def test_hook_process_imports_nothing_heavy(repo, tmp_path, event, harness, allo
         assert data["code"] == 0
         if run == 2:
             assert not loaded & forbidden, sorted(loaded & forbidden)
+            if event in WAITED_FOR and harness == "claude":
+                assert not loaded & set(LEAN), sorted(loaded & set(LEAN))
 
 
 def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):

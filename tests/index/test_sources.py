@@ -119,3 +119,86 @@ def test_a_file_added_and_deleted_while_a_build_was_cut_short_leaves_nothing_beh
     extra.unlink()
     with build.open_index(p) as index:
         assert "DEC-CCCC" not in index.catalog.nodes(["DEC-CCCC"]) and report.parsed >= 1
+
+
+def old_folders(repo):
+    """Every source folder's mtime moved a minute back and listed once since: the next scan stats
+    their files by the names that listing kept, without listing the folders again."""
+    for folder in [repo / "docs/memory", *(p for p in (repo / "docs/memory").rglob("*") if p.is_dir()),
+                   repo / ".stele/wal"]:
+        if not folder.is_dir():
+            continue
+        st = folder.stat()
+        os.utime(folder, ns=(st.st_atime_ns, st.st_mtime_ns - 60 * 10**9))
+    scan(Project(repo))
+
+
+def test_folders_that_did_not_change_are_not_listed_again(repo, monkeypatch):
+    setup(repo)
+    old_folders(repo)
+    p = Project(repo)
+    first = scan(p)
+    listed = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: (listed.append(str(path)), real(path))[1])
+    assert scan(p).blob == first.blob and listed == []
+    write_fact(repo, "NOTE-900A", "note", "One more note")  # its folder changes: that one is listed
+    again = scan(p)
+    assert listed == [str(repo / "docs/memory/notes")] and "docs/memory/notes/NOTE-900A.md" in again.paths
+
+
+def test_an_edit_in_place_is_seen_in_a_folder_that_is_not_listed_again(repo):
+    path = setup(repo)
+    old_folders(repo)
+    folder = path.parent.stat().st_mtime_ns
+    with open(path, "r+", encoding="utf-8") as f:
+        new = retitled(path, "Zanzibar quorum protocol decides retries")
+        f.seek(0)
+        f.write(new)
+        f.truncate()
+    backdate(repo, 30)
+    assert path.parent.stat().st_mtime_ns == folder
+    assert prompt_sees(repo, "DEC-AAAA")
+
+
+def test_a_save_by_rename_and_a_new_file_are_seen_in_folders_listed_before(repo):
+    path = setup(repo)
+    old_folders(repo)
+    tmp = path.with_name(".tmp-save")
+    tmp.write_text(retitled(path, "Zanzibar quorum protocol"))
+    os.replace(tmp, path)
+    backdate(repo, 30)
+    assert prompt_sees(repo, "DEC-AAAA")
+    old_folders(repo)
+    write_fact(repo, "DEC-BBBB", "decision", "Zanzibar quorum protocol has a second fact")
+    backdate(repo, 30)
+    assert prompt_sees(repo, "DEC-BBBB")
+
+
+def test_a_git_checkout_is_seen_in_folders_listed_before(repo):
+    path = setup(repo)
+    commit(repo, "record")
+    git(repo, "checkout", "-q", "-b", "other")
+    path.write_text(retitled(path, "Zanzibar quorum protocol decides retries"))
+    write_fact(repo, "DEC-BBBB", "decision", "Zanzibar quorum protocol has a second fact")
+    commit(repo, "zanzibar")
+    git(repo, "checkout", "-q", "main")
+    backdate(repo, 30)
+    old_folders(repo)
+    assert not prompt_sees(repo, "DEC-AAAA")
+    old_folders(repo)
+    git(repo, "checkout", "-q", "other")
+    backdate(repo, 30)
+    assert prompt_sees(repo, "DEC-AAAA") and prompt_sees(repo, "DEC-BBBB")
+    old_folders(repo)
+    git(repo, "checkout", "-q", "main")
+    backdate(repo, 30)
+    assert not prompt_sees(repo, "DEC-BBBB")
+
+
+def test_a_damaged_listing_costs_one_full_listing(repo):
+    setup(repo)
+    p = Project(repo)
+    first = scan(p)
+    (p.index_dir / "listing.marshal").write_bytes(b"\x00garbage")
+    assert scan(p).blob == first.blob

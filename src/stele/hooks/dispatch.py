@@ -1,18 +1,25 @@
 """`stele hook EVENT [options]`: the one entry point every harness and git hook calls.
 
-Hooks run on every prompt and every edit, so this module imports nothing heavy: argparse from the
-standard library parses the few options, and each event's module is imported only when it runs.
+Hooks run on every prompt and every edit, so this module imports nothing heavy. The arguments a
+harness passes (`EVENT --harness NAME`, `--strict`) are read by hand: argparse would cost ~10 ms of CPU
+on every hook (it imports gettext, and shutil with bz2 and lzma for the help formatter's terminal
+width). Anything else (`--help`, a bad harness, an option of a git hook) goes to the argparse parser,
+which is also what the CLI reference documents. Each event's module is imported only when it runs.
 Agent hooks fail open: any error is one line on stderr and exit 0, because a memory layer that can
 block the agent is worse than none. (A git pre-commit hook in `--strict` mode may block on purpose.)
 """
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from ..errors import OutOfTime, debug_enabled, say
 from .harness import HARNESSES
+
+if TYPE_CHECKING:
+    import argparse
 
 # event -> "module:function" under stele.hooks; the function takes the parsed args and returns an exit code
 EVENTS: dict[str, str] = {
@@ -34,12 +41,13 @@ class _ArgError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, not argparse's usage block, and no exit
-        raise _ArgError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # one line, not argparse's usage block, and no exit
+            raise _ArgError(message)
+
     p = _Parser(prog="stele hook", description="Run one Stele hook (reads a JSON payload on "
                                 "stdin for agent-harness events).")
     p.add_argument("event", help=", ".join(sorted(EVENTS)) or "(none registered)")
@@ -49,9 +57,29 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _quick(argv: list[str]) -> SimpleNamespace | None:
+    """The arguments as `_parser` would read them, when they are only what harnesses pass; else None."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    args = SimpleNamespace(event=argv[0], harness=None, strict=False)
+    rest = iter(argv[1:])
+    for a in rest:
+        if a == "--strict":
+            args.strict = True
+        elif a == "--harness" or a.startswith("--harness="):
+            name = a[len("--harness="):] if "=" in a else next(rest, None)
+            if name not in HARNESSES:
+                return None  # argparse says why, in its words
+            args.harness = name
+        else:
+            return None
+    return args
+
+
 def main(argv: list[str]) -> int:
     try:
-        args, extra = _parser().parse_known_args(argv)
+        quick = _quick(argv)
+        args, extra = (quick, []) if quick is not None else _parser().parse_known_args(argv)
     except SystemExit:  # --help was printed
         return 0
     except _ArgError as e:

@@ -13,8 +13,9 @@ permission prompt). The one refusal Stele ever answers is the opt-in hold of an 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from ..plain import dataclass
 
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot")
 # Stele's agent events (`stele hook EVENT`)
@@ -118,6 +119,11 @@ def attended() -> bool:
     except OSError:
         return False
     return True
+
+
+# How the stop hook's nudge opens. Gemini and Copilot turn the nudge into the next prompt; the prompt
+# hook knows it by this opening (here, not in stop.py, so that knowing costs the prompt no import).
+NUDGE_OPENING = "Stele: this session "
 
 
 @dataclass(frozen=True)

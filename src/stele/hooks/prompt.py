@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import say
 from . import state
+from .harness import NUDGE_OPENING
 from .run import Context, Reply, run
 
 if TYPE_CHECKING:
@@ -46,16 +47,17 @@ def active_session(ctx: Context) -> str | None:
 def preamble(ctx: Context) -> str:
     """The active Stele session's preamble (goal, completed stages folded with visit counts, steering)
     under the session's fidelity rules, or ''."""
+    sid = active_session(ctx)
+    if not sid:
+        return ""
     from ..session.preamble import for_scope
 
-    sid = active_session(ctx)
-    return for_scope(ctx.project, session=sid).render() if sid else ""
+    return for_scope(ctx.project, session=sid).render()
 
 
 def handle(ctx: Context) -> Reply | None:
     from ..render.agent import recall_text
     from ..retrieve.recall import recall
-    from .stop import NUDGE_OPENING
 
     prompt = ctx.payload.prompt
     if not prompt.strip() or prompt.startswith(NUDGE_OPENING):  # Gemini and Copilot re-prompt with the nudge

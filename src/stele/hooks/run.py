@@ -166,3 +166,16 @@ def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer 
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def teamsync(ctx: Context, *, push: bool, pull: bool) -> None:
+    """Ship (and/or fetch) team session lines at a session edge when `session.store` is set and there
+    is work. Without a store nothing of the sync is imported (segments, packs, the S3 client:
+    tests/hooks/test_imports.py)."""
+    from ..session.remote import wanted
+
+    if not wanted(ctx.project):
+        return
+    from ..index.teamsync import hook_sync
+
+    hook_sync(ctx.project, push=push, pull=pull, warn=say)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..render.facts import TITLE, block, frame, label
 from . import lookup, state
-from .run import Context, Reply, run
+from .run import Context, Reply, run, teamsync
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -30,8 +30,6 @@ def pointer(harness: str) -> str:
 
 
 def handle(ctx: Context) -> Reply:
-    from .stop import teamsync
-
     teamsync(ctx, push=True, pull=True)  # the team's new session lines, before the index is read
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         with state.update(ctx.project, ctx.payload.session) as st:

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 from ..project import Project
 from ..textcut import one_line
 from . import harness, state
-from .run import Context, Reply, run
+from .run import Context, Reply, run, teamsync
 
 if TYPE_CHECKING:
     from argparse import Namespace
 
-NUDGE_OPENING = "Stele: this session "  # where a harness turns the nudge into the next prompt, the prompt hook knows it
+NUDGE_OPENING = harness.NUDGE_OPENING
 TRANSCRIPT_TAIL = 256 * 1024  # bytes of the transcript read for error strings
 # a line a tool printed when something failed: `SomethingError: ...`, `error: ...`, `FAILED ...`, `TS2769: ...`
 _ERROR = re.compile(r"(?m)^\s*((?:[A-Za-z_][\w.]*(?:Error|Exception|errors\.\w+)|error(?:\[\w+\])?|fatal|FAILED|TS\d{4}|E\d{3,4})"
@@ -131,15 +131,6 @@ def handle(ctx: Context) -> Reply | None:
     reply = _nudge(ctx) if speak else None
     teamsync(ctx, push=True, pull=False)  # after the nudge is decided: a slow store never delays it
     return reply
-
-
-def teamsync(ctx: Context, *, push: bool, pull: bool) -> None:
-    """Ship (and/or fetch) team session lines when `session.store` is set and there is work; the
-    S3 client is imported only then (tests/hooks/test_imports.py)."""
-    from ..errors import say
-    from ..index.teamsync import hook_sync
-
-    hook_sync(ctx.project, push=push, pull=pull, warn=say)
 
 
 def _nudge(ctx: Context) -> Reply | None:

@@ -431,15 +431,16 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
     try:
         # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
         again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
-        stats = found.stats()
-        hashes = racy(project, stats, now)
+        hashes = racy(project, found, now)
         # the last manifest says what the files table holds only if no update was cut short since
         quick = None if full or cat.meta("settled") != "1" else found.changed_since(cat.manifest())
         if quick is not None:  # against the last complete scan: the catalog is asked about those only
+            stats = found.stamps(quick[0] + again)  # not a dict of every file: only these are read
             stored = cat.files_at(quick[0] + quick[1] + again)
             changed = sorted(set(quick[0]) | {p for p in again if p in stats})
             removed = sorted(p for p in quick[1] if p in stored)
         else:
+            stats = found.stats()
             stored = cat.files()
             changed = sorted(p for p in stats if p not in stored or stored[p][0] != stats[p] or p in again)
             removed = sorted(p for p in stored if p not in stats)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import textcut
 from ..errors import SteleError, UsageError
+from ..plain import dataclass, field
 from ..project import Project
 from . import wal
 from .author import agent_of, byline, host_of

@@ -9,10 +9,10 @@ access key) is refused, naming the key, before anything is sent anywhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..errors import SteleError
+from ..plain import dataclass
 from ..project import Project
 
 # S3's bucket rules (3-63 characters, lower case, digits, dots, dashes; starts and ends alnum)
@@ -39,6 +39,13 @@ class Remote:
     def where(self) -> str:
         """How messages name the store: its URL, and the endpoint when it is not AWS."""
         return f"{self.url} at {self.endpoint}" if self.endpoint else self.url
+
+
+def wanted(project: Project) -> bool:
+    """Is any store setting given? When none is, `configured` is None without a word, and a hook
+    at a session edge skips the sync machinery without importing it."""
+    cfg = project.config
+    return any(str(cfg[key] or "").strip() for key in KEYS)
 
 
 def configured(project: Project) -> Remote | None:

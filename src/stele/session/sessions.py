@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from .. import textcut
 from ..anchors.paths import normalize, path_matches
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, ulid
+from ..plain import dataclass, field
 from ..project import Project
 from . import wal
 from .author import agent_of, clean, host_of
