@@ -37,6 +37,16 @@ def test_a_store_appends_finds_by_hash_and_compacts(tmp_path):
     assert vectors.Store(tmp_path, "fake@2").count == 0  # another model, another store
 
 
+def test_a_few_wanted_digests_are_found_as_the_full_map_finds_them(tmp_path):
+    store = vectors.Store(tmp_path, "fake@1", dim=1)
+    a, b = digest("a"), digest("b")
+    straddler = a[10:] + b[:10]  # the bytes across the boundary of rows 0 and 1: not a row's digest
+    store.append(bytes(3), bytes(12), [a, b, a])
+    full = store.hash_rows()
+    assert store.hash_rows([b, a, digest("zzz"), straddler]) == {b: 1, a: 0} == {k: full[k] for k in (b, a)}
+    assert store.hash_rows([a] * (vectors.FEW_WANTED + 1)) == full  # many: one map of every row
+
+
 def test_only_the_most_recently_used_stores_are_kept(tmp_path):
     import os
     import time

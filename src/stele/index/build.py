@@ -547,7 +547,7 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
         with commit as c:
             c.set_meta(vectors_done="1")
         return 0, 0, None, True  # decided from the catalog alone: a refresh that embeds nothing loads nothing
-    known = store.hash_rows() if need else {}
+    known = store.hash_rows([bytes.fromhex(h) for _, h in need]) if need else {}
     found = {i: (known[bytes.fromhex(h)], h) for i, h in need if bytes.fromhex(h) in known}
     with commit as c:
         c.restore_vector_rows(found)
@@ -577,9 +577,10 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
             return embedded, len(reused), str(e), True
         _append(commit, store, batch, matrix)
         embedded += len(batch)
-    live = cat.live_vectors(store.count)
-    keep = list(dict.fromkeys(row for _, row, _ in live))
-    if store.count - len(keep) > GARBAGE * len(keep):
+    used = cat.vector_rows_used(store.count)  # counted in SQLite: the rows are read only to compact
+    if store.count - used > GARBAGE * used:
+        live = cat.live_vectors(store.count)
+        keep = list(dict.fromkeys(row for _, row, _ in live))
         moved = {row: n for n, row in enumerate(keep)}
         with commit as c:  # readers are held off while the rows move
             store.compact(keep)
