@@ -15,6 +15,7 @@ def _load(tmp_path, text):
 
 @pytest.mark.parametrize("text,message", [
     ("retrieval:\n  hook_budget_ms: -5\n", "`retrieval.hook_budget_ms` is -5; it must be at least 1"),
+    ("retrieval:\n  vector_floor: 0.2\n", "`retrieval.vector_floor` is 0.2; it must be from 0.21 to 1"),
     ("retrieval:\n  min_seed_strength: 1.5\n", "`retrieval.min_seed_strength` is 1.5; it must be from 0 to 1"),
     ("retrieval:\n  max_seeds: 2.5\n", "`retrieval.max_seeds` must be a whole number"),
     ("doctor:\n  near_duplicate: 0\n", "`doctor.near_duplicate` is 0"),
