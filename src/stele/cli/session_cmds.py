@@ -178,15 +178,13 @@ def show(
 
 
 def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:
-    from ..session.author import agent_of, byline, host_of
+    from ..render.session_text import entry_parts
+    from ..session.author import agent_of, host_of
 
-    label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
-    label += f"({e.extra['event']})" if sessions.event(e) else ""
-    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
-    tail = ([f"task {e.task}"] if e.task else []) + refs + [f"promoted to {i}" for i in promoted]
+    who, label, tail = entry_parts(e)
+    tail += [f"promoted to {i}" for i in promoted]
     # what the agent was given is listed whole: it is the answer to "what did the agent see"
     text = e.text if full or sessions.event(e) == sessions.DELIVERED else textcut.one_line(e.text, 100)
-    who = byline(agent_of(e), host_of(e))
     term.line(f"{e.ts}  {e.id}{f' ({who})' if who else ''}  {label}  {text}" + (f"  ({', '.join(tail)})" if tail else ""))
     if full:
         term.line(f"session: {e.session}  agent: {agent_of(e) or '-'}  thread: {e.thread or '-'}"

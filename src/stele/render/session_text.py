@@ -8,18 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..session import sessions
 from ..session.author import agent_of, byline, host_of
 from ..session.sessions import Session
 from ..session.wal import Entry
 
 
-def entry_header(e: Entry) -> str:
+def entry_parts(e: Entry) -> tuple[str, str, list[str]]:
+    """An entry's byline (`agent@host` of a teammate's entry, else ''), its label (type, stage, event)
+    and what it refers to: the one reading of an entry's header, for the transcript and the CLI."""
     label = e.type + (f"[{e.extra['stage']}]" if e.extra.get("stage") else "")
-    label += f"({e.extra['event']})" if e.type == "note" and e.extra.get("event") else ""
-    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"]
-    refs += e.paths
-    tail = ([f"task {e.task}"] if e.task else []) + refs
-    who = byline(agent_of(e), host_of(e))
+    label += f"({event})" if (event := sessions.event(e)) else ""
+    refs = [f"{k} {v}" for k, v in e.refs.items() if k != "paths"] + e.paths
+    return byline(agent_of(e), host_of(e)), label, ([f"task {e.task}"] if e.task else []) + refs
+
+
+def entry_header(e: Entry) -> str:
+    who, label, tail = entry_parts(e)
     return f"{e.ts} {e.id}{f' ({who})' if who else ''} {label}" + (f" ({', '.join(tail)})" if tail else "")
 
 
