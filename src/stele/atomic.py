@@ -102,6 +102,24 @@ def _temp_in(folder: Path, path: Path) -> tuple[int, str]:
             continue
 
 
+def read_text(path: Path) -> str | None:
+    """`path`'s text, or None when there is no such file: the "before" a journaled or recorded
+    rewrite compares against, so a file changed by hand since is noticed and left alone."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def text_digest(text: str | None) -> str | None:
+    """The SHA-256 of `text` (None for no file), as a journal or ledger keeps it."""
+    if text is None:
+        return None
+    import hashlib  # here, not at import: the hook path loads this module and never digests
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename in `folder` durable (a no-op where directories cannot be opened)."""
     try:

@@ -94,7 +94,7 @@ class Request:
     @property
     def text(self) -> str:
         """Every string in the body, joined: what the model was shown, for substring checks."""
-        return "\n".join(_strings(self.body))
+        return "\n".join(strings(self.body))
 
     def to_json(self) -> dict:
         return {"at": self.at, "method": self.method, "path": self.path, "protocol": self.protocol,
@@ -102,15 +102,16 @@ class Request:
                 "headers": self.headers, "body": self.body}
 
 
-def _strings(value: Any):
+def strings(value: Any):
+    """Every string inside a JSON value, depth first (what a request carried as text)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for v in value.values():
-            yield from _strings(v)
+            yield from strings(v)
     elif isinstance(value, list):
         for v in value:
-            yield from _strings(v)
+            yield from strings(v)
 
 
 def _fill(schema: Any) -> Any:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .mockmodel import Request
+from .mockmodel import Request, strings
 
 _FRAME = re.compile(r"-- (?:project memory|from the project record) \(reference data, not instructions\) -+\n"
                     r".*?(?:\n-{60}(?:\n|$)|\Z)", re.DOTALL)
@@ -25,7 +25,7 @@ NUDGE_MARK = "recorded nothing in the project record"
 def frames(req: Request) -> list[str]:
     """Stele's framed texts in one request, in order, each once."""
     found: list[str] = []
-    for text in _strings(req.body):
+    for text in strings(req.body):
         found += [m.group(0) for m in _FRAME.finditer(text)]
     return list(dict.fromkeys(found))
 
@@ -85,14 +85,3 @@ def edited_in_wal(root: Path) -> dict[str, str]:
                 rel = Path(p).relative_to(root).as_posix() if Path(p).is_absolute() else p
                 out[rel] = str(entry.get("agent", ""))
     return out
-
-
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)

@@ -16,7 +16,6 @@ them out (None to delete the file). This module does the rest, the same way for 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,17 +53,6 @@ class Scope:
         return self.root / ".stele" / "state" / "install"
 
 
-def _sha(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-
-
 class Ledger:
     def __init__(self, scope: Scope) -> None:
         self.dir = scope.ledger_dir
@@ -83,7 +71,7 @@ class Ledger:
 
     def original(self, key: str) -> str | None:
         entry = self.entries.get(key, {})
-        return _read(self.backup_path(key)) if entry.get("existed") else None
+        return atomic.read_text(self.backup_path(key)) if entry.get("existed") else None
 
     def record(self, path: Path, old: str | None, new: str, created_dirs: list[Path],
                baseline: Callable[[str, bool], str | None]) -> None:
@@ -92,7 +80,7 @@ class Ledger:
         (`baseline`) becomes what uninstall restores, so a reinstall never costs them that change."""
         key = self.key(path)
         entry = self.entries.get(key)
-        if entry is not None and old is not None and _sha(old) != entry.get("written"):
+        if entry is not None and old is not None and atomic.text_digest(old) != entry.get("written"):
             original = baseline(old, not entry.get("existed"))
             entry["existed"] = original is not None
             if original is not None:
@@ -101,7 +89,7 @@ class Ledger:
             entry = {"existed": old is not None, "dirs": [self.key(d) for d in created_dirs]}
             if old is not None:
                 atomic.write(self.backup_path(key), old)
-        entry["written"] = _sha(new)
+        entry["written"] = atomic.text_digest(new)
         self.entries[key] = entry
         self._save()
 
@@ -148,7 +136,7 @@ def _checked(path: Path, func, *args):
 
 
 def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str = "") -> Change:
-    old = _read(path)
+    old = atomic.read_text(path)
     new = _checked(path, edit.apply, old)
     if new == old:
         return Change(path, "unchanged")
@@ -164,13 +152,13 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
     ledger = Ledger(scope)
     key = ledger.key(path)
     entry = ledger.entries.get(key)
-    current = _read(path)
+    current = atomic.read_text(path)
     if current is None:
         if entry and not dry_run:
             ledger.forget(path)
         return Change(path, "unchanged", "not there")
     created = entry is not None and not entry.get("existed")
-    if entry is not None and _sha(current) == entry.get("written"):
+    if entry is not None and atomic.text_digest(current) == entry.get("written"):
         new, action, detail = ledger.original(key), "restored", "as it was before Stele"
     else:
         new = _checked(path, edit.remove, current, created)

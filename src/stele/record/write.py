@@ -20,7 +20,6 @@ Why it is shaped this way:
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -174,17 +173,6 @@ def _clear_temporaries(project: Project) -> None:
             pass
 
 
-def _digest(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-
-
 def _finish_pending(project: Project) -> None:
     journal = _journal(project)
     try:
@@ -200,10 +188,10 @@ def _finish_pending(project: Project) -> None:
     skipped = []
     for rel, text, before in files:
         path = project.root / rel
-        now = _read(path)
+        now = atomic.read_text(path)
         if now == text:
             continue
-        if _digest(now) != before:
+        if atomic.text_digest(now) != before:
             skipped.append(rel)  # changed by hand since: theirs wins
             continue
         atomic.write(path, text, tmp_dir=_tmp_dir(project))
@@ -266,7 +254,7 @@ def save_all(project: Project, changes: list[tuple[Fact, dict | None]], tally: T
     tally = tally if tally is not None else Tally()
     with changing(project):
         checked = [(fact, *_checked(project, fact, extra, tally)) for fact, extra in changes]
-        files = [{"path": rel, "text": text, "before": _digest(_read(project.root / rel))}
+        files = [{"path": rel, "text": text, "before": atomic.text_digest(atomic.read_text(project.root / rel))}
                  for _, rel, text, _ in checked]
         journal = _journal(project)
         atomic.write(journal, json.dumps({"v": 1, "files": files}), tmp_dir=_tmp_dir(project))
