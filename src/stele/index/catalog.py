@@ -100,6 +100,10 @@ class Catalog:
             raise FileNotFoundError(f"no catalog at {path}")
         self.path = path
         self.db = sqlite3.connect(str(path), isolation_level=None)
+        # NORMAL: in WAL mode a commit no longer waits for fsync (a power cut may lose the last commits,
+        # never consistency). The index is derived data: a lost commit is re-done by the next refresh,
+        # which re-reads from the files table of the commit that survived. ~5 ms a commit on a hook.
+        self.db.execute("PRAGMA synchronous=NORMAL")
         if create:
             self.db.executescript("PRAGMA journal_mode=WAL;" + _DDL)
             self.set_meta(schema=str(SCHEMA))
@@ -204,10 +208,18 @@ class Catalog:
             out.update(self.db.execute(f"SELECT id, path FROM items WHERE id IN ({marks})", chunk))
         return out
 
-    def needing_vectors(self, rows: int) -> list[tuple[str, str]]:
-        """(id, content hash) of items without a valid vector among the first `rows` rows."""
-        return list(self.db.execute("SELECT id, hash FROM items WHERE vec_row IS NULL OR vec_row >= ? "
-                                    "OR vec_hash IS NOT hash ORDER BY id", (rows,)))
+    def needing_vectors(self, rows: int, ids: list[str] | None = None) -> list[tuple[str, str]]:
+        """(id, content hash) of items without a valid vector among the first `rows` rows, in id order;
+        only among `ids` when given (a refresh that knows which items it changed: the whole table is a
+        scan of every row, ~0.5 s at 100,000 session entries)."""
+        where = "(vec_row IS NULL OR vec_row >= ? OR vec_hash IS NOT hash)"
+        if ids is None:
+            return list(self.db.execute(f"SELECT id, hash FROM items WHERE {where} ORDER BY id", (rows,)))
+        out: list[tuple[str, str]] = []
+        for chunk in _chunks(sorted(set(ids))):
+            marks = ",".join("?" * len(chunk))
+            out += self.db.execute(f"SELECT id, hash FROM items WHERE id IN ({marks}) AND {where}", [*chunk, rows])
+        return sorted(out)
 
     def vector_rows_used(self, rows: int) -> int:
         """How many distinct rows among the first `rows` items use."""
