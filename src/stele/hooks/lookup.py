@@ -88,16 +88,18 @@ def always(index: Opened) -> list[Line]:
     return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
 
 
-def open_tasks(index: Opened, project: Project) -> list[Line]:
-    """Tasks not done or cancelled, each with who holds a live claim on it: the ones claimed by this
-    agent (`stele task list --mine`'s identity) first, then in progress, blocked, open."""
+def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line], int]:
+    """The first `limit` tasks not done or cancelled, each with who holds a live claim on it, and how
+    many there are: the ones claimed by this agent (`stele task list --mine`'s identity) first, then in
+    progress, blocked, open, then by `rule_order`. SQLite sorts them and reads only the rows shown."""
+    from ..kinds import PRIORITIES, priority_rank
     from ..tasks.claims import Identity, known_claims, utcnow
 
     held = {tid: c for tid, c in known_claims(project).items() if c.live(utcnow())}
     me = Identity.current()
-    tasks = [n for n in index.catalog.committed_where("kind", "task") if n.status in OPEN_TASK_STATUSES]
-    mine = {n.id for n in tasks if n.id in held and me.matches(held[n.id])}
-    tasks.sort(key=lambda n: (n.id not in mine, OPEN_TASK_STATUSES.index(n.status), rule_order(n)))
+    mine = {tid for tid, c in held.items() if me.matches(c)}
+    # rule_order for tasks alike: priority, then id (the kind's weight is the same for all of them)
+    tasks, total = index.catalog.ranked_tasks(OPEN_TASK_STATUSES, PRIORITIES, priority_rank(None), mine, limit)
     out = []
     for n in tasks:
         status = n.status if n.status != "open" else ""
@@ -105,7 +107,7 @@ def open_tasks(index: Opened, project: Project) -> list[Line]:
             who = "you" if n.id in mine else held[n.id].holder.agent
             status = f"{status}, claimed by {who}" if status else f"claimed by {who}"
         out.append(Line(n.id, n.kind, n.title, status))
-    return out
+    return out, total
 
 
 def anchored(index: Opened, paths: Iterable[str],

@@ -37,14 +37,14 @@ def handle(ctx: Context) -> Reply:
     # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known race):
     # there the catalog is read as the last refresh left it, without the freshness scan of every file
     with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
-        rules, tasks = lookup.always(index), lookup.open_tasks(index, ctx.project)
+        rules, (tasks, total) = lookup.always(index), lookup.open_tasks(index, ctx.project, MAX_TASKS)
     sections = []
     if rules:
         sections.append("Standing instructions and constraints:\n"
                         + "\n".join(block(r, RULE_CHARS) for r in rules))
     if tasks:
-        more = (f"\n({len(tasks) - MAX_TASKS} more: `stele task list`)" if len(tasks) > MAX_TASKS else "")
-        sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks[:MAX_TASKS]) + more)
+        more = f"\n({total - len(tasks)} more: `stele task list`)" if total > len(tasks) else ""
+        sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks) + more)
     sections.append(pointer(ctx.harness))
     return Reply(frame(TITLE, sections), tuple(r.id for r in rules))
 

@@ -31,7 +31,8 @@ from ..errors import SteleError
 from ..plain import dataclass, fields
 from .items import Item
 
-SCHEMA = 6  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host
+SCHEMA = 7  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
+# 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries)
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -44,6 +45,8 @@ CREATE TABLE items (
   agent TEXT, host TEXT);
 CREATE INDEX items_path ON items(path);
 CREATE INDEX items_row ON items(vec_row);
+CREATE INDEX items_kind ON items(kind, status);
+CREATE INDEX items_delivery ON items(delivery);
 CREATE TABLE edges (src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL);
 CREATE INDEX edges_src ON edges(src);
 CREATE INDEX edges_dst ON edges(dst);
@@ -327,6 +330,28 @@ class Catalog:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT path FROM anchors WHERE glob = 0 AND (path = ? OR path LIKE ? ESCAPE '\\')",
             (tail, "%/" + tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")))]
+
+    def ranked_tasks(self, statuses: tuple[str, ...], priorities: tuple[str, ...], default_priority: int,
+                     first: Iterable[str], limit: int) -> tuple[list[Node], int]:
+        """The committed tasks whose status is one of `statuses`: (the first `limit` of them, how many
+        there are). Ordered as the caller's rule says, in SQLite, so that only the rows shown are read
+        (a record of 50,000 facts holds ~6,000 open tasks): the ids in `first` ahead of the rest, then by
+        the position of the status in `statuses`, of the priority in `priorities` (`default_priority`
+        for any other value), then by id. The `items_kind` index covers the filter."""
+        first = list(dict.fromkeys(first))
+        status_marks = ",".join("?" * len(statuses))
+        where = f"source = 'committed' AND kind = 'task' AND status IN ({status_marks})"
+        total = self.db.execute(f"SELECT count(*) FROM items WHERE {where}", statuses).fetchone()[0]
+        status_rank = " ".join("WHEN ? THEN ?" for _ in statuses)
+        priority_rank = " ".join("WHEN ? THEN ?" for _ in priorities)
+        ahead = f"id IN ({','.join('?' * len(first))}) DESC, " if first else ""
+        args = [*statuses, *first, *[x for n, v in enumerate(statuses) for x in (v, n)],
+                *[x for n, v in enumerate(priorities) for x in (v, n)], default_priority, limit]
+        cols = ", ".join(NODE_COLUMNS)
+        rows = self.db.execute(
+            f"SELECT {cols} FROM items WHERE {where} ORDER BY {ahead}CASE status {status_rank} END, "
+            f"CASE priority {priority_rank} ELSE ? END, id LIMIT ?", args)
+        return [Node(*r) for r in rows], total
 
     def committed_where(self, column: str, value: str) -> list[Node]:
         """Committed items whose `column` (delivery, kind, ...) equals `value`, in id order: the
