@@ -10,7 +10,7 @@ then weight, then id) so the same record always gives the same text.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import say
@@ -80,12 +80,13 @@ def _pushable(nodes: Iterable[Node]) -> list[Node]:
     return [n for n in nodes if n.source == "committed" and withheld(n, on) is None]
 
 
-def always(index: Opened) -> list[Line]:
-    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole."""
+def always(index: Opened) -> Iterator[Line]:
+    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole, in
+    order; each body is read when its line is taken (a hook stops once its answer is full)."""
     from ..lifecycle import standing_rules, today
 
-    nodes = standing_rules(index.catalog.committed_where("delivery", "always"), today())
-    return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
+    for n in standing_rules(index.catalog.committed_where("delivery", "always"), today()):
+        yield Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id))
 
 
 def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line], int]:
