@@ -3,7 +3,7 @@ import datetime as dt
 import random
 
 from stele.hooks import lookup
-from stele.kinds import PRIORITIES
+from stele.kinds import KINDS, PRIORITIES
 from stele.lifecycle import rule_order
 from stele.project import Project
 from stele.tasks import claims
@@ -39,3 +39,23 @@ def test_open_tasks_are_ranked_in_sqlite_as_the_rule_ranks_them(repo, fake_model
     by_id = {t.id: t for t in shown}
     assert all("claimed by you" in by_id[i].status for i in mine)
     assert "claimed by someone-else" in by_id[every[10].id].status
+
+
+def test_standing_rules_come_in_the_order_and_with_the_filter_of_lifecycle(repo, fake_model):
+    from stele.lifecycle import standing_rules, today
+
+    rng = random.Random(9)
+    kinds = ["instruction", "constraint", "decision", "architecture", "task", "document", "lesson"]
+    for n in range(90):
+        kind = rng.choice(kinds)
+        write_fact(repo, f"{KINDS[kind].prefix}-{n:04d}", kind, f"Rule number {n}", f"body {n}", delivery="always",
+                   priority=rng.choice([*PRIORITIES, "urgent"]),
+                   status=rng.choice(["current", "current", KINDS[kind].statuses[0]]),
+                   **({"expires": "2001-01-01"} if n % 17 == 0 else {}))
+    project = Project(repo)
+    with lookup.open_index(project) as index:
+        expected = standing_rules(index.catalog.committed_where("delivery", "always"), today())
+        got = list(lookup.always(index))
+    assert len(expected) > 20 and len({n.priority for n in expected}) > 2 and len({n.kind for n in expected}) > 2
+    assert [r.id for r in got] == [n.id for n in expected]
+    assert got[0].text == f"body {int(got[0].id.split('-')[1])}"

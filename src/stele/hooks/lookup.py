@@ -82,11 +82,16 @@ def _pushable(nodes: Iterable[Node]) -> list[Node]:
 
 def always(index: Opened) -> Iterator[Line]:
     """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole, in
-    order; each body is read when its line is taken (a hook stops once its answer is full)."""
-    from ..lifecycle import standing_rules, today
+    order. SQLite orders them by `rule_order`'s parts and `is_standing_rule` picks them as they come,
+    each read (and its body) only when taken: a hook stops once its answer is full."""
+    from ..kinds import KINDS, PRIORITIES, priority_rank
+    from ..lifecycle import is_standing_rule, today
 
-    for n in standing_rules(index.catalog.committed_where("delivery", "always"), today()):
-        yield Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id))
+    on = today()
+    weights = {name: kind.weight for name, kind in KINDS.items()}
+    for n in index.catalog.ranked_committed("delivery", "always", PRIORITIES, priority_rank(None), weights):
+        if is_standing_rule(n, on):
+            yield Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id))
 
 
 def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line], int]:
