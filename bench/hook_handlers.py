@@ -8,8 +8,9 @@ A fork server (a resident process with stele and tantivy imported, one child per
 away the interpreter's start and the imports; what is left is the handler's own work, which this
 measures. Each round is a fresh process that answers the event once with another session id (so
 every lazy import is done and the OS caches are warm, as in a server's child), then again, timed:
-CPU (process_time: every thread) and wall around `stele.hooks.dispatch.main`, and the process's peak
-RSS after both. `bench/hook_floor.py` gives the same events in fresh processes, imports included.
+CPU (process_time: every thread) and wall around `stele.hooks.dispatch.main`, the part of that CPU
+spent in the freshness scan (`sources.scan`, which the server's inotify watch is to replace), and the
+process's peak RSS after both. `bench/hook_floor.py` gives the same events in fresh processes, imports included.
 The record is bench/out/rec-FACTS (generated and indexed by hook_floor.py or gen_record.py).
 """
 from __future__ import annotations
@@ -30,7 +31,16 @@ from hooks_bench import anchored_files, child_env  # noqa: E402
 CHILD = """
 import io, json, resource, sys, time
 from stele.hooks import dispatch
+from stele.index import build
 event, warm, timed, profile = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+real_scan, scanned = build.scan, []
+def timed_scan(project):  # the freshness scan, which the fork server's inotify watch replaces
+    c = time.process_time()
+    try:
+        return real_scan(project)
+    finally:
+        scanned.append((time.process_time() - c) * 1000)
+build.scan = timed_scan
 def answer(text):
     sys.stdin, out, sys.stdout = io.StringIO(text), sys.stdout, io.StringIO()
     try:
@@ -46,12 +56,13 @@ if profile:
     said = answer(timed)
     pr.disable()
     pstats.Stats(pr, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
-    print(json.dumps([0, 0, 0, len(said)]))
+    print(json.dumps([0, 0, 0, len(said), 0]))
     raise SystemExit
+scanned.clear()
 t, c = time.perf_counter(), time.process_time()
 said = answer(timed)
 wall, cpu = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
-print(json.dumps([wall, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(said)]))
+print(json.dumps([wall, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(said), sum(scanned)]))
 """
 
 
@@ -84,7 +95,8 @@ def main() -> int:
         return 0
     for event, got in rows.items():
         print(f"{event:<14} in-process: wall p50 {statistics.median(g[0] for g in got):6.1f} ms, "
-              f"CPU p50 {statistics.median(g[1] for g in got):6.1f} ms, peak RSS {max(g[2] for g in got) / 1024:5.1f} "
+              f"CPU p50 {statistics.median(g[1] for g in got):6.1f} ms (without the freshness scan "
+              f"{statistics.median(g[1] - g[4] for g in got):6.1f}), peak RSS {max(g[2] for g in got) / 1024:5.1f} "
               f"MiB, answer {statistics.median(g[3] for g in got):.0f} chars ({len(got)} rounds)")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
