@@ -149,3 +149,25 @@ def test_status_and_stop_commands(server):
         time.sleep(0.05)
     assert invoke("resident", "stop").out.strip() == "no resident process was running"
     assert "the next hook starts one" in invoke("resident", "status").out
+
+
+CLIENT = """
+import sys
+before = set(sys.modules)
+from stele.cli.entry import main
+code = main(sys.argv[2:])
+open(sys.argv[1], "w").write("\\n".join(sorted(set(sys.modules) - before)) + "\\n" + str(code))
+"""
+
+
+def test_a_call_the_server_answers_imports_next_to_nothing(server, tmp_path):
+    report = tmp_path / "modules"
+    usage = tmp_path / "usage"
+    done = subprocess.run([sys.executable, "-c", CLIENT, str(report), "recall", "payment webhooks deduplicated"],
+                          cwd=server, capture_output=True, text=True, env=env(STELE_RESIDENT_USAGE=str(usage)))
+    assert done.returncode == 0 and "DEC-AAA1" in done.stdout, done.stderr
+    *loaded, code = report.read_text(encoding="utf-8").splitlines()
+    assert code == "0" and calls(usage) == 1
+    heavy = {"socket", "json", "pathlib", "re", "typing", "tantivy", "sqlite3", "stele.project", "stele.index",
+             "stele.retrieve", "stele.hooks", "stele.config"}
+    assert not heavy & set(loaded), sorted(heavy & set(loaded))

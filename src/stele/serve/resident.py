@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: importing typing (and re, through it) is a third of the client's cost
 if TYPE_CHECKING:
     import socket
+    from collections.abc import Callable
+    from typing import Any
 
     from ..index.watch import LiveScan
 
