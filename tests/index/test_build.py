@@ -396,3 +396,25 @@ def test_items_written_by_a_refresh_cut_short_before_its_vectors_get_them_next_t
         build.open_index(proj)
     monkeypatch.setattr(build, "_update_vectors", real)
     assert check_vectors(proj, fake_model) >= 7  # NOTE-100A and NOTE-900A have their own vectors
+
+
+def test_a_builder_started_while_another_waits_for_its_turn_leaves_the_work_to_it(proj, fake_model, builder):
+    import time
+
+    build.rebuild(proj)
+    log = proj.root / ".stele/wal/s.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(_session_line(0, "the ledger export retries the refund worker"))
+    with build.open_index(proj, deadline=time.monotonic() + 8):
+        pass
+    waiting = build._Lock(proj.index_dir, build.QUEUE_LOCK)  # a builder still waiting for build.lock
+    waiting.acquire(True, None)
+    try:
+        assert build.main([str(proj.root)]) == 0
+        cat = build.open_catalog(proj)
+        assert build._pending(cat) == {"S-01JFZS31V0ZJ1D2PYVE21AVN00"}  # left to the waiting one
+        cat.close()
+    finally:
+        waiting.release()
+    assert build.main([str(proj.root)]) == 0  # nobody waiting: this one does it
+    assert check_vectors(proj, fake_model) == 7

@@ -42,6 +42,7 @@ from .sources import Scan, Stamp, is_wal, racy, read_items, rewritten, scan
 
 LOCK = "lock"
 BUILD_LOCK = "build.lock"
+QUEUE_LOCK = "queue.lock"  # held by a background builder from its start until its turn at build.lock
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
@@ -306,13 +307,16 @@ def progress(project: Project, doing: str) -> str:
     return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
 
 
-def finish(project: Project) -> Report:
+def finish(project: Project, queued: _Lock | None = None) -> Report:
     """Bring the index up to date with no time limit (the background process; `stele rebuild` without
     wiping), waiting for any other builder first: what a hook's refresh left, too (the vectors of the
-    items it added, tantivy's merges)."""
+    items it added, tantivy's merges). `queued` (the builder's QUEUE_LOCK) is let go once it is this
+    process's turn: from then on a builder started by the next hook waits for it."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
         builder.acquire(True, None)
+        if queued is not None:
+            queued.release()
         found = scan(project)
         parts, full = _try_open(project, found, None)
         if parts is None:
@@ -385,7 +389,7 @@ def _wipe(folder: Path) -> None:
     from .code import DIR as CODE_DIR
 
     for child in folder.iterdir():
-        if child.name in (LOCK, BUILD_LOCK, CODE_DIR):
+        if child.name in (LOCK, BUILD_LOCK, QUEUE_LOCK, CODE_DIR):
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
@@ -741,9 +745,21 @@ def _from_packs(project: Project, commit: _Committer, store: Any, model_id: str,
 
 
 def main(argv: list[str]) -> int:
-    """`python -m stele.index.build ROOT`: the background builder (`background.py`)."""
+    """`python -m stele.index.build ROOT`: the background builder (`background.py`). Each hook whose
+    refresh left work starts one; a builder that finds another still waiting for its turn exits at
+    once: that one reads the catalog only when its turn comes, so it does this one's work too."""
     try:
-        finish(Project(Path(argv[0])))
+        project = Project(Path(argv[0]))
+        queued = _Lock(project.index_dir, QUEUE_LOCK)
+        try:
+            queued.acquire(True, time.monotonic())  # one try
+        except IndexUnavailable:
+            queued.release()
+            return 0
+        try:
+            finish(project, queued)
+        finally:
+            queued.release()
     except Exception:  # nobody is listening: the next read reports what is wrong
         return 1
     return 0
