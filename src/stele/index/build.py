@@ -254,7 +254,8 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
             try:
                 builder.acquire(True, None if deadline is None else min(deadline, now + wait))
             except IndexUnavailable:
-                return progress(project, "being brought up to date by another stele process")
+                return progress(project, "being brought up to date by another stele process",
+                                len(found.paths) if found is not None else None)
             found = None
         if found is None:
             found = scan(project)  # another process may have done it meanwhile
@@ -262,15 +263,19 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
             if parts is not None:
                 parts[0].close()
                 return None
-        until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
-        if _update_or_rebuild(project, full, found, warn, on_stage, until).done:
-            return None
+        from . import background
+
+        # A big record from nothing: a slice would index a part too small to answer well from, for
+        # seconds of a hook that a loaded machine stretches to its whole budget. So the builder starts
+        # at once and the read answers from nothing; a small record (one batch) is built here.
+        if not (full and deadline is not None and len(found.paths) > BATCH_FILES and background.enabled()):
+            until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
+            if _update_or_rebuild(project, full, found, warn, on_stage, until).done:
+                return None
     finally:
         builder.release()
-    from . import background
-
     started = background.start(project)
-    return progress(project, "being built in the background" if started else "being built")
+    return progress(project, "being built in the background" if started else "being built", len(found.paths))
 
 
 def _settled(project: Project) -> bool:
@@ -284,8 +289,9 @@ def _settled(project: Project) -> bool:
         cat.close()
 
 
-def progress(project: Project, doing: str) -> str:
-    """One line on a build under way: how many source files are indexed so far."""
+def progress(project: Project, doing: str, total: int | None = None) -> str:
+    """One line on a build under way: how many of the `total` source files (default: scanned now)
+    are indexed so far."""
     try:
         cat = catalog_mod.Catalog(project.index_dir / CATALOG)
         try:
@@ -294,7 +300,7 @@ def progress(project: Project, doing: str) -> str:
             cat.close()
     except Exception:
         done = 0
-    total = len(scan(project).paths)
+    total = len(scan(project).paths) if total is None else total
     return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
 
 
