@@ -92,3 +92,24 @@ def test_the_detached_builder_builds_the_whole_index_and_the_next_read_is_fresh(
         assert index.behind is None and index.catalog.count() == 12
         assert index.model_id and index.catalog.meta("vectors_done") == "1"  # embedded by the builder
     assert calls == []  # nothing was left for the read to do
+
+
+def test_a_builder_leaves_the_work_to_another_process_at_it_already(repo, fake_model):
+    """The builder and the resident server's refresh never wait for another builder: a refresh that
+    waited for a background build of a big record held every resident call for seconds."""
+    project = facts(repo, 3)
+    project.index_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(project.index_dir / build.BUILD_LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another builder at work
+        t0 = time.monotonic()
+        report = build.finish(project)
+        assert not report.done and report.parsed == 0 and time.monotonic() - t0 < 1
+    finally:
+        os.close(fd)
+    assert build.finish(project).done and refresh_count(project) == 3
+
+
+def refresh_count(project: Project) -> int:
+    with build.open_index(project) as index:
+        return index.catalog.count()

@@ -305,11 +305,16 @@ def progress(project: Project, doing: str, total: int | None = None) -> str:
 
 
 def finish(project: Project) -> Report:
-    """Bring the index up to date with no time limit (the background process; `stele rebuild` without
-    wiping), waiting for any other builder first."""
+    """Bring the index up to date with no time limit (the background process, the resident server's
+    refresh): unless another process is at it already, which is then left to finish (`done` False).
+    Not waiting for it matters: the resident server holds its calls while its refresh runs, and a
+    refresh that waited for a background build of 10,000 facts held every hook for seconds."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
-        builder.acquire(True, None)
+        try:
+            builder.acquire(True, time.monotonic())
+        except IndexUnavailable:
+            return Report(done=False)
         found = scan(project)
         parts, full = _try_open(project, found, None)
         if parts is not None:
