@@ -161,8 +161,8 @@ def accept(project: Project, claimed: Claimed, me: Identity) -> Claimed:
     """Check a claim that was decided before its task was read (`snapshot.claim`: so that racing
     losers never pay for the record's parser) the way `claim_task` checks first, and log it. A claim
     on something that is not a claimable task (a typo, a done task, an epic) is undone before the
-    check's error is raised: a first claim is forgotten (its ref deleted), a takeover released, a
-    renewal left as it was."""
+    check's error is raised: a first claim is forgotten (its ref deleted), a takeover released. A
+    renewal stands, renewed: the task was held before, and only its holder could have renewed it."""
     try:
         claimable(project, claimed.claim.task)
     except BaseException:
