@@ -11,8 +11,8 @@ Copies the generated record bench/out/rec-FACTS (made and indexed once by `bench
 between hooks without touching the index (the session lines the hooks themselves log keep arriving).
 Prints each hook's wall time and what it answered from, the longest hook, how long until the index was
 whole, and then one `stele recall --json` of a fact's title (mode and time).
-Targets: no hook over 3 s; whole within 90 s; recall in hybrid mode at once. The background builder the
-hooks start is waited for before the scratch copy is removed.
+Targets: no hook over 3 s; whole within 90 s; recall in hybrid mode at once. The hooks' resident server
+is stopped and the background builder waited for before the scratch copy is removed.
 """
 from __future__ import annotations
 
@@ -51,6 +51,16 @@ unembedded = cat.db.execute("SELECT count(*) FROM items WHERE source = 'committe
 whole = (set(facts) <= indexed and cat.meta("model_id") and unembedded.fetchone()[0] == 0
          and cat.meta("vectors_done") == "1")
 print("whole" if whole else "behind")
+"""
+
+
+STOP = """
+import sys, time
+from stele.serve import resident
+if resident.request(sys.argv[1], "stop") is not None:
+    end = time.monotonic() + 20
+    while resident.request(sys.argv[1], "status") is not None and time.monotonic() < end:
+        time.sleep(0.1)
 """
 
 
@@ -113,8 +123,15 @@ def main() -> int:
         print(f"stele recall {prompt[:50]!r}...: mode {data['mode']}, {len(data['entries'])} entries, "
               f"{(time.monotonic() - t) * 1000:.0f} ms wall (partial: {data['partial']})")
     finally:
-        _wait_for_builder(repo)
-        shutil.rmtree(tmp, ignore_errors=True)
+        # the hooks' resident server, left running, would write the index back into a removed copy
+        # (and then live on there): stop it, let the builder finish, then remove the copy
+        subprocess.run([sys.executable, "-c", STOP, os.path.realpath(repo)], env=env, capture_output=True)
+        for _ in range(3):  # a refresh forked by the server just before it stopped may still write
+            _wait_for_builder(repo)
+            shutil.rmtree(tmp, ignore_errors=True)
+            if not tmp.exists():
+                break
+            time.sleep(1.0)
     return 0
 
 
