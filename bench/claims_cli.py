@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -70,14 +71,21 @@ def start(root: Path, *args: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+def children_cpu_ms() -> float:
+    """User + system CPU of every child reaped so far (`communicate` reaps them)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (used.ru_utime + used.ru_stime) * 1000
+
+
 def solo(root: Path, task: str, runs: int) -> dict:
     """Uncontended claims: claim, note the times, release."""
-    claim_ms, snapshot_ms, process_ms = [], [], []
+    claim_ms, snapshot_ms, process_ms, cpu_ms = [], [], [], []
     for n in range(runs):
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), children_cpu_ms()
         proc = start(root, "task", "claim", task, "--agent", "solo", "--json")
         out, err = proc.communicate(timeout=120)
         wall = (time.perf_counter() - t0) * 1000
+        cpu_ms.append(children_cpu_ms() - cpu0)
         if proc.returncode != 0:
             raise SystemExit(f"solo claim {n} failed: {err.strip()}")
         timing = json.loads(out)["elapsed_ms"]
@@ -88,18 +96,31 @@ def solo(root: Path, task: str, runs: int) -> dict:
                        capture_output=True)
     return {"claim_ms_p50": round(statistics.median(claim_ms)), "claim_ms_max": round(max(claim_ms)),
             "snapshot_ms_p50": round(statistics.median(snapshot_ms)),
-            "process_ms_p50": round(statistics.median(process_ms))}
+            "process_ms_p50": round(statistics.median(process_ms)),
+            "process_cpu_ms_p50": round(statistics.median(cpu_ms))}
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str, str, float]:
+    """Exit status, output and the CPU (user + system, its git calls included) of one process: read
+    both pipes to the end (stderr is one line), then reap it with wait4 for its own resource usage."""
+    out = proc.stdout.read()  # type: ignore[union-attr]
+    err = proc.stderr.read()  # type: ignore[union-attr]
+    _, status, used = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out, err, (used.ru_utime + used.ru_stime) * 1000
 
 
 def race(root: Path, task: str, racers: int, rounds: int) -> tuple[list[str], list[dict]]:
     broken, rows = [], []
     for r in range(rounds):
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), children_cpu_ms()
         procs = [start(root, "task", "claim", task, "--agent", f"agent-{i:02d}", "--json") for i in range(racers)]
-        answers = []
+        answers, cpu = [], []
         for i, proc in enumerate(procs):
-            out, err = proc.communicate(timeout=300)
-            answers.append((i, proc.returncode, out, err, (time.perf_counter() - t0) * 1000))
+            code, out, err, used = finish(proc)
+            answers.append((i, code, out, err, (time.perf_counter() - t0) * 1000))
+            cpu.append(used)
+        round_cpu = children_cpu_ms() - cpu0  # the 16 processes and their git calls, the snapshot included
         winners = [a for a in answers if a[1] == 0]
         losers = [a for a in answers if a[1] != 0]
         if len(winners) != 1:
@@ -120,7 +141,10 @@ def race(root: Path, task: str, racers: int, rounds: int) -> tuple[list[str], li
         rows.append({"answered_ms": answered, "winner_ms": winners[0][4],
                      "winner_claim_ms": won["elapsed_ms"]["claim_ms"],
                      "snapshot_ms": won["elapsed_ms"]["snapshot_ms"],
-                     "round_ms": max(answered, winners[0][4] - won["elapsed_ms"]["snapshot_ms"])})
+                     "round_ms": max(answered, winners[0][4] - won["elapsed_ms"]["snapshot_ms"]),
+                     "round_cpu_ms": round_cpu,
+                     "loser_cpu_ms": statistics.median(c for a, c in zip(answers, cpu, strict=True) if a[1] != 0),
+                     "winner_cpu_ms": next(c for a, c in zip(answers, cpu, strict=True) if a[1] == 0)})
         released = subprocess.run(stele() + ["task", "release", task, "--agent", agent], cwd=root,
                                   capture_output=True, text=True)
         if released.returncode != 0:
@@ -144,15 +168,20 @@ def run(racers: int, rounds: int, solo_runs: int, facts: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="stele-claims-cli-"))
     try:
         root, task = setup(tmp, facts)
+        load_before = os.getloadavg()[0]
         alone = solo(root, task, solo_runs) if solo_runs else {}
         broken, rows = race(root, task, racers, rounds)
+        load_after = os.getloadavg()[0]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # git may still be writing a pack in the background
     return {"racers": racers, "rounds": rounds, "facts": facts, "ok_rounds": rounds - len(broken),
             "broken": broken[:10], "solo": alone,
             "round_ms": summary(rows, "round_ms"), "losers_answered_ms": summary(rows, "answered_ms"),
             "winner_claim_ms": summary(rows, "winner_claim_ms"), "snapshot_ms": summary(rows, "snapshot_ms"),
-            "rounds_over_3s": sum(1 for r in rows if r["round_ms"] > 3000)}
+            "round_cpu_ms": summary(rows, "round_cpu_ms"), "loser_cpu_ms": summary(rows, "loser_cpu_ms"),
+            "winner_cpu_ms": summary(rows, "winner_cpu_ms"),
+            "rounds_over_3s": sum(1 for r in rows if r["round_ms"] > 3000),
+            "load_average": [round(load_before, 1), round(load_after, 1)], "cpus": os.cpu_count()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,10 +203,19 @@ def main(argv: list[str] | None = None) -> int:
               + f"; rounds over 3 s: {result['rounds_over_3s']}")
         print("last loser answered, ms: p50 {p50}, p95 {p95}, max {max}".format(**result["losers_answered_ms"]))
         print("winner's snapshot (apart), ms: p50 {p50}, p95 {p95}, max {max}".format(**result["snapshot_ms"]))
+        print("CPU of a round (every process and its git calls, snapshot included), ms: p50 {p50}, p95 {p95}, "
+              "max {max}".format(**result["round_cpu_ms"])
+              + f", i.e. p50 {result['round_cpu_ms']['p50'] / max(1, result['racers']):.0f} ms a process")
+        print("CPU of one loser (the round's median), ms: p50 {p50}, p95 {p95}, max {max}".format(
+            **result["loser_cpu_ms"]) + "; of the winner, its snapshot included: p50 {p50}".format(
+            **result["winner_cpu_ms"]))
         if result["solo"]:
             s = result["solo"]
             print(f"uncontended claim, fresh process: p50 {s['claim_ms_p50']} ms (max {s['claim_ms_max']}) "
-                  f"plus its snapshot p50 {s['snapshot_ms_p50']} ms")
+                  f"plus its snapshot p50 {s['snapshot_ms_p50']} ms; CPU of the process p50 "
+                  f"{s['process_cpu_ms_p50']} ms")
+        la = result["load_average"]
+        print(f"load average {la[0]} at the start, {la[1]} at the end, on {result['cpus']} CPUs")
         for line in result["broken"]:
             print("BROKEN", line)
     return 0 if not result["broken"] else 1

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from stele import config
 from tests.helpers import git, invoke
 
 
@@ -97,13 +98,57 @@ def test_the_claim_warns_about_an_always_rule_it_leaves_out(repo):
         in text.err
 
 
-def test_a_claim_never_loads_typer_or_rich():
+def test_a_claim_never_loads_typer_or_rich(repo):
     code = ("import sys\nfrom stele.cli.entry import main\n"
             "try:\n    main(['task', 'claim', 'TASK-ZZZZ'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('typer', 'rich', 'click', 'git') if m in sys.modules))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo)
     assert r.stdout.strip() == "[]", r.stderr
     assert "no fact with id TASK-ZZZZ" in r.stderr
+    assert git(repo, "for-each-ref", "refs/stele/") == ""  # the claim on a task that is not there is undone
+
+
+# A racing loser in a fresh process, as 16 agents run it: it read the ref while the task was free (the
+# first read is made to see nothing), so it writes its record and loses the swap to the holder.
+RACING_LOSER = """
+import sys
+from stele.tasks import claims
+real, calls = claims.read, []
+def read(project, task):
+    calls.append(task)
+    return None if len(calls) == 1 else real(project, task)
+claims.read = read
+from stele.cli.entry import main
+try:
+    main(['task', 'claim', sys.argv[1], '--agent', 'late'])
+except SystemExit as e:
+    print('exit', e.code)
+heavy = ('yaml', 'stele.record.load', 'stele.record.frontmatter', 'stele.tasks.board', 'stele.snapshot.build',
+         'stele.index.build', 'tantivy', 'dataclasses', '_strptime')
+print(sorted(m for m in heavy if m in sys.modules), len(calls))
+"""
+
+
+def test_a_racing_loser_is_answered_without_the_record_parser_the_board_or_the_index(repo):
+    t = task("Raced")
+    assert invoke("task", "claim", t, "--agent", "first").code == 0  # its snapshot builds the index
+    config.load(repo / ".stele/config.yaml")  # caches the parsed config there: no YAML parser after that
+    r = subprocess.run([sys.executable, "-c", RACING_LOSER, t], capture_output=True, text=True, cwd=repo)
+    assert r.stdout.splitlines() == ["exit 1", "[] 2"], r.stderr  # lost the swap, then read who won
+    assert r.stderr.startswith(f"stele: {t} is held by first (host ")
+
+
+def test_claims_on_what_is_not_an_open_task_leave_no_claim(repo):
+    epic, t = task("Auth", "--kind", "epic"), task("Finished")
+    assert invoke("task", "done", t).code == 0
+    gone = invoke("task", "claim", "TASK-ZZZZ")
+    assert gone.code == 1 and gone.err.startswith("stele: no fact with id TASK-ZZZZ in docs/memory/")
+    done = invoke("task", "claim", t)
+    assert done.code == 1 and f"{t} is done; reopen it first" in done.err
+    container = invoke("task", "claim", epic)
+    assert container.code == 1 and f"{epic} is an epic, a container" in container.err
+    assert git(repo, "for-each-ref", "refs/stele/") == ""  # each was decided and undone, or refused first
+    assert invoke("task", "claim", "not-an-id").code == 1
 
 
 def test_agent_and_session_from_the_environment(repo, monkeypatch):

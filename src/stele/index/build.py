@@ -249,7 +249,10 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
     """Bring the index up to date with `found` (scanned again if another process held the build
     lock meanwhile), or as far as the deadline allows; None when it is whole, else why it is not
     (another process is at it, or a background process now finishes it)."""
+    from . import background
+
     builder = _Lock(project.index_dir, BUILD_LOCK)
+    report = None
     try:
         now = time.monotonic()
         try:
@@ -260,7 +263,8 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
             try:
                 builder.acquire(True, None if deadline is None else min(deadline, now + wait))
             except IndexUnavailable:
-                return progress(project, "being brought up to date by another stele process")
+                return progress(project, "being brought up to date by another stele process",
+                                len(found.paths) if found is not None else None)
             found = None
         if found is None:
             found = scan(project)  # another process may have done it meanwhile
@@ -268,18 +272,20 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
             if parts is not None:
                 parts[0].close()
                 return None
-        until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
-        report = _update_or_rebuild(project, full, found, warn, on_stage, until)
+        # A big record from nothing: a slice would index a part too small to answer well from, for
+        # seconds of a hook that a loaded machine stretches to its whole budget. So the builder starts
+        # at once and the read answers from nothing; a small record (one batch) is built here.
+        if not (full and deadline is not None and len(found.paths) > BATCH_FILES and background.enabled()):
+            until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
+            report = _update_or_rebuild(project, full, found, warn, on_stage, until)
     finally:
         builder.release()
-    from . import background
-
-    if report.done:
+    if report is not None and report.done:
         if report.deferred or report.unmerged:  # whole for full text; the rest is the builder's
             background.start(project)
         return None
     started = background.start(project)
-    return progress(project, "being built in the background" if started else "being built")
+    return progress(project, "being built in the background" if started else "being built", len(found.paths))
 
 
 def _settled(project: Project) -> bool:
@@ -293,8 +299,9 @@ def _settled(project: Project) -> bool:
         cat.close()
 
 
-def progress(project: Project, doing: str) -> str:
-    """One line on a build under way: how many source files are indexed so far."""
+def progress(project: Project, doing: str, total: int | None = None) -> str:
+    """One line on a build under way: how many of the `total` source files (default: scanned now)
+    are indexed so far."""
     try:
         cat = catalog_mod.Catalog(project.index_dir / CATALOG)
         try:
@@ -303,18 +310,24 @@ def progress(project: Project, doing: str) -> str:
             cat.close()
     except Exception:
         done = 0
-    total = len(scan(project).paths)
+    total = len(scan(project).paths) if total is None else total
     return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
 
 
-def finish(project: Project, queued: _Lock | None = None) -> Report:
+def finish(project: Project, queued: _Lock | None = None, wait: bool = True) -> Report:
     """Bring the index up to date with no time limit (the background process; `stele rebuild` without
     wiping), waiting for any other builder first: what a hook's refresh left, too (the vectors of the
     items it added, tantivy's merges). `queued` (the builder's QUEUE_LOCK) is let go once it is this
-    process's turn: from then on a builder started by the next hook waits for it."""
+    process's turn: from then on a builder started by the next hook waits for it. Without `wait` (the
+    resident server's refresh), work another process is at is left to it (`done` False): the server
+    holds its calls while its refresh runs, and a refresh that waited for a background build of 10,000
+    facts held every hook for seconds."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
-        builder.acquire(True, None)
+        try:
+            builder.acquire(True, None if wait else time.monotonic())
+        except IndexUnavailable:
+            return Report(done=False)
         if queued is not None:
             queued.release()
         found = scan(project)

@@ -521,7 +521,7 @@ class Server:
                 from ..index import build, sources
 
                 sources.RESIDENT = (self.project.root, self.live.roots, found)
-                build.finish(self.project)
+                build.finish(self.project, wait=False)
             except BaseException:
                 code = 1  # a hook that finds the index behind says why; this child has no one to tell
             finally:

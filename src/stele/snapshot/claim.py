@@ -4,9 +4,18 @@ Deciding a claim is a compare-and-swap on a git ref (`tasks.claims`): a few git 
 snapshot loads the whole record, searches the index and the code: seconds on a big record. So the
 order is claim, then snapshot, never the other way round: of sixteen agents racing for a task, the
 fifteen losers are told who won as soon as the winner's ref moved, and only the winner pays for a
-snapshot. What the losers read is the task's own file (`record.load.find_one`), not the record, and
-a latecomer (the task is already held by someone else, as this clone knows it) is answered from the
-claim ref alone, before the record's parser is even imported: that is why the imports below are lazy.
+snapshot.
+
+Racing claimers start together, so on a shared machine a round costs the sum of what every one of
+them does before the swap: each pays its imports and git calls, nearly all of them before anyone has
+won. So a plain local claim of a task id (`_decide_first`) reads no fact file before the swap: not the
+task's (that needs the YAML parser and the record's model, ~60 ms of CPU per process), not the
+record. The winner then checks the task (`board.accept`: a task, not a container, not closed) and
+undoes its claim if the check fails; losers never import the record's modules at all. A latecomer
+(someone else already holds the task, as this clone knows it) is answered from the claim ref alone.
+The imports below are lazy for that reason, and the classes are `plain` ones (`dataclasses` imports
+`inspect`). A claim pushed to a remote, or one naming records, checks first, as before: the network
+or the named records cost more than the parser.
 
 A snapshot can still fail for the winner (an `always` rule too big for the budget, a named record
 that does not exist). Then the claim is withdrawn (released, and the release logged with the
@@ -17,10 +26,10 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import SteleError, UsageError
+from ..plain import dataclass
 from ..project import Project
 from ..tasks import claims
 from ..tasks.claims import Claimed, ClaimHeld, Identity
@@ -55,12 +64,21 @@ def claim(project: Project, task_id: str, me: Identity, *, lease: dt.timedelta |
     """Claim `task_id` for `me`, then take and keep the snapshot of its run, with `records` named in
     it (they reach the run even when `delivery: manual`). Raises ClaimHeld for a loser at once."""
     start = time.perf_counter()
-    _refuse_if_held(project, task_id.upper(), me, remote, now)
-    from ..tasks import board
-
+    task = task_id.upper()
+    local = claims.read(project, task)
+    _refuse_if_held(local, me, remote, now)
     named = [r.upper() for r in dict.fromkeys(records)]
-    record = _record_if_needed(project, named)
-    claimed = board.claim_task(project, task_id, me, lease=lease, remote=remote, now=now, record=record)
+    record = None
+    if remote is None and not named and _decide_first(task):
+        claimed = claims.claim(project, task, me, lease or claims.default_lease(project), now=now, local=local)
+        from ..tasks import board  # the winner's, from here on
+
+        board.accept(project, claimed, me)
+    else:
+        from ..tasks import board
+
+        record = _record_if_needed(project, named)
+        claimed = board.claim_task(project, task_id, me, lease=lease, remote=remote, now=now, record=record)
     decided = time.perf_counter()
     c = claimed.claim
     try:
@@ -78,14 +96,23 @@ def claim(project: Project, task_id: str, me: Identity, *, lease: dt.timedelta |
     return ClaimRun(claimed, snap, (decided - start) * 1000, (time.perf_counter() - decided) * 1000)
 
 
-def _refuse_if_held(project: Project, task: str, me: Identity, remote: str | None,
-                    now: dt.datetime | None) -> None:
+def _refuse_if_held(local: claims.Claim | None, me: Identity, remote: str | None, now: dt.datetime | None) -> None:
     """A live claim of someone else's, as this clone's own ref records it, needs no more than that
     ref to answer. (Not for a claim decided on a remote: the local copy may be behind it.)"""
-    local = claims.read(project, task)
     if remote is None and local is not None and local.remote is None and not me.owns(local) \
             and local.live((now or claims.utcnow()).replace(microsecond=0)):
         raise ClaimHeld(local)
+
+
+def _decide_first(task: str) -> bool:
+    """Is `task` a well-formed id of a kind that can be claimed (a task, not a container)? Only such an
+    id becomes a ref before its fact is read: anything else is checked first, so a decision's id or a
+    malformed name never reaches git as a claim."""
+    from ..ids import is_fact_id, prefix_of
+    from ..kinds import BY_PREFIX, CONTAINERS, WORK_KINDS
+
+    kind = BY_PREFIX.get(prefix_of(task)) if is_fact_id(task) else None
+    return kind is not None and kind.name in WORK_KINDS and kind.name not in CONTAINERS
 
 
 def _record_if_needed(project: Project, named: list[str]) -> Record | None:

@@ -152,15 +152,41 @@ def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timede
     """Claim a task for `me` (see `claims.claim`) and log it to `me`'s session. The returned Claimed is
     what a caller hands on to whatever a claim sets off (a run's snapshot, for instance)."""
     fact = claimable(project, task_id, record)
-    if lease is None:
-        lease = claims.parse_lease(str(project.config["tasks.lease"]), "tasks.lease in .stele/config.yaml")
-    claimed = claims.claim(project, fact.id, me, lease, now=now, remote=remote)
+    claimed = claims.claim(project, fact.id, me, lease or claims.default_lease(project), now=now, remote=remote)
+    _log_claim(project, me, claimed)
+    return claimed
+
+
+def accept(project: Project, claimed: Claimed, me: Identity) -> Claimed:
+    """Check a claim that was decided before its task was read (`snapshot.claim`: so that racing
+    losers never pay for the record's parser) the way `claim_task` checks first, and log it. A claim
+    on something that is not a claimable task (a typo, a done task, an epic) is undone before the
+    check's error is raised: a first claim is forgotten (its ref deleted), a takeover released. A
+    renewal stands, renewed: the task was held before, and only its holder could have renewed it."""
+    try:
+        claimable(project, claimed.claim.task)
+    except BaseException:
+        _undo(project, claimed, me)
+        raise
+    _log_claim(project, me, claimed)
+    return claimed
+
+
+def _undo(project: Project, claimed: Claimed, me: Identity) -> None:
+    if claimed.action == "renewed" or (claimed.previous is None and claims.forget(project, claimed.claim)):
+        return
+    try:
+        claims.release(project, claimed.claim.task, me)
+    except SteleError:
+        pass  # someone else's record is on top by now: nothing of ours is left to undo
+
+
+def _log_claim(project: Project, me: Identity, claimed: Claimed) -> None:
     c = claimed.claim
-    text = f"{claimed.action} {fact.id} until {claims.iso(c.until)} (token {c.token})"
+    text = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
     if claimed.action == "took over" and c.took_over:
         text += f" from {c.took_over['agent']}, whose lease ended {c.took_over['until']}"
-    _log(project, me, "claim", text, fact.id, token=c.token, until=claims.iso(c.until))
-    return claimed
+    _log(project, me, "claim", text, c.task, token=c.token, until=claims.iso(c.until))
 
 
 def withdraw(project: Project, claimed: Claimed, me: Identity, why: str) -> Claim | None:

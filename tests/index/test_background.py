@@ -1,0 +1,115 @@
+"""The detached builder: a read with a deadline that finds no index hands a big build over at once and
+answers from nothing; the builder (a real process) then builds it whole, and at most one runs."""
+import fcntl
+import os
+import time
+
+import pytest
+
+from stele.index import background, build
+from stele.index.catalog import IndexUnavailable
+from stele.project import Project
+from tests.factfiles import backdate
+from tests.fakes import write_fact
+
+
+def facts(repo, n: int) -> Project:
+    for i in range(n):
+        write_fact(repo, f"NOTE-{i:03d}A", "note", f"Note number {i} about retries and back-off")
+    return Project(repo)
+
+
+@pytest.fixture
+def started(monkeypatch):
+    calls = []
+    monkeypatch.setenv(background.ENV, "1")
+    monkeypatch.setattr(background, "start", lambda project: calls.append(project.root) or True)
+    return calls
+
+
+def test_a_big_record_with_no_index_is_handed_to_the_builder_at_once(repo, fake_model, started, monkeypatch):
+    project = facts(repo, 6)
+    monkeypatch.setattr(build, "BATCH_FILES", 2)  # so six files are more than a read builds itself
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a read with a deadline must not start a full build of a big record")
+
+    monkeypatch.setattr(build, "update", forbidden)
+    t0 = time.monotonic()
+    with pytest.raises(IndexUnavailable, match=r"being built in the background \(0 of 6 files indexed so far\)"):
+        build.open_index(project, deadline=t0 + 8)
+    assert started == [repo] and time.monotonic() - t0 < 2
+
+
+def test_a_small_record_is_still_built_by_the_read_itself(repo, fake_model, started):
+    project = facts(repo, 6)  # fewer than BATCH_FILES files: one batch, built at once
+    with build.open_index(project, deadline=time.monotonic() + 8) as index:
+        assert index.catalog.count() == 6 and index.behind is None
+    assert started == []
+
+
+def test_without_a_builder_reads_build_slice_by_slice(repo, fake_model, monkeypatch):
+    project = facts(repo, 6)
+    monkeypatch.setattr(build, "BATCH_FILES", 2)  # 1 file a batch under a time limit
+    monkeypatch.setattr(build, "SLICE_S", 0.0)
+    with build.open_index(project, deadline=time.monotonic() + 8) as index:  # STELE_BACKGROUND=0 (conftest)
+        assert 0 < index.catalog.count() < 6 and "being built" in index.behind
+
+
+def _builder_done(project: Project, limit: float) -> None:
+    """Wait (at most `limit` seconds) until the builder has settled the index and let go of the build
+    lock (polling, however slowly a loaded machine starts it)."""
+    end = time.monotonic() + limit
+    while not build._settled(project):
+        assert time.monotonic() < end, "the builder did not finish"
+        time.sleep(0.1)
+    fd = os.open(project.index_dir / build.BUILD_LOCK, os.O_RDWR)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except OSError:
+                assert time.monotonic() < end, "the builder did not let go of the build lock"
+                time.sleep(0.1)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.slow
+def test_the_detached_builder_builds_the_whole_index_and_the_next_read_is_fresh(repo, monkeypatch):
+    project = facts(repo, 12)
+    backdate(repo)  # files older than the build: none is racy, so the builder leaves nothing to check
+    monkeypatch.setenv(background.ENV, "1")
+    monkeypatch.setattr(build, "BATCH_FILES", 4)  # this process hands over; the builder uses its own
+    with pytest.raises(IndexUnavailable, match="being built in the background"):
+        build.open_index(project, deadline=time.monotonic() + 8)
+    _builder_done(project, 120)
+    calls = []
+    real = build.update
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with build.open_index(project, deadline=time.monotonic() + 8) as index:
+        assert index.behind is None and index.catalog.count() == 12
+        assert index.model_id and index.catalog.meta("vectors_done") == "1"  # embedded by the builder
+    assert calls == []  # nothing was left for the read to do
+
+
+def test_a_builder_leaves_the_work_to_another_process_at_it_already(repo, fake_model):
+    """The builder and the resident server's refresh never wait for another builder: a refresh that
+    waited for a background build of a big record held every resident call for seconds."""
+    project = facts(repo, 3)
+    project.index_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(project.index_dir / build.BUILD_LOCK, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another builder at work
+        t0 = time.monotonic()
+        report = build.finish(project)
+        assert not report.done and report.parsed == 0 and time.monotonic() - t0 < 1
+    finally:
+        os.close(fd)
+    assert build.finish(project).done and refresh_count(project) == 3
+
+
+def refresh_count(project: Project) -> int:
+    with build.open_index(project) as index:
+        return index.catalog.count()
