@@ -44,8 +44,9 @@ def test_a_big_record_with_no_index_is_handed_to_the_builder_at_once(repo, fake_
 def test_a_small_record_is_still_built_by_the_read_itself(repo, fake_model, started):
     project = facts(repo, 6)  # fewer than BATCH_FILES files: one batch, built at once
     with build.open_index(project, deadline=time.monotonic() + 8) as index:
-        assert index.catalog.count() == 6 and index.behind is None
-    assert started == []
+        assert index.catalog.count() == 6 and index.behind is None  # built by this read, not handed over
+        assert index.catalog.meta("vectors_done") == "1"
+    # (a builder may still be started for tantivy's merges, which reads with a deadline leave: DEC-QFQT)
 
 
 def test_without_a_builder_reads_build_slice_by_slice(repo, fake_model, monkeypatch):
@@ -92,22 +93,6 @@ def test_the_detached_builder_builds_the_whole_index_and_the_next_read_is_fresh(
         assert index.behind is None and index.catalog.count() == 12
         assert index.model_id and index.catalog.meta("vectors_done") == "1"  # embedded by the builder
     assert calls == []  # nothing was left for the read to do
-
-
-def test_a_builder_leaves_the_work_to_another_process_at_it_already(repo, fake_model):
-    """The builder and the resident server's refresh never wait for another builder: a refresh that
-    waited for a background build of a big record held every resident call for seconds."""
-    project = facts(repo, 3)
-    project.index_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(project.index_dir / build.BUILD_LOCK, os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # another builder at work
-        t0 = time.monotonic()
-        report = build.finish(project)
-        assert not report.done and report.parsed == 0 and time.monotonic() - t0 < 1
-    finally:
-        os.close(fd)
-    assert build.finish(project).done and refresh_count(project) == 3
 
 
 def refresh_count(project: Project) -> int:

@@ -176,8 +176,8 @@ def test_a_call_the_server_answers_imports_next_to_nothing(server, tmp_path):
 
 @pytest.mark.parametrize("server", [{"STELE_BACKGROUND": "1"}], indirect=True)
 def test_the_build_a_hook_leaves_is_finished_by_the_server(server, tmp_path):
-    """A hook's refresh leaves new lines' vectors to a builder (DEC-QFQT); in the server that builder is
-    a forked child, not a new interpreter."""
+    """A hook's refresh leaves new lines' vectors to the detached builder (DEC-QFQT), and the server's
+    own refresh after the call does the same: the vectors arrive without anyone waiting for them."""
     from stele.index.catalog import Catalog
 
     usage = tmp_path / "usage"

@@ -314,20 +314,14 @@ def progress(project: Project, doing: str, total: int | None = None) -> str:
     return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
 
 
-def finish(project: Project, queued: _Lock | None = None, wait: bool = True) -> Report:
+def finish(project: Project, queued: _Lock | None = None) -> Report:
     """Bring the index up to date with no time limit (the background process; `stele rebuild` without
     wiping), waiting for any other builder first: what a hook's refresh left, too (the vectors of the
     items it added, tantivy's merges). `queued` (the builder's QUEUE_LOCK) is let go once it is this
-    process's turn: from then on a builder started by the next hook waits for it. Without `wait` (the
-    resident server's refresh), work another process is at is left to it (`done` False): the server
-    holds its calls while its refresh runs, and a refresh that waited for a background build of 10,000
-    facts held every hook for seconds."""
+    process's turn: from then on a builder started by the next hook waits for it."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
-        try:
-            builder.acquire(True, None if wait else time.monotonic())
-        except IndexUnavailable:
-            return Report(done=False)
+        builder.acquire(True, None)
         if queued is not None:
             queued.release()
         found = scan(project)

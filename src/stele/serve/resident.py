@@ -279,9 +279,6 @@ class Server:
         self.refresher: tuple[int, int] | None = None  # (pidfd, pid) of the child refreshing the index
         self.refreshed: object = None  # the scan the last refresh started from
         self.pending: list[tuple[float, tuple]] = []  # calls accepted while a refresh runs
-        # a call's child writes a byte here for the build it left to a background builder (DEC-QFQT)
-        self.wanted, self.want = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-        self.want_refresh = False
         self.refreshes = 0
         self.live: LiveScan | None = None
         self._config_stamp = self._stamp(self.project.config_path)
@@ -360,7 +357,6 @@ class Server:
         while True:
             wait: list[Any] = [self.sock, *self.children, *([self.refresher[0]] if self.refresher else [])]
             conns = {c.fileno(): pidfd for pidfd, (_, c) in self.children.items()}
-            wait.append(self.wanted)
             if self.live is not None:
                 wait.append(self.live.fd)
             timeout = 30.0
@@ -370,13 +366,6 @@ class Server:
             for fd in ready:
                 if fd is self.sock:
                     self._accept()
-                elif fd == self.wanted:
-                    try:
-                        os.read(self.wanted, 4096)
-                    except BlockingIOError:
-                        pass
-                    self.want_refresh = True
-                    self._refresh()
                 elif self.live is not None and fd == self.live.fd:
                     self._current()
                     self._refresh()  # an edit between calls is indexed before the next one asks
@@ -510,18 +499,23 @@ class Server:
         if self.why_gone() is not None:
             return  # a refresh would write .stele/index back into a repository being deleted
         found = self._current()
-        if found is None or (found is self.refreshed and not self.want_refresh):
+        if found is None or found is self.refreshed:
             return
-        self.refreshed, self.want_refresh = found, False
+        self.refreshed = found
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
                 self._close_inherited()
+                import time
+
                 from ..index import build, sources
 
                 sources.RESIDENT = (self.project.root, self.live.roots, found)
-                build.finish(self.project, wait=False)
+                # what the next call would do first, as that call would do it: a deadline, so a whole
+                # build goes to the detached builder and vectors and merges are left to it (DEC-QFQT)
+                budget = int(self.project.config["retrieval.hook_budget_ms"]) / 1000
+                build.open_index(self.project, deadline=time.monotonic() + budget).close()
             except BaseException:
                 code = 1  # a hook that finds the index behind says why; this child has no one to tell
             finally:
@@ -532,7 +526,7 @@ class Server:
     def _close_inherited(self, keep: tuple[int, ...] = ()) -> None:
         """In a child: close the server's socket, the watch, and every other call's connection and
         descriptors (a caller's stdout held open here would keep its harness waiting)."""
-        fds = [self.sock.fileno(), self.wanted, *self.children, *(c.fileno() for _, c in self.children.values())]
+        fds = [self.sock.fileno(), *self.children, *(c.fileno() for _, c in self.children.values())]
         for _, (conn, call_fds, *_rest) in self.pending:
             fds += [conn.fileno(), *call_fds]
         if self.refresher is not None:
@@ -584,10 +578,10 @@ class Server:
             sys.argv = ["stele", *argv]
             self._stdio()
             if found is not None and self.live is not None:
-                from ..index import background, sources
+                from ..index import sources
 
                 sources.RESIDENT = (self.project.root, self.live.roots, found)
-                background.HANDOFF = self._hand_off
+
             try:
                 code = self.run(argv)
             except SystemExit as e:
@@ -605,16 +599,6 @@ class Server:
                 except Exception:
                     pass
             os._exit(code if isinstance(code, int) else 1)
-
-    def _hand_off(self) -> bool:
-        """In a call's child: the server finishes the build after this call (`_refresh`)."""
-        try:
-            os.write(self.want, b"1")
-        except BlockingIOError:
-            pass  # the pipe is full: a refresh is wanted already
-        except OSError:
-            return False
-        return True
 
     def _stdio(self) -> None:
         """stdin, stdout and stderr over the caller's descriptors, buffered as the caller's own process
