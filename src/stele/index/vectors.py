@@ -33,7 +33,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import atomic
 from ..errors import SteleError
@@ -344,7 +344,7 @@ def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, flo
     return [(r, cos) for cos, r in scored[:k]]
 
 
-def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: str, dtype: str) -> list[float]:
+def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d"], dtype: str) -> list[float]:
     """The dot product of `query` with each row of `rows` (packed `code` values, `dim` a row)."""
     n = len(rows) // (dim * query.itemsize)
     if n == 0:
@@ -352,4 +352,5 @@ def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: str, dtype: str
     matrix = memoryview(rows).cast("B").cast(code, (n, dim))
     q = memoryview(query).cast("B").cast(code, (1, dim))
     found: Any = simsimd.cdist(q, matrix, metric="dot", dtype=dtype)
-    return memoryview(found).cast("B").cast("d").tolist()
+    dots: list[float] = memoryview(found).cast("B").cast("d").tolist()
+    return dots
