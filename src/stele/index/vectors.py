@@ -352,5 +352,6 @@ def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d
     matrix = memoryview(rows).cast("B").cast(code, (n, dim))
     q = memoryview(query).cast("B").cast(code, (1, dim))
     found: Any = simsimd.cdist(q, matrix, metric="dot", dtype=dtype)
-    dots: list[float] = memoryview(found).cast("B").cast("d").tolist()
+    view: Any = memoryview(found).cast("B")
+    dots: list[float] = view.cast("d").tolist()
     return dots
