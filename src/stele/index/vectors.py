@@ -7,6 +7,8 @@ On disk, `.stele/index/vectors/<model key>/` (one folder per model id, the newes
 - `rows.f32`: the same rows as float32, L2-normalised, read only for the few candidates a scan keeps.
 - `hashes`: the 20-byte SHA-1 of the text each row embeds (`Item.content_hash`), one per row.
 - `model.json`: the model id and `dim`.
+- `tokenizer.wp`: the model's vocabulary compiled for the query encoder's pure-Python tokenizer
+  (`stele.index.wordpiece`), written by the first query that needs it.
 Which row an item uses is in the catalog (`items.vec_row`, `vec_hash`, and `model_id`, `rows`, `dim` in
 its meta) for the model in use. The store is addressed by content, so an edit that leaves the embedded
 text alone embeds nothing, and switching the model and back finds every text already embedded. Rows
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 
 DIR = "vectors"
 ROWS, FLOATS, HASHES, META = "rows.i8", "rows.f32", "hashes", "model.json"
+TOKENIZER = "tokenizer.wp"  # the query encoder's compiled vocabulary (stele.index.wordpiece)
 MARGIN = 0.03  # of cosine: far beyond int8's error on these rows (measured: under 0.005)
 # simsimd's float32 dot sums in float32: for unit vectors of 256 components its error is bounded by
 # about 256 float32 roundings (1.5e-5); anything this close to the k-th is settled in float64.
@@ -79,13 +82,17 @@ def wanted_model_id(project: Project) -> str:
         return ""
 
 
-def load_encoder(ref: ModelRef, bulk: bool) -> Encoder:
+def load_encoder(ref: ModelRef, bulk: bool, index_dir: Path | None = None) -> Encoder:
     """An object with `.encode(list[str]) -> float32 rows, L2-normalised`: model2vec for bulk work,
-    the lean encoder otherwise. Whatever goes wrong loading it is `EncoderUnavailable`."""
+    the lean encoder otherwise (which keeps its compiled tokenizer in the model's store under
+    `index_dir`). Whatever goes wrong loading it is `EncoderUnavailable`."""
     from . import encoder
 
     try:
-        return encoder.index_encoder(ref) if bulk else encoder.query_encoder(ref)
+        if bulk:
+            return encoder.index_encoder(ref)
+        table = store_dir(index_dir, ref.model_id) / TOKENIZER if index_dir is not None else None
+        return encoder.query_encoder(ref, table)
     except EncoderUnavailable:
         raise
     except SteleError as e:
