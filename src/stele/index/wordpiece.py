@@ -15,10 +15,10 @@ The bundled model's tokenizer is that configuration, as are the many model2vec m
 bert-base-uncased.
 
 The character classes come from Python's `unicodedata`, whose Unicode version is not the Rust crates'
-(`tokenizers` classifies with older tables). So the pure path takes only texts whose every character
-lies in `PROVEN`, ranges in which tests/index/test_wordpiece.py checks each code point against
-`tokenizers`; a text with any other character (rare scripts, emoji, characters newer than either table)
-is tokenized by `tokenizers` as before.
+(`tokenizers` classifies with older tables). So the pure path takes only texts whose every character is
+in PROVEN, code points checked one by one against `tokenizers` (tests/index/test_wordpiece.py), and
+only under the Unicode version they were checked with; a text with any other character (a character
+new in recent Unicode versions, a rare historic script) is tokenized by `tokenizers` as before.
 """
 from __future__ import annotations
 
@@ -31,15 +31,22 @@ from pathlib import Path
 from typing import Any
 
 MAGIC = b"STELE-WP1\n"
-# Code point ranges (inclusive) whose every character tokenizes here as `tokenizers` does: Latin,
-# Greek, Cyrillic, Armenian, Hebrew and Arabic, the general punctuation, currency, letterlike, arrow and
-# mathematical symbols, CJK punctuation, kana, the CJK ideographs and Hangul syllables, and the
-# fullwidth forms. Checked code point by code point in tests/index/test_wordpiece.py.
-PROVEN = ((0x0000, 0x052F), (0x0590, 0x05FF), (0x0600, 0x061C), (0x061E, 0x06FF), (0x1E00, 0x1FFF), (0x2000, 0x2BFF),
-          (0x3000, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xF900, 0xFAFF),
-          (0xFF00, 0xFFEF))
-_STARTS = [lo for lo, _ in PROVEN]
-_ASCII = re.compile(r"[\x00-\x7f]*")
+# The code points this module tokenizes as `tokenizers` 0.23 does under Python 3.11's Unicode 14.0
+# tables (tests/index/test_wordpiece.py checks every one of them, marked slow, and a sample always):
+# the Basic Multilingual Plane, the emoji and the CJK ideograph planes, less the surrogates and less
+# UNPROVEN, characters new in Unicode 10-14 that Python's tables call combining marks, punctuation
+# or format characters and `tokenizers`' older tables call unassigned.
+PROVEN = ((0x0000, 0xD7FF), (0xE000, 0xFFFF), (0x1F000, 0x1FAFF), (0x20000, 0x2FA1F))
+PROVEN_UNICODE = "14.0.0"
+UNPROVEN = (
+    (0x061D, 0x061D), (0x07FD, 0x07FD), (0x0890, 0x0891), (0x0898, 0x089F), (0x08CA, 0x08E2),
+    (0x09FD, 0x09FE), (0x0A76, 0x0A76), (0x0AFA, 0x0AFF), (0x0B55, 0x0B55), (0x0C04, 0x0C04),
+    (0x0C3C, 0x0C3C), (0x0C77, 0x0C77), (0x0C84, 0x0C84), (0x0D00, 0x0D00), (0x0D3B, 0x0D3C),
+    (0x0D81, 0x0D81), (0x0EBA, 0x0EBA), (0x166D, 0x166D), (0x1734, 0x1734), (0x180F, 0x180F),
+    (0x1885, 0x1886), (0x1ABF, 0x1ACE), (0x1B7D, 0x1B7E), (0x1DF6, 0x1DFB), (0x2E43, 0x2E4F),
+    (0x2E52, 0x2E5D), (0xA82C, 0xA82C), (0xA8C5, 0xA8C5), (0xA8FF, 0xA8FF), (0xA9BD, 0xA9BD),
+)
+_UNPROVEN_STARTS = [lo for lo, _ in UNPROVEN]
 # Rust's char::is_whitespace (Unicode White_Space), which differs from str.isspace (U+001C-001F)
 _WHITESPACE = frozenset("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
                         "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
@@ -61,7 +68,7 @@ def unsupported(config: dict) -> str | None:
         for key, value in want.items():
             if got.get(key) != value:
                 return f"{part}.{key} is {got.get(key)!r}"
-    if (config["normalizer"].get("strip_accents") or None) not in (None, True):  # None follows lowercase
+    if config["normalizer"].get("strip_accents") is False:  # None follows lowercase: stripped
         return "normalizer.strip_accents is false"
     model = config.get("model") or {}
     if model.get("type") != "WordPiece" or model.get("continuing_subword_prefix", "##") != "##":
@@ -94,7 +101,8 @@ def compile_table(config: dict, source: list[int] | None = None) -> bytes:
     median = lengths[mid] if len(lengths) % 2 else (lengths[mid - 1] + lengths[mid]) / 2
     header = {"n": len(tokens), "unk": vocab[model["unk_token"]], "max_chars": int(model.get(
               "max_input_chars_per_word", 100)), "added": added, "vocab_size": len(set(vocab.values()) | set(
-              added.values())), "median_token_length": int(median), "source": source}
+              added.values())), "median_token_length": int(median), "source": source,
+              "longest": max(map(len, vocab), default=0)}
     for a in (offsets, ids):
         if a.itemsize != 4:
             raise ValueError("uint32 arrays are not 4 bytes wide here")
@@ -119,6 +127,7 @@ class WordPiece:
         self.vocab_size: int = int(header["vocab_size"])
         self.median_token_length: int = int(header["median_token_length"])
         self._max_chars = int(header["max_chars"])
+        self._longest = int(header["longest"])  # no piece is longer: the greedy match starts there
         self.source: list[int] | None = header.get("source")
         self._added: dict[str, int] = header["added"]
         self._split_added = re.compile("(" + "|".join(
@@ -161,7 +170,7 @@ class WordPiece:
             return [whole]
         out, start = [], 0
         while start < len(word):
-            end = len(word)
+            end = min(len(word), start + self._longest - (2 if start else 0))
             while end > start:
                 found = self.token_id(word[start:end] if start == 0 else "##" + word[start:end])
                 if found is not None:
@@ -185,15 +194,19 @@ def _header(table: bytes) -> tuple[dict, int]:
 
 
 def proven(text: str) -> bool:
-    """Whether every character of `text` lies in PROVEN."""
-    if _ASCII.fullmatch(text):
+    """Whether every character of `text` is PROVEN (any text, when it is ASCII)."""
+    if text.isascii():
         return True
-    for c in set(text):
-        cp = ord(c)
-        i = bisect_right(_STARTS, cp) - 1
-        if i < 0 or cp > PROVEN[i][1]:
-            return False
-    return True
+    if unicodedata.unidata_version != PROVEN_UNICODE:  # another Python: its tables were never compared
+        return False
+    return all(_proven(ord(c)) for c in set(text))
+
+
+def _proven(cp: int) -> bool:
+    if not any(lo <= cp <= hi for lo, hi in PROVEN):
+        return False
+    i = bisect_right(_UNPROVEN_STARTS, cp) - 1
+    return i < 0 or cp > UNPROVEN[i][1]
 
 
 def normalize(text: str) -> str:
