@@ -66,6 +66,15 @@ def describe(found: Counter) -> str:
     return ", ".join(counted(n, kind, kind if kind.endswith("s") else None) for kind, n in sorted(found.items()))
 
 
+# Each keyword once, with the shapes that need it: testing 173 keywords beats testing each of 117
+# shapes' keywords in turn by ~10x, and the hooks redact every value of every session line.
+_BY_KEYWORD: dict[str, list[int]] = {}
+for _rank, _shape in enumerate(SHAPES):
+    for _k in _shape.keywords:
+        _BY_KEYWORD.setdefault(_k, []).append(_rank)
+_KEYWORDS = tuple(_BY_KEYWORD)
+
+
 @cache
 def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
@@ -87,9 +96,8 @@ class Redactor:
             return []
         lower = text.lower()
         found: list[tuple[int, int, int, str]] = []  # start, end, priority, kind
-        for rank, shape in enumerate(SHAPES):
-            if not any(k in lower for k in shape.keywords):
-                continue
+        for rank in sorted({r for k in _KEYWORDS if k in lower for r in _BY_KEYWORD[k]}):
+            shape = SHAPES[rank]
             rx = _compiled(shape.pattern)
             left = _compiled(f"[{shape.left}]") if shape.left else None
             for m in rx.finditer(text):
