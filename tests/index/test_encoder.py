@@ -28,9 +28,9 @@ from stele.index.encoder import (
     Model2VecEncoder,
     ModelRef,
     index_encoder,
-    query_encoder,
     resolve,
 )
+from stele.index.query import QueryEncoder, query_encoder
 
 LONG_WORDS = " ".join(f"word{i} retry backoff jitter" for i in range(400))  # > 512 tokens
 TEXTS = [
@@ -294,7 +294,8 @@ def test_query_path_imports_neither_model2vec_nor_the_cli_stack() -> None:
     code = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from stele.index.encoder import query_encoder, resolve
+        from stele.index.encoder import resolve
+        from stele.index.query import query_encoder
         encoder = query_encoder(resolve("bundled", Path(".")))
         assert len(encoder.encode(["hello world"])[0]) == 256
         print(sorted(m for m in ("model2vec", "typer", "rich", "torch") if m in sys.modules))
@@ -310,7 +311,7 @@ def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: Mo
     vectors as the numpy lean encoder to the bit, for short texts and for long ones it cuts (a pasted
     stack trace), and it imports neither numpy nor tokenizers."""
     query = query_encoder(bundled)
-    assert isinstance(query, encoder.QueryEncoder) and query._wordpiece is not None
+    assert isinstance(query, QueryEncoder) and query._wordpiece is not None
     lean = LeanEncoder(bundled.path)
     short = [t for t in TEXTS if len(lean._tokenize(lean._cut([t]))[0]) <= encoder._SLICE_ROWS]
     assert len(short) > 30
@@ -321,7 +322,8 @@ def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: Mo
     code = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from stele.index.encoder import query_encoder, resolve
+        from stele.index.encoder import resolve
+        from stele.index.query import query_encoder
         enc = query_encoder(resolve("bundled", Path(".")))
         rows = enc.encode(["why do payment retries back off after an outage?", "x" * 5000, "café 東京"])
         assert len(rows) == 3 and len(rows[0]) == 256
@@ -346,8 +348,8 @@ def test_a_text_the_pure_tokenizer_leaves_loads_tokenizers(bundled: ModelRef) ->
 
 def test_the_compiled_tokenizer_is_kept_where_it_is_told(bundled: ModelRef, tmp_path: Path) -> None:
     table = tmp_path / "index/vectors/m/tokenizer.wp"
-    first = encoder.QueryEncoder(bundled.path, table)
+    first = QueryEncoder(bundled.path, table)
     assert table.is_file()
-    again = encoder.QueryEncoder(bundled.path, table)
+    again = QueryEncoder(bundled.path, table)
     assert again.encode(["customer charged twice"]) == first.encode(["customer charged twice"])
     assert again.vocab_size == LeanEncoder(bundled.path).vocab_size

@@ -104,7 +104,8 @@ def test_recall_ranks_as_the_numpy_and_tokenizers_path_did(proj, monkeypatch):
     import numpy as np
 
     from stele.index import vectors
-    from stele.index.encoder import LeanEncoder, QueryEncoder
+    from stele.index.encoder import LeanEncoder
+    from stele.index.query import QueryEncoder
     from stele.retrieve import seeds
 
     for n, title in enumerate(MORE_FACTS):

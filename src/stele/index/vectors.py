@@ -86,13 +86,13 @@ def load_encoder(ref: ModelRef, bulk: bool, index_dir: Path | None = None) -> En
     """An object with `.encode(list[str]) -> float32 rows, L2-normalised`: model2vec for bulk work,
     the lean encoder otherwise (which keeps its compiled tokenizer in the model's store under
     `index_dir`). Whatever goes wrong loading it is `EncoderUnavailable`."""
-    from . import encoder
+    from . import encoder, query
 
     try:
         if bulk:
             return encoder.index_encoder(ref)
         table = store_dir(index_dir, ref.model_id) / TOKENIZER if index_dir is not None else None
-        return encoder.query_encoder(ref, table)
+        return query.query_encoder(ref, table)
     except EncoderUnavailable:
         raise
     except SteleError as e:
