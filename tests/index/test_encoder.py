@@ -306,7 +306,8 @@ def test_query_path_imports_neither_model2vec_nor_the_cli_stack() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: ModelRef) -> None:
+def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: ModelRef,
+                                                                    reference: Model2VecEncoder) -> None:
     """The hook's query encoder tokenizes in Python and averages the query's rows in Python: the same
     vectors as the numpy lean encoder to the bit, for short texts and for long ones it cuts (a pasted
     stack trace), and it imports neither numpy nor tokenizers."""
@@ -317,6 +318,7 @@ def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: Mo
     assert len(short) > 30
     got = np.array(query.encode(short), dtype=np.float32)
     assert np.array_equal(got, lean.encode(short))
+    assert np.array_equal(got, reference.encode(short)), "and so model2vec's, to the bit"
     assert query.tokenizer is None, "every text here is one the pure tokenizer takes"
     assert query.median_token_length() == int(np.median([len(t) for t in lean.tokenizer.get_vocab()]))
     code = textwrap.dedent("""
