@@ -56,9 +56,10 @@ _ASCII_CLEAN = {**dict.fromkeys([*range(32), 127]), **{ord(c): " " for c in "\t\
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _CHINESE = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
             (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
-_WANT: dict[str, dict[str, object]] = {"normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
-                        "lowercase": True},
-         "pre_tokenizer": {"type": "BertPreTokenizer"}}
+_WANT: dict[str, dict[str, object]] = {
+    "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "lowercase": True},
+    "pre_tokenizer": {"type": "BertPreTokenizer"},
+}
 
 
 def unsupported(config: dict) -> str | None:
