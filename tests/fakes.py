@@ -39,7 +39,7 @@ def fake_model(monkeypatch):
 
     state = SimpleNamespace(model_id="fake@1", encoder=FakeEncoder(), bulk_loads=0)
 
-    def load(ref, bulk):
+    def load(ref, bulk, index_dir=None):
         state.bulk_loads += bool(bulk)
         return state.encoder
 

@@ -58,8 +58,8 @@ def test_hook_process_imports_nothing_heavy(repo, tmp_path, event, harness, allo
 
 
 def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
-    """A paraphrase (no word in common with the fact) is found by the vectors: the query is embedded
-    and scanned without numpy (tokenizers and simsimd only), and the fact comes back."""
+    """A paraphrase (no word in common with the fact) is found by the vectors: the query is tokenized,
+    embedded and scanned without numpy or tokenizers (simsimd only), and the fact comes back."""
     write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of auth", anchors=["src/auth.py"])
     cfg = repo / ".stele/config.yaml"  # what is imported is under test here, not the relevance floor
     cfg.write_text(cfg.read_text().replace("vector_floor: 0.6", "vector_floor: 0.25"))
@@ -76,7 +76,8 @@ def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
     data = json.loads(report.read_text())
     loaded = {m.split(".")[0] for m in data["modules"]}
     assert data["vectors"] and "DEC-0001" in done.stdout  # simsimd loaded: the vectors were searched
-    assert not loaded & (set(FORBIDDEN) | {"numpy", "safetensors"}), sorted(loaded & (set(FORBIDDEN) | {"numpy"}))
+    heavy = set(FORBIDDEN) | {"numpy", "safetensors", "tokenizers"}
+    assert not loaded & heavy, sorted(loaded & heavy)
 
 def _store_repo(repo):
     import socket

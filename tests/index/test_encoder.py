@@ -28,9 +28,9 @@ from stele.index.encoder import (
     Model2VecEncoder,
     ModelRef,
     index_encoder,
-    query_encoder,
     resolve,
 )
+from stele.index.query import QueryEncoder, query_encoder
 
 LONG_WORDS = " ".join(f"word{i} retry backoff jitter" for i in range(400))  # > 512 tokens
 TEXTS = [
@@ -294,7 +294,8 @@ def test_query_path_imports_neither_model2vec_nor_the_cli_stack() -> None:
     code = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from stele.index.encoder import query_encoder, resolve
+        from stele.index.encoder import resolve
+        from stele.index.query import query_encoder
         encoder = query_encoder(resolve("bundled", Path(".")))
         assert len(encoder.encode(["hello world"])[0]) == 256
         print(sorted(m for m in ("model2vec", "typer", "rich", "torch") if m in sys.modules))
@@ -305,26 +306,52 @@ def test_query_path_imports_neither_model2vec_nor_the_cli_stack() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: ModelRef) -> None:
-    """The hook's query encoder averages the query's rows in Python: the same vectors as the numpy lean
-    encoder to float32 rounding, for short texts and for long ones it cuts (a pasted stack trace)."""
+def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: ModelRef,
+                                                                    reference: Model2VecEncoder) -> None:
+    """The hook's query encoder tokenizes in Python and averages the query's rows in Python: the same
+    vectors as the numpy lean encoder to the bit, for short texts and for long ones it cuts (a pasted
+    stack trace), and it imports neither numpy nor tokenizers."""
     query = query_encoder(bundled)
-    assert isinstance(query, encoder.QueryEncoder)
+    assert isinstance(query, QueryEncoder) and query._wordpiece is not None
     lean = LeanEncoder(bundled.path)
     short = [t for t in TEXTS if len(lean._tokenize(lean._cut([t]))[0]) <= encoder._SLICE_ROWS]
     assert len(short) > 30
     got = np.array(query.encode(short), dtype=np.float32)
-    assert np.allclose(got, lean.encode(short), atol=2e-7)
+    assert np.array_equal(got, lean.encode(short))
+    assert np.array_equal(got, reference.encode(short)), "and so model2vec's, to the bit"
+    assert query.tokenizer is None, "every text here is one the pure tokenizer takes"
     assert query.median_token_length() == int(np.median([len(t) for t in lean.tokenizer.get_vocab()]))
     code = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from stele.index.encoder import query_encoder, resolve
+        from stele.index.encoder import resolve
+        from stele.index.query import query_encoder
         enc = query_encoder(resolve("bundled", Path(".")))
-        rows = enc.encode(["why do payment retries back off after an outage?", "x" * 5000])
-        assert len(rows) == 2 and len(rows[0]) == 256
-        print("numpy" in sys.modules)
+        rows = enc.encode(["why do payment retries back off after an outage?", "x" * 5000, "café 東京"])
+        assert len(rows) == 3 and len(rows[0]) == 256
+        print(sorted(m for m in ("numpy", "tokenizers", "safetensors") if m in sys.modules))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_text_the_pure_tokenizer_leaves_loads_tokenizers(bundled: ModelRef) -> None:
+    """A character the pure tokenizer does not vouch for (new in Unicode 14) sends the text through
+    `tokenizers`, with the same vectors as the lean encoder; texts after it still get the same."""
+    query = query_encoder(bundled)
+    lean = LeanEncoder(bundled.path)
+    texts = ["payment retries \u061d after an outage", "Ünïcödé çåfé"]
+    assert query.tokenizer is None
+    assert np.array_equal(np.array(query.encode(texts), dtype=np.float32), lean.encode(texts))
+    assert query.tokenizer is not None
+    assert np.array_equal(np.array(query.encode(texts[1:]), dtype=np.float32), lean.encode(texts[1:]))
+
+
+def test_the_compiled_tokenizer_is_kept_where_it_is_told(bundled: ModelRef, tmp_path: Path) -> None:
+    table = tmp_path / "index/vectors/m/tokenizer.wp"
+    first = QueryEncoder(bundled.path, table)
+    assert table.is_file()
+    again = QueryEncoder(bundled.path, table)
+    assert again.encode(["customer charged twice"]) == first.encode(["customer charged twice"])
+    assert again.vocab_size == LeanEncoder(bundled.path).vocab_size

@@ -101,3 +101,28 @@ def test_the_int8_ranking_is_the_float32_ranking_on_the_real_model(tmp_path):
             assert a == b or abs(exact[a] - exact[b]) < 1e-6, (q, float_order, int8_order)
             same += a == b
     assert same >= 0.95 * 20 * len(queries)
+
+
+def test_near_ties_are_ordered_by_the_exact_cosine(tmp_path):
+    """Rows whose cosines differ by less than float32 summation can resolve (a millionth) are still
+    ranked as a float64 sum of their float32 products ranks them, and the cut at k falls among them."""
+    import math
+    import random
+
+    rng = random.Random(3)
+    dim = 256
+    base = np.array([rng.gauss(0, 1) for _ in range(dim)], dtype=np.float32)
+    rows = [base + np.float32(1e-4) * np.array([rng.gauss(0, 1) for _ in range(dim)], dtype=np.float32)
+            for _ in range(60)]
+    rows += [np.array([rng.gauss(0, 1) for _ in range(dim)], dtype=np.float32) for _ in range(200)]
+    m = vectors.normalize(np.array(rows, dtype=np.float32))
+    store = vectors.Store(tmp_path, "fake@1", dim=dim)
+    store.append(vectors.quantize(m), vectors.floats(m), [digest(str(n)) for n in range(len(m))])
+    matrix = vectors.load(tmp_path, "fake@1", len(m), dim)
+    query = m[0].astype(np.float64).tolist()
+    exact = [math.fsum(float(a) * b for a, b in zip(row, query, strict=True)) for row in m]
+    want = sorted(range(len(m)), key=lambda r: (-exact[r], r))[:25]
+    top = vectors.top_k(matrix, query, 25)
+    assert [r for r, _ in top] == want
+    assert all(abs(cos - exact[r]) < 1e-12 for r, cos in top)
+    assert max(exact[r] for r in want) - min(exact[r] for r in want) < 1e-5  # they are near ties

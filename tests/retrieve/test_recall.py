@@ -125,7 +125,7 @@ def test_a_model_that_breaks_after_indexing_degrades_the_query_only(shop, monkey
     recall(shop, PROMPT)
     seeds._ENCODERS.clear()
 
-    def broken(ref, bulk):
+    def broken(ref, bulk, index_dir=None):
         raise EncoderUnavailable("embedding model /x is corrupt")
 
     monkeypatch.setattr(vectors, "load_encoder", broken)

@@ -644,7 +644,7 @@ def _update_vectors(project: Project, commit: _Committer, report: Report, on_sta
             return
         try:
             bulk = len(missing) > vectors.LEAN_MAX
-            enc = enc or vectors.load_encoder(ref, bulk=bulk)
+            enc = enc or vectors.load_encoder(ref, bulk=bulk, index_dir=project.index_dir)
             texts = cat.embed_texts([i for i, _ in batch])
             # a few texts: the query encoder's rows as they come (no numpy); many: numpy, batched
             matrix = vectors.embed(enc, texts, advance) if bulk else enc.encode(texts)

@@ -3,10 +3,12 @@
 Shaped by the hook's cold-start budget (DESIGN.md section 9). `import model2vec` costs ~170 ms and its
 loader ~200 ms more, while a hook has to answer in well under a second. So there are two encoders over
 one model: `index_encoder` goes through model2vec itself and embeds in bulk when the index is built;
-`query_encoder` returns `LeanEncoder`, which re-implements model2vec 0.10's `StaticModel.encode` with
-tokenizers + safetensors + numpy only, for the one query a hook embeds. A test proves their vectors
-equal. This module is the one home of those four libraries for embeddings, and imports each inside the
-function that needs it, so importing it is free.
+`stele.index.query.query_encoder` returns `QueryEncoder`, which re-implements model2vec 0.10's
+`StaticModel.encode` for the one query a hook embeds: in pure Python over the query's few rows of the
+model file, and with the pure WordPiece tokenizer of `stele.index.wordpiece` where the model's tokenizer
+allows (its numpy sibling `LeanEncoder` takes texts too long for that). Tests prove their vectors equal.
+This module is the one home of those four libraries for embeddings, and imports each inside the function
+that needs it, so importing it is free.
 
 Any model that cannot be used raises `EncoderUnavailable` (one line, what to do next); callers catch it
 and degrade to full-text search. A Hugging Face hub id is downloaded once by model2vec, into the usual
@@ -153,18 +155,6 @@ def hub_cache_folder(name: str) -> Path | None:
     return max(found, key=lambda p: p.stat().st_mtime) if found else None
 
 
-def query_encoder(ref: ModelRef) -> QueryEncoder | Model2VecEncoder:
-    """The encoder for a hook's query: lean when the model allows, model2vec otherwise."""
-    folder = ref.path if ref.path is not None else hub_cache_folder(ref.ref)
-    if folder is None:
-        raise EncoderUnavailable(f"embedding model {ref.ref!r} is not downloaded yet: build the index once "
-                                 f"with network access, or {_FIX}")
-    try:
-        return QueryEncoder(folder)
-    except LeanUnsupported:
-        return index_encoder(ModelRef(ref.ref, folder, ref.model_id))
-
-
 def index_encoder(ref: ModelRef) -> Model2VecEncoder:
     """The encoder for building the index: model2vec itself (downloads a hub id once)."""
     if ref.path is not None and not ref.path.is_dir():
@@ -227,8 +217,6 @@ class LeanEncoder:
             raise EncoderUnavailable(f"embedding model {self.folder} is corrupt ({problem}): {_FIX}") from e
 
     def _load(self) -> None:
-        from tokenizers import Tokenizer
-
         if not self.folder.is_dir():
             raise EncoderUnavailable(f"embedding model folder {self.folder} does not exist: {_FIX}")
         missing = [name for name in MODEL_FILES if not (self.folder / name).is_file()]
@@ -251,22 +239,27 @@ class LeanEncoder:
         if dtype not in _OUT_DTYPES:
             raise LeanUnsupported(f"{self.folder} stores {dtype} embeddings")
 
-        tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
-        self.vocab_size = tokenizer.get_vocab_size(with_added_tokens=True)
+        self._load_tokenizer()
         if len(shape) != 2 or shape[0] != self.vocab_size:
             raise EncoderUnavailable(f"embedding model {self.folder} has {shape[0]} vectors for "
                                      f"{self.vocab_size} tokens: {_FIX}")
+        self.dim = int(shape[1])
+        self._out_dtype = _OUT_DTYPES[dtype]
+        self._matrix: np.ndarray | None = None
+        self._median: int | None = None
+
+    def _load_tokenizer(self) -> None:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
         _disable_padding(tokenizer)
         if self.max_length is None:
             tokenizer.no_truncation()
         else:
             tokenizer.enable_truncation(self.max_length)
         self.tokenizer = tokenizer
+        self.vocab_size = tokenizer.get_vocab_size(with_added_tokens=True)
         self.unk_token_id = _get_unk_token_id(tokenizer)
-        self.dim = int(shape[1])
-        self._out_dtype = _OUT_DTYPES[dtype]
-        self._matrix: np.ndarray | None = None
-        self._median: int | None = None
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
@@ -350,55 +343,6 @@ def _safetensors_header(path: Path) -> tuple[dict, int]:
     if not isinstance(header, dict):
         raise ValueError(f"{path.name} has no safetensors header")
     return header, 8 + size
-
-
-# safetensors dtype -> (struct/array code, bytes) for the rows the query encoder reads itself
-_ROW_CODES = {"I8": ("b", 1), "F32": ("f", 4), "F64": ("d", 8)}
-
-
-class QueryEncoder(LeanEncoder):
-    """The lean encoder's arithmetic for the one query a hook embeds, without numpy (65-170 ms to
-    import on these machines, more than the rest of a hook): the query's few rows are read from the
-    memory-mapped model file and averaged in Python (a query has tens of tokens, so this is ~0.2 ms).
-    The mean of integer rows is exact in float64 as numpy's is, and the result is rounded to float32;
-    only the normalisation's last bit can differ from numpy's, far below what the vector ranking can
-    see (tests/index/test_encoder.py). Texts that need the whole matrix (hundreds of distinct tokens)
-    go to the numpy lean encoder."""
-
-    def encode(self, texts: Sequence[str]) -> Any:
-        texts = self._cut(_text_list(texts))
-        ids = self._tokenize(texts)
-        if self._dtype not in _ROW_CODES or sum(map(len, ids)) > _SLICE_ROWS:
-            return LeanEncoder.encode(self, texts)
-        from array import array
-
-        code, width = _ROW_CODES[self._dtype]
-        rows = self._rows(sorted(set(chain.from_iterable(ids))), code, width)
-        out = []
-        for id_list in ids:
-            if not id_list:
-                out.append([0.0] * self.dim)
-                continue
-            sums = [0.0] * self.dim
-            for token in id_list:
-                sums = [a + b for a, b in zip(sums, rows[token], strict=True)]
-            mean = array("f", [x / len(id_list) for x in sums])  # float32, as numpy stores it
-            if self.normalize:
-                norm = sum(x * x for x in mean) ** 0.5 + 1e-32
-                mean = array("f", [x / norm for x in mean])
-            out.append(list(mean))
-        return out
-
-    def _rows(self, tokens: list[int], code: str, width: int) -> dict[int, Any]:
-        from array import array
-
-        row_bytes = self.dim * width
-        out = {}
-        with open(self.folder / "model.safetensors", "rb") as f:
-            for token in tokens:
-                f.seek(self._data_start + token * row_bytes)
-                out[token] = array(code, f.read(row_bytes))
-        return out
 
 
 def _disable_padding(tokenizer: Any) -> None:

@@ -255,5 +255,5 @@ def query_encoder(project: Project) -> Encoder:
 
     ref = vectors.model_ref(project)
     if ref.model_id not in _ENCODERS:
-        _ENCODERS[ref.model_id] = vectors.load_encoder(ref, bulk=False)
+        _ENCODERS[ref.model_id] = vectors.load_encoder(ref, bulk=False, index_dir=project.index_dir)
     return _ENCODERS[ref.model_id]
