@@ -178,8 +178,10 @@ def main() -> int:
         # in the foreground: a first read would hand the embedding to a detached builder still at
         # work while the rounds are timed
         subprocess.run([STELE, "rebuild"], cwd=repo, env=env, check=True, capture_output=True)
-    subprocess.run([STELE, "recall", "--json", PROMPTS[0]], cwd=repo, env=env, check=True,
-                   capture_output=True)  # build or refresh the index, outside the timings
+    # build or refresh the whole index (vectors and merges too) in the foreground, outside the timings: a
+    # read would hand a whole build (an index of an older schema) to a detached builder still at work
+    subprocess.run([sys.executable, "-c", "from stele.index import build; from stele.project import find; "
+                    "build.finish(find())"], cwd=repo, env=env, check=True, capture_output=True)
     fts, emb = sort_prompts(repo, PROMPTS + PARAPHRASES + record_titles(repo))
     files = anchored_files(repo)
     print(f"record: {repo} ({args.facts} facts), {len(fts)} full-text prompts, {len(emb)} embedding prompts; "

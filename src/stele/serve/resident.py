@@ -219,7 +219,8 @@ PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
            "stele.retrieve.recall", "stele.retrieve.search", "stele.render.agent", "stele.index.build",
            "stele.session.sessions", "stele.session.wal", "stele.snapshot.claim", "stele.tasks.claims",
-           "tantivy", "sqlite3", "json")
+           "stele.index.vectors", "stele.index.query", "stele.index.wordpiece", "simsimd", "tantivy", "sqlite3",
+           "json")
 
 
 def _preload() -> None:
