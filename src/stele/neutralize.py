@@ -158,6 +158,31 @@ _DANGEROUS = ((
     r"|\bexfiltrat"),
     re.IGNORECASE)
 INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
+# Every branch of _DANGEROUS starts with one of these words at a word boundary, or with `:(`. The
+# ignore-case pattern gives `re` no literal to skip to, so it is tried at every position of every file
+# (most of `doctor`'s untrusted-input time); these plain words are found by a fast scan first.
+_DANGEROUS_LEADS = re.compile(r"rm|curl|wget|chmod|mkfs|dd|git|send|post|upload|exfiltrat|copy")
+
+
+def _plain_ascii(text: str) -> bool:
+    """ASCII without a control character but tab and newline: nothing for the escape, hidden-character
+    and control scans to find (each needs ESC, a C0/C1 control, a lone CR or a non-ASCII character)."""
+    return text.isascii() and not _ASCII_UNSAFE.search(text)
+
+
+def _may_be_dangerous(text: str) -> bool:
+    """False only when _DANGEROUS cannot match: an ASCII text (ignore-case is then plain ASCII case)
+    in which no lead word starts a word and `:(` does not occur. Other texts are always scanned."""
+    if not text.isascii():
+        return True
+    lower = text.lower()
+    if ":(" in lower:
+        return True
+    for m in _DANGEROUS_LEADS.finditer(lower):
+        start = m.start()
+        if not start or not (lower[start - 1].isalnum() or lower[start - 1] == "_"):
+            return True
+    return False
 
 
 def _describe_hidden(run: str) -> str:
@@ -177,20 +202,21 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
     the fact's kind: instructions and constraints may tell an agent to run commands."""
     found: list[Suspect] = []
     escapes = []
-    for m in _rx(*_ESCAPE).finditer(text):
+    plain = _plain_ascii(text)
+    for m in () if plain else _rx(*_ESCAPE).finditer(text):
         escapes.append(m.span())
         lead = m.group()[1:2] if m.group().startswith("\x1b") else ""
         what = _ESCAPE_KINDS.get(lead, "an escape sequence" if lead or m.group() != "\x1b"
                                  else "an ESC character")
         found.append(Suspect("escape-sequence", m.start(),
                              f"{what}: terminals act on it instead of showing it"))
-    for m in _rx(_UNSAFE_CLASS).finditer(text):
+    for m in () if plain else _rx(_UNSAFE_CLASS).finditer(text):
         run = "".join(c for c in m.group() if not ("\x00" <= c <= "\x9f"))
         if not run or _allowed_joiner(text, *m.span()):
             continue
         found.append(Suspect("hidden-character", m.start(),
                              f"{_describe_hidden(run)}: a reviewer cannot see it, an agent reads it"))
-    for m in _rx(*_CONTROL).finditer(text):
+    for m in () if plain else _rx(*_CONTROL).finditer(text):
         if any(s <= m.start() < e for s, e in escapes):
             continue  # the BEL that ends an OSC is part of it
         found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
@@ -199,7 +225,7 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
         for m in _rx(*rx).finditer(text):
             found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
                                  "memory is reference data, not instructions"))
-    if kind not in INSTRUCTION_KINDS:
+    if kind not in INSTRUCTION_KINDS and _may_be_dangerous(text):
         for m in _rx(*_DANGEROUS).finditer(text):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
                                  f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))

@@ -80,7 +80,7 @@ def parse(text: str) -> Document:
     loader = _Loader(yaml_text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else {}
+        data = _construct(loader, node) if node is not None else {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         line = min(mark.line + 2, len(head_lines) + 1) if mark else 1  # errors at EOF: the last YAML line
@@ -106,6 +106,43 @@ def parse(text: str) -> Document:
         doc.blocks[key] = "".join(head_lines[line:stop])
     doc.preamble = "".join(head_lines[: starts[0][0]]) if starts else yaml_text
     return doc
+
+
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+class _Unusual(Exception):
+    """A node the plain walk leaves to PyYAML: a merge key, a key that is not text, a shared node."""
+
+
+def _construct(loader: _Loader, node: yaml.Node) -> Any:
+    """The document's value, as `loader.construct_document` builds it. A frontmatter is text in maps
+    and lists; PyYAML's constructor (pure Python even under the C parser) costs most of a load for
+    that, so the walk takes those nodes itself and hands every other scalar to the constructor
+    (`null`, numbers, booleans, tags), and the whole document when it finds anything unusual."""
+    try:
+        return _plain(loader, node, set())
+    except _Unusual:
+        return loader.construct_document(node)
+
+
+def _plain(loader: _Loader, node: yaml.Node, seen: set[int]) -> Any:
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        return node.value if node.tag == _STR else loader.construct_object(node, deep=True)
+    if id(node) in seen:
+        raise _Unusual  # an alias: PyYAML shares the object (and allows a cycle)
+    seen.add(id(node))
+    if kind is yaml.SequenceNode and node.tag == _SEQ:
+        return [_plain(loader, item, seen) for item in node.value]
+    if kind is yaml.MappingNode and node.tag == _MAP:
+        data = {}
+        for key, value in node.value:
+            if type(key) is not yaml.ScalarNode or key.tag != _STR:
+                raise _Unusual  # `<<` merges, `=` values, numbers or lists as keys: PyYAML's rules
+            data[key.value] = _plain(loader, value, seen)
+        return data
+    raise _Unusual  # a tagged collection (`!!set`, `!!omap`, a tag PyYAML refuses)
 
 
 def _refuse_duplicate_keys(node: yaml.Node, path: tuple) -> None:
