@@ -17,6 +17,7 @@ selectors. ASCII text is checked with one regex and returned as is when clean.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -158,10 +159,15 @@ _DANGEROUS = ((
     r"|\bexfiltrat"),
     re.IGNORECASE)
 INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
-# Every branch of _DANGEROUS starts with one of these words at a word boundary, or with `:(`. The
-# ignore-case pattern gives `re` no literal to skip to, so it is tried at every position of every file
-# (most of `doctor`'s untrusted-input time); these plain words are found by a fast scan first.
-_DANGEROUS_LEADS = re.compile(r"rm|curl|wget|chmod|mkfs|dd|git|send|post|upload|exfiltrat|copy")
+# Where a match can start. Every branch of _INJECTION and _DANGEROUS begins with one of its lead words
+# at a word boundary (or, for the fork bomb, with `:(`). The ignore-case patterns give `re` no literal
+# to skip to, so `finditer` tries every branch at every position of every file (most of `doctor`'s
+# untrusted-input time); the lead words, lower case without flags, are found by a fast scan instead.
+_LEADS = {
+    _INJECTION: (re.compile(r"ignore|disregard|forget|override|bypass|you|new|reveal|print|repeat|leak|show|do"),
+                 ()),
+    _DANGEROUS: (re.compile(r"rm|curl|wget|chmod|mkfs|dd|git|send|post|upload|exfiltrat|copy"), (":(",)),
+}
 
 
 def _plain_ascii(text: str) -> bool:
@@ -170,19 +176,41 @@ def _plain_ascii(text: str) -> bool:
     return text.isascii() and not _ASCII_UNSAFE.search(text)
 
 
-def _may_be_dangerous(text: str) -> bool:
-    """False only when _DANGEROUS cannot match: an ASCII text (ignore-case is then plain ASCII case)
-    in which no lead word starts a word and `:(` does not occur. Other texts are always scanned."""
+def _starts(text: str, leads: re.Pattern[str], literals: tuple[str, ...]) -> list[int] | None:
+    """Every offset where a lead word starts a word or a literal occurs, in order: the only places a
+    match can start. None for a text that is not ASCII (ignore-case is then more than ASCII case:
+    the long s U+017F matches `s`), which is scanned in full. A lead found inside another is no loss: a lead is
+    letters, so no position inside one starts a word."""
     if not text.isascii():
-        return True
+        return None
     lower = text.lower()
-    if ":(" in lower:
-        return True
-    for m in _DANGEROUS_LEADS.finditer(lower):
-        start = m.start()
-        if not start or not (lower[start - 1].isalnum() or lower[start - 1] == "_"):
-            return True
-    return False
+    found = [m.start() for m in leads.finditer(lower)
+             if not m.start() or not (lower[m.start() - 1].isalnum() or lower[m.start() - 1] == "_")]
+    for literal in literals:
+        at = lower.find(literal)
+        while at >= 0:
+            found.append(at)
+            at = lower.find(literal, at + 1)
+    return sorted(found)
+
+
+def _matches(pattern: tuple[str, int], text: str) -> Iterator[re.Match[str]]:
+    """`finditer` of a pattern with lead words (`_LEADS`), tried only where a match can start: the same
+    matches, since `finditer` takes the leftmost match from where the last one ended and `match` at an
+    offset sees the text before it (`\\b`) as a search does. The patterns never match empty text."""
+    rx = _rx(*pattern)
+    starts = _starts(text, *_LEADS[pattern])
+    if starts is None:
+        yield from rx.finditer(text)
+        return
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        m = rx.match(text, at)
+        if m is not None:
+            end = m.end()
+            yield m
 
 
 def _describe_hidden(run: str) -> str:
@@ -220,13 +248,12 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
         if any(s <= m.start() < e for s, e in escapes):
             continue  # the BEL that ends an OSC is part of it
         found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
-    for rx, label in ((_INJECTION, "text addressed to the agent"),
-                      (_ROLE_OR_TOOL, "chat-role or tool-call syntax")):
-        for m in _rx(*rx).finditer(text):
-            found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
-                                 "memory is reference data, not instructions"))
-    if kind not in INSTRUCTION_KINDS and _may_be_dangerous(text):
-        for m in _rx(*_DANGEROUS).finditer(text):
+    for m, label in [*((m, "text addressed to the agent") for m in _matches(_INJECTION, text)),
+                     *((m, "chat-role or tool-call syntax") for m in _rx(*_ROLE_OR_TOOL).finditer(text))]:
+        found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
+                             "memory is reference data, not instructions"))
+    if kind not in INSTRUCTION_KINDS:
+        for m in _matches(_DANGEROUS, text):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
                                  f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))
     pos = 0
