@@ -19,7 +19,32 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_Base):  # type: ignore[misc, valid-type]
-    """The C safe loader without YAML 1.1 timestamps: dates stay text, validated with a line number."""
+    """The C safe loader without YAML 1.1 timestamps: dates stay text, validated with a line number.
+
+    The C parser calls back into Python to tag every node; with no path resolvers (none is added
+    here) the tag depends on the scalar's text alone, so a plain scalar's is looked up once per
+    process (a record repeats `current`, `decision`, its dates) and a quoted one's is text."""
+
+    def resolve(self, kind: Any, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        if not implicit[0]:
+            return self.DEFAULT_SCALAR_TAG
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            if len(_PLAIN_TAGS) > 100_000:
+                _PLAIN_TAGS.clear()
+            tag = _PLAIN_TAGS[value] = super().resolve(kind, value, implicit)
+        return tag
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass  # path resolvers only
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+_PLAIN_TAGS: dict[str, str] = {}
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -145,9 +170,14 @@ def _plain(loader: _Loader, node: yaml.Node, seen: set[int]) -> Any:
     raise _Unusual  # a tagged collection (`!!set`, `!!omap`, a tag PyYAML refuses)
 
 
-def _refuse_duplicate_keys(node: yaml.Node, path: tuple) -> None:
+def _refuse_duplicate_keys(node: yaml.Node, path: tuple, done: set[int] | None = None) -> None:
     """YAML lets the last of two equal keys win; in a fact that is a bad merge (two `status:` lines)
-    or a wrong id loaded without a word, so it is refused, naming both lines."""
+    or a wrong id loaded without a word, so it is refused, naming both lines. An aliased node is
+    checked once (`&a [*a]` is a node inside itself)."""
+    done = set() if done is None else done
+    if id(node) in done:
+        return
+    done.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -157,13 +187,15 @@ def _refuse_duplicate_keys(node: yaml.Node, path: tuple) -> None:
                 where = ".".join(str(p) for p in (*path, key))
                 raise FrontmatterError(line, f"duplicate key `{where}` (also on line {seen[key]}): keep one")
             seen[key] = line
-            _refuse_duplicate_keys(value_node, (*path, key))
+            _refuse_duplicate_keys(value_node, (*path, key), done)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _refuse_duplicate_keys(item, path)
+            _refuse_duplicate_keys(item, path, done)
 
 
-def _record_item_lines(doc: Document, path: tuple, node: yaml.Node) -> None:
+def _record_item_lines(doc: Document, path: tuple, node: yaml.Node, done: frozenset[int] = frozenset()) -> None:
+    if id(node) in done:
+        return  # a mapping inside itself, through an alias
     if isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             doc.item_lines[path + (i,)] = item.start_mark.line + 2
@@ -171,7 +203,7 @@ def _record_item_lines(doc: Document, path: tuple, node: yaml.Node) -> None:
         for k, v in node.value:
             sub = path + (k.value,)
             doc.item_lines[sub] = k.start_mark.line + 2
-            _record_item_lines(doc, sub, v)
+            _record_item_lines(doc, sub, v, done | {id(node)})
 
 
 def render(meta: dict[str, Any], body: str, original: Document | None = None) -> str:
