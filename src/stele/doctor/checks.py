@@ -10,7 +10,7 @@ from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
 from ..record.load import Record
 from ..record.model import Fact
-from ..record.similar import compared_text, near_pairs
+from ..record.similar import compared, near_pairs
 from ..redact import Redactor
 from .findings import Finding
 from .untrusted import untrusted
@@ -235,12 +235,13 @@ def oversized(record: Record, limit: int, budgets: Budgets, on: dt.date) -> list
 
 def near_duplicates(record: Record, threshold: float) -> list[Finding]:
     live = {f.id: f for f in record.facts.values() if f.status not in CLOSED}
-    by_kind: dict[str, dict[str, str]] = {}
+    by_kind: dict[str, tuple[dict[str, str], dict[str, tuple[str, ...]]]] = {}
     for f in live.values():
-        by_kind.setdefault(f.kind, {})[f.id] = compared_text(f.title, f.body)
+        texts, seqs = by_kind.setdefault(f.kind, ({}, {}))
+        texts[f.id], seqs[f.id] = compared(f.title, f.body)
     found = []
-    for texts in by_kind.values():
-        for a, b, score in near_pairs(texts, threshold):
+    for texts, seqs in by_kind.values():
+        for a, b, score in near_pairs(texts, threshold, seqs):
             first, second = sorted((a, b))
             fa, fb = live[first], live[second]
             if first in fb.links.get("supersedes", []) or second in fa.links.get("supersedes", []):

@@ -88,10 +88,16 @@ def words(text: str) -> tuple[str, ...]:
 
 def compared_text(title: str, body: str) -> str:
     """What is compared of a fact: its body, led by its title unless the body starts with it."""
-    lead = words(title)
-    if words(body)[: len(lead)] == lead:
-        return body
-    return f"{title}\n{body}"
+    return compared(title, body)[0]
+
+
+def compared(title: str, body: str) -> tuple[str, tuple[str, ...]]:
+    """`compared_text` and its `words`, from the words of the title and the body: a newline ends every
+    word, and lower-casing ends its context there too (a final sigma is final at either)."""
+    lead, rest = words(title), words(body)
+    if rest[: len(lead)] == lead:
+        return body, rest
+    return f"{title}\n{body}", lead + rest
 
 
 def one_word_variants(texts: dict[str, str], seqs: dict[str, tuple[str, ...]] | None = None
@@ -121,10 +127,12 @@ def one_word_variants(texts: dict[str, str], seqs: dict[str, tuple[str, ...]] | 
     return out
 
 
-def near_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, str, float]]:
-    """Every near-duplicate pair by either measure (a pair found by both is listed once, best score)."""
+def near_pairs(texts: dict[str, str], threshold: float, seqs: dict[str, tuple[str, ...]] | None = None
+               ) -> list[tuple[str, str, float]]:
+    """Every near-duplicate pair by either measure (a pair found by both is listed once, best score);
+    `seqs` holds `words` of each text when the caller has them (`compared`)."""
     best: dict[tuple[str, str], float] = {}
-    seqs = {k: words(v) for k, v in texts.items()}  # each text is split into words once
+    seqs = seqs if seqs is not None else {k: words(v) for k, v in texts.items()}  # split once for both
     for a, b, score in [*similar_pairs(texts, threshold, seqs), *one_word_variants(texts, seqs)]:
         pair = (min(a, b), max(a, b))
         best[pair] = max(score, best.get(pair, 0.0))
