@@ -105,7 +105,7 @@ def parse(text: str) -> Document:
     loader = _Loader(yaml_text)
     try:
         node = loader.get_single_node()
-        data = _construct(loader, node) if node is not None else {}
+        data, walked = _construct(loader, node) if node is not None else ({}, True)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         line = min(mark.line + 2, len(head_lines) + 1) if mark else 1  # errors at EOF: the last YAML line
@@ -115,7 +115,8 @@ def parse(text: str) -> Document:
         loader.dispose()
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         raise FrontmatterError(2, "the frontmatter must be a mapping of `key: value` lines")
-    _refuse_duplicate_keys(node, ())
+    if not walked:
+        _refuse_duplicate_keys(node, ())  # the plain walk met every key and no key twice
     doc = Document(meta=data, body=body, raw=text)
     starts: list[tuple[int, str]] = []
     for key_node, value_node in node.value:
@@ -137,18 +138,20 @@ _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.o
 
 
 class _Unusual(Exception):
-    """A node the plain walk leaves to PyYAML: a merge key, a key that is not text, a shared node."""
+    """A node the plain walk leaves to PyYAML: a merge key, a key that is not text or comes twice, a
+    shared node."""
 
 
-def _construct(loader: _Loader, node: yaml.Node) -> Any:
-    """The document's value, as `loader.construct_document` builds it. A frontmatter is text in maps
-    and lists; PyYAML's constructor (pure Python even under the C parser) costs most of a load for
-    that, so the walk takes those nodes itself and hands every other scalar to the constructor
-    (`null`, numbers, booleans, tags), and the whole document when it finds anything unusual."""
+def _construct(loader: _Loader, node: yaml.Node) -> tuple[Any, bool]:
+    """The document's value, as `loader.construct_document` builds it, and whether the plain walk
+    built it. A frontmatter is text in maps and lists; PyYAML's constructor (pure Python even under
+    the C parser) costs most of a load for that, so the walk takes those nodes itself and hands every
+    other scalar to the constructor (`null`, numbers, booleans, tags), and the whole document when it
+    finds anything unusual (then a duplicate key is looked for as before)."""
     try:
-        return _plain(loader, node, set())
+        return _plain(loader, node, set()), True
     except _Unusual:
-        return loader.construct_document(node)
+        return loader.construct_document(node), False
 
 
 def _plain(loader: _Loader, node: yaml.Node, seen: set[int]) -> Any:
@@ -163,8 +166,8 @@ def _plain(loader: _Loader, node: yaml.Node, seen: set[int]) -> Any:
     if kind is yaml.MappingNode and node.tag == _MAP:
         data = {}
         for key, value in node.value:
-            if type(key) is not yaml.ScalarNode or key.tag != _STR:
-                raise _Unusual  # `<<` merges, `=` values, numbers or lists as keys: PyYAML's rules
+            if type(key) is not yaml.ScalarNode or key.tag != _STR or key.value in data:
+                raise _Unusual  # `<<` merges, `=` values, numbers or lists as keys, a key twice
             data[key.value] = _plain(loader, value, seen)
         return data
     raise _Unusual  # a tagged collection (`!!set`, `!!omap`, a tag PyYAML refuses)
