@@ -114,3 +114,24 @@ def test_a_batch_sets_aside_only_rules_that_cannot_match_any_of_its_texts():
             assert redactor.spans_many(batch) == one_by_one[start:start + size]
         assert [r.text for r in redactor.redact_many(texts)] == [redactor.redact(t).text for t in texts]
     assert sum(1 for found in one_by_one if found) >= len(SHAPES)
+
+
+def test_the_hint_prefilter_drops_no_assignment(monkeypatch):
+    """`assignments` skips a hint word that no operator follows (after the rest of the name, a quote,
+    blanks); over names of every shape, every operator and quoting, the spans are those found with the
+    prefilter off."""
+    import itertools
+
+    from stele import redact as mod
+
+    names = ["DB_PASSWORD", "db-password", "app.secret.token", "$api_token", "@auth_token", "githubToken",
+             "x_pass", "stripe_live_key", "my.pw", "session-cookie", "jwt", "stripe-live", "twilio.main"]
+    ops = [":=", "=>", "?=", "||=", "<-", "=", ":", " = ", " : ", ": str = ", "\n: str = ", "\t=\t", " == "]
+    quotes = [("", ""), ('"', '"'), ("'", "'"), ("`", "`"), ("[", "]"), ("['", "']")]
+    values = ['"s3cr3tValue99xq"', "hunter2x", "'abc123XYZ789qwe456'", "${TOKEN}", "ab12cd34ef56gh78ij90"]
+    texts = [f"{lq}{name}{rq}{op}{value} and more" for name, op, (lq, rq), value
+             in itertools.product(names, ops, quotes, values)]
+    fast = [mod.assignments(t) for t in texts]
+    monkeypatch.setattr(mod, "_VIABLE", __import__("re").compile(""))
+    assert [mod.assignments(t) for t in texts] == fast
+    assert sum(1 for found in fast if found) > 500

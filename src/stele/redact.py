@@ -212,6 +212,10 @@ _ASSIGN = (
     r"(?P<sp>[ \t]*)(?P<op>:=|=>|\?=|\|\|=|<-|=(?!=)|:(?![:/\\]))[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q)).){1,400}?)(?P=q)|(?P<bare>[^\s\"'`,;]{1,400}))")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# What must follow a hint for `_ASSIGN` to match with the hint inside its name: the rest of the name,
+# an optional closing quote, then (after blanks or a type annotation's `:`) an operator's first
+# character. Most hint words in prose ("rotate the key monthly") fail here, before the full pattern.
+_VIABLE = re.compile(r"[\w.$@-]*[\"'`\]]?\s*[:=?|<]")
 _TRAILING = ".,;)}]>"
 
 
@@ -257,6 +261,10 @@ def assignments(text: str, lower: str | None = None, hints: tuple[str, ...] = _H
     tried: set[int] = set()
     assign = _compiled(_ASSIGN)
     for hint in _compiled(_hint_pattern(hints)).finditer(lower):
+        if not _VIABLE.match(text, hint.end()):
+            # no match can hold this hint in its name; nor can a later hint's at the same start (its
+            # name would hold this one too), so `tried` need not record it
+            continue
         start, lo = hint.start(), max(0, hint.start() - 80)
         while start > lo and (text[start - 1].isalnum() or text[start - 1] in "_.$@-"):
             start -= 1
