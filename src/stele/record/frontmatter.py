@@ -266,7 +266,15 @@ def _scalar(value: Any, in_flow: bool = False) -> str:
         return value  # our loader reads it back as text; other YAML readers see a date
     text = yaml.safe_dump(value, allow_unicode=True, width=1 << 30, default_flow_style=True)
     text = text.removesuffix("\n").removesuffix("\n...").removesuffix("...").rstrip("\n")
-    needs_quotes = in_flow and isinstance(value, str) and any(c in value for c in ",[]{}")
+    needs_quotes = in_flow and isinstance(value, str) and (
+        any(c in value for c in ",[]{}") or _reads_back(f"[{text}]") != [value])  # `[:0]` is no list
     if needs_quotes and not text.startswith(("'", '"')):
         text = "'" + value.replace("'", "''") + "'"
     return text
+
+
+def _reads_back(flow: str) -> Any:
+    try:
+        return yaml.load(flow, Loader=_Loader)  # the safe loader
+    except yaml.YAMLError:
+        return None
