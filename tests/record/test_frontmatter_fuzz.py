@@ -91,6 +91,7 @@ UNUSUAL = [  # what the plain walk hands to PyYAML whole
 @given(st.one_of(METAS.map(lambda m: "".join(dump_key(k, v) for k, v in m.items())), st.sampled_from(UNUSUAL),
                  st.text(alphabet="abc:-[]{},&*!<>?= \n'\"~01", max_size=60)))
 def test_values_are_those_pyyaml_constructs(yaml_text):
+    yaml_text = yaml_text if yaml_text.endswith("\n") else yaml_text + "\n"  # the closing line is its own
     try:
         expected = yaml.load(yaml_text, Loader=_Reference)
     except (yaml.YAMLError, RecursionError):
