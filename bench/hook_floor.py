@@ -47,8 +47,14 @@ PARAPHRASES = [
 
 
 def timed(cmd: list[str], cwd: Path, env: dict, stdin: str = "") -> tuple[float, float, int, str]:
-    """(wall ms, CPU ms, peak RSS KiB, stdout) of one child process (os.wait4 gives its own usage)."""
+    """(wall ms, CPU ms, peak RSS KiB, stdout) of one child process (os.wait4 gives its own usage).
+    A call the resident server answered adds its forked child's CPU and counts the larger of the two
+    peak RSS figures (the server reports them through STELE_RESIDENT_USAGE)."""
     import tempfile
+
+    usage = env.get("STELE_RESIDENT_USAGE")
+    if usage:
+        Path(usage).unlink(missing_ok=True)
 
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
             tempfile.TemporaryFile("w+") as inp:
@@ -65,7 +71,29 @@ def timed(cmd: list[str], cwd: Path, env: dict, stdin: str = "") -> tuple[float,
         if "ran out of its time budget" not in problem:
             raise SystemExit(f"{' '.join(cmd[:3])} failed: {problem.strip()[:500]}")
         print(f"{' '.join(cmd[2:4])}: over the hook budget after {wall:.0f} ms wall, {(usage.ru_utime + usage.ru_stime) * 1000:.0f} ms CPU (counted as it is)")
-    return wall, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss, text
+    cpu, rss = (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss
+    if env.get("STELE_RESIDENT_USAGE") and Path(env["STELE_RESIDENT_USAGE"]).exists():
+        _code, utime, stime, maxrss = Path(env["STELE_RESIDENT_USAGE"]).read_text().split()[:4]
+        cpu, rss = cpu + (float(utime) + float(stime)) * 1000, max(rss, int(maxrss))
+    return wall, cpu, rss, text
+
+
+def resident_env(repo: Path, env: dict) -> dict:
+    """The environment of calls the resident server answers, once it is up (started here the way a
+    first hook starts it, and waited for)."""
+    import tempfile
+
+    root = str(repo.resolve())
+    subprocess.Popen([STELE, "resident-serve", root], cwd=repo, env=env, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while '"running": true' not in subprocess.run([STELE, "resident", "status", "--json"], cwd=repo, env=env,
+                                                  capture_output=True, text=True).stdout:
+        if time.monotonic() > deadline:
+            raise SystemExit("the resident server did not come up (see .stele/run/resident.log)")
+        time.sleep(0.2)
+    usage = Path(tempfile.mkdtemp()) / "usage"
+    return {**env, "STELE_RESIDENT": "1", "STELE_RESIDENT_USAGE": str(usage)}
 
 
 def record_titles(repo: Path, n: int = 40) -> list[str]:
@@ -139,6 +167,8 @@ def main() -> int:
     ap.add_argument("--facts", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--repo", type=Path, help="default: bench/out/rec-FACTS (generated when missing)")
+    ap.add_argument("--mode", choices=("both", "resident", "own process"), default="both",
+                    help="hooks answered by the resident server, each in its own process, or both")
     args = ap.parse_args()
     repo = args.repo or HERE / "out" / f"rec-{args.facts}"
     env = child_env()
@@ -159,22 +189,30 @@ def main() -> int:
     if not emb:  # at 50k facts every title finds a strong full-text match
         print("no prompt here consults the embeddings: that case is left out")
     index = str(repo / ".stele/index/text")
-    cases = {"floor": [], "prompt (full text)": [], "prompt (embeddings)": [], "session-start": [],
-             "pre-edit": []}
+    modes = {"resident": resident_env(repo, env), "own process": {**env, "STELE_RESIDENT": "0"}}
+    if args.mode != "both":
+        modes = {args.mode: modes[args.mode]}
+    print("modes: " + ", ".join(modes) + " (the resident server forks a child per call: its CPU and RSS are counted)")
+    events = (("prompt (full text)", "prompt"), ("prompt (embeddings)", "prompt"),
+              ("session-start", "session-start"), ("pre-edit", "pre-edit"))
+    cases: dict[str, list] = {"floor": []}
     for n in range(args.runs):
         f, e = fts[n % len(fts)], (emb[n % len(emb)] if emb else "")
         cases["floor"].append(timed([sys.executable, "-c", FLOOR, index, f], repo, env)[:3])
         hook = [STELE, "hook"]
-        for name, event, prompt in (("prompt (full text)", "prompt", f), ("prompt (embeddings)", "prompt", e),
-                                    ("session-start", "session-start", ""), ("pre-edit", "pre-edit", "")):
-            if name == "prompt (embeddings)" and not emb:
-                continue
-            cases[name].append(timed([*hook, event, "--harness", "claude"], repo, env,
-                                     payload(repo, event, n, prompt, files))[:3])
+        for mode, mode_env in modes.items():
+            for name, event in events:
+                if name == "prompt (embeddings)" and not emb:
+                    continue
+                prompt = f if name == "prompt (full text)" else e
+                cases.setdefault(f"{name}, {mode}", []).append(timed(
+                    [*hook, event, "--harness", "claude"], repo, mode_env, payload(repo, event, n, prompt, files))[:3])
+    if "resident" in modes:
+        subprocess.run([STELE, "resident", "stop"], cwd=repo, env=env, capture_output=True)
     cases = {k: v for k, v in cases.items() if v}
     floor_p50 = statistics.median(r[0] for r in cases["floor"])
     for name, rows in cases.items():
-        print(f"{name:<22} {summary(rows, None if name == 'floor' else floor_p50)}")
+        print(f"{name:<35} {summary(rows, None if name == 'floor' else floor_p50)}")
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     (out / f"hook_floor-{args.facts}.json").write_text(json.dumps(

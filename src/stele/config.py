@@ -128,6 +128,8 @@ hooks:
                             #   continuing such a turn replaces the result a script reads
   hold_edits: false         # hold an edit once when a constraint or risk is anchored where it lands,
                             #   so the model reads the fact before the change (the harness's deny)
+  resident: true            # Linux: a process per repository answers hooks (forked, no imports, freshness
+                            #   by inotify: docs/hooks.md); false on network file systems
 
 tasks:
   lease: 2h                 # how long a claim holds before another agent may take it over

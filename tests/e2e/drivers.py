@@ -94,6 +94,7 @@ class Run:
     answer: str = ""
     events: list[dict] = field(default_factory=list)  # the harness's JSON output lines
     line_times: list[float] = field(default_factory=list)  # when each stdout line arrived (s from start)
+    resident_calls: int | None = None  # calls the resident server answered (run_turn(resident=True))
 
     def describe(self) -> str:
         moves = ", ".join(f"{r.move}@{r.tool_results}" for r in self.server.agent_requests())
@@ -207,15 +208,18 @@ def base_env(home: Path, path: str) -> dict[str, str]:
     """A clean environment: nothing inherited but the locale basics (no API keys, no STELE_*)."""
     env = {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
            "NO_COLOR": "1", "SHELL": "/bin/bash", "TMPDIR": str(home / "tmp"),
-           "USER": os.environ.get("USER", "root")}
+           "USER": os.environ.get("USER", "root"),
+           "STELE_RESIDENT_IDLE_S": "60"}  # a resident server a hook started outlives the test by a minute at most
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     return env
 
 
 def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
-             extra_env: dict[str, str] | None = None, after_install=None) -> Run:
+             extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False) -> Run:
     """One turn of harness `name` in repository `root`, with a fresh HOME under `work`: Stele's hooks
-    installed by `stele install`, then `after_install(root)` (what a test breaks), then the turn."""
+    installed by `stele install`, then `after_install(root)` (what a test breaks), then the turn. With
+    `resident`, a resident server is up before the turn, so every hook goes through it (otherwise the
+    first hook runs in its own process and starts one, as on a user's machine)."""
     driver = DRIVERS[name]
     home = work / f"home-{name}"
     home.mkdir(parents=True, exist_ok=True)
@@ -236,7 +240,30 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
     with Server(root, log_path=work / f"{name}-requests.jsonl") as server:
         cmd = driver.configure(home, root, server, env)
         env.update(extra_env or {})
-        return _execute(driver, cmd, root, env, server)
+        if not resident:
+            return _execute(driver, cmd, root, env, server)
+        real = str(Path(sys.executable).parent / "stele")
+        subprocess.Popen([real, "resident-serve", str(root.resolve())], cwd=root, env=env, start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        status = _resident_status(real, root, env, wait=True)
+        try:
+            run = _execute(driver, cmd, root, env, server)
+        finally:
+            status = _resident_status(real, root, env)
+            subprocess.run([real, "resident", "stop"], cwd=root, env=env, capture_output=True, timeout=60)
+        run.resident_calls = status.get("calls")
+        return run
+
+
+def _resident_status(stele: str, root: Path, env: dict[str, str], wait: bool = False) -> dict:
+    deadline = time.monotonic() + 60
+    while True:
+        out = subprocess.run([stele, "resident", "status", "--json"], cwd=root, env=env, capture_output=True,
+                             text=True, timeout=60).stdout
+        status = json.loads(out or "{}")
+        if status.get("running") or not wait or time.monotonic() > deadline:
+            return status
+        time.sleep(0.1)
 
 
 def _execute(driver: Driver, cmd: list[str], root: Path, env: dict[str, str], server: Server) -> Run:

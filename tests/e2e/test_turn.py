@@ -101,9 +101,11 @@ def test_turn_in_a_stele_session(name, demo_repo, tmp_path):
     need(name)
     env = {k: v for k, v in os.environ.items() if not k.startswith("STELE_")}
     sid = start_session(demo_repo, env)
-    run = run_turn(name, demo_repo, tmp_path, extra_env={"STELE_SESSION": sid})
+    # every hook of this turn goes through the resident server (the other test starts it as users do)
+    run = run_turn(name, demo_repo, tmp_path, extra_env={"STELE_SESSION": sid}, resident=True)
     ch = checks_mod.Checks(name, run.describe())
     applied(ch, run)
+    ch.check("resident", bool(run.resident_calls), f"the resident server answered {run.resident_calls} calls")
     first = [r for r in run.server.agent_requests() if r.tool_results == 0]
     text = "\n".join(r.text for r in first)
     # the preamble's own lines (the recall may show the same session entries as search hits)

@@ -31,6 +31,12 @@ def test_cwd_from_payload_or_cursor_workspace_roots(tmp_path):
     assert parse(json.dumps({"cwd": str(tmp_path / "missing")})).cwd is None
 
 
+def test_a_cwd_no_file_system_accepts_is_no_cwd():
+    """A name longer than the file system allows (found by the fuzzer) or with a NUL byte."""
+    assert parse(json.dumps({"cwd": "x" * 5000})).cwd is None
+    assert parse(json.dumps({"cwd": "a\u0000b"})).cwd is None
+
+
 def test_edited_paths_for_every_harness_shape():
     claude = parse(json.dumps({"tool_name": "Edit",
                                "tool_input": {"file_path": "/r/src/a.py", "old_string": "x"}}))

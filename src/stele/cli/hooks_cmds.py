@@ -1,4 +1,5 @@
-"""`stele pause` / `stele resume-hooks`: silence the context hooks for a while, then bring them back.
+"""`stele pause` / `stele resume-hooks`: silence the context hooks for a while, then bring them back;
+`stele resident status` / `stop`: the process that answers them.
 
 (`STELE_OFF=1` in the harness's environment silences every hook without touching any file.)
 """
@@ -43,3 +44,42 @@ def resume_hooks(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
         emit_json({"paused": False, "was_paused": was})
     else:
         term.line("Stele hooks resumed" if was else "Stele hooks were not paused; nothing changed")
+
+
+resident_app = typer.Typer(help="The resident process that answers this repository's hooks (Linux; "
+                           "docs/hooks.md, \"The resident process\").", no_args_is_help=True)
+app.add_typer(resident_app, name="resident")
+
+
+@resident_app.command("status")
+def resident_status(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
+    """Whether a resident process answers this repository's hooks, since when, and how many calls."""
+    from ..serve import resident
+
+    root = str(project().root)
+    status = resident.request(root, "status")
+    if wants_json(fmt, json_):
+        emit_json({"running": status is not None, "enabled": resident.enabled(), **(status or {})})
+    elif status is None:
+        why = "" if resident.enabled() else " (turned off here: Linux only, and STELE_RESIDENT=0 turns it off)"
+        term.line(f"no resident process for {root}{why}; the next hook starts one")
+    else:
+        import time
+
+        watching = (f"watching {counted(status['watching'], 'folder')}" if status["watching"] is not None
+                    else "scanning the sources on every call (inotify unavailable)")
+        term.line(f"resident process {status['pid']} for {root}: up {time.time() - status['since']:.0f} s, "
+                  f"{counted(status['calls'], 'call')}, {watching}")
+
+
+@resident_app.command("stop")
+def resident_stop(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
+    """Stop this repository's resident process (the next hook starts a new one unless
+    `hooks.resident: false`)."""
+    from ..serve import resident
+
+    stopped = resident.request(str(project().root), "stop") is not None
+    if wants_json(fmt, json_):
+        emit_json({"stopped": stopped})
+    else:
+        term.line("resident process stopped" if stopped else "no resident process was running")

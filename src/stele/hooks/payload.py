@@ -145,6 +145,13 @@ def _cwd(data: dict[str, Any]) -> Path | None:
         candidates.append(roots[0])
     candidates += [os.environ.get(name) for name in PROJECT_DIR_ENVS]
     for value in candidates:
-        if isinstance(value, str) and value.strip() and Path(value).is_dir():
+        if isinstance(value, str) and value.strip() and _is_dir(value):
             return Path(value)
     return None
+
+
+def _is_dir(value: str) -> bool:
+    try:
+        return Path(value).is_dir()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False

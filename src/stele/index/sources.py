@@ -171,10 +171,24 @@ def _tail(a: list[str], b: list[str]) -> int:
     return lo
 
 
+def is_source(name: str, suffix: str) -> bool:
+    """Whether a file of this name in a source folder is a source (a fact, a session log)."""
+    return name[0] != "." and name.endswith(suffix) and not (suffix == ".md" and name.lower() == "readme.md")
+
+
+# Set in a process forked by the resident server (`serve/resident.py`): (root, folders, its live scan),
+# which `scan` returns instead of stat-ing every file when the project and its folders are the same.
+RESIDENT: tuple[Path, list, Scan] | None = None
+
+
 def scan(project: Project) -> Scan:
-    """Every source file and its stamp. A folder whose own stamp (mtime, inode) is what the last
-    listing recorded, and that was listed more than RACY_NS after it last changed, is not listed
-    again: its files are stat'ed by the names the listing holds (`LISTING`, in the index folder)."""
+    """Every source file and its stamp. In a process forked by the resident server, that server's
+    live scan (`index/watch.py`), when it watches this project's folders. Otherwise: a folder whose
+    own stamp (mtime, inode) is what the last listing recorded, and that was listed more than RACY_NS
+    after it last changed, is not listed again: its files are stat'ed by the names the listing holds
+    (`LISTING`, in the index folder)."""
+    if RESIDENT is not None and RESIDENT[0] == project.root and RESIDENT[1] == folders(project):
+        return RESIDENT[2]
     paths: list[str] = []
     numbers = array("q")
     where = project.index_dir / LISTING
@@ -243,9 +257,7 @@ def _walk(folder: str, rel: str, suffix: str, recurse: bool, paths: list[str], n
                 if name[0] == ".":
                     continue
                 try:
-                    if name.endswith(suffix):
-                        if suffix == ".md" and name.lower() == "readme.md":
-                            continue
+                    if is_source(name, suffix):
                         names.append(name)  # kept even when it cannot be stat'ed: a link may come to life
                         st = e.stat()
                         if st.st_mode & 0o170000 == 0o100000:

@@ -1,0 +1,173 @@
+"""The resident server answers exactly as a fresh process would, sees every edit, and steps aside."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from stele.serve import resident
+from tests import factfiles
+from tests.helpers import git, write_fact
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
+                                reason="the resident server is Linux only")
+STELE = [sys.executable, "-m", "stele"]
+
+
+def env(**extra: str) -> dict:
+    return {**os.environ, "STELE_RESIDENT": "1", **extra}
+
+
+@pytest.fixture
+def server(repo):
+    write_fact(repo, "DEC-AAA1", "decision", "Payment webhooks are deduplicated by their event id")
+    write_fact(repo, "LSN-BBB2", "lesson", "Cache keys carry the tenant so tenants never share entries")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "facts")
+    factfiles.backdate(repo)  # out of the racy window: an edit must be seen by its stamp, not by content
+    root = str(repo.resolve())
+    proc = subprocess.Popen([sys.executable, "-m", "stele", "resident-serve", root], cwd=root,
+                            env=env(STELE_RESIDENT_IDLE_S="120"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    os.environ["STELE_RESIDENT"] = "1"  # for resident.request in this process (conftest restores it)
+    deadline = time.monotonic() + 30
+    while resident.request(root, "status") is None:
+        assert proc.poll() is None, (repo / ".stele/run/resident.log").read_text(encoding="utf-8")
+        assert time.monotonic() < deadline, "the server did not come up"
+        time.sleep(0.05)
+    yield repo
+    resident.request(root, "stop")
+    proc.wait(timeout=30)
+
+
+def run(repo: Path, *args: str, stdin: str = "", resident_on: bool = True, usage: Path | None = None):
+    extra = {"STELE_RESIDENT_USAGE": str(usage)} if usage else {}
+    return subprocess.run([*STELE, *args], cwd=repo, input=stdin, capture_output=True, text=True,
+                          env=env(**extra) if resident_on else {**os.environ, "STELE_RESIDENT": "0"})
+
+
+def calls(usage: Path) -> int:
+    return len(usage.read_text(encoding="utf-8").splitlines()) if usage.exists() else 0
+
+
+def prompt(repo: Path, text: str, usage: Path, session: str = "s-1") -> str:
+    payload = json.dumps({"session_id": session, "prompt": text, "hook_event_name": "UserPromptSubmit",
+                          "cwd": str(repo)})
+    done = run(repo, "hook", "prompt", "--harness", "claude", stdin=payload, usage=usage)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_answers_as_a_fresh_process_does(server, tmp_path):
+    usage = tmp_path / "usage"
+    here = run(server, "recall", "--json", "how are payment webhooks deduplicated", resident_on=False)
+    there = run(server, "recall", "--json", "how are payment webhooks deduplicated", usage=usage)
+    assert there.returncode == here.returncode == 0, there.stderr
+    assert calls(usage) == 1  # it ran in the server
+    drop = ("elapsed_ms", "timings")
+    assert {k: v for k, v in json.loads(there.stdout).items() if k not in drop} == {
+        k: v for k, v in json.loads(here.stdout).items() if k not in drop}
+    bad = run(server, "search", "x", "--limit", "0", usage=usage)
+    assert bad.returncode == 2 and "--limit 0" in bad.stderr  # exit code and stderr come back too
+
+
+def test_every_kind_of_edit_reaches_the_next_hook(server, tmp_path):
+    usage = tmp_path / "usage"
+    assert "DEC-AAA1" in prompt(server, "how are payment webhooks deduplicated by event id?", usage)
+    path = next((server / "docs/memory").rglob("*AAA1*"))
+    with open(path, "r+", encoding="utf-8") as f:  # saved in place, as VS Code does
+        text = f.read().replace("Payment webhooks are deduplicated by their event id",
+                                "Zebra crossings switch to green after ninety seconds")
+        f.seek(0)
+        f.write(text)
+        f.truncate()
+    assert "DEC-AAA1" in prompt(server, "when do zebra crossings switch to green?", usage, "s-2")
+    other = path.with_name(".other.tmp")  # saved by rename, as vim does
+    other.write_text(text.replace("Zebra crossings", "Harbour cranes").replace("switch to green",
+                                                                               "lock down"), encoding="utf-8")
+    os.replace(other, path)
+    assert "DEC-AAA1" in prompt(server, "when do harbour cranes lock down after ninety seconds?", usage, "s-3")
+    git(server, "checkout", "-q", "--", ".")  # git puts the committed text back
+    assert "DEC-AAA1" in prompt(server, "how are payment webhooks deduplicated by event id?", usage, "s-4")
+    assert calls(usage) == 4
+    status = resident.request(str(server.resolve()), "status")
+    assert status is not None and status["calls"] >= 4 and status["watching"]
+
+
+def test_refuses_another_root_and_another_protocol(server):
+    root = str(server.resolve())
+    sock = resident._connect(root)
+    assert sock is not None
+    resident._send(sock, (resident.PROTOCOL, "status", root + "-not", [], "", {}, 0))
+    assert resident._reply(sock) == b"R"
+    sock.close()
+    sock = resident._connect(root)
+    resident._send(sock, (resident.PROTOCOL + 1, "status", root, [], "", {}, 0))
+    assert resident._reply(sock) == b"R"
+    sock.close()
+
+
+def test_a_hook_starts_one_unless_the_config_says_no(repo, tmp_path):
+    root = str(repo.resolve())
+    config = repo / ".stele" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  resident: true", "  resident: false"),
+                      encoding="utf-8")
+    assert resident.wanted(root) is False and resident.start(root) is False
+    config.write_text(config.read_text(encoding="utf-8").replace("  resident: false", "  resident: true"),
+                      encoding="utf-8")
+    payload = json.dumps({"session_id": "s-1", "prompt": "anything at all about the record, at length",
+                          "hook_event_name": "UserPromptSubmit", "cwd": root})
+    done = run(repo, "hook", "prompt", "--harness", "claude", stdin=payload)
+    assert done.returncode == 0
+    os.environ["STELE_RESIDENT"] = "1"
+    deadline = time.monotonic() + 30
+    while (status := resident.request(root, "status")) is None:
+        assert time.monotonic() < deadline, "the hook did not start a server"
+        time.sleep(0.05)
+    assert resident.start(root) is False  # not again within RESPAWN_S
+    resident.request(root, "stop")
+    while resident.request(root, "status") is not None:
+        time.sleep(0.05)
+    assert status["root"] == root
+
+
+def test_status_and_stop_commands(server):
+    from tests.helpers import invoke
+
+    status = json.loads(invoke("resident", "status", "--json").out)
+    assert status["running"] is True and status["root"] == str(server.resolve())
+    assert "resident process" in invoke("resident", "status").out
+    assert invoke("resident", "stop").out.strip() == "resident process stopped"
+    deadline = time.monotonic() + 30
+    while json.loads(invoke("resident", "status", "--json").out)["running"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert invoke("resident", "stop").out.strip() == "no resident process was running"
+    assert "the next hook starts one" in invoke("resident", "status").out
+
+
+CLIENT = """
+import sys
+before = set(sys.modules)
+from stele.cli.entry import main
+code = main(sys.argv[2:])
+open(sys.argv[1], "w").write("\\n".join(sorted(set(sys.modules) - before)) + "\\n" + str(code))
+"""
+
+
+def test_a_call_the_server_answers_imports_next_to_nothing(server, tmp_path):
+    report = tmp_path / "modules"
+    usage = tmp_path / "usage"
+    done = subprocess.run([sys.executable, "-c", CLIENT, str(report), "recall", "payment webhooks deduplicated"],
+                          cwd=server, capture_output=True, text=True, env=env(STELE_RESIDENT_USAGE=str(usage)))
+    assert done.returncode == 0 and "DEC-AAA1" in done.stdout, done.stderr
+    *loaded, code = report.read_text(encoding="utf-8").splitlines()
+    assert code == "0" and calls(usage) == 1
+    heavy = {"socket", "json", "pathlib", "re", "typing", "tantivy", "sqlite3", "stele.project", "stele.index",
+             "stele.retrieve", "stele.hooks", "stele.config"}
+    assert not heavy & set(loaded), sorted(heavy & set(loaded))
