@@ -163,7 +163,7 @@ INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
 # at a word boundary (or, for the fork bomb, with `:(`). The ignore-case patterns give `re` no literal
 # to skip to, so `finditer` tries every branch at every position of every file (most of `doctor`'s
 # untrusted-input time); the lead words, lower case without flags, are found by a fast scan instead.
-_LEADS = {
+_LEADS: dict[tuple[str, int], tuple[re.Pattern[str], tuple[str, ...]]] = {
     _INJECTION: (re.compile(r"ignore|disregard|forget|override|bypass|you|new|reveal|print|repeat|leak|show|do"),
                  ()),
     _DANGEROUS: (re.compile(r"rm|curl|wget|chmod|mkfs|dd|git|send|post|upload|exfiltrat|copy"), (":(",)),

@@ -170,7 +170,7 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
     # a file not read (a link out of the repository, not UTF-8) is the schema check's; its content is
     # not the record's
-    files = [(f.rel, f.text) for f in record.working_files() if f.raw is not None]
+    files = [(f.rel, text) for f in record.working_files() if (text := f.text) is not None]
     found = []
     for (rel, text), spans in zip(files, redactor.spans_many([text for _, text in files]), strict=True):
         for start, _, kind in spans:

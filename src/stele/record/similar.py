@@ -51,7 +51,7 @@ def similar_pairs(texts: dict[str, str], threshold: float,
     sets = {k: s for k, s in sets.items() if s}
     freq = Counter(itertools.chain.from_iterable(sets.values()))
     once = frozenset(tok for tok, n in freq.items() if n == 1)
-    postings: dict[str, list[str]] = {}
+    postings: dict[Shingle, list[str]] = {}
     pairs = []
     for key in sorted(sets, key=lambda k: (len(sets[k]), k)):
         mine = sets[key]
