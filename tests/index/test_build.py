@@ -295,3 +295,126 @@ def test_a_read_with_a_deadline_answers_from_what_is_there_and_says_so(proj, mon
     monkeypatch.setattr(build, "SLICE_S", 5.0)
     with build.open_index(proj, deadline=time.monotonic() + 8) as index:
         assert index.catalog.count() == 6 and index.behind is None
+
+
+def _session_line(n: int, text: str) -> str:
+    import json
+
+    return json.dumps({"v": 1, "id": f"S-01JFZS31V0ZJ1D2PYVE21AVN{n:02d}", "ts": "2026-11-20T10:00:00Z",
+                       "session": "s", "type": "note", "text": text}) + "\n"
+
+
+@pytest.fixture
+def builder(monkeypatch):
+    """The background builder on, started in this process: the calls a hook's read made to start it
+    (a detached process would outlive the test)."""
+    from stele.index import background
+
+    monkeypatch.setenv(background.ENV, "1")
+    started: list[str] = []
+    monkeypatch.setattr(background, "start", lambda project: started.append(str(project.root)) or True)
+    return started
+
+
+def test_a_hooks_read_finds_a_new_session_line_by_full_text_and_leaves_its_vector_to_the_builder(
+        proj, fake_model, builder, monkeypatch):
+    import time
+
+    build.rebuild(proj)
+    log = proj.root / ".stele/wal/s.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(_session_line(0, "the ledger export retries the refund worker"))
+    calls = []
+    real = build.update
+    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    fake_model.encoder.calls.clear()
+    with build.open_index(proj, deadline=time.monotonic() + 8) as index:  # what a hook does
+        assert index.behind is None
+        hits = index.text.search("ledger export", 5, {})
+        assert [i for i, _ in hits] == ["S-01JFZS31V0ZJ1D2PYVE21AVN00"]
+        assert "S-01JFZS31V0ZJ1D2PYVE21AVN00" not in {i for i, _, _ in index.catalog.live_vectors(10**6)}
+    assert (calls[-1].deferred, calls[-1].embedded) == (1, 0) and fake_model.encoder.calls == []
+    assert builder == [str(proj.root)]
+    report = build.finish(proj)  # what the builder it started does
+    assert report.embedded == 1 and fake_model.encoder.calls == [1]
+    assert check_vectors(proj, fake_model) == 7
+    assert build.finish(proj).embedded == 0  # nothing left: the builder exits
+
+
+def test_hooks_commit_text_without_merging_and_the_builder_merges(proj, fake_model, builder):
+    import time
+
+    from stele.index.text import MERGE_AT, TextIndex
+
+    build.rebuild(proj)
+    log = proj.root / ".stele/wal/s.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    text = TextIndex(proj.index_dir / build.TEXT_DIR)
+    first = text.segments()
+    for n in range(MERGE_AT + 1):
+        with open(log, "a") as f:
+            f.write(_session_line(n, f"note {n} about the ledger"))
+        with build.open_index(proj, deadline=time.monotonic() + 8) as index:
+            assert len(index.text.search("ledger", 20, {})) == n + 1  # each line at the next read
+    text.index.reload()
+    assert text.segments() >= max(MERGE_AT, first + 1)  # one segment a commit: nobody merged
+    build.finish(proj)
+    text.index.reload()
+    assert text.segments() < MERGE_AT
+    with build.open_index(proj) as index:
+        assert len(index.text.search("ledger", 20, {})) == MERGE_AT + 1
+    assert check_vectors(proj, fake_model) == 6 + MERGE_AT + 1
+
+
+def test_a_refresh_looks_only_at_the_items_it_changed_for_vectors(proj, fake_model, monkeypatch):
+    from stele.index import catalog
+
+    build.rebuild(proj)
+    asked = []
+    real = catalog.Catalog.needing_vectors
+    monkeypatch.setattr(catalog.Catalog, "needing_vectors",
+                        lambda self, rows, ids=None: asked.append(ids) or real(self, rows, ids))
+    monkeypatch.setattr(catalog.Catalog, "vector_rows_used", lambda self, rows: pytest.fail("counted every row"))
+    write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
+    assert check_vectors(proj, fake_model) == 7  # one row appended, one stale: no compaction due
+    assert asked == [["NOTE-100A"]]
+
+
+def test_items_written_by_a_refresh_cut_short_before_its_vectors_get_them_next_time(proj, fake_model, monkeypatch):
+    backdate(proj.root)
+    build.rebuild(proj)
+    write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
+    write_fact(proj.root, "NOTE-900A", "note", "A new note about invoices")
+    backdate(proj.root)  # not racy: the next refresh has no reason to read them again
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt  # the process dies after the items' batch committed
+
+    real = build._update_vectors
+    monkeypatch.setattr(build, "_update_vectors", killed)
+    with pytest.raises(KeyboardInterrupt):
+        build.open_index(proj)
+    monkeypatch.setattr(build, "_update_vectors", real)
+    assert check_vectors(proj, fake_model) >= 7  # NOTE-100A and NOTE-900A have their own vectors
+
+
+def test_a_builder_started_while_another_waits_for_its_turn_leaves_the_work_to_it(proj, fake_model, builder):
+    import time
+
+    build.rebuild(proj)
+    log = proj.root / ".stele/wal/s.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(_session_line(0, "the ledger export retries the refund worker"))
+    with build.open_index(proj, deadline=time.monotonic() + 8):
+        pass
+    waiting = build._Lock(proj.index_dir, build.QUEUE_LOCK)  # a builder still waiting for build.lock
+    waiting.acquire(True, None)
+    try:
+        assert build.main([str(proj.root)]) == 0
+        cat = build.open_catalog(proj)
+        assert build._pending(cat) == {"S-01JFZS31V0ZJ1D2PYVE21AVN00"}  # left to the waiting one
+        cat.close()
+    finally:
+        waiting.release()
+    assert build.main([str(proj.root)]) == 0  # nobody waiting: this one does it
+    assert check_vectors(proj, fake_model) == 7

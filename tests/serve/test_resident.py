@@ -24,7 +24,7 @@ def env(**extra: str) -> dict:
 
 
 @pytest.fixture
-def server(repo):
+def server(repo, request):
     write_fact(repo, "DEC-AAA1", "decision", "Payment webhooks are deduplicated by their event id")
     write_fact(repo, "LSN-BBB2", "lesson", "Cache keys carry the tenant so tenants never share entries")
     git(repo, "add", "-A")
@@ -32,7 +32,8 @@ def server(repo):
     factfiles.backdate(repo)  # out of the racy window: an edit must be seen by its stamp, not by content
     root = str(repo.resolve())
     proc = subprocess.Popen([sys.executable, "-m", "stele", "resident-serve", root], cwd=root,
-                            env=env(STELE_RESIDENT_IDLE_S="120"), stdout=subprocess.DEVNULL,
+                            env=env(STELE_RESIDENT_IDLE_S="120", **getattr(request, "param", {})),
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     os.environ["STELE_RESIDENT"] = "1"  # for resident.request in this process (conftest restores it)
     deadline = time.monotonic() + 30
@@ -171,3 +172,31 @@ def test_a_call_the_server_answers_imports_next_to_nothing(server, tmp_path):
     heavy = {"socket", "json", "pathlib", "re", "typing", "tantivy", "sqlite3", "stele.project", "stele.index",
              "stele.retrieve", "stele.hooks", "stele.config"}
     assert not heavy & set(loaded), sorted(heavy & set(loaded))
+
+
+@pytest.mark.parametrize("server", [{"STELE_BACKGROUND": "1"}], indirect=True)
+def test_the_build_a_hook_leaves_is_finished_by_the_server(server, tmp_path):
+    """A hook's refresh leaves new lines' vectors to a builder (DEC-QFQT); in the server that builder is
+    a forked child, not a new interpreter."""
+    from stele.index.catalog import Catalog
+
+    usage = tmp_path / "usage"
+    payload = json.dumps({"session_id": "s-bg", "prompt": "how are payment webhooks deduplicated by event id?",
+                          "hook_event_name": "UserPromptSubmit", "cwd": str(server)})
+    done = subprocess.run([*STELE, "hook", "prompt", "--harness", "claude"], cwd=server, input=payload,
+                          capture_output=True, text=True, env=env(STELE_BACKGROUND="1",
+                                                                   STELE_RESIDENT_USAGE=str(usage)))
+    assert done.returncode == 0 and "DEC-AAA1" in done.stdout, done.stderr
+    root = str(server.resolve())
+    deadline = time.monotonic() + 60
+    while True:
+        status = resident.request(root, "status")
+        cat = Catalog(server / ".stele/index/catalog.sqlite")
+        try:
+            whole = cat.meta("vectors_done") == "1"
+        finally:
+            cat.close()
+        if whole and status and status["refreshes"] >= 1:
+            break
+        assert time.monotonic() < deadline, (status, whole)
+        time.sleep(0.1)

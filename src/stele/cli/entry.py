@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import sys
 
-RESIDENT = (["hook"], ["recall"], ["search"])  # what the resident server answers (serve/resident.py)
+# what the resident server answers (serve/resident.py): what runs once per prompt, and the claims many
+# agents race for
+RESIDENT = (["hook"], ["recall"], ["search"], ["task", "claim"], ["task", "release"])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] not in RESIDENT:
+    if args[:1] not in RESIDENT and args[:2] not in RESIDENT:
         return here(args)
     from ..serve import resident
 

@@ -10,7 +10,7 @@ then weight, then id) so the same record always gives the same text.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import say
@@ -80,24 +80,32 @@ def _pushable(nodes: Iterable[Node]) -> list[Node]:
     return [n for n in nodes if n.source == "committed" and withheld(n, on) is None]
 
 
-def always(index: Opened) -> list[Line]:
-    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole."""
-    from ..lifecycle import standing_rules, today
+def always(index: Opened) -> Iterator[Line]:
+    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole, in
+    order. SQLite orders them by `rule_order`'s parts and `is_standing_rule` picks them as they come,
+    each read (and its body) only when taken: a hook stops once its answer is full."""
+    from ..kinds import KINDS, PRIORITIES, priority_rank
+    from ..lifecycle import is_standing_rule, today
 
-    nodes = standing_rules(index.catalog.committed_where("delivery", "always"), today())
-    return [Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id)) for n in nodes]
+    on = today()
+    weights = {name: kind.weight for name, kind in KINDS.items()}
+    for n in index.catalog.ranked_committed("delivery", "always", PRIORITIES, priority_rank(None), weights):
+        if is_standing_rule(n, on):
+            yield Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id))
 
 
-def open_tasks(index: Opened, project: Project) -> list[Line]:
-    """Tasks not done or cancelled, each with who holds a live claim on it: the ones claimed by this
-    agent (`stele task list --mine`'s identity) first, then in progress, blocked, open."""
+def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line], int]:
+    """The first `limit` tasks not done or cancelled, each with who holds a live claim on it, and how
+    many there are: the ones claimed by this agent (`stele task list --mine`'s identity) first, then in
+    progress, blocked, open, then by `rule_order`. SQLite sorts them and reads only the rows shown."""
+    from ..kinds import PRIORITIES, priority_rank
     from ..tasks.claims import Identity, known_claims, utcnow
 
     held = {tid: c for tid, c in known_claims(project).items() if c.live(utcnow())}
     me = Identity.current()
-    tasks = [n for n in index.catalog.committed_where("kind", "task") if n.status in OPEN_TASK_STATUSES]
-    mine = {n.id for n in tasks if n.id in held and me.matches(held[n.id])}
-    tasks.sort(key=lambda n: (n.id not in mine, OPEN_TASK_STATUSES.index(n.status), rule_order(n)))
+    mine = {tid for tid, c in held.items() if me.matches(c)}
+    # rule_order for tasks alike: priority, then id (the kind's weight is the same for all of them)
+    tasks, total = index.catalog.ranked_tasks(OPEN_TASK_STATUSES, PRIORITIES, priority_rank(None), mine, limit)
     out = []
     for n in tasks:
         status = n.status if n.status != "open" else ""
@@ -105,7 +113,7 @@ def open_tasks(index: Opened, project: Project) -> list[Line]:
             who = "you" if n.id in mine else held[n.id].holder.agent
             status = f"{status}, claimed by {who}" if status else f"claimed by {who}"
         out.append(Line(n.id, n.kind, n.title, status))
-    return out
+    return out, total
 
 
 def anchored(index: Opened, paths: Iterable[str],

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..render.facts import TITLE, block, frame, label
+from ..neutralize import neutralize
+from ..render.facts import TITLE, Line, block, frame, label
 from . import lookup, state
 from .run import Context, Reply, run, teamsync
 
 if TYPE_CHECKING:
     from argparse import Namespace
+    from collections.abc import Iterable
 
 MAX_TASKS = 10
 RULE_CHARS = 600
@@ -37,27 +39,41 @@ def handle(ctx: Context) -> Reply:
     # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known race):
     # there the catalog is read as the last refresh left it, without the freshness scan of every file
     with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
-        rules, tasks = lookup.always(index), lookup.open_tasks(index, ctx.project)
+        rules, full = _rules(lookup.always(index), ctx.max_chars)
+        # rules that fill the answer leave no room for the tasks: their query and the claims are skipped
+        tasks, total = ([], 0) if full else lookup.open_tasks(index, ctx.project, MAX_TASKS)
     sections = []
     if rules:
-        sections.append("Standing instructions and constraints:\n"
-                        + "\n".join(block(r, RULE_CHARS) for r in rules))
+        sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
     if tasks:
-        more = (f"\n({len(tasks) - MAX_TASKS} more: `stele task list`)" if len(tasks) > MAX_TASKS else "")
-        sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks[:MAX_TASKS]) + more)
+        more = f"\n({total - len(tasks)} more: `stele task list`)" if total > len(tasks) else ""
+        sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks) + more)
     sections.append(pointer(ctx.harness))
-    return Reply(frame(TITLE, sections), tuple(r.id for r in rules))
+    return Reply(frame(TITLE, sections), tuple(rules))
+
+
+def _rules(lines: Iterable[Line], room: int) -> tuple[dict[str, str], bool]:
+    """Each rule's block, in order, until they pass `room` characters as the agent would see them
+    (neutralized): the hook's cap (`hooks.max_chars`) cuts the rest, so their bodies are not read (a
+    50,000-fact record may hold a few thousand). True when they passed it."""
+    out: dict[str, str] = {}
+    used = 0
+    for line in lines:
+        out[line.id] = text = block(line, RULE_CHARS)
+        used += len(neutralize(text)) + 1
+        if used > room:
+            return out, True
+    return out, False
 
 
 def subagent(ctx: Context) -> Reply:
     """A subagent starts with an empty context (Copilot CLI prepends this to its prompt): the same
     standing rules and pointer, leaving the session's record of what it was shown alone."""
     with lookup.open_index(ctx.project) as index:
-        rules = lookup.always(index)
+        rules, _ = _rules(lookup.always(index), ctx.max_chars)
     sections = []
     if rules:
-        sections.append("Standing instructions and constraints:\n"
-                        + "\n".join(block(r, RULE_CHARS) for r in rules))
+        sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
     sections.append(pointer(ctx.harness))
     return Reply(frame(TITLE, sections))
 

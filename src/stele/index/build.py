@@ -42,6 +42,7 @@ from .sources import Scan, Stamp, is_wal, racy, read_items, rewritten, scan
 
 LOCK = "lock"
 BUILD_LOCK = "build.lock"
+QUEUE_LOCK = "queue.lock"  # held by a background builder from its start until its turn at build.lock
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
@@ -52,6 +53,9 @@ BATCH_VECTORS = 2048
 SLICE_S = 2.0  # the most a read with a deadline spends catching up before it hands the rest over
 WAIT_S = 0.5  # how long such a read waits for another process's refresh before reading what is there
 RESERVE_S = 1.0  # of a deadline, kept for answering
+# Items that may lack a valid vector, tracked by id (meta `vectors_pending`) so that the vector phase of a
+# small refresh asks SQLite about those only; past this many it looks at every item (a bulk change).
+PENDING_MAX = 1024
 
 # on_stage(description, total) -> advance(n): how a caller shows progress (the CLI: Rich bars)
 Stages = Callable[[str, int], Callable[[int], None]]
@@ -69,6 +73,8 @@ class Report:
     vector_error: str | None = None
     seconds: float = 0.0
     done: bool = True  # False: stopped at its time limit, with the work so far committed
+    deferred: int = 0  # items searchable by full text whose vectors are left to the background builder
+    unmerged: bool = False  # text segments committed without waiting for tantivy's merges
 
 
 # -- the handle --------------------------------------------------------------------------------------
@@ -263,12 +269,15 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
                 parts[0].close()
                 return None
         until = None if deadline is None else min(deadline - RESERVE_S, time.monotonic() + SLICE_S)
-        if _update_or_rebuild(project, full, found, warn, on_stage, until).done:
-            return None
+        report = _update_or_rebuild(project, full, found, warn, on_stage, until)
     finally:
         builder.release()
     from . import background
 
+    if report.done:
+        if report.deferred or report.unmerged:  # whole for full text; the rest is the builder's
+            background.start(project)
+        return None
     started = background.start(project)
     return progress(project, "being built in the background" if started else "being built")
 
@@ -298,20 +307,49 @@ def progress(project: Project, doing: str) -> str:
     return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
 
 
-def finish(project: Project) -> Report:
+def finish(project: Project, queued: _Lock | None = None) -> Report:
     """Bring the index up to date with no time limit (the background process; `stele rebuild` without
-    wiping), waiting for any other builder first."""
+    wiping), waiting for any other builder first: what a hook's refresh left, too (the vectors of the
+    items it added, tantivy's merges). `queued` (the builder's QUEUE_LOCK) is let go once it is this
+    process's turn: from then on a builder started by the next hook waits for it."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
         builder.acquire(True, None)
+        if queued is not None:
+            queued.release()
         found = scan(project)
         parts, full = _try_open(project, found, None)
-        if parts is not None:
-            parts[0].close()
-            return Report()
-        return _update_or_rebuild(project, full, found, None, None, None)
+        if parts is None:
+            report = _update_or_rebuild(project, full, found, None, None, None)
+        else:
+            cat = parts[0]
+            try:
+                pending = _pending(cat)
+            finally:
+                cat.close()
+            report = _update_or_rebuild(project, False, found, None, None, None) if pending else Report()
+        _merge(project)
+        return report
     finally:
         builder.release()
+
+
+def _merge(project: Project) -> None:
+    """Merge the text segments hooks' refreshes committed without merging, once tantivy would."""
+    from .text import MERGE_AT, TextIndex
+
+    try:
+        text = TextIndex(project.index_dir / TEXT_DIR)
+    except Exception:  # damaged or missing: the next read rebuilds it
+        return
+    if text.segments() < MERGE_AT:
+        return
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(True, None)  # the merge deletes the merged segments' files: no reader may be opening them
+        text.merge()
+    finally:
+        lock.release()
 
 
 def _update_or_rebuild(project: Project, full: bool, found: Scan, warn: Callable[[str], None] | None,
@@ -351,7 +389,7 @@ def _wipe(folder: Path) -> None:
     from .code import DIR as CODE_DIR
 
     for child in folder.iterdir():
-        if child.name in (LOCK, BUILD_LOCK, CODE_DIR):
+        if child.name in (LOCK, BUILD_LOCK, QUEUE_LOCK, CODE_DIR):
             continue
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
@@ -422,8 +460,14 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
     """Bring the index up to date with `found`, the caller's fresh `scan()` (the caller holds the build
     lock); `full` starts from nothing. Stops after the batch that passes `until` (time.monotonic()),
     with `done` False and everything so far committed."""
+    from . import background
+    from .text import MERGE_AT
+
     t0, now = time.monotonic(), time.time_ns()  # a file modified after `now` is racy
     report = Report(full=full)
+    # a hook's refresh does not wait for tantivy's merges (~150 ms when one rewrites a 10,000-document
+    # segment): the background builder it starts does them (`finish`)
+    merge = until is None or not background.enabled()
     if full:
         _create(project)
     cat, text = _open_parts(project)
@@ -475,24 +519,28 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
             with commit as c:
                 # a re-read item keeps its vector row; `_update_vectors` re-embeds those whose text changed
                 kept = c.vector_rows(list(fresh))
+                dropped = c.vector_rows([i for i in gone if i not in fresh])
                 c.delete(gone + list(fresh))
                 c.add(list(fresh.values()))
                 c.restore_vector_rows(kept)
+                changed_text = [i for i, item in fresh.items() if kept.get(i, (0, ""))[1] != item.content_hash]
+                _track_vectors(c, changed_text, {row for row, _ in dropped.values()}
+                               | {kept[i][0] for i in changed_text if i in kept})
                 if gone or fresh:  # a log that grew by bookkeeping only costs no text-index commit
                     writer = text.writer()
                     for item_id in dict.fromkeys(gone + list(fresh)):
                         writer.delete(item_id)
                     for item in fresh.values():
                         writer.add(item)
-                    writer.commit()
+                    writer.commit(merge=merge)
+                    report.unmerged = report.unmerged or (not merge and text.segments() >= MERGE_AT)
                 c.set_files({p: (stats[p], offsets.get(p, 0)) for p in batch if p in stats},
                             [p for p in batch if p not in stats])
                 c.set_meta(settled="0")
             if until is not None and time.monotonic() > until:
                 report.done = False
                 return report
-        vec = _update_vectors(project, commit, on_stage, until, warn, items_changed=bool(full or claimed or removed))
-        report.embedded, report.reused, report.vector_error, report.done = vec
+        _update_vectors(project, commit, report, on_stage, until, warn)
         if report.done:
             with commit as c:
                 c.set_manifest(found.blob)
@@ -506,16 +554,22 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
     return report
 
 
-def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | None, until: float | None,
-                    warn: Callable[[str], None] | None = None, items_changed: bool = True
-                    ) -> tuple[int, int, str | None, bool]:
-    """Give every item the vector of its text under the model in use: (embedded, taken from
-    teammates' packs, why there are no vectors, done).
+def _update_vectors(project: Project, commit: _Committer, report: Report, on_stage: Stages | None,
+                    until: float | None, warn: Callable[[str], None] | None = None) -> None:
+    """Give every item the vector of its text under the model in use; sets `report`'s embedded,
+    reused (from teammates' packs), vector_error (why there are no vectors), deferred and done.
 
     A text the model's store already holds (unchanged, or embedded before a switch to another model
     and back) is found by its hash; then rows a pulled pack has for the same model and text
     (`index.packs`); the rest are embedded BATCH_VECTORS at a time, each batch appended to the store
-    and committed. Once more than GARBAGE of the store's rows belong to no item, it is compacted."""
+    and committed. Once more than GARBAGE of the store's rows belong to no item, it is compacted.
+
+    Which items to look at comes from `_pending` (the ids the refreshes since the last complete phase
+    changed), not from a scan of every item, and whether to compact from an upper bound on the rows
+    that belong to no item, counted exactly only when the bound says it might be time: at 100,000
+    session entries each of those queries is a scan of every row (~0.5 s). Under a deadline with the
+    background builder on, the few texts left are not embedded here (the lean encoder alone costs a
+    hook ~60 ms to load): they stay pending, searchable by full text, for the builder (`finish`)."""
     from . import vectors
     from .encoder import EncoderUnavailable
 
@@ -525,7 +579,8 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
     except EncoderUnavailable as e:
         with commit as c:
             c.set_meta(model_id="", model_tried="", rows="0")
-        return 0, 0, str(e), True
+        report.vector_error = str(e)
+        return
     store = vectors.Store(project.index_dir, ref.model_id)
     same = cat.meta("model_id") == ref.model_id and cat.meta("model_tried") == ref.model_id
     rows = int(cat.meta("rows") or 0) if same else 0
@@ -536,35 +591,50 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
         with commit as c:
             c.clear_vector_rows()
             c.set_meta(model_id=ref.model_id, model_tried=ref.model_id, rows=str(store.count),
-                       dim=str(store.dim))
+                       dim=str(store.dim), vectors_done="0", vectors_garbage="")
         rows = store.count
-    elif not items_changed and cat.meta("vectors_done") == "1":
-        return 0, 0, None, True  # no item came or went (a log grew by bookkeeping): nothing to look at
-    need = cat.needing_vectors(rows)
-    used = cat.vector_rows_used(rows)
-    compact = rows - used > GARBAGE * (used + len(need))
-    if not need and not compact:
+    pending = _pending(cat)
+    garbage = _garbage(cat)
+    if pending == set() and garbage is not None and not _over(garbage, rows, 0):
+        return  # no item's text came or changed, and no compaction due: nothing to look at
+    need = cat.needing_vectors(rows, None if pending is None else sorted(pending))
+    if garbage is None or _over(garbage, rows, len(need)):
+        garbage = rows - cat.vector_rows_used(rows)  # counted in SQLite: the rows are read only to compact
+    if not need and not _over(garbage, rows, 0):
         with commit as c:
-            c.set_meta(vectors_done="1")
-        return 0, 0, None, True  # decided from the catalog alone: a refresh that embeds nothing loads nothing
+            c.set_meta(vectors_done="1", vectors_pending="[]", vectors_garbage=str(garbage))
+        return  # decided from the catalog alone: a refresh that embeds nothing loads nothing
+    if until is not None and 0 < len(need) <= vectors.LEAN_MAX:
+        from . import background
+
+        if background.enabled():  # full text already finds them: the builder looks them up and embeds
+            with commit as c:
+                _set_pending(c, [i for i, _ in need])
+                c.set_meta(vectors_garbage=str(garbage))
+            report.deferred = len(need)
+            return
     known = store.hash_rows([bytes.fromhex(h) for _, h in need]) if need else {}
     found = {i: (known[bytes.fromhex(h)], h) for i, h in need if bytes.fromhex(h) in known}
+    missing = [(i, h) for i, h in need if i not in found]
     with commit as c:
         c.restore_vector_rows(found)
-        c.set_meta(vectors_done="0")  # until the last batch is in: a cut-short phase is resumed
-    missing = [(i, h) for i, h in need if i not in found]
-    reused = _from_packs(project, commit, store, ref.model_id, missing)
-    missing = [(i, h) for i, h in missing if i not in reused]
+        _set_pending(c, [i for i, _ in missing])  # what a phase cut short from here leaves to the next
+        c.set_meta(vectors_garbage=str(garbage))
     if until is not None and len(missing) > vectors.LEAN_MAX:
         from . import background
 
         if background.enabled():  # loading model2vec alone takes a hook's slice: leave bulk work to it
-            return 0, len(reused), None, False
-    embedded, enc = 0, None
+            report.done = False
+            return
+    reused = _from_packs(project, commit, store, ref.model_id, missing)
+    report.reused = len(reused)
+    missing = [(i, h) for i, h in missing if i not in reused]
     advance = _stage(on_stage, "embedding", len(missing))
+    enc = None
     for batch in _chunks(missing, BATCH_VECTORS):
         if until is not None and time.monotonic() > until:
-            return embedded, len(reused), None, False
+            report.done = False
+            return
         try:
             bulk = len(missing) > vectors.LEAN_MAX
             enc = enc or vectors.load_encoder(ref, bulk=bulk)
@@ -574,11 +644,13 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
         except EncoderUnavailable as e:
             with commit as c:
                 c.set_meta(model_id="", rows="0")
-            return embedded, len(reused), str(e), True
+            report.vector_error = str(e)
+            return
         _append(commit, store, batch, matrix)
-        embedded += len(batch)
-    used = cat.vector_rows_used(store.count)  # counted in SQLite: the rows are read only to compact
-    if store.count - used > GARBAGE * used:
+        report.embedded += len(batch)
+    if _over(garbage, store.count, 0):  # appended rows all belong to an item: the bound still holds
+        garbage = store.count - cat.vector_rows_used(store.count)
+    if _over(garbage, store.count, 0):
         live = cat.live_vectors(store.count)
         keep = list(dict.fromkeys(row for _, row, _ in live))
         moved = {row: n for n, row in enumerate(keep)}
@@ -586,11 +658,51 @@ def _update_vectors(project: Project, commit: _Committer, on_stage: Stages | Non
             store.compact(keep)
             c.restore_vector_rows({i: (moved[row], h) for i, row, h in live})
             c.set_meta(rows=str(len(keep)))
+        garbage = 0
     with commit as c:
-        c.set_meta(vectors_done="1")
+        c.set_meta(vectors_done="1", vectors_pending="[]", vectors_garbage=str(garbage))
     store.touch()
     vectors.prune(project.index_dir, ref.model_id)
-    return embedded, len(reused), None, True
+
+
+def _over(garbage: int, rows: int, coming: int) -> bool:
+    """Whether `garbage` of `rows` rows belonging to no item (with `coming` more to be added) is past
+    GARBAGE, the share at which the store is compacted."""
+    return garbage > GARBAGE * (rows - garbage + coming)
+
+
+def _pending(cat: catalog_mod.Catalog) -> set[str] | None:
+    """The items that may lack a valid vector (every other item has one); None: any item may (a bulk
+    change, another model, or a catalog from before the ids were tracked)."""
+    raw = cat.meta("vectors_pending")
+    if cat.meta("vectors_done") != "1" or raw is None:
+        return None
+    return set(json.loads(raw or "[]"))
+
+
+def _set_pending(c: catalog_mod.Catalog, ids: list[str]) -> None:
+    if len(ids) > PENDING_MAX:
+        c.set_meta(vectors_done="0", vectors_pending="")
+    else:
+        c.set_meta(vectors_done="1", vectors_pending=json.dumps(sorted(ids)))
+
+
+def _garbage(cat: catalog_mod.Catalog) -> int | None:
+    """At least how many vector rows belong to no item (None: not known)."""
+    raw = cat.meta("vectors_garbage")
+    return int(raw) if raw else None
+
+
+def _track_vectors(c: catalog_mod.Catalog, ids: list[str], released: set[int]) -> None:
+    """In a batch's transaction: `ids` were written with a text their vector row (if any) does not
+    hold, and `released` rows may now belong to no item. The vector phase then looks at those items
+    only, and counts the rows exactly only when the bound says a compaction may be due."""
+    garbage = _garbage(c)
+    if released and garbage is not None:
+        c.set_meta(vectors_garbage=str(garbage + len(released)))
+    pending = _pending(c)
+    if ids and pending is not None:
+        _set_pending(c, sorted(pending | set(ids)))
 
 
 def _append(commit: _Committer, store: Any, batch: list[tuple[str, str]], matrix: Any) -> None:
@@ -633,9 +745,21 @@ def _from_packs(project: Project, commit: _Committer, store: Any, model_id: str,
 
 
 def main(argv: list[str]) -> int:
-    """`python -m stele.index.build ROOT`: the background builder (`background.py`)."""
+    """`python -m stele.index.build ROOT`: the background builder (`background.py`). Each hook whose
+    refresh left work starts one; a builder that finds another still waiting for its turn exits at
+    once: that one reads the catalog only when its turn comes, so it does this one's work too."""
     try:
-        finish(Project(Path(argv[0])))
+        project = Project(Path(argv[0]))
+        queued = _Lock(project.index_dir, QUEUE_LOCK)
+        try:
+            queued.acquire(True, time.monotonic())  # one try
+        except IndexUnavailable:
+            queued.release()
+            return 0
+        try:
+            finish(project, queued)
+        finally:
+            queued.release()
     except Exception:  # nobody is listening: the next read reports what is wrong
         return 1
     return 0

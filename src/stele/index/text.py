@@ -5,6 +5,11 @@ Shaped by what tantivy 0.27 does and does not do (DESIGN.md section 9):
 - The query parser rejects raw user text (`TS2769: No overload`), so user text never reaches it: the
   query is analyzed with the same analyzer as the documents and built from term queries.
 - One writer per index: `Writer` is only used under the index lock held by `build.py`.
+- No merge policy can be set, and merges run in threads after a commit: a writer dropped without
+  `wait_merging_threads()` abandons them (tantivy's segment updater is killed; nothing half-merged is
+  published). So a hook commits without waiting (`commit(merge=False)`: a merge that rewrites the
+  10,000-document segment costs ~150 ms) and the background builder calls `merge()`, an empty commit
+  that lets the LogMergePolicy merge what the hooks left, once there are MERGE_AT segments.
 
 The code-aware analysis: tokens are `\\w+` runs (so `processed_events_pkey`, `TS2769` and `psycopg2`
 stay whole and match exactly), lowercased and English-stemmed; compound identifiers are also indexed
@@ -37,6 +42,7 @@ _MARKS = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 WORD_MAX = 256
+MERGE_AT = 8  # tantivy's LogMergePolicy merges a level of segments once it holds 8 (min_num_segments)
 RARITY_MIN_ITEMS = 100  # `rarity` treats a smaller record as this large (the rest holding none of the words)
 
 
@@ -202,6 +208,13 @@ class TextIndex:
     def writer(self) -> Writer:
         return Writer(self)
 
+    def segments(self) -> int:
+        return int(self.index.searcher().num_segments)
+
+    def merge(self) -> None:
+        """Let tantivy merge the segments commits left unmerged (`Writer.commit(merge=False)`)."""
+        self.writer().commit()
+
 
 class Writer:
     """Batched changes, applied by `commit()`; the caller holds the index lock."""
@@ -222,7 +235,11 @@ class Writer:
             # people name facts by kind ("the checkout objective"): the kind is searchable with the tags
             tags=" ".join([item.kind, *item.tags]), anchors=expand(" ".join(item.anchors))))
 
-    def commit(self) -> None:
+    def commit(self, merge: bool = True) -> None:
+        """Publish the changes; with `merge`, wait for the merges the commit starts (else they are
+        abandoned when the writer goes, and the segments stay until someone merges)."""
         self.w.commit()
-        self.w.wait_merging_threads()
+        if merge:
+            self.w.wait_merging_threads()
+        del self.w  # done either way: dropping it releases tantivy's writer lock
         self.text.index.reload()

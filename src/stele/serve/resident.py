@@ -41,7 +41,10 @@ PROTOCOL = 1
 RUN_DIR = "run"  # under .stele: the server's lock and log
 LOCK, LOG, SPAWNED = "resident.lock", "resident.log", "resident.spawned"
 RESPAWN_S = 60.0  # a server that did not come up is not started again sooner than this
-REFRESH_WAIT_S = 3.0  # the most a call waits for the index refresh under way before it runs anyway
+# The most a call waits for the refresh under way before it runs anyway (and, like any read that finds
+# another process refreshing, waits build.WAIT_S more or answers from what is indexed): a refresh after a
+# call or an edit takes ~50-100 ms of CPU; a whole build is the detached builder's, which no call waits for.
+REFRESH_WAIT_S = 1.0
 MAX_HEADER = 1 << 20
 SERVE_COMMAND = "resident-serve"  # `python -m stele resident-serve ROOT`: the server's process (cli/entry.py)
 
@@ -215,7 +218,8 @@ def wanted(root: str) -> bool:
 PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
            "stele.retrieve.recall", "stele.retrieve.search", "stele.render.agent", "stele.index.build",
-           "stele.session.sessions", "stele.session.wal", "tantivy", "sqlite3", "json")
+           "stele.session.sessions", "stele.session.wal", "stele.snapshot.claim", "stele.tasks.claims",
+           "tantivy", "sqlite3", "json")
 
 
 def _preload() -> None:
@@ -275,6 +279,10 @@ class Server:
         self.refresher: tuple[int, int] | None = None  # (pidfd, pid) of the child refreshing the index
         self.refreshed: object = None  # the scan the last refresh started from
         self.pending: list[tuple[float, tuple]] = []  # calls accepted while a refresh runs
+        # a call's child writes a byte here for the build it left to a background builder (DEC-QFQT)
+        self.wanted, self.want = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        self.want_refresh = False
+        self.refreshes = 0
         self.live: LiveScan | None = None
         self._config_stamp = self._stamp(self.project.config_path)
         _preload()
@@ -309,12 +317,19 @@ class Server:
         except OSError:
             pass
 
+    def why_gone(self) -> str | None:
+        if not (os.path.isdir(os.path.join(self.root, ".stele"))
+                and os.path.exists(os.path.join(self.root, ".git"))):
+            return "the repository or its .stele folder went away"
+        return None
+
     def why_stop(self) -> str | None:
         """Why this server should stop answering now, or None."""
         import time
 
-        if not os.path.isdir(os.path.join(self.root, ".stele")):
-            return "the repository or its .stele folder went away"
+        gone = self.why_gone()
+        if gone is not None:
+            return gone
         if any((self._stamp(path) or (None,))[0] != mtime for path, mtime in self.code):
             return "Stele's files changed"
         if time.monotonic() - self.last > self.idle and not self.children:
@@ -345,6 +360,7 @@ class Server:
         while True:
             wait: list[Any] = [self.sock, *self.children, *([self.refresher[0]] if self.refresher else [])]
             conns = {c.fileno(): pidfd for pidfd, (_, c) in self.children.items()}
+            wait.append(self.wanted)
             if self.live is not None:
                 wait.append(self.live.fd)
             timeout = 30.0
@@ -354,6 +370,13 @@ class Server:
             for fd in ready:
                 if fd is self.sock:
                     self._accept()
+                elif fd == self.wanted:
+                    try:
+                        os.read(self.wanted, 4096)
+                    except BlockingIOError:
+                        pass
+                    self.want_refresh = True
+                    self._refresh()
                 elif self.live is not None and fd == self.live.fd:
                     self._current()
                     self._refresh()  # an edit between calls is indexed before the next one asks
@@ -484,10 +507,12 @@ class Server:
         time; the next starts when it ends, if the sources changed meanwhile."""
         if self.refresher is not None or self.live is None or self.children or self.pending:
             return
+        if self.why_gone() is not None:
+            return  # a refresh would write .stele/index back into a repository being deleted
         found = self._current()
-        if found is None or found is self.refreshed:
+        if found is None or (found is self.refreshed and not self.want_refresh):
             return
-        self.refreshed = found
+        self.refreshed, self.want_refresh = found, False
         pid = os.fork()
         if pid == 0:
             code = 0
@@ -502,11 +527,12 @@ class Server:
             finally:
                 os._exit(code)
         self.refresher = (os.pidfd_open(pid), pid)
+        self.refreshes += 1
 
     def _close_inherited(self, keep: tuple[int, ...] = ()) -> None:
         """In a child: close the server's socket, the watch, and every other call's connection and
         descriptors (a caller's stdout held open here would keep its harness waiting)."""
-        fds = [self.sock.fileno(), *self.children, *(c.fileno() for _, c in self.children.values())]
+        fds = [self.sock.fileno(), self.wanted, *self.children, *(c.fileno() for _, c in self.children.values())]
         for _, (conn, call_fds, *_rest) in self.pending:
             fds += [conn.fileno(), *call_fds]
         if self.refresher is not None:
@@ -536,7 +562,7 @@ class Server:
 
     def status(self) -> dict:
         live = self.live
-        return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls,
+        return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls, "refreshes": self.refreshes,
                 "watching": None if live is None else len(live.folders),
                 "walks": None if live is None else live.walks}
 
@@ -558,9 +584,10 @@ class Server:
             sys.argv = ["stele", *argv]
             self._stdio()
             if found is not None and self.live is not None:
-                from ..index import sources
+                from ..index import background, sources
 
                 sources.RESIDENT = (self.project.root, self.live.roots, found)
+                background.HANDOFF = self._hand_off
             try:
                 code = self.run(argv)
             except SystemExit as e:
@@ -578,6 +605,16 @@ class Server:
                 except Exception:
                     pass
             os._exit(code if isinstance(code, int) else 1)
+
+    def _hand_off(self) -> bool:
+        """In a call's child: the server finishes the build after this call (`_refresh`)."""
+        try:
+            os.write(self.want, b"1")
+        except BlockingIOError:
+            pass  # the pipe is full: a refresh is wanted already
+        except OSError:
+            return False
+        return True
 
     def _stdio(self) -> None:
         """stdin, stdout and stderr over the caller's descriptors, buffered as the caller's own process

@@ -1,0 +1,34 @@
+"""The session-start hook on a record whose standing rules fill its answer."""
+import json
+
+from stele import textcut
+from stele.hooks import lookup, session_start
+from stele.hooks.run import CUT_MARK
+from stele.index.catalog import Catalog
+from stele.neutralize import neutralize
+from stele.project import Project
+from stele.render.facts import TITLE, block, frame
+from tests.helpers import hook, write_fact
+
+
+def test_rules_past_the_cap_are_not_read_and_the_answer_is_what_the_cap_leaves(record, monkeypatch):
+    for n in range(60):
+        write_fact(record, f"INS-1{n:03d}", "instruction", f"Rule number {n}", f"word{n} " * 120)
+    (record / ".stele/config.yaml").write_text("hooks:\n  max_chars: 3000\n")
+    project = Project(record)
+    with lookup.open_index(project) as index:
+        every = list(lookup.always(index))
+        tasks, _ = lookup.open_tasks(index, project, session_start.MAX_TASKS)
+    assert len(every) > 60 and tasks
+    # what the hook said before it stopped reading: every rule, the tasks and the pointer, then the cap
+    whole = frame(TITLE, ["Standing instructions and constraints:\n"
+                          + "\n".join(block(r, session_start.RULE_CHARS) for r in every),
+                          "Open tasks:\n...", session_start.pointer("claude")])
+    read = []
+    real = Catalog.body
+    monkeypatch.setattr(Catalog, "body", lambda self, i: read.append(i) or real(self, i))
+    out = hook("session-start", {"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(record),
+                                 "hook_event_name": "SessionStart", "source": "startup"})
+    text = json.loads(out.out)["hookSpecificOutput"]["additionalContext"]
+    assert text == textcut.lines(neutralize(whole), 3000, CUT_MARK)
+    assert 0 < len(read) < 10  # a rule's block is up to ~600 characters: a few fill 3,000
