@@ -87,3 +87,51 @@ def test_a_bad_configured_pattern_is_refused_when_the_config_loads(tmp_path):
     cfg.write_text("redaction:\n  patterns: ['(unclosed']\n")
     with pytest.raises(SteleError, match=r"config.yaml: `redaction.patterns\[0\]` '\(unclosed': is not a valid"):
         load(cfg)
+
+
+def test_a_batch_sets_aside_only_rules_that_cannot_match_any_of_its_texts():
+    """`spans_many` narrows the rules to the literals its batch holds: over the whole corpus, in batches
+    of every size and mix (each batch narrows differently), every text's spans are `spans` of it
+    alone, with and without configured patterns."""
+    import random
+
+    from stele import redact as mod
+
+    assert not any(c.isspace() for shape in mod.SHAPES for k in shape.keywords for c in k)  # the premise
+    assert not any(c.isspace() for w in mod._HINT_WORDS for c in w)
+    rnd = random.Random(15)
+    prose = ["Retry the payment session after the token refresh.", "Keys rotate monthly; see the vault.",
+             "The API_KEY name is documented, its value is not.", "password reset emails go out at 9"]
+    texts = [s.text for s in SHAPES] + LOOK_ALIKES + prose
+    texts += ["\n".join(rnd.sample(texts, rnd.randint(2, 6))) for _ in range(200)]
+    texts += [t.upper() for t in texts[:40]] + ["", " ", "\u212a\u017f"]
+    for redactor in (Redactor(), Redactor([r"ticket-\d{4}"])):
+        one_by_one = [redactor.spans(t) for t in texts]
+        assert redactor.spans_many(texts) == one_by_one
+        for size in (1, 2, 7, 50):
+            start = rnd.randrange(len(texts))
+            batch = texts[start:start + size]
+            assert redactor.spans_many(batch) == one_by_one[start:start + size]
+        assert [r.text for r in redactor.redact_many(texts)] == [redactor.redact(t).text for t in texts]
+    assert sum(1 for found in one_by_one if found) >= len(SHAPES)
+
+
+def test_the_hint_prefilter_drops_no_assignment(monkeypatch):
+    """`assignments` skips a hint word that no operator follows (after the rest of the name, a quote,
+    blanks); over names of every shape, every operator and quoting, the spans are those found with the
+    prefilter off."""
+    import itertools
+
+    from stele import redact as mod
+
+    names = ["DB_PASSWORD", "db-password", "app.secret.token", "$api_token", "@auth_token", "githubToken",
+             "x_pass", "stripe_live_key", "my.pw", "session-cookie", "jwt", "stripe-live", "twilio.main"]
+    ops = [":=", "=>", "?=", "||=", "<-", "=", ":", " = ", " : ", ": str = ", "\n: str = ", "\t=\t", " == "]
+    quotes = [("", ""), ('"', '"'), ("'", "'"), ("`", "`"), ("[", "]"), ("['", "']")]
+    values = ['"s3cr3tValue99xq"', "hunter2x", "'abc123XYZ789qwe456'", "${TOKEN}", "ab12cd34ef56gh78ij90"]
+    texts = [f"{lq}{name}{rq}{op}{value} and more" for name, op, (lq, rq), value
+             in itertools.product(names, ops, quotes, values)]
+    fast = [mod.assignments(t) for t in texts]
+    monkeypatch.setattr(mod, "_VIABLE", __import__("re").compile(""))
+    assert [mod.assignments(t) for t in texts] == fast
+    assert sum(1 for found in fast if found) > 500

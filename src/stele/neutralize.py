@@ -17,6 +17,7 @@ selectors. ASCII text is checked with one regex and returned as is when clean.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -158,6 +159,58 @@ _DANGEROUS = ((
     r"|\bexfiltrat"),
     re.IGNORECASE)
 INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
+# Where a match can start. Every branch of _INJECTION and _DANGEROUS begins with one of its lead words
+# at a word boundary (or, for the fork bomb, with `:(`). The ignore-case patterns give `re` no literal
+# to skip to, so `finditer` tries every branch at every position of every file (most of `doctor`'s
+# untrusted-input time); the lead words, lower case without flags, are found by a fast scan instead.
+_LEADS: dict[tuple[str, int], tuple[re.Pattern[str], tuple[str, ...]]] = {
+    _INJECTION: (re.compile(r"ignore|disregard|forget|override|bypass|you|new|reveal|print|repeat|leak|show|do"),
+                 ()),
+    _DANGEROUS: (re.compile(r"rm|curl|wget|chmod|mkfs|dd|git|send|post|upload|exfiltrat|copy"), (":(",)),
+}
+
+
+def _plain_ascii(text: str) -> bool:
+    """ASCII without a control character but tab and newline: nothing for the escape, hidden-character
+    and control scans to find (each needs ESC, a C0/C1 control, a lone CR or a non-ASCII character)."""
+    return text.isascii() and not _ASCII_UNSAFE.search(text)
+
+
+def _starts(text: str, leads: re.Pattern[str], literals: tuple[str, ...]) -> list[int] | None:
+    """Every offset where a lead word starts a word or a literal occurs, in order: the only places a
+    match can start. None for a text that is not ASCII (ignore-case is then more than ASCII case:
+    the long s U+017F matches `s`), which is scanned in full. A lead found inside another is no loss: a lead is
+    letters, so no position inside one starts a word."""
+    if not text.isascii():
+        return None
+    lower = text.lower()
+    found = [m.start() for m in leads.finditer(lower)
+             if not m.start() or not (lower[m.start() - 1].isalnum() or lower[m.start() - 1] == "_")]
+    for literal in literals:
+        at = lower.find(literal)
+        while at >= 0:
+            found.append(at)
+            at = lower.find(literal, at + 1)
+    return sorted(found)
+
+
+def _matches(pattern: tuple[str, int], text: str) -> Iterator[re.Match[str]]:
+    """`finditer` of a pattern with lead words (`_LEADS`), tried only where a match can start: the same
+    matches, since `finditer` takes the leftmost match from where the last one ended and `match` at an
+    offset sees the text before it (`\\b`) as a search does. The patterns never match empty text."""
+    rx = _rx(*pattern)
+    starts = _starts(text, *_LEADS[pattern])
+    if starts is None:
+        yield from rx.finditer(text)
+        return
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        m = rx.match(text, at)
+        if m is not None:
+            end = m.end()
+            yield m
 
 
 def _describe_hidden(run: str) -> str:
@@ -177,30 +230,30 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
     the fact's kind: instructions and constraints may tell an agent to run commands."""
     found: list[Suspect] = []
     escapes = []
-    for m in _rx(*_ESCAPE).finditer(text):
+    plain = _plain_ascii(text)
+    for m in () if plain else _rx(*_ESCAPE).finditer(text):
         escapes.append(m.span())
         lead = m.group()[1:2] if m.group().startswith("\x1b") else ""
         what = _ESCAPE_KINDS.get(lead, "an escape sequence" if lead or m.group() != "\x1b"
                                  else "an ESC character")
         found.append(Suspect("escape-sequence", m.start(),
                              f"{what}: terminals act on it instead of showing it"))
-    for m in _rx(_UNSAFE_CLASS).finditer(text):
+    for m in () if plain else _rx(_UNSAFE_CLASS).finditer(text):
         run = "".join(c for c in m.group() if not ("\x00" <= c <= "\x9f"))
         if not run or _allowed_joiner(text, *m.span()):
             continue
         found.append(Suspect("hidden-character", m.start(),
                              f"{_describe_hidden(run)}: a reviewer cannot see it, an agent reads it"))
-    for m in _rx(*_CONTROL).finditer(text):
+    for m in () if plain else _rx(*_CONTROL).finditer(text):
         if any(s <= m.start() < e for s, e in escapes):
             continue  # the BEL that ends an OSC is part of it
         found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
-    for rx, label in ((_INJECTION, "text addressed to the agent"),
-                      (_ROLE_OR_TOOL, "chat-role or tool-call syntax")):
-        for m in _rx(*rx).finditer(text):
-            found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
-                                 "memory is reference data, not instructions"))
+    for m, label in [*((m, "text addressed to the agent") for m in _matches(_INJECTION, text)),
+                     *((m, "chat-role or tool-call syntax") for m in _rx(*_ROLE_OR_TOOL).finditer(text))]:
+        found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
+                             "memory is reference data, not instructions"))
     if kind not in INSTRUCTION_KINDS:
-        for m in _rx(*_DANGEROUS).finditer(text):
+        for m in _matches(_DANGEROUS, text):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
                                  f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))
     pos = 0

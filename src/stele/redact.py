@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 from .plain import dataclass, field
@@ -92,11 +92,21 @@ class Redactor:
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, kind) of each secret, merged where rules overlap, in text order."""
+        return self._spans(text, _ALL)
+
+    def spans_many(self, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
+        """`spans` of each text of a batch (`doctor`'s 10,000 fact files): a rule whose keywords occur
+        in none of the texts is set aside once for the batch instead of being ruled out text by text
+        (on a record, 15 of 174 keywords occur at all). The result is `spans` of each text, exactly."""
+        rules = _Rules.for_texts(texts)
+        return [self._spans(text, rules) for text in texts]
+
+    def _spans(self, text: str, rules: _Rules) -> list[tuple[int, int, str]]:
         if not text:
             return []
         lower = text.lower()
         found: list[tuple[int, int, int, str]] = []  # start, end, priority, kind
-        for rank in sorted({r for k in _KEYWORDS if k in lower for r in _BY_KEYWORD[k]}):
+        for rank in sorted({r for k in rules.keywords if k in lower for r in _BY_KEYWORD[k]}):
             shape = SHAPES[rank]
             rx = _compiled(shape.pattern)
             left = _compiled(f"[{shape.left}]") if shape.left else None
@@ -107,7 +117,7 @@ class Redactor:
                 start, end = m.span(group)
                 if start < end and (not shape.check or CHECKS[shape.check](m.group(group))):
                     found.append((start, end, rank, shape.kind))
-        for start, end, kind in assignments(text, lower):
+        for start, end, kind in assignments(text, lower, rules.hints):
             found.append((start, end, len(SHAPES), kind))
         for rx in self.extra:
             for m in rx.finditer(text):
@@ -134,8 +144,15 @@ class Redactor:
         return [(kind, start) for start, _, kind in self.spans(text)]
 
     def redact(self, text: str) -> Redaction:
+        return self._redaction(text, self.spans(text))
+
+    def redact_many(self, texts: Sequence[str]) -> list[Redaction]:
+        """`redact` of each text of a batch, with `spans_many`'s saving."""
+        return [self._redaction(text, spans) for text, spans in zip(texts, self.spans_many(texts), strict=True)]
+
+    @staticmethod
+    def _redaction(text: str, spans: list[tuple[int, int, str]]) -> Redaction:
         result = Redaction(text)
-        spans = self.spans(text)
         if not spans:
             return result
         out, pos = [], 0
@@ -167,13 +184,44 @@ def redact(text: str, extra_patterns: Iterable[str] = ()) -> Redaction:
 
 _HINT_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "cookie", "session", "jwt",
                "bearer", *sorted({v for v in VENDORS if len(v) > 3}, key=len, reverse=True))
-_ASSIGN_HINT = r"pw\b|" + "|".join(w for w in _HINT_WORDS if w != "pw")
+
+
+def _hint_pattern(hints: tuple[str, ...]) -> str:
+    """The alternation that finds hint words, in `_HINT_WORDS`' order (the leftmost alternative wins,
+    so the order is part of the rule): `pw` only as a word end (`pwd` is its own hint)."""
+    return "|".join([r"pw\b"] * ("pw" in hints) + [w for w in hints if w != "pw"])
+
+
+class _Rules:
+    """The literals a scan tests: every shape keyword and hint word (`_ALL`), or, for a known batch of
+    texts, those that occur in at least one of them. A keyword holds no whitespace, so it occurs in
+    a text only inside one of the text's words: the batch's distinct lower-case words (a few
+    thousand for a whole record) are all there is to search."""
+
+    def __init__(self, keywords: tuple[str, ...], hints: tuple[str, ...]) -> None:
+        self.keywords, self.hints = keywords, hints
+
+    @classmethod
+    def for_texts(cls, texts: Iterable[str]) -> _Rules:
+        words: set[str] = set()
+        for text in texts:
+            words.update(text.lower().split())
+        vocabulary = "\n".join(words)
+        return cls(tuple(k for k in _KEYWORDS if k in vocabulary), tuple(w for w in _HINT_WORDS if w in vocabulary))
+
+
+_ALL = _Rules(_KEYWORDS, _HINT_WORDS)
+
 _ASSIGN = (
     r"(?P<name>[A-Za-z_$@][\w.$@-]{0,80}?)(?P<nq>[\"'`\]]?)"
     r"(?:\s*:\s*[A-Za-z_][\w\[\]., |]{0,40}?(?=\s*=[^=>]))?"          # a type annotation: `key: str = ...`
     r"(?P<sp>[ \t]*)(?P<op>:=|=>|\?=|\|\|=|<-|=(?!=)|:(?![:/\\]))[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q)).){1,400}?)(?P=q)|(?P<bare>[^\s\"'`,;]{1,400}))")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# What must follow a hint for `_ASSIGN` to match with the hint inside its name: the rest of the name,
+# an optional closing quote, then (after blanks or a type annotation's `:`) an operator's first
+# character. Most hint words in prose ("rotate the key monthly") fail here, before the full pattern.
+_VIABLE = re.compile(r"[\w.$@-]*[\"'`\]]?\s*[:=?|<]")
 _TRAILING = ".,;)}]>"
 
 
@@ -206,17 +254,23 @@ _NOT_SECRET_SUFFIXES = frozenset({
 })
 
 
-def assignments(text: str, lower: str | None = None) -> list[tuple[int, int, str]]:
+def assignments(text: str, lower: str | None = None, hints: tuple[str, ...] = _HINT_WORDS
+                ) -> list[tuple[int, int, str]]:
     """Spans of secret values assigned to secret-bearing names. The scan starts from each hint word
     (`pass`, `token`, a vendor) and backs up to the start of its name: trying the assignment pattern
-    at every position of a long text costs twenty times more."""
+    at every position of a long text costs twenty times more. `hints` may leave out words that do
+    not occur in the text (`Redactor.spans_many`), never others."""
     out: list[tuple[int, int, str]] = []
     lower = lower if lower is not None else text.lower()
-    if not any(w in lower for w in _HINT_WORDS):
+    if not any(w in lower for w in hints):
         return out  # most prompts and session ids: a few substring checks, nothing compiled
     tried: set[int] = set()
     assign = _compiled(_ASSIGN)
-    for hint in _compiled(_ASSIGN_HINT).finditer(lower):
+    for hint in _compiled(_hint_pattern(hints)).finditer(lower):
+        if not _VIABLE.match(text, hint.end()):
+            # no match can hold this hint in its name; nor can a later hint's at the same start (its
+            # name would hold this one too), so `tried` need not record it
+            continue
         start, lo = hint.start(), max(0, hint.start() - 80)
         while start > lo and (text[start - 1].isalnum() or text[start - 1] in "_.$@-"):
             start -= 1

@@ -268,3 +268,11 @@ def test_half_superseded_the_other_way_round(tmp_path):
     assert "`supersedes: [DEC-AAAA]`" in f.message
     write_fact(p.root, "DEC-BBBB", "decision", links={"supersedes": ["DEC-AAAA"]}, body="Use the gateway.")
     assert doctor_run.run(p).findings == []
+
+
+def test_a_finding_as_json_has_every_field_and_its_severity():
+    from dataclasses import asdict
+
+    f = findings.Finding("secret", "docs/memory/x.md", 3, "a token", "DEC-1234")
+    assert f.as_dict() == {**asdict(f), "severity": "error"}
+    assert list(f.as_dict()) == [*asdict(f), "severity"]

@@ -106,3 +106,9 @@ def test_every_shop_fact_round_trips():
         assert render(dict(doc.meta), doc.body, doc) == text
         fresh = render(dict(doc.meta), doc.body)
         assert parse(fresh).meta == doc.meta, path
+
+
+def test_a_list_item_that_flow_yaml_would_misread_is_quoted():
+    for value in [":0", "a: b", "? x", "#c", "&a", "*b", "!t", "%p", "@q", "`r", "a #b", "- y"]:
+        text = render({"links": {"caused-by": [value]}, "tags": [value]}, "")
+        assert parse(text).meta == {"links": {"caused-by": [value]}, "tags": [value]}, text

@@ -3,10 +3,11 @@
 re-renders byte-identical; a change of one key touches only that key's lines."""
 import string
 
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stele.record.frontmatter import FrontmatterError, parse, render
+from stele.record.frontmatter import FrontmatterError, dump_key, parse, render
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True)
 
@@ -67,3 +68,46 @@ def test_changing_one_key_touches_only_its_lines(meta, body, key, value):
     for other, block in doc.blocks.items():
         if other != key:
             assert block in out
+
+
+class _Reference(yaml.CSafeLoader):
+    """PyYAML's own loader with the same resolvers: what `parse` must give, node walk or not."""
+
+
+_Reference.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()}
+
+UNUSUAL = [  # what the plain walk hands to PyYAML whole
+    "base: &b {status: current, tags: [a]}\nlinks:\n  <<: *b\n  part-of: [EPIC-1234]\n",
+    "tags: &t [x, y]\nsource: *t\n", "a: &x [1, *x]\n", "1: one\n2: two\nnull: n\n", "? [a, b]\n: c\n",
+    "s: !!set {a, b}\n", "o: !!omap [a: 1, b: 2]\n", "= : v\n", "t: !custom x\n", "b: !!binary aGk=\n",
+    "id: X\nlinks: {caused-by: &r [RISK-1234], relates-to: *r}\n", "n: ~\ny: yes\nf: 1.5e3\nh: 0x1F\no: 0o17\n",
+    "d: 2025-11-04\nts: 2025-11-04T10:00:00Z\ninf: .inf\nnan: .NaN\nsexa: 1:30\n", "'quoted key': \"v\"\n",
+]
+
+
+@FUZZ
+@given(st.one_of(METAS.map(lambda m: "".join(dump_key(k, v) for k, v in m.items())), st.sampled_from(UNUSUAL),
+                 st.text(alphabet="abc:-[]{},&*!<>?= \n'\"~01", max_size=60)))
+def test_values_are_those_pyyaml_constructs(yaml_text):
+    yaml_text = yaml_text if yaml_text.endswith("\n") else yaml_text + "\n"  # the closing line is its own
+    try:
+        expected = yaml.load(yaml_text, Loader=_Reference)
+    except (yaml.YAMLError, RecursionError):
+        return
+    try:
+        doc = parse(f"---\n{yaml_text}---\nbody\n")
+    except FrontmatterError:
+        assert not isinstance(expected, dict) or not expected or _has_duplicate_key(yaml_text)
+        return
+    if isinstance(expected, dict):
+        assert repr(doc.meta) == repr(expected)
+
+
+def _has_duplicate_key(yaml_text: str) -> bool:
+    try:
+        parse(f"---\n{yaml_text}---\n")
+    except FrontmatterError as e:
+        return "duplicate key" in e.message or "mapping" in e.message
+    return False

@@ -80,3 +80,44 @@ def test_a_reader_sets_a_bad_file_aside_with_one_line_and_keeps_the_rest(tmp_pat
         "remove the link; link ignored (`stele doctor` lists every problem)",
         "docs/memory/a/DEC-BBBB.md:5: `created` '2026-02-30' is not a date: write it as YYYY-MM-DD (and 1 more in "
         "the file); skipped (`stele doctor` lists every problem)"]
+
+
+def test_one_walk_reads_the_files_paths_would_and_keeps_their_bytes(tmp_path):
+    """`read_files` (one scandir walk, each file read once) finds, orders and reads exactly what
+    `rglob`, path sorting and `read_text` did, and keeps the text as stored for the untrusted checks."""
+    import os
+
+    from stele.record.load import OUTSIDE, _is_candidate, read_files
+
+    memory = tmp_path / "docs" / "memory"
+    texts = {"a/x.md": "---\nid: A\n---\n", "a-b/x.md": "lone\rcarriage\r\nreturn", "a.b/y.md": "y",
+             "A/z.md": "z", "z.md": "top", ".hidden/h.md": "h", "a/.h.md": "h", "README.md": "r",
+             "deep/er/still/f.md": "f", "notes.MD": "n", "d.md/inner.md": "inner", "bom.md": "\ufeff---\n"}
+    for rel, text in texts.items():
+        (memory / rel).parent.mkdir(parents=True, exist_ok=True)
+        (memory / rel).write_bytes(text.encode())
+    (memory / "latin1.md").write_bytes(b"caf\xe9")
+    (tmp_path / "outside.md").write_text("secret")
+    os.symlink(tmp_path / "outside.md", memory / "out.md")  # a link out of the memory folder: read
+    os.symlink(memory / "z.md", memory / "in-link.md")
+    os.symlink(memory / "deep", memory / "linked-dir")  # never descended, as rglob does not
+    os.symlink(memory / "gone.md", memory / "dangling.md")
+    project = Project(tmp_path)
+
+    expected = []
+    for path in sorted(memory.rglob("*.md")):
+        if not (_is_candidate(path.relative_to(memory).as_posix()) and path.is_file()):
+            continue
+        rel = project.rel(path)
+        if path.is_symlink() and not project.contains(path):
+            expected.append((rel, None, OUTSIDE))
+            continue
+        try:
+            expected.append((rel, path.read_text(encoding="utf-8"), ""))
+        except UnicodeDecodeError as e:
+            expected.append((rel, None, str(e)))
+    files = read_files(project)
+    assert [(f.rel, f.text, f.error) for f in files] == expected
+    assert len(expected) == 11 and expected[0][0] == "docs/memory/A/z.md"
+    raw = {f.rel: f.raw for f in files}
+    assert raw["docs/memory/a-b/x.md"] == "lone\rcarriage\r\nreturn"  # as stored

@@ -35,3 +35,14 @@ def test_identical_texts_score_one_and_different_texts_nothing():
     texts = {"X": "Rate limit before auth.", "Y": "rate LIMIT before auth", "Z": "Totally other"}
     pairs = similar_pairs(texts, 0.92)
     assert pairs == [("X", "Y", 1.0)]
+
+
+def test_compared_words_are_the_words_of_the_compared_text():
+    from stele.record.similar import compared, words
+
+    cases = [("Use Redis", "Use Redis for sessions."), ("Cache keys", "Expire them hourly."),
+             ("ΟΔΟΣ", "Σ at the start"), ("end ΣΑΣ'", "'Σ after a quote"), ("", "only a body"),
+             ("Title", ""), ("İstanbul", "ǅ titlecase"), ("a_b-c", "a_b c")]
+    for title, body in cases:
+        text, seq = compared(title, body)
+        assert seq == words(text), (title, body)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from ..kinds import CLOSED_STATUSES as CLOSED
 from ..kinds import CONTAINERS
-from ..record.load import Record, fact_files, outside
+from ..record.load import Record
 from ..record.model import Fact
-from ..record.similar import compared_text, near_pairs
+from ..record.similar import compared, near_pairs
 from ..redact import Redactor
 from .findings import Finding
 from .untrusted import untrusted
@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 WORK_ITEMS = CONTAINERS | {"task"}
 
 
-def delivered_bytes(fact: Fact, on: dt.date) -> int:
-    """What a snapshot carries of a record: the exact text it delivers (header, labels and body), as
+def delivered_bytes(facts: list[Fact], on: dt.date) -> list[int]:
+    """What a snapshot carries of each record: the exact text it delivers (header, labels and body), as
     the snapshot counts it, so a record doctor passes is never one every snapshot leaves out."""
-    from ..snapshot.assemble import record_text
+    from ..snapshot.assemble import record_texts
 
-    return len(record_text(fact, on).encode("utf-8"))
+    return [len(text.encode("utf-8")) for text in record_texts(facts, on)]
 
 
 def _line(fact: Fact, *key) -> int:
@@ -168,17 +168,13 @@ def always_budget(record: Record, budgets: Budgets, on: dt.date) -> list[Finding
 
 
 def secrets(record: Record, redactor: Redactor) -> list[Finding]:
+    # a file not read (a link out of the repository, not UTF-8) is the schema check's; its content is
+    # not the record's
+    files = [(f.rel, text) for f in record.working_files() if (text := f.text) is not None]
     found = []
-    for path in fact_files(record.project.memory_dir):
-        if outside(record.project, path):
-            continue  # the schema check names it; its content is not the record's
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        rel = record.project.rel(path)
-        for kind, offset in redactor.find(text):
-            line = text.count("\n", 0, offset) + 1
+    for (rel, text), spans in zip(files, redactor.spans_many([text for _, text in files]), strict=True):
+        for start, _, kind in spans:
+            line = text.count("\n", 0, start) + 1
             found.append(Finding("secret", rel, line, f"{kind} in committed memory: remove it and rotate the "
                                  "credential (it is in git history once pushed)"))
     return found
@@ -224,10 +220,8 @@ def oversized(record: Record, limit: int, budgets: Budgets, on: dt.date) -> list
     """Records over `doctor.oversized_bytes`, or over `snapshot.record_max_bytes` when that is lower
     (then no snapshot can carry them at all), measured as the snapshot measures them."""
     found = []
-    for f in sorted(record.facts.values(), key=lambda f: f.id):
-        if f.status in CLOSED:
-            continue  # history is not delivered
-        size = delivered_bytes(f, on)
+    live = [f for f in sorted(record.facts.values(), key=lambda f: f.id) if f.status not in CLOSED]
+    for f, size in zip(live, delivered_bytes(live, on), strict=True):  # history is not delivered
         if size > budgets.record_max_bytes:
             found.append(Finding("oversized", f.path, 1, f"{f.id} is {size} bytes as delivered, over "
                                  f"snapshot.record_max_bytes ({budgets.record_max_bytes}): no snapshot can carry "
@@ -241,12 +235,13 @@ def oversized(record: Record, limit: int, budgets: Budgets, on: dt.date) -> list
 
 def near_duplicates(record: Record, threshold: float) -> list[Finding]:
     live = {f.id: f for f in record.facts.values() if f.status not in CLOSED}
-    by_kind: dict[str, dict[str, str]] = {}
+    by_kind: dict[str, tuple[dict[str, str], dict[str, tuple[str, ...]]]] = {}
     for f in live.values():
-        by_kind.setdefault(f.kind, {})[f.id] = compared_text(f.title, f.body)
+        texts, seqs = by_kind.setdefault(f.kind, ({}, {}))
+        texts[f.id], seqs[f.id] = compared(f.title, f.body)
     found = []
-    for texts in by_kind.values():
-        for a, b, score in near_pairs(texts, threshold):
+    for texts, seqs in by_kind.values():
+        for a, b, score in near_pairs(texts, threshold, seqs):
             first, second = sorted((a, b))
             fa, fb = live[first], live[second]
             if first in fb.links.get("supersedes", []) or second in fa.links.get("supersedes", []):

@@ -4,7 +4,7 @@ A finding names a file and a line, so CI annotations and a person's editor can j
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 # check name -> severity; the order is the order of the docs
 CHECKS: dict[str, str] = {
@@ -82,7 +82,10 @@ class Finding:
         return f"{self.path}:{self.line}: {self.severity}: {self.message} [{self.check}]"
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "severity": self.severity}
+        # by hand, not dataclasses.asdict (its deep copy of five plain fields costs 10,000 findings
+        # a quarter of a second)
+        return {"check": self.check, "path": self.path, "line": self.line, "message": self.message,
+                "fact": self.fact, "severity": self.severity}
 
 
 @dataclass

@@ -1,7 +1,16 @@
-"""`stele doctor`'s one entry point: every check over the record, sorted errors first."""
+"""`stele doctor`'s one entry point: every check over the record, sorted errors first.
+
+The checks run with the cyclic garbage collector paused: a large record is a million small objects
+(facts, parsed frontmatter, word sets) that live until the report is made, so every collection walks
+them all and frees nothing (on the 10,000-fact bench, 1.3 s of 10 s of CPU). Reference counting still
+frees everything else, and the collector is back on when `run` returns.
+"""
 from __future__ import annotations
 
 import datetime as dt
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ..project import Project
 from .findings import CHECKS, Finding, Report
@@ -10,11 +19,8 @@ from .findings import CHECKS, Finding, Report
 def run(project: Project, *, base: str | None = None, gate: bool = False,
         today: dt.date | None = None) -> Report:
     """Every check; `base` adds the checks against a base revision, `gate` the co-change gate."""
-    from ..anchors.resolve import WorkTree
     from ..errors import SteleError, UsageError
     from ..lifecycle import today as today_
-    from ..record.load import load
-    from . import anchorcheck, basecheck, checks, storecheck
 
     if gate and not base:
         raise UsageError("--gate needs --base REF: the change to gate is the one since REF")
@@ -22,6 +28,26 @@ def run(project: Project, *, base: str | None = None, gate: bool = False,
         raise SteleError(f"no {project.rel(project.memory_dir)}/ here: run `stele init` first (or set "
                          "memory_dir in .stele/config.yaml)")
     on = today or today_()
+    with _collector_paused():
+        return _run(project, base, gate, on)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _run(project: Project, base: str | None, gate: bool, on: dt.date) -> Report:
+    from ..anchors.resolve import WorkTree
+    from ..record.load import load
+    from . import anchorcheck, basecheck, checks, storecheck
+
     record = load(project)
     findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]
     findings += checks.run_all(record, on)

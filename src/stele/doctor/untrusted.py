@@ -8,21 +8,17 @@ are `neutralize.suspects` (their one home); this module only names the file, the
 from __future__ import annotations
 
 from ..neutralize import suspects
-from ..record.load import Record, fact_files, outside
+from ..record.load import Record
 from .findings import Finding
 
 
 def untrusted(record: Record, max_line: int) -> list[Finding]:
     by_path = {fact.path: fact for fact in record.facts.values()}
     found = []
-    for path in fact_files(record.project.memory_dir):
-        if outside(record.project, path):
-            continue  # the schema check names it; its content is not the record's
-        try:
-            text = path.read_bytes().decode("utf-8")  # bytes as they are: read_text turns a lone \r into \n
-        except (OSError, UnicodeDecodeError):
-            continue  # the schema check reports an unreadable file
-        rel = record.project.rel(path)
+    for file in record.working_files():
+        text, rel = file.raw, file.rel  # as stored: read_text would turn a lone \r into \n
+        if text is None:
+            continue  # the schema check reports a file not read (a link out, not UTF-8)
         fact = by_path.get(rel)
         for s in suspects(text, kind=fact.kind if fact else None, max_line=max_line):
             line = text.count("\n", 0, s.offset) + 1

@@ -19,7 +19,32 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_Base):  # type: ignore[misc, valid-type]
-    """The C safe loader without YAML 1.1 timestamps: dates stay text, validated with a line number."""
+    """The C safe loader without YAML 1.1 timestamps: dates stay text, validated with a line number.
+
+    The C parser calls back into Python to tag every node; with no path resolvers (none is added
+    here) the tag depends on the scalar's text alone, so a plain scalar's is looked up once per
+    process (a record repeats `current`, `decision`, its dates) and a quoted one's is text."""
+
+    def resolve(self, kind: Any, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is not yaml.ScalarNode:
+            return super().resolve(kind, value, implicit)
+        if not implicit[0]:
+            return self.DEFAULT_SCALAR_TAG
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            if len(_PLAIN_TAGS) > 100_000:
+                _PLAIN_TAGS.clear()
+            tag = _PLAIN_TAGS[value] = super().resolve(kind, value, implicit)
+        return tag
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass  # path resolvers only
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+_PLAIN_TAGS: dict[str, str] = {}
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -80,7 +105,7 @@ def parse(text: str) -> Document:
     loader = _Loader(yaml_text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else {}
+        data, walked = _construct(loader, node) if node is not None else ({}, True)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         line = min(mark.line + 2, len(head_lines) + 1) if mark else 1  # errors at EOF: the last YAML line
@@ -90,7 +115,8 @@ def parse(text: str) -> Document:
         loader.dispose()
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
         raise FrontmatterError(2, "the frontmatter must be a mapping of `key: value` lines")
-    _refuse_duplicate_keys(node, ())
+    if not walked:
+        _refuse_duplicate_keys(node, ())  # the plain walk met every key and no key twice
     doc = Document(meta=data, body=body, raw=text)
     starts: list[tuple[int, str]] = []
     for key_node, value_node in node.value:
@@ -108,9 +134,53 @@ def parse(text: str) -> Document:
     return doc
 
 
-def _refuse_duplicate_keys(node: yaml.Node, path: tuple) -> None:
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+class _Unusual(Exception):
+    """A node the plain walk leaves to PyYAML: a merge key, a key that is not text or comes twice, a
+    shared node."""
+
+
+def _construct(loader: _Loader, node: yaml.Node) -> tuple[Any, bool]:
+    """The document's value, as `loader.construct_document` builds it, and whether the plain walk
+    built it. A frontmatter is text in maps and lists; PyYAML's constructor (pure Python even under
+    the C parser) costs most of a load for that, so the walk takes those nodes itself and hands every
+    other scalar to the constructor (`null`, numbers, booleans, tags), and the whole document when it
+    finds anything unusual (then a duplicate key is looked for as before)."""
+    try:
+        return _plain(loader, node, set()), True
+    except _Unusual:
+        return loader.construct_document(node), False
+
+
+def _plain(loader: _Loader, node: yaml.Node, seen: set[int]) -> Any:
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        return node.value if node.tag == _STR else loader.construct_object(node, deep=True)
+    if id(node) in seen:
+        raise _Unusual  # an alias: PyYAML shares the object (and allows a cycle)
+    seen.add(id(node))
+    if kind is yaml.SequenceNode and node.tag == _SEQ:
+        return [_plain(loader, item, seen) for item in node.value]
+    if kind is yaml.MappingNode and node.tag == _MAP:
+        data = {}
+        for key, value in node.value:
+            if type(key) is not yaml.ScalarNode or key.tag != _STR or key.value in data:
+                raise _Unusual  # `<<` merges, `=` values, numbers or lists as keys, a key twice
+            data[key.value] = _plain(loader, value, seen)
+        return data
+    raise _Unusual  # a tagged collection (`!!set`, `!!omap`, a tag PyYAML refuses)
+
+
+def _refuse_duplicate_keys(node: yaml.Node, path: tuple, done: set[int] | None = None) -> None:
     """YAML lets the last of two equal keys win; in a fact that is a bad merge (two `status:` lines)
-    or a wrong id loaded without a word, so it is refused, naming both lines."""
+    or a wrong id loaded without a word, so it is refused, naming both lines. An aliased node is
+    checked once (`&a [*a]` is a node inside itself)."""
+    done = set() if done is None else done
+    if id(node) in done:
+        return
+    done.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -120,13 +190,15 @@ def _refuse_duplicate_keys(node: yaml.Node, path: tuple) -> None:
                 where = ".".join(str(p) for p in (*path, key))
                 raise FrontmatterError(line, f"duplicate key `{where}` (also on line {seen[key]}): keep one")
             seen[key] = line
-            _refuse_duplicate_keys(value_node, (*path, key))
+            _refuse_duplicate_keys(value_node, (*path, key), done)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _refuse_duplicate_keys(item, path)
+            _refuse_duplicate_keys(item, path, done)
 
 
-def _record_item_lines(doc: Document, path: tuple, node: yaml.Node) -> None:
+def _record_item_lines(doc: Document, path: tuple, node: yaml.Node, done: frozenset[int] = frozenset()) -> None:
+    if id(node) in done:
+        return  # a mapping inside itself, through an alias
     if isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             doc.item_lines[path + (i,)] = item.start_mark.line + 2
@@ -134,7 +206,7 @@ def _record_item_lines(doc: Document, path: tuple, node: yaml.Node) -> None:
         for k, v in node.value:
             sub = path + (k.value,)
             doc.item_lines[sub] = k.start_mark.line + 2
-            _record_item_lines(doc, sub, v)
+            _record_item_lines(doc, sub, v, done | {id(node)})
 
 
 def render(meta: dict[str, Any], body: str, original: Document | None = None) -> str:
@@ -194,7 +266,15 @@ def _scalar(value: Any, in_flow: bool = False) -> str:
         return value  # our loader reads it back as text; other YAML readers see a date
     text = yaml.safe_dump(value, allow_unicode=True, width=1 << 30, default_flow_style=True)
     text = text.removesuffix("\n").removesuffix("\n...").removesuffix("...").rstrip("\n")
-    needs_quotes = in_flow and isinstance(value, str) and any(c in value for c in ",[]{}")
+    needs_quotes = in_flow and isinstance(value, str) and (
+        any(c in value for c in ",[]{}") or _reads_back(f"[{text}]") != [value])  # `[:0]` is no list
     if needs_quotes and not text.startswith(("'", '"')):
         text = "'" + value.replace("'", "''") + "'"
     return text
+
+
+def _reads_back(flow: str) -> Any:
+    try:
+        return yaml.load(flow, Loader=_Loader)  # the safe loader
+    except yaml.YAMLError:
+        return None

@@ -31,20 +31,27 @@ MIN_VARIANT_WORDS = 3  # "use redis" / "use postgres" differ by one word and are
 _WORD = re.compile(r"\w+")
 
 
-def shingles(text: str) -> frozenset[str]:
-    words = _WORD.findall(text.lower())
-    if len(words) < 2:
-        return frozenset(words)
-    return frozenset(f"{a} {b}" for a, b in itertools.pairwise(words))
+Shingle = str | tuple[str, str]
 
 
-def similar_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, str, float]]:
-    """(id, id, similarity) for every pair at or above `threshold`, in a stable order."""
-    sets = {k: shingles(v) for k, v in texts.items()}
+def shingles(text: str, seq: tuple[str, ...] | None = None) -> frozenset[Shingle]:
+    """The word bigrams of `text` (pairs of words, built in C: no string per bigram), or its one word;
+    `seq` is `words(text)` when the caller has it."""
+    seq = words(text) if seq is None else seq
+    if len(seq) < 2:
+        return frozenset(seq)
+    return frozenset(itertools.pairwise(seq))
+
+
+def similar_pairs(texts: dict[str, str], threshold: float,
+                  seqs: dict[str, tuple[str, ...]] | None = None) -> list[tuple[str, str, float]]:
+    """(id, id, similarity) for every pair at or above `threshold`, in a stable order; `seqs` holds
+    `words` of each text when the caller has them."""
+    sets = {k: shingles(v, seqs[k] if seqs else None) for k, v in texts.items()}
     sets = {k: s for k, s in sets.items() if s}
-    freq = Counter(tok for s in sets.values() for tok in s)
+    freq = Counter(itertools.chain.from_iterable(sets.values()))
     once = frozenset(tok for tok, n in freq.items() if n == 1)
-    postings: dict[str, list[str]] = {}
+    postings: dict[Shingle, list[str]] = {}
     pairs = []
     for key in sorted(sets, key=lambda k: (len(sets[k]), k)):
         mine = sets[key]
@@ -81,15 +88,23 @@ def words(text: str) -> tuple[str, ...]:
 
 def compared_text(title: str, body: str) -> str:
     """What is compared of a fact: its body, led by its title unless the body starts with it."""
-    if words(body)[: len(words(title))] == words(title):
-        return body
-    return f"{title}\n{body}"
+    return compared(title, body)[0]
 
 
-def one_word_variants(texts: dict[str, str]) -> list[tuple[str, str, float]]:
+def compared(title: str, body: str) -> tuple[str, tuple[str, ...]]:
+    """`compared_text` and its `words`, from the words of the title and the body: a newline ends every
+    word, and lower-casing ends its context there too (a final sigma is final at either)."""
+    lead, rest = words(title), words(body)
+    if rest[: len(lead)] == lead:
+        return body, rest
+    return f"{title}\n{body}", lead + rest
+
+
+def one_word_variants(texts: dict[str, str], seqs: dict[str, tuple[str, ...]] | None = None
+                      ) -> list[tuple[str, str, float]]:
     """(id, id, similarity) for every pair of short texts (MIN_VARIANT_WORDS..SHORT_WORDS words) that
     differ by one substituted, added or dropped word; similarity is the share of words kept."""
-    seqs = {k: words(v) for k, v in texts.items()}
+    seqs = seqs if seqs is not None else {k: words(v) for k, v in texts.items()}
     seqs = {k: w for k, w in seqs.items() if MIN_VARIANT_WORDS - 1 <= len(w) <= SHORT_WORDS}
     full: dict[tuple[str, ...], list[str]] = {}
     holes: dict[tuple, list[str]] = {}
@@ -112,10 +127,13 @@ def one_word_variants(texts: dict[str, str]) -> list[tuple[str, str, float]]:
     return out
 
 
-def near_pairs(texts: dict[str, str], threshold: float) -> list[tuple[str, str, float]]:
-    """Every near-duplicate pair by either measure (a pair found by both is listed once, best score)."""
+def near_pairs(texts: dict[str, str], threshold: float, seqs: dict[str, tuple[str, ...]] | None = None
+               ) -> list[tuple[str, str, float]]:
+    """Every near-duplicate pair by either measure (a pair found by both is listed once, best score);
+    `seqs` holds `words` of each text when the caller has them (`compared`)."""
     best: dict[tuple[str, str], float] = {}
-    for a, b, score in [*similar_pairs(texts, threshold), *one_word_variants(texts)]:
+    seqs = seqs if seqs is not None else {k: words(v) for k, v in texts.items()}  # split once for both
+    for a, b, score in [*similar_pairs(texts, threshold, seqs), *one_word_variants(texts, seqs)]:
         pair = (min(a, b), max(a, b))
         best[pair] = max(score, best.get(pair, 0.0))
     return [(a, b, best[(a, b)]) for a, b in sorted(best)]

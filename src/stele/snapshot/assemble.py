@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ..errors import SteleError, UsageError
@@ -19,7 +19,7 @@ from ..kinds import NOT_CONTEXT_RECORDS
 from ..lifecycle import inactive, is_rule, rule_order, standing_rules, withheld
 from ..neutralize import neutralize
 from ..record.model import Fact
-from ..redact import redact
+from ..redact import Redaction, Redactor, redact
 from ..textcut import counted
 from .model import Budgets, Item, Skip, Snapshot
 
@@ -76,10 +76,28 @@ def deliverable(text: str) -> str:
     """What a run may receive of `text`: redacted (code is copied from the working tree as it is, and a
     snapshot is stored and sent to the agent) and neutralized (no escape or hidden character reaches
     the agent or a terminal). Budgets count these bytes."""
-    return neutralize(redact(text).text)
+    return _delivered(redact(text))
+
+
+def deliverables(texts: Sequence[str]) -> list[str]:
+    """`deliverable` of each text of a batch, redacted in one pass (`Redactor.redact_many`)."""
+    return [_delivered(r) for r in Redactor().redact_many(texts)]
+
+
+def _delivered(redaction: Redaction) -> str:
+    return neutralize(redaction.text)
 
 
 def record_text(fact: Fact, on: dt.date) -> str:
+    return deliverable(_record_source(fact, on))
+
+
+def record_texts(facts: Sequence[Fact], on: dt.date) -> list[str]:
+    """`record_text` of each fact, for a whole record at once (`doctor`'s oversized check)."""
+    return deliverables([_record_source(f, on) for f in facts])
+
+
+def _record_source(fact: Fact, on: dt.date) -> str:
     labels = [f"priority {fact.priority}"] if fact.priority != "normal" else []
     if fact.status != "current":
         labels.append(f"status {fact.status}")
@@ -90,7 +108,7 @@ def record_text(fact: Fact, on: dt.date) -> str:
         labels.append("needs review")
     head = f"[{fact.id}] {fact.kind}: {fact.title}" + (f" ({', '.join(labels)})" if labels else "")
     body = fact.body.strip("\n")
-    return deliverable(f"{head}\n{body}\n" if body else head + "\n")
+    return f"{head}\n{body}\n" if body else head + "\n"
 
 
 def _record_item(part: str, fact: Fact, on: dt.date) -> Item:
