@@ -151,6 +151,11 @@ class Redactor:
         return [self._redaction(text, spans) for text, spans in zip(texts, self.spans_many(texts), strict=True)]
 
     @staticmethod
+    def apply(text: str, spans: list[tuple[int, int, str]]) -> Redaction:
+        """`text` with these of its `spans` (as `spans` finds them) replaced by markers."""
+        return Redactor._redaction(text, spans)
+
+    @staticmethod
     def _redaction(text: str, spans: list[tuple[int, int, str]]) -> Redaction:
         result = Redaction(text)
         if not spans:

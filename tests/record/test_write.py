@@ -124,3 +124,21 @@ def test_a_journaled_file_changed_by_hand_meanwhile_is_left_alone(project, monke
     edit.verify(project, b)
     assert "left alone, changed since" in capsys.readouterr().err
     assert load(project).get(a).status == "current" and "Hand-edited" in path.read_text()
+
+
+def test_an_anchor_named_like_a_credential_keeps_its_fingerprint(repo):
+    """`src/v.py::F32_SLACK: <hash>` read as a Slack credential by the write path's net made the value a
+    redaction marker, a YAML list that no longer loaded: the fact could not be written at all."""
+    from tests.helpers import invoke
+
+    (repo / "src").mkdir()
+    (repo / "src" / "v.py").write_text("F32_SLACK = 1e-4\nAPI_TOKEN_LIMIT = 3\n", encoding="utf-8")
+    done = invoke("remember", "--kind", "decision", "--anchor", "src/v.py::F32_SLACK",
+                  "--anchor", "src/v.py::API_TOKEN_LIMIT", "The slack on float32 cosines is 1e-4")
+    assert done.code == 0, done.err
+    text = next((repo / "docs/memory").rglob("DEC-*.md")).read_text(encoding="utf-8")
+    assert "REDACTED" not in text and text.count("src/v.py::") == 4  # two anchors, two fingerprints
+    secret = invoke("remember", "--kind", "decision", "--title", "A note with a token", "--body-file", "-",
+                    input="export SLACK_BOT_TOKEN=xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx\n")
+    assert secret.code == 0 and "xoxb-" not in "".join(
+        p.read_text(encoding="utf-8") for p in (repo / "docs/memory").rglob("*.md"))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic
+from ..anchors.fingerprint import LENGTH
 from ..errors import SteleError, say
 from ..kinds import KINDS
 from ..project import Project, check_inside
@@ -211,7 +212,7 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
     text = fact.render(_redact_extra(extra, redactor, tally) if extra else extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     # the net under the fields: a key the model does not know (typed in $EDITOR) is rendered as is
-    rest = redactor.redact(text)
+    rest = redactor.apply(text, [s for s in redactor.spans(text) if not _in_fingerprint(text, s[0])])
     if rest.secrets:
         tally.add(rest)
         text = rest.text
@@ -221,6 +222,24 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
         raise SteleError("; ".join(str(p) for p in errors) + " (nothing was written)")
     check_inside(project, project.root / rel)
     return rel, text, reparsed
+
+
+_FINGERPRINT_LINE = re.compile(rf"^  \S.*: [0-9a-f]{{{LENGTH}}}$")
+
+
+def _in_fingerprint(text: str, at: int) -> bool:
+    """Is offset `at` inside a `fingerprints:` entry Stele wrote (an anchor, already redacted as an
+    anchor, and a hash of the code)? The net's assignment rule reads `src/x.py::SLACK_URL: 3f09...` as
+    a Slack credential, and its marker turned the value into a YAML list that no longer loads."""
+    block = text.find("\nfingerprints:\n")
+    if block < 0 or at < block:
+        return False
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start:end if end >= 0 else len(text)]
+    between = text[block + len("\nfingerprints:\n"):start]
+    return bool(_FINGERPRINT_LINE.match(line)) and all(
+        _FINGERPRINT_LINE.match(x) for x in between.split("\n") if x)
 
 
 def _landed(fact: Fact, rel: str, reparsed: Fact | None) -> None:
