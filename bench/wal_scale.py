@@ -141,7 +141,7 @@ def main() -> int:
         print(f"refresh after one appended line (a hook's read, with its deadline): wall p50 "
               f"{statistics.median(wall_t):.0f} ms, max {max(wall_t):.0f} ms; CPU p50 "
               f"{statistics.median(cpu_t):.0f} ms, of which the freshness scan {statistics.median(scan_t):.0f} ms "
-              f"(without it {statistics.median(c - s for c, s in zip(cpu_t, scan_t)):.0f} ms), over "
+              f"(without it {statistics.median(c - s for c, s in zip(cpu_t, scan_t, strict=True)):.0f} ms), over "
               f"{len(times)} appends to a {args.lines // 10:,}-line log (target <= 50 ms); then the background "
               f"builder (embeds the line, merges): CPU p50 {statistics.median(later):.0f} ms")
     finally:
