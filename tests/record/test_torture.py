@@ -7,8 +7,8 @@ from tests import torture
 @pytest.mark.slow
 def test_kills_at_random_points_leave_the_record_whole(tmp_path, monkeypatch):
     monkeypatch.delenv("STELE_TODAY", raising=False)
-    # delays up to 2.5x each operation's calibrated time: on a loaded machine (CI runs the e2e suite
-    # beside it) operations slow down after calibration, and at 1.3x every kill could land mid-operation
-    tally = torture.run(tmp_path / "repo", trials=12, seed=11, spread=2.5)
+    # delays up to 2x each operation's calibrated time: on a loaded machine (CI runs the e2e suite beside
+    # it) operations slow down after calibration, and at 1.3x every kill could land mid-operation
+    tally = torture.run(tmp_path / "repo", trials=12, seed=11, spread=2.0)
     assert tally.ok(), tally.problems
-    assert tally.killed >= 3 and tally.acknowledged >= 1  # the kills really landed at different points
+    assert tally.killed >= 2 and tally.acknowledged >= 1  # the kills really landed at different points
