@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
 sys.path.insert(0, str(HERE))
-from hook_floor import PARAPHRASES, record_titles  # noqa: E402
+from hook_floor import PARAPHRASES, record_titles, sort_prompts  # noqa: E402
 from recall_bench import PROMPTS  # noqa: E402
 
 STAGES = """
@@ -47,21 +47,6 @@ with open_index(p) as index:
     t4 = time.process_time()
 print(json.dumps({"load encoder": (t2 - t1) * 1e3, "encode": (t3 - t2) * 1e3, "top_k": (t4 - t3) * 1e3,
                   "numpy": "numpy" in sys.modules, "tokenizers": "tokenizers" in sys.modules}))
-"""
-SORT = """
-import json, sys
-from stele.project import find
-from stele.retrieve import seeds
-from stele.retrieve.recall import recall
-used = []
-real = seeds.vector_hits
-seeds.vector_hits = lambda *a, **k: (used.append(1), real(*a, **k))[1]
-out = []
-for p in json.loads(sys.stdin.read()):
-    used.clear()
-    recall(find(), p)
-    out.append([p, bool(used)])
-print(json.dumps(out))
 """
 
 
@@ -90,10 +75,7 @@ def main() -> int:
     trees = {"this tree": SRC} | ({"base": args.base.resolve()} if args.base else {})
     for src in trees.values():
         compileall.compile_dir(str(src / "stele"), quiet=1)
-    env = dict(os.environ, PYTHONPATH=str(SRC), STELE_RESIDENT="0")
-    done = subprocess.run([sys.executable, "-c", SORT], input=json.dumps(PROMPTS + PARAPHRASES + record_titles(
-        args.repo)), cwd=args.repo, env=env, capture_output=True, text=True, check=True)
-    prompts = [p for p, used in json.loads(done.stdout) if used]
+    _, prompts = sort_prompts(args.repo, PROMPTS + PARAPHRASES + record_titles(args.repo))
     print(f"{len(prompts)} prompts consult the embeddings; load average {os.getloadavg()[0]:.1f}")
     rows: dict[str, list[dict]] = {name: [] for name in trees}
     for n in range(args.runs):
