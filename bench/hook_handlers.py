@@ -26,21 +26,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from hook_floor import payload  # noqa: E402
-from hooks_bench import anchored_files, child_env  # noqa: E402
+from hooks_bench import TIMED_SCAN, anchored_files, child_env  # noqa: E402
 
 CHILD = """
 import io, json, resource, sys, time
 from stele.hooks import dispatch
 from stele.index import build
 event, warm, timed, profile = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-real_scan, scanned = build.scan, []
-def timed_scan(project):  # the freshness scan, which the fork server's inotify watch replaces
-    c = time.process_time()
-    try:
-        return real_scan(project)
-    finally:
-        scanned.append((time.process_time() - c) * 1000)
-build.scan = timed_scan
+""" + TIMED_SCAN + """
 def answer(text):
     sys.stdin, out, sys.stdout = io.StringIO(text), sys.stdout, io.StringIO()
     try:

@@ -74,6 +74,19 @@ def child_env() -> dict[str, str]:
     return env
 
 
+# Child-script lines that time the freshness scan apart (the resident server's inotify watch replaces
+# it): `scanned` collects its CPU ms per call. The script must have imported time and stele.index.build.
+TIMED_SCAN = """
+real_scan, scanned = build.scan, []
+def timed_scan(project):
+    c = time.process_time()
+    try:
+        return real_scan(project)
+    finally:
+        scanned.append((time.process_time() - c) * 1000)
+build.scan = timed_scan
+"""
+
 ENV: dict[str, str] = {}
 
 

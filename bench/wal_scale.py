@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from gen_record import CROCKFORD, sentence  # noqa: E402
-from hooks_bench import child_env  # noqa: E402
+from hooks_bench import TIMED_SCAN, child_env  # noqa: E402
 from recall_bench import PROMPTS  # noqa: E402
 
 STELE = str(Path(sys.executable).parent / "stele")
@@ -42,14 +42,7 @@ import stele.record.model, tantivy, simsimd
 p = Project(Path(sys.argv[1]))
 started = []
 background.start = lambda project: started.append(1) or True  # run here, timed apart from the hook
-real_scan, scanned = build.scan, []
-def timed_scan(project):
-    c = time.process_time()
-    try:
-        return real_scan(project)
-    finally:
-        scanned.append((time.process_time() - c) * 1000)
-build.scan = timed_scan
+""" + TIMED_SCAN + """
 build.open_index(p).close()
 build.finish(p)
 times = []
