@@ -84,3 +84,17 @@ def write_sample_record(repo: Path) -> Path:
     for path in (repo / "docs/memory").rglob("*.md"):
         os.utime(path, (old, old))
     return repo
+
+
+def unreachable_store(repo: Path, deadline_ms: int) -> None:
+    """Point `session.store` at an S3 endpoint on 127.0.0.1 that nothing answers (a port bound and
+    closed again), with a short sync deadline: what hooks do when the team store is down."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    path = repo / ".stele" / "config.yaml"
+    text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
+    text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
+    path.write_text(text.replace("  sync_deadline_ms: 3000", f"  sync_deadline_ms: {deadline_ms}"))

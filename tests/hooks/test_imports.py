@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.helpers import invoke, write_fact
+from tests.helpers import invoke, unreachable_store, write_fact
 
 FORBIDDEN = ("typer", "click", "rich", "pydantic", "git", "model2vec", "torch", "yaml")
 WRAPPER = """
@@ -80,15 +80,7 @@ def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
     assert not loaded & heavy, sorted(loaded & heavy)
 
 def _store_repo(repo):
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing answers there
-    path = repo / ".stele" / "config.yaml"
-    text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
-    text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
-    path.write_text(text.replace("  sync_deadline_ms: 3000", "  sync_deadline_ms: 1500"))
+    unreachable_store(repo, 1500)
     write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of auth", anchors=["src/auth.py"])
     assert invoke("rebuild").code == 0
 

@@ -4,11 +4,9 @@ with a team store configured pushes the session's lines or says in one stderr li
 not, leaving the local log as it was. (The push reaching a real server: tests/session/test_sync.py.)"""
 from __future__ import annotations
 
-import socket
-
 import pytest
 
-from tests.helpers import hook, invoke
+from tests.helpers import hook, invoke, unreachable_store
 
 TS = "2026-12-01T12:00:00.000Z"
 
@@ -30,13 +28,7 @@ SILENT = {"claude": "", "gemini": "{}\n", "cursor": "", "copilot": ""}
 
 
 def store(repo) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing answers there
-    path = repo / ".stele" / "config.yaml"
-    text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
-    text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
-    path.write_text(text.replace("  sync_deadline_ms: 3000", "  sync_deadline_ms: 1000"))
+    unreachable_store(repo, 1000)
 
 
 @pytest.mark.parametrize("harness", sorted(SILENT))
