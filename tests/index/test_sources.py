@@ -70,7 +70,8 @@ def test_a_save_by_rename_is_seen_even_with_the_same_size_and_mtime(repo):
     assert prompt_sees(repo, "DEC-AAAA")
 
 
-def test_a_git_checkout_is_seen(repo):
+def two_branches(repo) -> None:
+    """main with the record, `other` with DEC-AAAA retitled and DEC-BBBB added; main checked out."""
     path = setup(repo)
     commit(repo, "record")
     git(repo, "checkout", "-q", "-b", "other")
@@ -79,6 +80,10 @@ def test_a_git_checkout_is_seen(repo):
     commit(repo, "zanzibar")
     git(repo, "checkout", "-q", "main")
     backdate(repo, 30)
+
+
+def test_a_git_checkout_is_seen(repo):
+    two_branches(repo)
     assert not prompt_sees(repo, "DEC-AAAA")
     git(repo, "checkout", "-q", "other")
     backdate(repo, 30)
@@ -176,14 +181,7 @@ def test_a_save_by_rename_and_a_new_file_are_seen_in_folders_listed_before(repo)
 
 
 def test_a_git_checkout_is_seen_in_folders_listed_before(repo):
-    path = setup(repo)
-    commit(repo, "record")
-    git(repo, "checkout", "-q", "-b", "other")
-    path.write_text(retitled(path, "Zanzibar quorum protocol decides retries"))
-    write_fact(repo, "DEC-BBBB", "decision", "Zanzibar quorum protocol has a second fact")
-    commit(repo, "zanzibar")
-    git(repo, "checkout", "-q", "main")
-    backdate(repo, 30)
+    two_branches(repo)
     old_folders(repo)
     assert not prompt_sees(repo, "DEC-AAAA")
     old_folders(repo)
