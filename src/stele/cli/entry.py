@@ -31,9 +31,9 @@ def main(argv: list[str] | None = None) -> int:
 def here(args: list[str]) -> int:
     """Run the command in this process."""
     if args[:1] == ["resident-serve"] and len(args) == 2:  # started by a hook (serve/resident.py)
-        from ..serve import resident
+        from ..serve import resident_server
 
-        return resident.serve(args[1], here)
+        return resident_server.serve(args[1], here)
     if args[:1] == ["hook"]:
         from ..hooks.dispatch import main as hook_main
 

@@ -1,0 +1,455 @@
+"""The resident server's process (`serve/resident.py` says what it is for and how a call reaches it).
+
+It imports what the children run, keeps the sources' scan live (`index/watch.py`), and for each call
+forks a child that runs `run(argv)` (`cli.entry.here`) with the caller's arguments, working directory,
+environment, umask and descriptors. The parent never runs Stele code itself (it only imports and
+watches), which is what keeps every child as fresh as a new process. Between calls it refreshes the
+index the way the next call would; calls that arrive meanwhile wait for that (REFRESH_WAIT_S at most).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .resident import (
+    IDLE_ENV,
+    IDLE_S,
+    LOCK,
+    LOG,
+    MAX_HEADER,
+    PROTOCOL,
+    REFRESH_WAIT_S,
+    RUN_DIR,
+    _peer_uid,
+    address,
+    wanted,
+)
+
+if TYPE_CHECKING:
+    import socket
+    from collections.abc import Callable
+
+    from ..index.watch import LiveScan
+
+PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
+           "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
+           "stele.retrieve.recall", "stele.retrieve.search", "stele.render.agent", "stele.index.build",
+           "stele.session.sessions", "stele.session.wal", "stele.snapshot.claim", "stele.tasks.claims",
+           "stele.index.vectors", "stele.index.query", "stele.index.wordpiece", "simsimd", "tantivy", "sqlite3",
+           "json")
+
+
+def _preload() -> None:
+    """Import what the children run (code only: no function with a cache is called, so nothing a
+    child computes is shared), and compile the built-in redaction patterns (constants)."""
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    from .. import redact, redact_rules
+
+    for shape in redact_rules.SHAPES:
+        redact._compiled(shape.pattern)
+        if shape.left:
+            redact._compiled(f"[{shape.left}]")
+
+
+def _code_files() -> list[tuple[str, int]]:
+    """Stele's own loaded files and their mtimes: when one changes (an upgrade, an edit of an editable
+    install) the server stops answering, so no call runs old code."""
+    import stele
+
+    here = os.path.dirname(stele.__file__)
+    out = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and path.startswith(here):
+            try:
+                out.append((path, os.stat(path).st_mtime_ns))
+            except OSError:
+                pass
+    return out
+
+
+class Server:
+    def __init__(self, root: str, run: Callable[[list[str]], int]) -> None:
+        import socket
+        import time
+        from pathlib import Path
+
+        from ..project import Project
+
+        self.root = root
+        self.run = run
+        self.project = Project(Path(root))
+        self.started = time.time()
+        self.last = time.monotonic()
+        self.calls = 0
+        self.idle = float(os.environ.get(IDLE_ENV) or IDLE_S)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        self.sock.bind(address(root))  # EADDRINUSE: another server has it
+        self.sock.listen(64)
+        self.children: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, connection)
+        self.refresher: tuple[int, int] | None = None  # (pidfd, pid) of the child refreshing the index
+        self.refreshed: object = None  # the scan the last refresh started from
+        self.pending: list[tuple[float, tuple]] = []  # calls accepted while a refresh runs
+        self.refreshes = 0
+        self.live: LiveScan | None = None
+        self._config_stamp = self._stamp(self.project.config_path)
+        _preload()
+        self.code = _code_files()
+        self._watch()
+
+    def _stamp(self, path) -> tuple | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _watch(self) -> None:
+        from ..index import watch
+
+        if self.live is not None:
+            self.live.close()
+        self.live = None
+        try:
+            self.live = watch.LiveScan(self.project)
+        except (watch.Unavailable, OSError) as e:
+            self.log(f"freshness by inotify unavailable ({e}); every call scans the sources")
+
+    def log(self, line: str) -> None:
+        import time
+
+        try:
+            path = os.path.join(self.root, ".stele", RUN_DIR, LOG)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {os.getpid()} {line}\n")
+        except OSError:
+            pass
+
+    def why_gone(self) -> str | None:
+        if not (os.path.isdir(os.path.join(self.root, ".stele"))
+                and os.path.exists(os.path.join(self.root, ".git"))):
+            return "the repository or its .stele folder went away"
+        return None
+
+    def why_stop(self) -> str | None:
+        """Why this server should stop answering now, or None."""
+        import time
+
+        gone = self.why_gone()
+        if gone is not None:
+            return gone
+        if any((self._stamp(path) or (None,))[0] != mtime for path, mtime in self.code):
+            return "Stele's files changed"
+        if time.monotonic() - self.last > self.idle and not self.children:
+            return f"idle for {self.idle:.0f} s"
+        stamp = self._stamp(self.project.config_path)
+        if stamp != self._config_stamp:
+            from pathlib import Path
+
+            from ..index.sources import folders
+            from ..project import Project
+
+            self._config_stamp = stamp
+            self.project = Project(Path(self.root))
+            try:
+                if not self.project.config["hooks.resident"]:
+                    return "hooks.resident is false"
+                if self.live is not None and folders(self.project) != self.live.roots:
+                    self._watch()
+            except Exception as e:  # a broken config: the children say so, one call at a time
+                self.log(f"config: {e}")
+        return None
+
+    def serve(self) -> None:
+        import select
+        import time
+
+        self.log(f"serving {self.root}")
+        while True:
+            wait: list[Any] = [self.sock, *self.children, *([self.refresher[0]] if self.refresher else [])]
+            conns = {c.fileno(): pidfd for pidfd, (_, c) in self.children.items()}
+            if self.live is not None:
+                wait.append(self.live.fd)
+            timeout = 30.0
+            if self.pending:
+                timeout = max(0.0, min(d for d, _ in self.pending) - time.monotonic())
+            ready, _, _ = select.select(wait + list(conns), [], [], timeout)
+            for fd in ready:
+                if fd is self.sock:
+                    self._accept()
+                elif self.live is not None and fd == self.live.fd:
+                    self._current()
+                    self._refresh()  # an edit between calls is indexed before the next one asks
+                elif fd in self.children:
+                    self._reap(fd)
+                    self._refresh()
+                elif self.refresher is not None and fd == self.refresher[0]:
+                    os.waitpid(self.refresher[1], 0)
+                    os.close(self.refresher[0])
+                    self.refresher = None
+                    self._dispatch()
+                    self._refresh()
+                elif fd in conns and conns[fd] in self.children:  # the caller hung up (or was killed)
+                    pid, _ = self.children[conns[fd]]
+                    try:
+                        os.kill(pid, 9)
+                    except ProcessLookupError:
+                        pass
+            if self.pending:
+                self._dispatch()
+            why = self.why_stop()
+            if why is not None and not self.pending:
+                self.log(f"stopping: {why}")
+                self.sock.close()
+                for pidfd in list(self.children):
+                    os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOWAIT)
+                    self._reap(pidfd)
+                if self.refresher is not None:
+                    os.waitpid(self.refresher[1], 0)
+                return
+
+    def _current(self):
+        from ..index import watch
+
+        try:
+            return self.live.current() if self.live is not None else None
+        except (watch.Unavailable, OSError) as e:
+            self.log(f"freshness by inotify lost ({e}); every call scans the sources")
+            if self.live is not None:
+                self.live.close()
+            self.live = None
+            return None
+
+    def _accept(self) -> None:
+        import marshal
+        import socket
+        import time
+
+        try:
+            conn, _ = self.sock.accept()
+        except OSError:
+            return
+        fds: list[int] = []
+        try:
+            conn.settimeout(2.0)
+            if _peer_uid(conn) != os.getuid():
+                raise OSError("a caller of another user")
+            head, ancillary, _flags, _ = conn.recvmsg(4, socket.CMSG_SPACE(3 * 4))
+            for level, ctype, data in ancillary:
+                if level == socket.SOL_SOCKET and ctype == socket.SCM_RIGHTS:
+                    fds += list(memoryview(data).cast("i"))
+            size = int.from_bytes(head, "big")
+            if len(head) != 4 or size > MAX_HEADER:
+                raise OSError("a malformed call")
+            data = b""
+            while len(data) < size:
+                chunk = conn.recv(size - len(data))
+                if not chunk:
+                    raise OSError("a truncated call")
+                data += chunk
+            protocol, kind, root, argv, cwd, env, umask = marshal.loads(data)
+        except (OSError, ValueError, EOFError, TypeError):
+            conn.close()
+            for fd in fds:
+                os.close(fd)
+            return
+        if kind == "run":
+            self.last = time.monotonic()
+        if protocol != PROTOCOL or root != self.root or (kind == "run" and len(fds) != 3):
+            kind = "refuse"
+        elif kind == "run" and self.why_stop() is not None:
+            kind = "refuse"  # stale code or config: the caller runs it in its own process
+        if kind != "run":
+            for fd in fds:
+                os.close(fd)
+            try:
+                if kind == "status":
+                    conn.sendall(b"S" + marshal.dumps(self.status()))
+                elif kind == "stop":
+                    conn.sendall(b"S" + marshal.dumps({"stopping": True}))
+                    self.idle = -1.0
+                else:
+                    conn.sendall(b"R")
+            except OSError:
+                pass
+            conn.close()
+            return
+        self.calls += 1
+        conn.setblocking(True)
+        self.pending.append((time.monotonic() + REFRESH_WAIT_S, (conn, fds, argv, cwd, env, umask)))
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Fork the calls waiting. While the index is being refreshed they wait for it (up to
+        REFRESH_WAIT_S): the refresh does what the call would otherwise do first, and a call that
+        found it under way would answer from the index as it was, without the edit just made."""
+        import time
+
+        now = time.monotonic()
+        waiting = []
+        for deadline, call in self.pending:
+            if self.refresher is not None and now < deadline:
+                waiting.append((deadline, call))
+                continue
+            conn, fds, argv, cwd, env, umask = call
+            found = self._current()
+            pid = os.fork()
+            if pid == 0:
+                self._child(conn, fds, argv, cwd, env, umask, found)  # never returns
+            for fd in fds:
+                os.close(fd)
+            self.children[os.pidfd_open(pid)] = (pid, conn)
+        self.pending = waiting
+
+    def _refresh(self) -> None:
+        """After a call, bring the index up to date with the sources in a child of its own (a hook's
+        session lines, an edit it reported), so the next call finds nothing to catch up. One at a
+        time; the next starts when it ends, if the sources changed meanwhile."""
+        if self.refresher is not None or self.live is None or self.children or self.pending:
+            return
+        if self.why_gone() is not None:
+            return  # a refresh would write .stele/index back into a repository being deleted
+        found = self._current()
+        if found is None or found is self.refreshed:
+            return
+        self.refreshed = found
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                self._close_inherited()
+                import time
+
+                from ..index import build, sources
+
+                sources.RESIDENT = (self.project.root, self.live.roots, found)
+                # what the next call would do first, as that call would do it: a deadline, so a whole
+                # build goes to the detached builder and vectors and merges are left to it (DEC-QFQT)
+                budget = int(self.project.config["retrieval.hook_budget_ms"]) / 1000
+                build.open_index(self.project, deadline=time.monotonic() + budget).close()
+            except BaseException:
+                code = 1  # a hook that finds the index behind says why; this child has no one to tell
+            finally:
+                os._exit(code)
+        self.refresher = (os.pidfd_open(pid), pid)
+        self.refreshes += 1
+
+    def _close_inherited(self, keep: tuple[int, ...] = ()) -> None:
+        """In a child: close the server's socket, the watch, and every other call's connection and
+        descriptors (a caller's stdout held open here would keep its harness waiting)."""
+        fds = [self.sock.fileno(), *self.children, *(c.fileno() for _, c in self.children.values())]
+        for _, (conn, call_fds, *_rest) in self.pending:
+            fds += [conn.fileno(), *call_fds]
+        if self.refresher is not None:
+            fds.append(self.refresher[0])
+        for fd in set(fds) - set(keep):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.live is not None:
+            os.close(self.live.fd)
+
+    def _reap(self, pidfd: int) -> None:
+        import marshal
+
+        pid, conn = self.children.pop(pidfd)
+        try:
+            _, status, usage = os.wait4(pid, 0)
+            code = os.waitstatus_to_exitcode(status)
+            if code >= 0:  # killed by a signal: no status, the caller says so
+                conn.sendall(b"D" + marshal.dumps((code, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)))
+        except (OSError, ChildProcessError):
+            pass
+        finally:
+            conn.close()
+            os.close(pidfd)
+
+    def status(self) -> dict:
+        live = self.live
+        return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls, "refreshes": self.refreshes,
+                "watching": None if live is None else len(live.folders),
+                "walks": None if live is None else live.walks}
+
+    def _child(self, conn, fds: list[int], argv: list[str], cwd: str, env: dict, umask: int, found) -> None:
+        code = 1
+        try:
+            import signal
+
+            self._close_inherited(keep=(conn.fileno(), *fds))
+            conn.close()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+                os.close(fd)
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(env)
+            os.umask(umask)
+            sys.argv = ["stele", *argv]
+            self._stdio()
+            if found is not None and self.live is not None:
+                from ..index import sources
+
+                sources.RESIDENT = (self.project.root, self.live.roots, found)
+
+            try:
+                code = self.run(argv)
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+                if not isinstance(e.code, int | None):
+                    sys.stderr.write(f"{e.code}\n")
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:
+                    pass
+            os._exit(code if isinstance(code, int) else 1)
+
+    def _stdio(self) -> None:
+        """stdin, stdout and stderr over the caller's descriptors, buffered as the caller's own process
+        would buffer them (line by line on a terminal)."""
+        import io
+
+        for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+            old = getattr(sys, name)
+            raw = io.FileIO(fd, "rb" if fd == 0 else "wb", closefd=False)
+            tty = os.isatty(fd)
+            buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+            setattr(sys, name, io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
+                                                line_buffering=tty or fd == 2, write_through=fd == 2))
+
+
+def serve(root: str, run: Callable[[list[str]], int]) -> int:
+    """The server's process (`python -m stele resident-serve ROOT`), whose children answer each call
+    with `run(argv)`. At most one per root (the lock)."""
+    import fcntl
+
+    folder = os.path.join(root, ".stele", RUN_DIR)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        lock = os.open(os.path.join(folder, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server holds it
+    if not wanted(root):
+        return 0
+    try:
+        server = Server(os.path.realpath(root), run)
+    except OSError:
+        return 0  # the address is taken: another server (or another user's squatter) answers
+    server.serve()
+    return 0
+
