@@ -38,11 +38,6 @@ LOCK, LOG, SPAWNED = "resident.lock", "resident.log", "resident.spawned"
 RESPAWN_S = 60.0  # a server that did not come up is not started again sooner than this
 MAX_HEADER = 1 << 20
 SERVE_COMMAND = "resident-serve"  # `python -m stele resident-serve ROOT`: the server's process (cli/entry.py)
-# The most a call waits for the refresh under way before it runs anyway (and, like any read that finds
-# another process refreshing, waits build.WAIT_S more or answers from what is indexed): a refresh after a
-# call or an edit takes ~50-100 ms of CPU; a whole build is the detached builder's, which no call waits for.
-REFRESH_WAIT_S = 1.0
-
 
 def enabled() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and (

@@ -4,7 +4,9 @@ It imports what the children run, keeps the sources' scan live (`index/watch.py`
 forks a child that runs `run(argv)` (`cli.entry.here`) with the caller's arguments, working directory,
 environment, umask and descriptors. The parent never runs Stele code itself (it only imports and
 watches), which is what keeps every child as fresh as a new process. Between calls it refreshes the
-index the way the next call would; calls that arrive meanwhile wait for that (REFRESH_WAIT_S at most).
+index the way the next call would. A call that arrives meanwhile is forked at once: one that reads
+the index fresh (a prompt) finds the refresher holding the build lock and waits for it there
+(`index/build.py`, `_catch_up`), one that reads the catalog as it stands (an edit hook) does not wait.
 """
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from .resident import (
     LOG,
     MAX_HEADER,
     PROTOCOL,
-    REFRESH_WAIT_S,
     RUN_DIR,
     _peer_uid,
     address,
@@ -96,8 +97,9 @@ class Server:
         self.children: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, connection)
         self.refresher: tuple[int, int] | None = None  # (pidfd, pid) of the child refreshing the index
         self.refreshed: object = None  # the scan the last refresh started from
-        self.pending: list[tuple[float, tuple]] = []  # calls accepted while a refresh runs
         self.refreshes = 0
+        self.refresh_started = 0.0
+        self.refresh_ms: int | None = None  # how long the last refresh took
         self.live: LiveScan | None = None
         self._config_stamp = self._stamp(self.project.config_path)
         _preload()
@@ -177,10 +179,7 @@ class Server:
             conns = {c.fileno(): pidfd for pidfd, (_, c) in self.children.items()}
             if self.live is not None:
                 wait.append(self.live.fd)
-            timeout = 30.0
-            if self.pending:
-                timeout = max(0.0, min(d for d, _ in self.pending) - time.monotonic())
-            ready, _, _ = select.select(wait + list(conns), [], [], timeout)
+            ready, _, _ = select.select(wait + list(conns), [], [], 30.0)
             for fd in ready:
                 if fd is self.sock:
                     self._accept()
@@ -194,7 +193,7 @@ class Server:
                     os.waitpid(self.refresher[1], 0)
                     os.close(self.refresher[0])
                     self.refresher = None
-                    self._dispatch()
+                    self.refresh_ms = round((time.monotonic() - self.refresh_started) * 1000)
                     self._refresh()
                 elif fd in conns and conns[fd] in self.children:  # the caller hung up (or was killed)
                     pid, _ = self.children[conns[fd]]
@@ -202,10 +201,8 @@ class Server:
                         os.kill(pid, 9)
                     except ProcessLookupError:
                         pass
-            if self.pending:
-                self._dispatch()
             why = self.why_stop()
-            if why is not None and not self.pending:
+            if why is not None:
                 self.log(f"stopping: {why}")
                 self.sock.close()
                 for pidfd in list(self.children):
@@ -283,36 +280,21 @@ class Server:
             return
         self.calls += 1
         conn.setblocking(True)
-        self.pending.append((time.monotonic() + REFRESH_WAIT_S, (conn, fds, argv, cwd, env, umask)))
-        self._dispatch()
-
-    def _dispatch(self) -> None:
-        """Fork the calls waiting. While the index is being refreshed they wait for it (up to
-        REFRESH_WAIT_S): the refresh does what the call would otherwise do first, and a call that
-        found it under way would answer from the index as it was, without the edit just made."""
-        import time
-
-        now = time.monotonic()
-        waiting = []
-        for deadline, call in self.pending:
-            if self.refresher is not None and now < deadline:
-                waiting.append((deadline, call))
-                continue
-            conn, fds, argv, cwd, env, umask = call
-            found = self._current()
-            pid = os.fork()
-            if pid == 0:
-                self._child(conn, fds, argv, cwd, env, umask, found)  # never returns
-            for fd in fds:
-                os.close(fd)
-            self.children[os.pidfd_open(pid)] = (pid, conn)
-        self.pending = waiting
+        found = self._current()
+        pid = os.fork()
+        if pid == 0:
+            self._child(conn, fds, argv, cwd, env, umask, found)  # never returns
+        for fd in fds:
+            os.close(fd)
+        self.children[os.pidfd_open(pid)] = (pid, conn)
 
     def _refresh(self) -> None:
         """After a call, bring the index up to date with the sources in a child of its own (a hook's
         session lines, an edit it reported), so the next call finds nothing to catch up. One at a
         time; the next starts when it ends, if the sources changed meanwhile."""
-        if self.refresher is not None or self.live is None or self.children or self.pending:
+        import time
+
+        if self.refresher is not None or self.live is None or self.children:
             return
         if self.why_gone() is not None:
             return  # a refresh would write .stele/index back into a repository being deleted
@@ -325,8 +307,6 @@ class Server:
             code = 0
             try:
                 self._close_inherited()
-                import time
-
                 from ..index import build, sources
 
                 sources.RESIDENT = (self.project.root, self.live.roots, found)
@@ -340,13 +320,12 @@ class Server:
                 os._exit(code)
         self.refresher = (os.pidfd_open(pid), pid)
         self.refreshes += 1
+        self.refresh_started = time.monotonic()
 
     def _close_inherited(self, keep: tuple[int, ...] = ()) -> None:
         """In a child: close the server's socket, the watch, and every other call's connection and
         descriptors (a caller's stdout held open here would keep its harness waiting)."""
         fds = [self.sock.fileno(), *self.children, *(c.fileno() for _, c in self.children.values())]
-        for _, (conn, call_fds, *_rest) in self.pending:
-            fds += [conn.fileno(), *call_fds]
         if self.refresher is not None:
             fds.append(self.refresher[0])
         for fd in set(fds) - set(keep):
@@ -375,6 +354,7 @@ class Server:
     def status(self) -> dict:
         live = self.live
         return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls, "refreshes": self.refreshes,
+                "last_refresh_ms": self.refresh_ms,
                 "watching": None if live is None else len(live.folders),
                 "walks": None if live is None else live.walks}
 
@@ -450,6 +430,13 @@ def serve(root: str, run: Callable[[list[str]], int]) -> int:
         server = Server(os.path.realpath(root), run)
     except OSError:
         return 0  # the address is taken: another server (or another user's squatter) answers
-    server.serve()
+    try:
+        server.serve()
+    except Exception as e:  # callers fall back to their own process; the log says why it stopped
+        import traceback
+
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        server.log(f"stopping: {type(e).__name__}: {e} ({os.path.basename(where.filename)}:{where.lineno})")
+        return 1
     return 0
 
