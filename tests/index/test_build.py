@@ -61,6 +61,20 @@ def test_a_racy_file_is_checked_by_content_until_it_is_old_enough(proj, monkeypa
     assert refresh(proj) == 6 and calls == []
 
 
+def test_a_racy_file_stays_checked_by_content_through_a_refresh_for_another_file(proj):
+    """A refresh looks for racy files among the changed ones and those racy last time (not every
+    file's mtime): one racy at the last refresh, untouched since, is still checked by content."""
+    path = write_fact(proj.root, "NOTE-100A", "note", "Note number 1 about retriez")
+    refresh(proj)
+    st = path.stat()
+    write_fact(proj.root, "NOTE-900A", "note", "A new note about invoices")
+    refresh(proj)  # NOTE-100A's stamp did not change: it is racy still, by its mtime
+    path.write_text(path.read_text().replace("retriez", "refundz"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime
+    with build.open_index(proj) as index:
+        assert index.catalog.nodes(["NOTE-100A"])["NOTE-100A"].title == "Note number 1 about refundz"
+
+
 def test_a_new_model_reembeds_everything(proj, fake_model, monkeypatch):
     build.rebuild(proj)
     fake_model.model_id = "fake@2"

@@ -99,7 +99,7 @@ def test_a_scan_is_one_comparison_when_nothing_changed(repo, monkeypatch):
     with build.open_index(p):  # the hook logged what it delivered after its own refresh
         pass
     first, second = scan(p), scan(p)
-    assert first.blob == second.blob and len([x for x in first.paths if x.startswith("docs/")]) == 6
+    assert first.parts == second.parts and len([x for x in first.paths if x.startswith("docs/")]) == 6
     calls = []
     monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1))
     with build.open_index(p):
@@ -146,7 +146,7 @@ def test_folders_that_did_not_change_are_not_listed_again(repo, monkeypatch):
     listed = []
     real = os.scandir
     monkeypatch.setattr(os, "scandir", lambda path: (listed.append(str(path)), real(path))[1])
-    assert scan(p).blob == first.blob and listed == []
+    assert scan(p).parts == first.parts and listed == []
     write_fact(repo, "NOTE-900A", "note", "One more note")  # its folder changes: that one is listed
     again = scan(p)
     assert listed == [str(repo / "docs/memory/notes")] and "docs/memory/notes/NOTE-900A.md" in again.paths
@@ -199,4 +199,72 @@ def test_a_damaged_listing_costs_one_full_listing(repo):
     p = Project(repo)
     first = scan(p)
     (p.index_dir / "listing.marshal").write_bytes(b"\x00garbage")
-    assert scan(p).blob == first.blob
+    assert scan(p).parts == first.parts
+
+
+def _scan_of(files: dict[str, tuple[int, int, int]]):
+    from array import array
+
+    from stele.index.sources import Scan
+
+    paths = list(files)
+    numbers = array("q")
+    for p in paths:
+        numbers.extend(files[p])
+    return Scan(paths, numbers)
+
+
+def _truth(old: dict, new: dict) -> tuple[set, set]:
+    return {p for p in new if old.get(p) != new[p]}, {p for p in old if p not in new}
+
+
+def test_changed_since_finds_every_change_part_by_part(monkeypatch):
+    """The manifest is kept in parts (`Scan.parts`): a diff against it finds exactly what a dict of
+    every file would, whatever changed where: stamps in place, names added, deleted or renamed,
+    across part boundaries, against a manifest cut in other parts (an older Stele kept one)."""
+    import random
+
+    from stele.index import sources
+
+    monkeypatch.setattr(sources, "PART", 4)
+    rng = random.Random(7)
+    for trial in range(400):
+        old = {f"d/{n:03}.md": (n, 10, n) for n in sorted(rng.sample(range(200), rng.randrange(0, 30)))}
+        new = dict(old)
+        for _ in range(rng.randrange(0, 4)):
+            what = rng.choice(("stamp", "add", "delete"))
+            if what == "stamp" and new:
+                p = rng.choice(list(new))
+                new[p] = (new[p][0] + 1, 11, new[p][2])
+            elif what == "add":
+                new[f"d/{rng.randrange(200):03}.md"] = (999, 1, 999)
+            elif what == "delete" and new:
+                del new[rng.choice(list(new))]
+        new = dict(sorted(new.items()))
+        before = _scan_of(old)
+        olds = before.parts if trial % 5 else [sources._part(before.paths, before.numbers)]  # one big part
+        after = _scan_of(new)
+        changed, gone = after.changed_since(olds)
+        assert (set(changed), set(gone)) == _truth(old, new), (old, new)
+        assert after.stamps(changed) == {p: new[p] for p in changed}
+
+
+def test_a_refresh_rewrites_only_the_parts_that_changed(tmp_path, monkeypatch):
+    """A session log that grew changes one part of the manifest: the others stay as they were."""
+    from stele.index import catalog, sources
+
+    monkeypatch.setattr(sources, "PART", 2)
+    cat = catalog.Catalog(tmp_path / "c.sqlite", create=True)
+    first = _scan_of({f"d/{n}.md": (n, 1, n) for n in range(7)})
+    cat.set_manifest(first.parts)
+    assert cat.manifest() == first.parts and len(first.parts) == 4
+    grown = _scan_of({**{f"d/{n}.md": (n, 1, n) for n in range(7)}, "d/6.md": (6, 2, 6)})
+    written = []
+    cat.db.set_trace_callback(written.append)
+    cat.set_manifest(grown.parts, first.parts)
+    cat.db.set_trace_callback(None)
+    assert cat.manifest() == grown.parts
+    assert len([w for w in written if w.startswith("INSERT")]) == 1
+    shorter = _scan_of({f"d/{n}.md": (n, 1, n) for n in range(3)})
+    cat.set_manifest(shorter.parts, grown.parts)
+    assert cat.manifest() == shorter.parts

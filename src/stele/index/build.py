@@ -175,7 +175,7 @@ def _open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 
 
 def _stale(project: Project, cat: catalog_mod.Catalog, found: Scan) -> bool:
-    if cat.meta("racy") or cat.meta("settled") != "1" or cat.manifest() != found.blob:
+    if cat.meta("racy") or cat.meta("settled") != "1" or cat.manifest() != found.parts:
         return True  # racy: `update` checks them by content; not settled: an update was cut short
     from .vectors import wanted_model_id
 
@@ -321,10 +321,16 @@ def finish(project: Project, queued: _Lock | None = None) -> Report:
     process's turn: from then on a builder started by the next hook waits for it."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
-        builder.acquire(True, None)
+        # scanned before the lock is taken (at 50,000 facts the scan is most of the builder's time, and
+        # a hook that finds the lock held waits for it); again after a wait for another builder's turn
+        found = scan(project)
+        try:
+            builder.acquire(True, time.monotonic())
+        except IndexUnavailable:
+            builder.acquire(True, None)
+            found = scan(project)
         if queued is not None:
             queued.release()
-        found = scan(project)
         parts, full = _try_open(project, found, None)
         if parts is None:
             report = _update_or_rebuild(project, full, found, None, None, None)
@@ -481,10 +487,14 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
     commit = _Committer(project, cat)
     try:
         # hashed before anything is parsed, so a rewrite after the hash shows up as a change next time
-        again = rewritten(project, json.loads(cat.meta("racy") or "{}"))
-        hashes = racy(project, found, now)
+        prior = json.loads(cat.meta("racy") or "{}")
+        again = rewritten(project, prior)
         # the last manifest says what the files table holds only if no update was cut short since
-        quick = None if full or cat.meta("settled") != "1" else found.changed_since(cat.manifest())
+        manifest = None if full else cat.manifest()
+        quick = None if manifest is None or cat.meta("settled") != "1" else found.changed_since(manifest)
+        # a file whose stamp is the manifest's was racy then if it can be now: only those and the
+        # changed ones can be (not a look at 50,000 mtimes)
+        hashes = racy(project, found, now, None if quick is None else quick[0] + list(prior))
         if quick is not None:  # against the last complete scan: the catalog is asked about those only
             stats = found.stamps(quick[0] + again)  # not a dict of every file: only these are read
             stored = cat.files_at(quick[0] + quick[1] + again)
@@ -550,7 +560,7 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
         _update_vectors(project, commit, report, on_stage, until, warn)
         if report.done:
             with commit as c:
-                c.set_manifest(found.blob)
+                c.set_manifest(found.parts, manifest)
                 c.set_meta(racy=json.dumps(hashes) if hashes else "", built_at=str(int(time.time())),
                            settled="1")
         report.items = cat.count()

@@ -9,7 +9,7 @@ Tables:
 - meta(key, value): `schema`, `model_id`, `dim`, `rows` (of the model's vectors), `built_at`, ...
 - files(path, mtime_ns, size, ino, offset): every source file as last indexed (facts and WAL logs);
   `offset` is how far a live session log has been read (it is only ever appended to).
-- manifest(k, blob): the scan the index was last brought up to date with (`sources.Scan.blob`).
+- manifest(k, blob): the scan the index was last brought up to date with, in parts (`sources.Scan.parts`).
 - items(id, source, kind, title, status, priority, delivery, created, expires, review_after, summary,
   excerpt, body, path, hash, vec_row, vec_hash, needs_review, agent, host): one row per fact or session
   entry (`agent` and `host`: who wrote a session entry, `host` only for a team entry).
@@ -153,14 +153,21 @@ class Catalog:
         self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
                             [(p, m, s, i, o) for p, ((m, s, i), o) in stats.items()])
 
-    def manifest(self) -> bytes | None:
-        row = self.db.execute("SELECT blob FROM manifest WHERE k = 0").fetchone()
-        return row[0] if row else None
+    def manifest(self) -> list[bytes] | None:
+        """The parts of the scan the index was last brought up to date with (`Scan.parts`)."""
+        parts = [row[0] for row in self.db.execute("SELECT blob FROM manifest ORDER BY k")]
+        return parts or None
 
-    def set_manifest(self, blob: bytes | None) -> None:
-        self.db.execute("DELETE FROM manifest")
-        if blob is not None:
-            self.db.execute("INSERT INTO manifest VALUES (0, ?)", (blob,))
+    def set_manifest(self, parts: list[bytes] | None, old: list[bytes] | None = None) -> None:
+        """Keep `parts` as the manifest; `old`, the manifest as read in this transaction, spares
+        rewriting the parts that did not change."""
+        if parts is None:
+            self.db.execute("DELETE FROM manifest")
+            return
+        old = old or []
+        self.db.execute("DELETE FROM manifest WHERE k >= ?", (len(parts),))
+        self.db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)",
+                            [(k, part) for k, part in enumerate(parts) if k >= len(old) or old[k] != part])
 
     # -- writing items
     def ids_at(self, path: str) -> list[str]:

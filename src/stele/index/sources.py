@@ -1,7 +1,7 @@
 """The sources of the index: which files they are, how fresh they are, and the items each holds.
 
 `scan` runs on every read, so it is shaped for speed: one `stat` per file and no parsing, with a result
-compared with the manifest as one byte string (`Scan.blob`), without building a dict or hashing. A
+compared with the manifest as a few byte strings (`Scan.parts`), without building a dict or hashing. A
 stat per file is the price of freshness without an editor's cooperation: an editor that saves in
 place (VS Code does) changes only the file, not its folder, so folder mtimes or a journal of Stele's
 own writes would miss it. A file's stamp is (mtime_ns, size, inode): a save by rename, a `git
@@ -43,6 +43,7 @@ TEAM_DIR = "team"  # wal.TEAM_DIR: segments pulled from the team store, team/<se
 RACY_NS = 2_000_000_000  # the coarsest mtime in common use (FAT) is 2 s
 LISTING = "listing.marshal"  # each source folder's stamp and names, as the last listing found them
 LISTING_VERSION = 1
+PART = 1024  # paths per part of the manifest (`Scan.parts`)
 Stamp = tuple  # (mtime_ns, size, inode) of one source file
 
 
@@ -58,20 +59,28 @@ def folders(project: Project) -> list[tuple[str, str, str, bool]]:
 
 
 class Scan:
-    """Every source file's repo-relative path and stamp, in scan order. `blob` is the whole scan as
-    bytes: equal blobs mean nothing changed (a file's folder order only changes when the folder does,
-    and a spurious difference costs one refresh that finds nothing to do)."""
+    """Every source file's repo-relative path and stamp, in scan order. `parts` is the scan as the
+    catalog's manifest keeps it: equal parts mean nothing changed (a file's folder order only changes
+    when the folder does, and a spurious difference costs one refresh that finds nothing to do)."""
 
-    __slots__ = ("_where", "numbers", "paths")
+    __slots__ = ("_parts", "_where", "numbers", "paths")
 
     def __init__(self, paths: list[str], numbers: array) -> None:
         self.paths = paths
         self.numbers = numbers  # three per path: mtime_ns, size, inode
         self._where: dict[str, int] | None = None
+        self._parts: list[bytes] | None = None
 
     @property
-    def blob(self) -> bytes:
-        return "\0".join(self.paths).encode("utf-8", "surrogateescape") + b"\0\0" + self.numbers.tobytes()
+    def parts(self) -> list[bytes]:
+        """The scan in blobs of PART paths each (`_part`), so that a refresh after a session log grew
+        rewrites the one blob that holds it, not the stamps of 50,000 files (3 MB, and as much again
+        when SQLite checkpoints it)."""
+        if self._parts is None:
+            paths, n = self.paths, self.numbers
+            self._parts = [_part(paths[i:i + PART], n[3 * i:3 * (i + PART)])
+                           for i in range(0, len(paths), PART)] or [_part([], n[:0])]
+        return self._parts
 
     def stats(self) -> dict[str, Stamp]:
         n = self.numbers
@@ -93,57 +102,100 @@ class Scan:
             return []
         return [self.paths[i] for i, m in enumerate(mtimes) if m >= ns]
 
-    def changed_since(self, blob: bytes | None) -> tuple[list[str], list[str]] | None:
-        """(paths added or whose stamp differs, paths gone) against `blob`, an earlier scan's; None
-        when there is none. Where both list the same paths in the same order (a log grew, a fact was
-        edited), halves that differ are split until the differing stamps are found: one change among
-        50,000 files costs a few dozen comparisons of array slices, not a dict of every file. Where
-        the lists differ (a new session log, a fact added or deleted), only the stretch between their
-        common head and common tail is compared name by name; head and tail are split as above."""
-        if blob is None:
+    def changed_since(self, old_parts: list[bytes] | None) -> tuple[list[str], list[str]] | None:
+        """(paths added or whose stamp differs, paths gone) against `old_parts`, an earlier scan's
+        `parts`; None when there are none. A part equal to this scan's is skipped unread, and one
+        that holds the same paths (a log grew, a fact was edited in place) has its stamps compared;
+        from the first part whose paths differ (a new session log, a fact added or deleted), the rest
+        of both scans is compared as a whole (`_diff`)."""
+        if not old_parts:
             return None
-        cut = blob.find(b"\0\0") if blob[:2] != b"\0\0" else 0
-        if cut < 0:
-            return None
-        old_paths = blob[:cut].decode("utf-8", "surrogateescape").split("\0") if cut else []
-        old = array("q")
-        old.frombytes(blob[cut + 2:])
-        if len(old) != 3 * len(old_paths):
-            return None
-        new, paths = self.numbers, self.paths
+        new = self.parts
         out: list[str] = []
         found: dict[str, int] = {}  # where the changed paths are in this scan, for `stamps`
         self._where = found
+        k = 0
+        for k in range(min(len(old_parts), len(new))):  # parts before k hold PART paths, in both
+            if old_parts[k] == new[k]:
+                continue
+            old = _unpart(old_parts[k])
+            if old is None:
+                return None
+            start = k * PART
+            names = self.paths[start:start + PART]
+            if old[0] != names:
+                break
+            _diff(old[0], old[1], names, self.numbers[3 * start:3 * (start + PART)], start, out, found)
+        else:
+            if len(old_parts) == len(new):
+                return out, []
+            k = min(len(old_parts), len(new))
+        rest = [_unpart(b) for b in old_parts[k:]]
+        old_paths: list[str] = []
+        old_numbers = array("q")
+        for r in rest:
+            if r is None:
+                return None
+            old_paths += r[0]
+            old_numbers.extend(r[1])
+        start = k * PART
+        gone = _diff(old_paths, old_numbers, self.paths[start:], self.numbers[3 * start:], start, out, found)
+        return out, gone
 
-        def split(lo: int, hi: int, shift: int) -> None:  # in whole files: three numbers each
-            if old[3 * (lo + shift):3 * (hi + shift)] == new[3 * lo:3 * hi]:
-                return
-            if hi - lo == 1:
-                out.append(paths[lo])
-                found[paths[lo]] = lo
-                return
-            mid = (lo + hi) // 2
-            split(lo, mid, shift)
-            split(mid, hi, shift)
 
-        if old_paths == paths:
-            split(0, len(paths), 0)
-            return out, []
-        head = _head(old_paths, paths)
-        tail = _tail(old_paths[head:], paths[head:])
-        split(0, head, 0)
-        if tail:
-            split(len(paths) - tail, len(paths), len(old_paths) - len(paths))
-        old_mid = old_paths[head:len(old_paths) - tail]
-        where = {p: head + j for j, p in enumerate(old_mid)}
-        for i in range(head, len(paths) - tail):
-            p = paths[i]
-            j = where.get(p)
-            if j is None or old[3 * j:3 * j + 3] != new[3 * i:3 * i + 3]:
-                out.append(p)
-                found[p] = i
-        now = set(paths[head:len(paths) - tail])
-        return out, [p for p in old_mid if p not in now]
+def _part(paths: list[str], numbers: array) -> bytes:
+    return "\0".join(paths).encode("utf-8", "surrogateescape") + b"\0\0" + numbers.tobytes()
+
+
+def _unpart(blob: bytes) -> tuple[list[str], array] | None:
+    """A part's (paths, stamps), or None when it is not one."""
+    cut = blob.find(b"\0\0") if blob[:2] != b"\0\0" else 0
+    if cut < 0:
+        return None
+    paths = blob[:cut].decode("utf-8", "surrogateescape").split("\0") if cut else []
+    numbers = array("q")
+    numbers.frombytes(blob[cut + 2:])
+    return (paths, numbers) if len(numbers) == 3 * len(paths) else None
+
+
+def _diff(old_paths: list[str], old: array, paths: list[str], new: array, base: int, out: list[str],
+          found: dict[str, int]) -> list[str]:
+    """Add to `out` the paths of `paths` (at `base` in the whole scan) that `old_paths` lacks or whose
+    stamp differs, and return the paths only `old_paths` has. Where both list the same paths in the
+    same order, halves that differ are split until the differing stamps are found: one change among
+    50,000 files costs a few dozen comparisons of array slices, not a dict of every file. Where the
+    lists differ, only the stretch between their common head and common tail is compared name by
+    name; head and tail are split as above."""
+
+    def split(lo: int, hi: int, shift: int) -> None:  # in whole files: three numbers each
+        if old[3 * (lo + shift):3 * (hi + shift)] == new[3 * lo:3 * hi]:
+            return
+        if hi - lo == 1:
+            out.append(paths[lo])
+            found[paths[lo]] = base + lo
+            return
+        mid = (lo + hi) // 2
+        split(lo, mid, shift)
+        split(mid, hi, shift)
+
+    if old_paths == paths:
+        split(0, len(paths), 0)
+        return []
+    head = _head(old_paths, paths)
+    tail = _tail(old_paths[head:], paths[head:])
+    split(0, head, 0)
+    if tail:
+        split(len(paths) - tail, len(paths), len(old_paths) - len(paths))
+    old_mid = old_paths[head:len(old_paths) - tail]
+    where = {p: head + j for j, p in enumerate(old_mid)}
+    for i in range(head, len(paths) - tail):
+        p = paths[i]
+        j = where.get(p)
+        if j is None or old[3 * j:3 * j + 3] != new[3 * i:3 * i + 3]:
+            out.append(p)
+            found[p] = base + i
+    now = set(paths[head:len(paths) - tail])
+    return [p for p in old_mid if p not in now]
 
 
 def _head(a: list[str], b: list[str]) -> int:
@@ -320,11 +372,13 @@ def read_items(project: Project, rel: str, skipped: list[str], start: int = 0) -
     return [from_fact(fact)], 0
 
 
-def racy(project: Project, found: Scan, now_ns: int) -> dict[str, str]:
-    """Fact files modified within RACY_NS before `now_ns` -> a hash of their content. (WAL logs are
-    only appended to, so their size always changes.)"""
-    return {p: content_hash(project, p) for p in found.modified_since(now_ns - RACY_NS)
-            if not is_wal(project, p)}
+def racy(project: Project, found: Scan, now_ns: int, among: list[str] | None = None) -> dict[str, str]:
+    """Fact files (of `among`, default all) modified within RACY_NS before `now_ns` -> a hash of their
+    content. (WAL logs are only appended to, so their size always changes.)"""
+    since = now_ns - RACY_NS
+    paths = found.modified_since(since) if among is None else \
+        [p for p, stamp in found.stamps(among).items() if stamp[0] >= since]
+    return {p: content_hash(project, p) for p in paths if not is_wal(project, p)}
 
 
 def rewritten(project: Project, hashes: dict[str, str]) -> list[str]:
