@@ -162,12 +162,41 @@ INSTRUCTION_KINDS = frozenset({"instruction", "constraint"})
 # Where a match can start. Every branch of _INJECTION and _DANGEROUS begins with one of its lead words
 # at a word boundary (or, for the fork bomb, with `:(`). The ignore-case patterns give `re` no literal
 # to skip to, so `finditer` tries every branch at every position of every file (most of `doctor`'s
-# untrusted-input time); the lead words, lower case without flags, are found by a fast scan instead.
-_LEADS: dict[tuple[str, int], tuple[re.Pattern[str], tuple[str, ...]]] = {
-    _INJECTION: (re.compile(r"ignore|disregard|forget|override|bypass|you|new|reveal|print|repeat|leak|show|do"),
-                 ()),
-    _DANGEROUS: (re.compile(r"rm|curl|wget|chmod|mkfs|dd|git|send|post|upload|exfiltrat|copy"), (":(",)),
+# untrusted-input time); the lead words, lower case without flags, are found by one fast scan instead
+# (`_starts`). _ROLE_OR_TOOL has no lead words, but each of its matches holds `<` and `>`, `{`,
+# `"type"`, `[inst]` or `[/inst]`, or starts a line with a role name (a word, so the scan finds it):
+# a text holding none of them is not scanned for it.
+_LEADS: dict[tuple[str, int], tuple[str, ...]] = {
+    _INJECTION: ("ignore", "disregard", "forget", "override", "bypass", "you", "new", "reveal", "print", "repeat",
+                 "leak", "show", "do"),
+    _DANGEROUS: ("rm", "curl", "wget", "chmod", "mkfs", "dd", "git", "send", "post", "upload", "exfiltrat", "copy"),
+    _ROLE_OR_TOOL: ("human", "assistant", "system"),
 }
+_LITERALS = {_DANGEROUS: (":(",)}
+_ROLE_MARKS = ("{", '"type"', "inst]")  # with `<` and `>`, and the role names
+
+
+def _alternation(words: list[str]) -> str:
+    """`words` as an alternation shaped like a trie (`c(?:hmod|opy|url)`): at every position it scans,
+    `re` tries one branch per first letter instead of one per word."""
+    by_first: dict[str, list[str]] = {}
+    for word in sorted(words):
+        by_first.setdefault(word[0], []).append(word[1:])
+    out = []
+    for first, rests in by_first.items():
+        longer = [r for r in rests if r]
+        if not longer:
+            out.append(re.escape(first))
+        else:
+            tail = longer[0] if len(longer) == 1 else f"(?:{_alternation(longer)})"
+            out.append(re.escape(first) + (f"(?:{tail})?" if "" in rests else tail))
+    return "|".join(out)
+
+
+_LEAD_OF = {word: pattern for pattern, words in _LEADS.items() for word in words}
+# A lead word after a character that is not part of a word: the scan runs over the text with a newline
+# in front, so a match starts at the lead's own offset in the text (and a text's first word counts).
+_LEAD_SCAN = re.compile(f"[^a-z0-9_](?:{_alternation(list(_LEAD_OF))})")
 
 
 def _plain_ascii(text: str) -> bool:
@@ -176,35 +205,42 @@ def _plain_ascii(text: str) -> bool:
     return text.isascii() and not _ASCII_UNSAFE.search(text)
 
 
-def _starts(text: str, leads: re.Pattern[str], literals: tuple[str, ...]) -> list[int] | None:
-    """Every offset where a lead word starts a word or a literal occurs, in order: the only places a
-    match can start. None for a text that is not ASCII (ignore-case is then more than ASCII case:
-    the long s U+017F matches `s`), which is scanned in full. A lead found inside another is no loss: a lead is
-    letters, so no position inside one starts a word."""
+def _starts(text: str) -> dict[tuple[str, int], list[int]] | None:
+    """The offsets, in order, where a match of a review pattern can start: where one of its lead words
+    starts a word, or one of its literals occurs; for _ROLE_OR_TOOL only whether it can match at all
+    (no entry: anywhere; an empty list: nowhere). None for a text that is not ASCII (ignore-case is then
+    more than ASCII case: the long s U+017F matches `s`), which is scanned in full. A lead found inside
+    another is no loss: a lead is letters, so no position inside one starts a word."""
     if not text.isascii():
         return None
     lower = text.lower()
-    found = [m.start() for m in leads.finditer(lower)
-             if not m.start() or not (lower[m.start() - 1].isalnum() or lower[m.start() - 1] == "_")]
-    for literal in literals:
-        at = lower.find(literal)
-        while at >= 0:
-            found.append(at)
-            at = lower.find(literal, at + 1)
-    return sorted(found)
+    found: dict[tuple[str, int], list[int]] = {_INJECTION: [], _DANGEROUS: [], _ROLE_OR_TOOL: []}
+    for m in _LEAD_SCAN.finditer("\n" + lower):
+        found[_LEAD_OF[m.group()[1:]]].append(m.start())
+    for pattern, literals in _LITERALS.items():
+        for literal in literals:
+            at = lower.find(literal)
+            while at >= 0:
+                found[pattern].append(at)
+                at = lower.find(literal, at + 1)
+        found[pattern].sort()
+    if found[_ROLE_OR_TOOL] or ("<" in lower and ">" in lower) or any(mark in lower for mark in _ROLE_MARKS):
+        del found[_ROLE_OR_TOOL]
+    return found
 
 
-def _matches(pattern: tuple[str, int], text: str) -> Iterator[re.Match[str]]:
-    """`finditer` of a pattern with lead words (`_LEADS`), tried only where a match can start: the same
-    matches, since `finditer` takes the leftmost match from where the last one ended and `match` at an
-    offset sees the text before it (`\\b`) as a search does. The patterns never match empty text."""
+def _matches(pattern: tuple[str, int], text: str, starts: dict[tuple[str, int], list[int]] | None
+             ) -> Iterator[re.Match[str]]:
+    """`finditer` of a review pattern, tried only where `_starts` says a match can start (everywhere
+    when it has no say): the same matches, since `finditer` takes the leftmost match from where the
+    last one ended and `match` at an offset sees the text before it (`\\b`) as a search does. The
+    patterns never match empty text."""
     rx = _rx(*pattern)
-    starts = _starts(text, *_LEADS[pattern])
-    if starts is None:
+    if starts is None or pattern not in starts:
         yield from rx.finditer(text)
         return
     end = 0
-    for at in starts:
+    for at in starts[pattern]:
         if at < end:
             continue
         m = rx.match(text, at)
@@ -248,16 +284,17 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
         if any(s <= m.start() < e for s, e in escapes):
             continue  # the BEL that ends an OSC is part of it
         found.append(Suspect("hidden-character", m.start(), f"control character U+{ord(m.group()):04X}"))
-    for m, label in [*((m, "text addressed to the agent") for m in _matches(_INJECTION, text)),
-                     *((m, "chat-role or tool-call syntax") for m in _rx(*_ROLE_OR_TOOL).finditer(text))]:
+    starts = _starts(text)
+    for m, label in [*((m, "text addressed to the agent") for m in _matches(_INJECTION, text, starts)),
+                     *((m, "chat-role or tool-call syntax") for m in _matches(_ROLE_OR_TOOL, text, starts))]:
         found.append(Suspect("instruction-like", m.start(), f"{label} ({m.group().strip()[:50]!r}): "
                              "memory is reference data, not instructions"))
     if kind not in INSTRUCTION_KINDS:
-        for m in _matches(_DANGEROUS, text):
+        for m in _matches(_DANGEROUS, text, starts):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
                                  f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))
     pos = 0
-    for line in text.split("\n"):
+    for line in text.split("\n") if len(text) > max_line else ():  # no line is longer than the text
         if len(line) > max_line:
             found.append(Suspect("long-line", pos, f"a line of {len(line)} characters (over {max_line}): "
                                  "a diff view hides what is past the edge"))

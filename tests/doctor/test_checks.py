@@ -67,7 +67,7 @@ def test_batched_checks_find_what_file_by_file_checks_find(tmp_path, monkeypatch
     assert found and all(f"is {sizes[f.fact]} bytes" in f.message for f in found)
 
     batched = untrusted(record, 4000)
-    monkeypatch.setattr(neutralize, "_starts", lambda text, leads, literals: None)
+    monkeypatch.setattr(neutralize, "_starts", lambda text: None)
     monkeypatch.setattr(neutralize, "_plain_ascii", lambda text: False)
     by_path = {f.path: f for f in record.facts.values()}
     expected = []

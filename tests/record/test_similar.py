@@ -46,3 +46,17 @@ def test_compared_words_are_the_words_of_the_compared_text():
     for title, body in cases:
         text, seq = compared(title, body)
         assert seq == words(text), (title, body)
+
+
+def test_words_of_ascii_text_are_the_regex_words():
+    """`words` splits ASCII text without the regex; on every ASCII character it gives `\\w+`'s words."""
+    import random
+    import re
+
+    from stele.record.similar import words
+
+    rnd = random.Random(23)
+    alphabet = [chr(c) for c in range(128)] + ["ab", "Z9_", "  ", "\r\n"]
+    texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 60))) for _ in range(3000)]
+    texts += ["Use `CartItem` (v2.1) for DB_PASSWORD-free snake_case; 42 tests.", "", "___", "é-ASCII? no"]
+    assert [words(t) for t in texts] == [tuple(re.findall(r"\w+", t.lower())) for t in texts]

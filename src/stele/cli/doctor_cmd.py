@@ -76,8 +76,7 @@ def doctor(
         if summary_path:
             atomic.append(Path(summary_path), out.summary(report) + "\n")
     else:
-        for line in out.text(report).splitlines():
-            term.line(line)
+        term.line(out.text(report).removesuffix("\n"))  # one print: 10,000 findings a line each cost 0.5 s
     return report.exit_code(strict)
 
 

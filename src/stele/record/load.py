@@ -192,8 +192,16 @@ def read_files(project: Project) -> list[FactFile]:
 
 
 def load(project: Project) -> Record:
+    """The record in the working tree, each file's frontmatter from the parse cache when its text was
+    parsed before (`parsecache`)."""
+    from .parsecache import ParseCache
+
     files = read_files(project)
-    record = from_texts(project, ((f.rel, f.text, f.error) for f in files))
+    cache = ParseCache.open(project)
+    record = from_texts(project, ((f.rel, f.text, f.error) for f in files),
+                        cache.parse if cache is not None else frontmatter.parse)
+    if cache is not None:
+        cache.save()
     record.files = files
     return record
 
@@ -251,8 +259,10 @@ def load_at(project: Project, rev: str) -> Record:
     return from_texts(project, texts())
 
 
-def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -> Record:
-    """Build a record from (rel path, text or None, read error) triples."""
+def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]],
+               parse: Callable[[str], frontmatter.Document] = frontmatter.parse) -> Record:
+    """Build a record from (rel path, text or None, read error) triples; `parse` is
+    `frontmatter.parse` or a cache of it."""
     record = Record(project)
     paths: dict[str, str] = {}
     for rel, text, error in texts:
@@ -262,7 +272,7 @@ def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]]) -
         if not has_frontmatter(text):
             continue
         try:
-            doc = frontmatter.parse(text)
+            doc = parse(text)
         except frontmatter.FrontmatterError as e:
             record.problems.append(Problem(rel, e.line, e.message))
             continue

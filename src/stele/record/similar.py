@@ -83,7 +83,15 @@ class _Text(Protocol):
 
 
 def words(text: str) -> tuple[str, ...]:
+    """The words (`\\w+`) of `text`, lower case. ASCII text, nearly every fact, is split without the
+    regex: in it `\\w` is a letter, a digit or `_`, so every other byte becomes a space (twice as fast)."""
+    if text.isascii():
+        return tuple(text.lower().encode().translate(_NOT_WORD_TO_SPACE).decode().split())
     return tuple(_WORD.findall(text.lower()))
+
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+_NOT_WORD_TO_SPACE = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))
 
 
 def compared_text(title: str, body: str) -> str:
