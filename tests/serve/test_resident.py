@@ -200,3 +200,54 @@ def test_the_build_a_hook_leaves_is_finished_by_the_server(server, tmp_path):
             break
         assert time.monotonic() < deadline, (status, whole)
         time.sleep(0.1)
+
+
+PRELOAD_CHECK = r"""
+import io, json, sys
+root, note = sys.argv[1], sys.argv[2]
+sys.argv = ["stele"]
+from stele.serve import resident_server
+resident_server._preload()
+from stele import redact
+from stele.cli import entry
+calls = [
+    (["hook", "prompt", "--harness", "claude"], {"hook_event_name": "UserPromptSubmit",
+                                                 "prompt": "are payment webhooks deduplicated? token=abc"}),
+    (["hook", "session-start", "--harness", "claude"], {"hook_event_name": "SessionStart", "source": "startup"}),
+    (["hook", "pre-edit", "--harness", "claude"], {"hook_event_name": "PreToolUse", "tool_name": "Edit",
+                                                   "tool_input": {"file_path": note, "old_string": "a",
+                                                                  "new_string": "b"}}),
+    (["hook", "stop", "--harness", "claude"], {"hook_event_name": "Stop"}),
+    (["recall", "payment webhooks deduplicated"], None),
+    (["search", "cache keys tenant"], None),
+]
+out = {}
+for argv, payload in calls:
+    before, compiled = set(sys.modules), redact._compiled.cache_info().currsize
+    sys.stdin = io.StringIO(json.dumps({"session_id": "s-9", "cwd": root, **payload}) if payload else "")
+    real, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        entry.here(argv)
+    except SystemExit:
+        pass
+    finally:
+        sys.stdout = real
+    out[" ".join(argv[:2])] = [sorted(m for m in set(sys.modules) - before if m.startswith("stele")),
+                               redact._compiled.cache_info().currsize - compiled]
+print(json.dumps(out))
+"""
+
+
+def test_a_call_imports_and_compiles_nothing_the_server_did_not_preload(server):
+    """What a forked child imports (or compiles) it pays for on every call: the server's PRELOAD
+    covers every module and built-in pattern the hooks, `recall` and `search` reach."""
+    root = str(server.resolve())
+    note = str(next((server / "docs/memory").rglob("*.md")))
+    run(server, "hook", "prompt", "--harness", "claude", stdin=json.dumps(
+        {"session_id": "s-0", "prompt": "warm the index", "hook_event_name": "UserPromptSubmit", "cwd": root}),
+        resident_on=False)
+    done = subprocess.run([sys.executable, "-c", PRELOAD_CHECK, root, note], cwd=server, capture_output=True,
+                          text=True, env={**os.environ, "STELE_RESIDENT": "0"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found == {name: [[], 0] for name in found} and len(found) == 6, json.dumps(found)

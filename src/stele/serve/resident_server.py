@@ -33,12 +33,17 @@ if TYPE_CHECKING:
 
     from ..index.watch import LiveScan
 
+# Everything a hook, `recall` or `search` imports on its way (tests/serve/test_resident.py checks that
+# a call imports nothing more): what a child imports it pays for on every call, regexes compiled too.
 PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
-           "stele.retrieve.recall", "stele.retrieve.search", "stele.render.agent", "stele.index.build",
-           "stele.session.sessions", "stele.session.wal", "stele.snapshot.claim", "stele.tasks.claims",
-           "stele.index.vectors", "stele.index.query", "stele.index.wordpiece", "simsimd", "tantivy", "sqlite3",
-           "json")
+           "stele.retrieve.recall", "stele.retrieve.search", "stele.retrieve.seeds", "stele.retrieve.callout",
+           "stele.render.agent", "stele.index.build", "stele.index.text", "stele.index.background",
+           "stele.session.sessions", "stele.session.wal", "stele.session.remote", "stele.snapshot.claim",
+           "stele.tasks.claims", "stele.anchors.patterns", "stele.anchors.symbols", "stele.index.vectors",
+           "stele.index.query", "stele.index.wordpiece", "stele.index.packs", "stele.index.code",
+           "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment", "simsimd",
+           "tantivy", "sqlite3", "json", "shutil")
 
 
 def _preload() -> None:
@@ -57,6 +62,8 @@ def _preload() -> None:
         redact._compiled(shape.pattern)
         if shape.left:
             redact._compiled(f"[{shape.left}]")
+    redact._compiled(redact._ASSIGN)
+    redact._compiled(redact._hint_pattern(redact._HINT_WORDS))
 
 
 def _code_files() -> list[tuple[str, int]]:
@@ -344,7 +351,8 @@ class Server:
             _, status, usage = os.wait4(pid, 0)
             code = os.waitstatus_to_exitcode(status)
             if code >= 0:  # killed by a signal: no status, the caller says so
-                conn.sendall(b"D" + marshal.dumps((code, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)))
+                conn.sendall(b"D" + marshal.dumps((code, usage.ru_utime, usage.ru_stime, usage.ru_maxrss,
+                                                   usage.ru_minflt)))
         except (OSError, ChildProcessError):
             pass
         finally:
