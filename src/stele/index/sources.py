@@ -376,8 +376,10 @@ def racy(project: Project, found: Scan, now_ns: int, among: list[str] | None = N
     """Fact files (of `among`, default all) modified within RACY_NS before `now_ns` -> a hash of their
     content. (WAL logs are only appended to, so their size always changes.)"""
     since = now_ns - RACY_NS
-    paths = found.modified_since(since) if among is None else \
-        [p for p, stamp in found.stamps(among).items() if stamp[0] >= since]
+    if among is None:
+        paths = found.modified_since(since)
+    else:
+        paths = [p for p, stamp in found.stamps(among).items() if stamp[0] >= since]
     return {p: content_hash(project, p) for p in paths if not is_wal(project, p)}
 
 

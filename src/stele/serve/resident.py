@@ -39,6 +39,7 @@ RESPAWN_S = 60.0  # a server that did not come up is not started again sooner th
 MAX_HEADER = 1 << 20
 SERVE_COMMAND = "resident-serve"  # `python -m stele resident-serve ROOT`: the server's process (cli/entry.py)
 
+
 def enabled() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and (
         os.environ.get(ENV, "").strip().lower() not in ("0", "false", "no", "off"))
