@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
 
     code, root = resident.delegate(args)
     if code is not None:
+        if argv is None:  # the console script, answered: skip the interpreter's teardown (~2 ms)
+            resident.exit_now(code)
         return code
     code = here(args)
     if root is not None and args[:1] == ["hook"]:

@@ -146,6 +146,18 @@ def delegate(argv: list[str]) -> tuple[int | None, str | None]:
     return (0 if argv[:1] == ["hook"] and argv[1:2] != ["guard-readonly"] else 3), root
 
 
+def exit_now(code: int) -> None:
+    """End a caller the server answered: its child wrote to this process's descriptors itself, so
+    nothing is left to do but flush what this side wrote (a warning) and exit, without the
+    interpreter's teardown of every module."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def request(root: str, kind: str) -> dict | None:
     """A `status` or `stop` request to the server of `root`; None when none runs."""
     import marshal
