@@ -432,3 +432,25 @@ def test_a_builder_started_while_another_waits_for_its_turn_leaves_the_work_to_i
         waiting.release()
     assert build.main([str(proj.root)]) == 0  # nobody waiting: this one does it
     assert check_vectors(proj, fake_model) == 7
+
+
+def test_a_read_waits_for_a_refresh_caught_between_its_batch_and_its_end(proj):
+    """Every refresh leaves `settled` at 0 from its first batch to its end. A read that finds one
+    under way then must still wait for it (as for any refresh of an index that was whole), not take
+    it for a build from nothing and answer from the index as it was."""
+    import threading
+    import time
+
+    from stele.index import catalog
+
+    build.rebuild(proj)
+    write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
+    holder = build._Lock(proj.index_dir, build.BUILD_LOCK)
+    holder.acquire(True, None)
+    cat = catalog.Catalog(proj.index_dir / build.CATALOG)
+    cat.set_meta(settled="0")  # what the refresh holding the lock has committed so far
+    cat.close()
+    threading.Timer(0.2, holder.release).start()
+    with build.open_index(proj, deadline=time.monotonic() + 8) as index:
+        assert index.behind is None
+        assert index.catalog.nodes(["NOTE-100A"])["NOTE-100A"].title == "Note number 1, now about refunds"

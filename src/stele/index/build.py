@@ -258,8 +258,9 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
         try:
             builder.acquire(True, now)  # free: nobody can have refreshed since our scan
         except IndexUnavailable:
-            # a small refresh is worth waiting for; a build under way (unsettled) is not
-            wait = WAIT_S if _settled(project) else 0.0
+            # a refresh of an index that was whole is worth waiting for (every refresh leaves `settled`
+            # at 0 between its first batch and its end); a build from nothing is not
+            wait = WAIT_S if _was_whole(project) else 0.0
             try:
                 builder.acquire(True, None if deadline is None else min(deadline, now + wait))
             except IndexUnavailable:
@@ -288,13 +289,14 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
     return progress(project, "being built in the background" if started else "being built", len(found.paths))
 
 
-def _settled(project: Project) -> bool:
+def _was_whole(project: Project) -> bool:
+    """Whether the index was ever brought wholly up to date (`built_at` is set then, and kept)."""
     try:
         cat = catalog_mod.Catalog(project.index_dir / CATALOG)
     except Exception:
         return False
     try:
-        return cat.meta("settled") == "1"
+        return cat.meta("built_at") is not None
     finally:
         cat.close()
 
