@@ -349,10 +349,34 @@ def test_a_hooks_read_finds_a_new_session_line_by_full_text_and_leaves_its_vecto
         assert "S-01JFZS31V0ZJ1D2PYVE21AVN00" not in {i for i, _, _ in index.catalog.live_vectors(10**6)}
     assert (calls[-1].deferred, calls[-1].embedded) == (1, 0) and fake_model.encoder.calls == []
     assert builder == [str(proj.root)]
-    report = build.finish(proj)  # what the builder it started does
-    assert report.embedded == 1 and fake_model.encoder.calls == [1]
+    scans = []
+    real_scan = build.scan
+    monkeypatch.setattr(build, "scan", lambda p: scans.append(1) or real_scan(p))
+    report = build.finish(proj, leftover=True)  # what the builder it started does: no scan
+    assert report.embedded == 1 and fake_model.encoder.calls == [1] and scans == []
     assert check_vectors(proj, fake_model) == 7
     assert build.finish(proj).embedded == 0  # nothing left: the builder exits
+
+
+def test_the_builder_scans_when_the_last_update_was_cut_short(proj, fake_model, monkeypatch):
+    """Leftovers alone only follow an update that ran to its end: after one cut short, the builder
+    brings the index up to date with the sources."""
+    import time
+
+    build.rebuild(proj)
+    write_fact(proj.root, "NOTE-900A", "note", "A new note about invoices")
+    real = build._update_vectors
+    monkeypatch.setattr(build, "_update_vectors", lambda *a, **k: setattr(a[2], "done", False))
+    with build.open_index(proj, deadline=time.monotonic() + 8) as index:
+        assert index.behind is not None  # cut short: settled stays 0
+    monkeypatch.setattr(build, "_update_vectors", real)
+    assert build._meta(proj, "settled") == "0"
+    build.finish(proj, leftover=True)
+    cat = build.open_catalog(proj)
+    try:
+        assert cat.meta("settled") == "1" and "NOTE-900A" in cat.nodes(["NOTE-900A"])
+    finally:
+        cat.close()
 
 
 def test_hooks_commit_text_without_merging_and_the_builder_merges(proj, fake_model, builder):

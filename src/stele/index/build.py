@@ -260,7 +260,7 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
         except IndexUnavailable:
             # a refresh of an index that was whole is worth waiting for (every refresh leaves `settled`
             # at 0 between its first batch and its end); a build from nothing is not
-            wait = WAIT_S if _was_whole(project) else 0.0
+            wait = WAIT_S if _meta(project, "built_at") is not None else 0.0
             try:
                 builder.acquire(True, None if deadline is None else min(deadline, now + wait))
             except IndexUnavailable:
@@ -289,14 +289,14 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
     return progress(project, "being built in the background" if started else "being built", len(found.paths))
 
 
-def _was_whole(project: Project) -> bool:
-    """Whether the index was ever brought wholly up to date (`built_at` is set then, and kept)."""
+def _meta(project: Project, key: str) -> str | None:
+    """One value of the catalog's meta table (None when there is no readable catalog)."""
     try:
         cat = catalog_mod.Catalog(project.index_dir / CATALOG)
     except Exception:
-        return False
+        return None
     try:
-        return cat.meta("built_at") is not None
+        return cat.meta(key)
     finally:
         cat.close()
 
@@ -316,37 +316,52 @@ def progress(project: Project, doing: str, total: int | None = None) -> str:
     return f"the index is {doing} ({min(done, total):,} of {total:,} files indexed so far)"
 
 
-def finish(project: Project, queued: _Lock | None = None) -> Report:
-    """Bring the index up to date with no time limit (the background process; `stele rebuild` without
-    wiping), waiting for any other builder first: what a hook's refresh left, too (the vectors of the
-    items it added, tantivy's merges). `queued` (the builder's QUEUE_LOCK) is let go once it is this
-    process's turn: from then on a builder started by the next hook waits for it."""
+def finish(project: Project, queued: _Lock | None = None, leftover: bool = False) -> Report:
+    """Bring the index up to date with no time limit, waiting for any other builder first: what a
+    hook's refresh left, too (the vectors of the items it added, tantivy's merges). `queued` (the
+    builder's QUEUE_LOCK) is let go once it is this process's turn: from then on a builder started by
+    the next hook waits for it. With `leftover` (the background builder), an index whose last update
+    ran to its end gets only that update's leftovers, without a scan of the sources (at 50,000 facts
+    the scan was most of the builder's time; the next read scans anyway)."""
     builder = _Lock(project.index_dir, BUILD_LOCK)
     try:
-        # scanned before the lock is taken (at 50,000 facts the scan is most of the builder's time, and
-        # a hook that finds the lock held waits for it); again after a wait for another builder's turn
-        found = scan(project)
-        try:
-            builder.acquire(True, time.monotonic())
-        except IndexUnavailable:
-            builder.acquire(True, None)
-            found = scan(project)
+        builder.acquire(True, None)
         if queued is not None:
             queued.release()
-        parts, full = _try_open(project, found, None)
-        if parts is None:
-            report = _update_or_rebuild(project, full, found, None, None, None)
+        if leftover and _meta(project, "settled") == "1":
+            report = _leftovers(project)
         else:
-            cat = parts[0]
-            try:
-                pending = _pending(cat)
-            finally:
-                cat.close()
-            report = _update_or_rebuild(project, False, found, None, None, None) if pending else Report()
+            found = scan(project)
+            parts, full = _try_open(project, found, None)
+            if parts is None:
+                report = _update_or_rebuild(project, full, found, None, None, None)
+            else:
+                cat = parts[0]
+                try:
+                    pending = _pending(cat)
+                finally:
+                    cat.close()
+                report = _update_or_rebuild(project, False, found, None, None, None) if pending else Report()
         _merge(project)
         return report
     finally:
         builder.release()
+
+
+def _leftovers(project: Project) -> Report:
+    """The vector phase of an update that ran to its end (what it left pending, under the build lock)."""
+    report = Report()
+    try:
+        cat = open_catalog(project)
+    except Exception:  # damaged or outdated: the next read rebuilds it
+        return report
+    commit = _Committer(project, cat)
+    try:
+        _update_vectors(project, commit, report, None, None)
+    finally:
+        commit.close()
+        cat.close()
+    return report
 
 
 def _merge(project: Project) -> None:
@@ -776,7 +791,7 @@ def main(argv: list[str]) -> int:
             queued.release()
             return 0
         try:
-            finish(project, queued)
+            finish(project, queued, leftover=True)
         finally:
             queued.release()
     except Exception:  # nobody is listening: the next read reports what is wrong
