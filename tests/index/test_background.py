@@ -57,24 +57,11 @@ def test_without_a_builder_reads_build_slice_by_slice(repo, fake_model, monkeypa
         assert 0 < index.catalog.count() < 6 and "being built" in index.behind
 
 
-def _settled(project: Project) -> bool:
-    from stele.index import catalog
-
-    try:
-        cat = catalog.Catalog(project.index_dir / build.CATALOG)
-    except Exception:
-        return False
-    try:
-        return cat.meta("settled") == "1"
-    finally:
-        cat.close()
-
-
 def _builder_done(project: Project, limit: float) -> None:
     """Wait (at most `limit` seconds) until the builder has settled the index and let go of the build
     lock (polling, however slowly a loaded machine starts it)."""
     end = time.monotonic() + limit
-    while not _settled(project):
+    while build._meta(project, "settled") != "1":
         assert time.monotonic() < end, "the builder did not finish"
         time.sleep(0.1)
     fd = os.open(project.index_dir / build.BUILD_LOCK, os.O_RDWR)
