@@ -144,19 +144,15 @@ class Redactor:
         return [(kind, start) for start, _, kind in self.spans(text)]
 
     def redact(self, text: str) -> Redaction:
-        return self._redaction(text, self.spans(text))
+        return self.apply(text, self.spans(text))
 
     def redact_many(self, texts: Sequence[str]) -> list[Redaction]:
         """`redact` of each text of a batch, with `spans_many`'s saving."""
-        return [self._redaction(text, spans) for text, spans in zip(texts, self.spans_many(texts), strict=True)]
+        return [self.apply(text, spans) for text, spans in zip(texts, self.spans_many(texts), strict=True)]
 
     @staticmethod
     def apply(text: str, spans: list[tuple[int, int, str]]) -> Redaction:
         """`text` with these of its `spans` (as `spans` finds them) replaced by markers."""
-        return Redactor._redaction(text, spans)
-
-    @staticmethod
-    def _redaction(text: str, spans: list[tuple[int, int, str]]) -> Redaction:
         result = Redaction(text)
         if not spans:
             return result

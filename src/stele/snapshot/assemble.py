@@ -19,7 +19,7 @@ from ..kinds import NOT_CONTEXT_RECORDS
 from ..lifecycle import inactive, is_rule, rule_order, standing_rules, withheld
 from ..neutralize import neutralize
 from ..record.model import Fact
-from ..redact import Redaction, Redactor, redact
+from ..redact import Redactor, redact
 from ..textcut import counted
 from .model import Budgets, Item, Skip, Snapshot
 
@@ -76,16 +76,12 @@ def deliverable(text: str) -> str:
     """What a run may receive of `text`: redacted (code is copied from the working tree as it is, and a
     snapshot is stored and sent to the agent) and neutralized (no escape or hidden character reaches
     the agent or a terminal). Budgets count these bytes."""
-    return _delivered(redact(text))
+    return neutralize(redact(text).text)
 
 
 def deliverables(texts: Sequence[str]) -> list[str]:
     """`deliverable` of each text of a batch, redacted in one pass (`Redactor.redact_many`)."""
-    return [_delivered(r) for r in Redactor().redact_many(texts)]
-
-
-def _delivered(redaction: Redaction) -> str:
-    return neutralize(redaction.text)
+    return [neutralize(r.text) for r in Redactor().redact_many(texts)]
 
 
 def record_text(fact: Fact, on: dt.date) -> str:
