@@ -122,12 +122,6 @@ OUTSIDE = ("a symbolic link to a file outside the repository: it is not read (a 
            "files inside it); remove the link or copy the file in")
 
 
-def fact_files(memory_dir: Path) -> Iterator[Path]:
-    """Every candidate fact file, in a stable order."""
-    for _, path, _ in _candidates(memory_dir):
-        yield path
-
-
 def _candidates(memory_dir: Path) -> list[tuple[str, Path, bool]]:
     """(posix path relative to `memory_dir`, path, is a symbolic link) of every candidate fact file,
     sorted as paths sort (by their parts). One `scandir` per folder: `rglob`, `relative_to` and
@@ -159,14 +153,6 @@ def _candidates(memory_dir: Path) -> list[tuple[str, Path, bool]]:
         walk(memory_dir, ())
     found.sort(key=lambda t: t[0])
     return [("/".join(parts), path, link) for parts, path, link in found]
-
-
-def outside(project: Project, path: Path) -> bool:
-    """Is `path`, found by `fact_files`, a link to a file outside the repository? `rglob` does not
-    descend into linked folders and `memory_dir` is checked when it is read, so only the file itself can
-    lead out: one `lstat` for the common case instead of resolving every path (on 10,000 facts the
-    resolves cost doctor seconds, three times over)."""
-    return path.is_symlink() and not project.contains(path)
 
 
 def has_frontmatter(text: str) -> bool:
