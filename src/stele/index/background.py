@@ -2,10 +2,11 @@
 
 A read with a deadline (a hook) that finds the index far behind (deleted, or a checkout that changed
 thousands of facts) does what fits in its slice, starts this process and answers from what is there.
-The process (`python -m stele.index.build ROOT`, which calls `build.finish`) takes the build lock,
-carries on from what the manifest says is indexed, and exits; when another process holds the lock
-(a builder, a hook's slice, the resident server's refresh) it exits at once and leaves the work to
-that one, so at most one builder runs and none waits for another.
+The process (`python -m stele.index.build ROOT`, which calls `build.finish`) waits for its turn at
+the build lock, carries on from what the manifest says is indexed (or, after an update that ran to its
+end, does only what that update left: vectors, merges), and exits. A builder started while another is
+still waiting for its turn exits at once (`QUEUE_LOCK`): that one reads the catalog when its turn
+comes, so it does the work of both, and at most two builders exist at a time.
 It is detached from the hook (its own session, no terminal, no inherited pipes) like `git gc --auto`,
 so a harness that kills the hook's process group does not kill it; if it dies anyway, the next read
 carries on, since every batch it finished is committed.
