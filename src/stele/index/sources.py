@@ -114,7 +114,6 @@ class Scan:
         out: list[str] = []
         found: dict[str, int] = {}  # where the changed paths are in this scan, for `stamps`
         self._where = found
-        k = 0
         for k in range(min(len(old_parts), len(new))):  # parts before k hold PART paths, in both
             if old_parts[k] == new[k]:
                 continue
