@@ -34,6 +34,7 @@ from recall_bench import FLOOR, PROMPTS  # noqa: E402
 
 STELE = str(Path(sys.executable).parent / "stele")
 # Said differently from the record's words: most of these need the embeddings.
+GAP_MS = 300
 PARAPHRASES = [
     "our clients got charged two times for one purchase when the shop was busy",
     "what happens to the things a shopper put aside but never paid for?",
@@ -141,7 +142,8 @@ print(json.dumps(out))
 
 
 def payload(repo: Path, event: str, n: int, prompt: str, files: list[str]) -> str:
-    base = {"session_id": str(uuid.uuid4()),  # what Claude Code sends: a UUID, which skips the redactor "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
+    # what Claude Code sends; its session id is a UUID, which skips the redactor
+    base = {"session_id": str(uuid.uuid4()), "transcript_path": "/tmp/t.jsonl", "cwd": str(repo),
             "permission_mode": "default"}
     if event == "prompt":
         base.update(hook_event_name="UserPromptSubmit", prompt=prompt)
@@ -169,6 +171,9 @@ def main() -> int:
     ap.add_argument("--repo", type=Path, help="default: bench/out/rec-FACTS (generated when missing)")
     ap.add_argument("--mode", choices=("both", "resident", "own process"), default="both",
                     help="hooks answered by the resident server, each in its own process, or both")
+    ap.add_argument("--gap-ms", type=int, default=GAP_MS,
+                    help=f"pause before each call (default {GAP_MS}: the least time between two hooks of an "
+                         "agent session, a model's turn); 0 runs them back to back")
     args = ap.parse_args()
     repo = args.repo or HERE / "out" / f"rec-{args.facts}"
     env = child_env()
@@ -200,6 +205,7 @@ def main() -> int:
     cases: dict[str, list] = {"floor": []}
     for n in range(args.runs):
         f, e = fts[n % len(fts)], (emb[n % len(emb)] if emb else "")
+        time.sleep(args.gap_ms / 1000)
         cases["floor"].append(timed([sys.executable, "-c", FLOOR, index, f], repo, env)[:3])
         hook = [STELE, "hook"]
         for mode, mode_env in modes.items():
@@ -207,9 +213,14 @@ def main() -> int:
                 if name == "prompt (embeddings)" and not emb:
                     continue
                 prompt = f if name == "prompt (full text)" else e
+                time.sleep(args.gap_ms / 1000)
                 cases.setdefault(f"{name}, {mode}", []).append(timed(
                     [*hook, event, "--harness", "claude"], repo, mode_env, payload(repo, event, n, prompt, files))[:3])
     if "resident" in modes:
+        status = json.loads(subprocess.run([STELE, "resident", "status", "--json"], cwd=repo, env=modes["resident"],
+                                           capture_output=True, text=True).stdout or "{}")
+        print(f"resident server: {status.get('calls')} calls, {status.get('spared')} answered by a warm spare, "
+              f"{status.get('refreshes')} refreshes")
         subprocess.run([STELE, "resident", "stop"], cwd=repo, env=env, capture_output=True)
     cases = {k: v for k, v in cases.items() if v}
     floor_p50 = statistics.median(r[0] for r in cases["floor"])

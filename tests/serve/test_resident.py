@@ -100,6 +100,46 @@ def test_every_kind_of_edit_reaches_the_next_hook(server, tmp_path):
     assert status is not None and status["calls"] >= 4 and status["watching"]
 
 
+def warm_spare(repo: Path) -> dict:
+    """Wait until the server has a warm spare (after a call, its refresh, then the warm-up)."""
+    deadline = time.monotonic() + 30
+    while (status := resident.request(str(repo.resolve()), "status") or {}).get("spare") != "warm":
+        assert time.monotonic() < deadline, status
+        time.sleep(0.05)
+    return status
+
+
+def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server, tmp_path):
+    usage = tmp_path / "usage"
+    question = "how are payment webhooks deduplicated by event id?"
+    assert "DEC-AAA1" in prompt(server, question, usage)  # the first call is forked: no spare yet
+    before = warm_spare(server)["spared"]
+    here = run(server, "recall", "--json", question, resident_on=False)
+    there = run(server, "recall", "--json", question, usage=usage)
+    drop = ("elapsed_ms", "timings")
+    assert {k: v for k, v in json.loads(there.stdout).items() if k not in drop} == {
+        k: v for k, v in json.loads(here.stdout).items() if k not in drop}
+    assert warm_spare(server)["spared"] == before + 1  # the spare answered it, and a new one is warm
+    path = next((server / "docs/memory").rglob("*AAA1*"))
+    with open(path, "r+", encoding="utf-8") as f:  # saved in place while the spare waits
+        text = f.read().replace("Payment webhooks are deduplicated by their event id",
+                                "Zebra crossings switch to green after ninety seconds")
+        f.seek(0)
+        f.write(text)
+        f.truncate()
+    assert "DEC-AAA1" in prompt(server, "when do zebra crossings switch to green?", usage, "s-2")
+    warm_spare(server)
+    other = path.with_name(".other.tmp")  # saved by rename
+    other.write_text(text.replace("Zebra crossings", "Harbour cranes").replace("switch to green", "lock down"),
+                     encoding="utf-8")
+    os.replace(other, path)
+    assert "DEC-AAA1" in prompt(server, "when do harbour cranes lock down after ninety seconds?", usage, "s-3")
+    warm_spare(server)
+    git(server, "checkout", "-q", "--", ".")
+    assert "DEC-AAA1" in prompt(server, question, usage, "s-4")
+    assert calls(usage) == 5
+
+
 def test_refuses_another_root_and_another_protocol(server):
     root = str(server.resolve())
     sock = resident._connect(root)

@@ -69,7 +69,7 @@ def resident_status(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> Non
         watching = (f"watching {counted(status['watching'], 'folder')}" if status["watching"] is not None
                     else "scanning the sources on every call (inotify unavailable)")
         term.line(f"resident process {status['pid']} for {root}: up {time.time() - status['since']:.0f} s, "
-                  f"{counted(status['calls'], 'call')}, {watching}")
+                  f"{counted(status['calls'], 'call')} ({status['spared']} by a warm spare), {watching}")
 
 
 @resident_app.command("stop")

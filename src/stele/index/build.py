@@ -244,6 +244,23 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
         raise
 
 
+def open_if_fresh(project: Project, deadline: float | None = None) -> Index | None:
+    """The index open for reading when it is up to date with the sources, else None: a read that never
+    writes, so the process doing it may be killed at any point (the resident server's spare child,
+    `serve/warm.py`)."""
+    lock = _Lock(project.index_dir)
+    try:
+        lock.acquire(False, deadline)
+        parts, _ = _try_open(project, scan(project), None)
+    except BaseException:
+        lock.release()
+        raise
+    if parts is None:
+        lock.release()
+        return None
+    return Index(project, lock, *parts)
+
+
 def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callable[[str], None] | None,
               on_stage: Stages | None, found: Scan | None = None) -> str | None:
     """Bring the index up to date with `found` (scanned again if another process held the build

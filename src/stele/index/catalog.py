@@ -382,6 +382,13 @@ class Catalog:
         for r in rows:
             yield Node(*r)
 
+    def sample(self) -> tuple[str | None, str | None]:
+        """(a committed item's title, a file some anchor names), each None when there is none: what
+        the resident server's spare child warms up on (`serve/warm.py`)."""
+        title = self.db.execute("SELECT title FROM items WHERE source = 'committed' LIMIT 1").fetchone()
+        path = self.db.execute("SELECT path FROM anchors WHERE glob = 0 LIMIT 1").fetchone()
+        return (title[0] if title else None), (path[0] if path else None)
+
     def committed_where(self, column: str, value: str) -> list[Node]:
         """Committed items whose `column` (delivery, kind, ...) equals `value`, in id order: the
         session-start hook's standing rules and open tasks without loading the record."""

@@ -32,7 +32,7 @@ import sys
 ENV = "STELE_RESIDENT"
 IDLE_ENV = "STELE_RESIDENT_IDLE_S"
 IDLE_S = 1800.0
-PROTOCOL = 1
+PROTOCOL = 2
 RUN_DIR = "run"  # under .stele: the server's lock and log
 LOCK, LOG, SPAWNED = "resident.lock", "resident.log", "resident.spawned"
 RESPAWN_S = 60.0  # a server that did not come up is not started again sooner than this
@@ -104,10 +104,15 @@ def _send(sock, message: tuple, fds: list[int] | None = None) -> None:
 
 
 def _reply(sock) -> bytes:
-    chunks = []
+    """The server's answer: a call's (b"D", its length, then the data: sent by the call's child before
+    it exits, while the server still holds the connection), else everything up to the end."""
+    data = b""
     while chunk := sock.recv(65536):
-        chunks.append(chunk)
-    return b"".join(chunks)
+        data += chunk
+        size = 5 + int.from_bytes(data[1:5], "big") if data[:1] == b"D" and len(data) >= 5 else None
+        if size is not None and len(data) >= size:
+            return b"D" + data[5:size]
+    return b"" if data[:1] == b"D" else data  # a D cut short is a lost call
 
 
 def delegate(argv: list[str]) -> tuple[int | None, str | None]:

@@ -1,12 +1,15 @@
 """The resident server's process (`serve/resident.py` says what it is for and how a call reaches it).
 
 It imports what the children run, keeps the sources' scan live (`index/watch.py`), and for each call
-forks a child that runs `run(argv)` (`cli.entry.here`) with the caller's arguments, working directory,
-environment, umask and descriptors. The parent never runs Stele code itself (it only imports and
-watches), which is what keeps every child as fresh as a new process. Between calls it refreshes the
-index the way the next call would. A call that arrives meanwhile is forked at once: one that reads
-the index fresh (a prompt) finds the refresher holding the build lock and waits for it there
-(`index/build.py`, `_catch_up`), one that reads the catalog as it stands (an edit hook) does not wait.
+hands it to a child that runs `run(argv)` (`cli.entry.here`) with the caller's arguments, working
+directory, environment, umask and descriptors. The parent never runs Stele code itself (it only
+imports and watches), which is what keeps every child as fresh as a new process. Between calls it
+refreshes the index the way the next call would, then forks a spare child that warms up on the record
+(`warm.py`: reads only, leaves nothing behind that depends on the record) and waits for the next
+call; a call that finds the spare ready and the sources unchanged since it was forked goes to it,
+any other is forked at once. One that reads the index fresh (a prompt) may find the refresher holding
+the build lock and waits for it there (`index/build.py`, `_catch_up`); one that reads the catalog as
+it stands (an edit hook) does not wait.
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from .resident import (
     address,
     wanted,
 )
+
+READY = b"r"  # what a spare says when it is warm
 
 if TYPE_CHECKING:
     import socket
@@ -83,6 +88,39 @@ def _code_files() -> list[tuple[str, int]]:
     return out
 
 
+class Spare:
+    """A child forked ahead of the next call, warming up (`warm.py`) and then waiting on `sock` for
+    the call's arguments and descriptors. `found` is the live scan it was forked with."""
+
+    def __init__(self, pid: int, sock: socket.socket, found: object) -> None:
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.sock = sock
+        self.found = found
+        self.warm = False
+
+    def ready(self) -> bool:
+        """Has it said it is warm (one byte; nothing when it died)?"""
+        import select
+
+        if not self.warm and select.select([self.sock], [], [], 0)[0]:
+            try:
+                self.warm = self.sock.recv(1) == READY
+            except OSError:
+                pass
+        return self.warm
+
+    def drop(self) -> None:
+        """Kill it (its warm-up only reads, so any point is safe) and reap it."""
+        try:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        self.sock.close()
+        os.close(self.pidfd)
+
+
 class Server:
     def __init__(self, root: str, run: Callable[[list[str]], int]) -> None:
         import socket
@@ -108,6 +146,9 @@ class Server:
         self.refresh_started = 0.0
         self.refresh_ms: int | None = None  # how long the last refresh took
         self.live: LiveScan | None = None
+        self.spare: Spare | None = None
+        self.spared = 0  # calls a spare answered
+        self.warmed = (0.0, 0.0, 0)  # in a spare: the CPU seconds and minor faults of its warm-up
         self._config_stamp = self._stamp(self.project.config_path)
         _preload()
         self.code = _code_files()
@@ -167,6 +208,7 @@ class Server:
 
             self._config_stamp = stamp
             self.project = Project(Path(self.root))
+            self._drop_spare()
             try:
                 if not self.project.config["hooks.resident"]:
                     return "hooks.resident is false"
@@ -209,8 +251,11 @@ class Server:
                     except ProcessLookupError:
                         pass
             why = self.why_stop()
-            if why is not None:
+            if why is None:
+                self._fork_spare()
+            else:
                 self.log(f"stopping: {why}")
+                self._drop_spare()
                 self.sock.close()
                 for pidfd in list(self.children):
                     os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOWAIT)
@@ -235,6 +280,7 @@ class Server:
         import marshal
         import socket
         import time
+        from array import array
 
         try:
             conn, _ = self.sock.accept()
@@ -288,12 +334,88 @@ class Server:
         self.calls += 1
         conn.setblocking(True)
         found = self._current()
+        spare, self.spare = self.spare, None
+        if spare is not None and spare.found is found and spare.ready():
+            try:
+                spare.sock.sendmsg([marshal.dumps((argv, cwd, env, umask))], [(
+                    socket.SOL_SOCKET, socket.SCM_RIGHTS, array("i", [conn.fileno(), *fds]).tobytes())])
+            except OSError:  # it died: fork one as usual
+                spare.drop()
+            else:
+                spare.sock.close()
+                for fd in fds:
+                    os.close(fd)
+                self.children[spare.pidfd] = (spare.pid, conn)
+                self.spared += 1
+                return
+        elif spare is not None:
+            spare.drop()  # the sources changed since it warmed up, or it is not warm yet
         pid = os.fork()
         if pid == 0:
             self._child(conn, fds, argv, cwd, env, umask, found)  # never returns
         for fd in fds:
             os.close(fd)
         self.children[os.pidfd_open(pid)] = (pid, conn)
+
+    def _drop_spare(self) -> None:
+        if self.spare is not None:
+            self.spare.drop()
+            self.spare = None
+
+    def _fork_spare(self) -> None:
+        """When nothing runs and the last refresh started from the sources as they are, fork a child
+        that warms up and waits for the next call (`_spare`); a spare forked from sources that have
+        changed since is thrown away (here, or when a call finds it so). None before the first
+        refresh: the server leaves the index to the calls until one has run."""
+        import socket
+
+        if self.children or self.refresher is not None:
+            return
+        found = self._current()
+        if self.spare is not None and self.spare.found is not found:
+            self._drop_spare()
+        if self.spare is not None:
+            return
+        if self.live is not None and found is not self.refreshed:
+            return  # the sources changed since the last refresh: the next one comes first
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            mine.close()
+            self._spare(theirs, found)  # never returns
+        theirs.close()
+        self.spare = Spare(pid, mine, found)
+
+    def _spare(self, sock: socket.socket, found) -> None:
+        import marshal
+        import resource
+        import socket
+
+        from .warm import warm
+
+        code, conn = 1, None
+        try:
+            self._become_child(keep=(sock.fileno(),), found=found)
+            warm(self.project)
+            ru = resource.getrusage(resource.RUSAGE_SELF)
+            self.warmed = (ru.ru_utime, ru.ru_stime, ru.ru_minflt)
+            sock.send(READY)
+            fds: list[int] = []
+            data, ancillary, _flags, _ = sock.recvmsg(MAX_HEADER, socket.CMSG_SPACE(4 * 4))
+            for level, ctype, payload in ancillary:
+                if level == socket.SOL_SOCKET and ctype == socket.SCM_RIGHTS:
+                    fds += list(memoryview(payload).cast("i"))
+            sock.close()
+            if not data or len(fds) != 4:  # the server let it go
+                os._exit(0)
+            conn = socket.socket(fileno=fds[0])
+            code = self._answer(fds[1:], *marshal.loads(data))
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            self._end(conn, code)
 
     def _refresh(self) -> None:
         """After a call, bring the index up to date with the sources in a child of its own (a hook's
@@ -308,6 +430,7 @@ class Server:
         found = self._current()
         if found is None or found is self.refreshed:
             return
+        self._drop_spare()  # forked from sources as they were; it would hold the refresh's commit back
         self.refreshed = found
         pid = os.fork()
         if pid == 0:
@@ -335,6 +458,8 @@ class Server:
         fds = [self.sock.fileno(), *self.children, *(c.fileno() for _, c in self.children.values())]
         if self.refresher is not None:
             fds.append(self.refresher[0])
+        if self.spare is not None:
+            fds += [self.spare.pidfd, self.spare.sock.fileno()]
         for fd in set(fds) - set(keep):
             try:
                 os.close(fd)
@@ -344,16 +469,12 @@ class Server:
             os.close(self.live.fd)
 
     def _reap(self, pidfd: int) -> None:
-        import marshal
-
+        """A child has ended (it said how to its caller itself, `_end`; one killed said nothing, and
+        its caller says so when this closes the connection)."""
         pid, conn = self.children.pop(pidfd)
         try:
-            _, status, usage = os.wait4(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-            if code >= 0:  # killed by a signal: no status, the caller says so
-                conn.sendall(b"D" + marshal.dumps((code, usage.ru_utime, usage.ru_stime, usage.ru_maxrss,
-                                                   usage.ru_minflt)))
-        except (OSError, ChildProcessError):
+            os.waitpid(pid, 0)
+        except ChildProcessError:
             pass
         finally:
             conn.close()
@@ -361,50 +482,79 @@ class Server:
 
     def status(self) -> dict:
         live = self.live
-        return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls, "refreshes": self.refreshes,
-                "last_refresh_ms": self.refresh_ms,
+        return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls,
+                "spared": self.spared, "spare": None if self.spare is None else (
+                    "warm" if self.spare.ready() else "warming"),
+                "refreshes": self.refreshes, "last_refresh_ms": self.refresh_ms,
                 "watching": None if live is None else len(live.folders),
                 "walks": None if live is None else live.walks}
+
+    def _become_child(self, keep: tuple[int, ...], found) -> None:
+        """In a child (of a call, or a spare): hold nothing of the server's but `keep`, and take the
+        live scan `found` for the sources' stamps."""
+        import signal
+
+        self._close_inherited(keep=keep)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if found is not None and self.live is not None:
+            from ..index import sources
+
+            sources.RESIDENT = (self.project.root, self.live.roots, found)
 
     def _child(self, conn, fds: list[int], argv: list[str], cwd: str, env: dict, umask: int, found) -> None:
         code = 1
         try:
-            import signal
-
-            self._close_inherited(keep=(conn.fileno(), *fds))
-            conn.close()
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-                os.close(fd)
-            os.chdir(cwd)
-            os.environ.clear()
-            os.environ.update(env)
-            os.umask(umask)
-            sys.argv = ["stele", *argv]
-            self._stdio()
-            if found is not None and self.live is not None:
-                from ..index import sources
-
-                sources.RESIDENT = (self.project.root, self.live.roots, found)
-
-            try:
-                code = self.run(argv)
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-                if not isinstance(e.code, int | None):
-                    sys.stderr.write(f"{e.code}\n")
+            self._become_child(keep=(conn.fileno(), *fds), found=found)
+            code = self._answer(fds, argv, cwd, env, umask)
         except BaseException:
             import traceback
 
             traceback.print_exc()
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except Exception:
-                    pass
-            os._exit(code if isinstance(code, int) else 1)
+            self._end(conn, code)
+
+    def _end(self, conn, code: object) -> None:
+        """End a child: flush and close the caller's stdin, stdout and stderr (its harness reads to
+        their end), tell the caller the exit code and this call's CPU, peak RSS and minor faults (a
+        spare's warm-up left out), then exit without the teardown it would wait for (~5 ms)."""
+        import marshal
+        import resource
+
+        code = code if isinstance(code, int) else 1
+        _flush()
+        for fd in (0, 1, 2):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if conn is not None:
+            ru = resource.getrusage(resource.RUSAGE_SELF)
+            user, system, faults = self.warmed
+            data = marshal.dumps((code, ru.ru_utime - user, ru.ru_stime - system, ru.ru_maxrss,
+                                  ru.ru_minflt - faults))
+            try:
+                conn.sendall(b"D" + len(data).to_bytes(4, "big") + data)
+            except OSError:
+                pass
+        os._exit(code)
+
+    def _answer(self, fds: list[int], argv: list[str], cwd: str, env: dict, umask: int) -> int:
+        """Run the call in this child, over the caller's descriptors, as its own process would."""
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        os.umask(umask)
+        sys.argv = ["stele", *argv]
+        self._stdio()
+        try:
+            return self.run(argv)
+        except SystemExit as e:
+            if not isinstance(e.code, int | None):
+                sys.stderr.write(f"{e.code}\n")
+            return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
 
     def _stdio(self) -> None:
         """stdin, stdout and stderr over the caller's descriptors, buffered as the caller's own process
@@ -418,6 +568,14 @@ class Server:
             buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
             setattr(sys, name, io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
                                                 line_buffering=tty or fd == 2, write_through=fd == 2))
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
 
 
 def serve(root: str, run: Callable[[list[str]], int]) -> int:
