@@ -169,3 +169,15 @@ def test_a_restart_clears_stage_history_and_keeps_inputs_identity_and_visits(pro
     assert (p.goal, p.iteration, [(s.name, s.text, s.visits) for s in p.stages]) == (
         "Port the limiter", 2, [("plan", "planned again", 2)])
     assert [e.text for e in p.steering] == ["keep the 48-hour grace"] and sessions.identity(project, sid).agent == "claude-code"
+
+
+def test_a_hooks_bookkeeping_lines_are_not_fsynced_and_everyone_elses_are(project, monkeypatch):
+    synced: list[int] = []
+    real = wal.os.fsync
+    monkeypatch.setattr(wal.os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    sessions.log_delivered(project, "harness-uuid-2", "prompt", ["DEC-0001"], "claude-code")  # adopts it too
+    sessions.log_edit(project, "harness-uuid-2", ["src/auth.py"], "claude-code")
+    assert synced == [] and sessions.info(project, "harness-uuid-2").entries == 3
+    sid = sessions.start(project, agent="claude-code").session
+    sessions.log(project, sid, "decision", "Use tokens")
+    assert len(synced) == 2

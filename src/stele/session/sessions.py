@@ -27,6 +27,11 @@ START, RESTART = "start", "restart"  # values of the `event` key on bookkeeping 
 DELIVERED = "delivered"  # ... and the note a hook or tool writes naming the fact ids the agent was given
 EDIT_HOOK = "edit"  # the `hook` of the note a harness hook writes for the files the agent edited
 MAX_TEXT = 256 * 1024
+# Whether the lines the hooks write on their own (a harness session adopted, a delivery, the files an
+# edit touched) are fsynced. They are not: each fsync costs a prompt hook ~4 ms (two on a session's
+# first prompt), and a power cut losing the last of them costs at worst a fact shown again or an edit
+# missing from the recall gap. Lines an agent or a person writes (`stele session ...`) are.
+BOOKKEEPING = False
 MAX_QUERY = 2048
 MAX_LIMIT = 32
 DEFAULT_LIMIT = 20
@@ -109,7 +114,7 @@ def identity(project: Project, session_id: str) -> Session:
 
 
 def start(project: Project, *, agent: str | None = None, thread: str | None = None, goal: str | None = None,
-          task: str | None = None, session: str | None = None) -> Entry:
+          task: str | None = None, session: str | None = None, durable: bool = True) -> Entry:
     """Begin a session (a fresh id unless `session` names one, e.g. a harness's id) and record who runs
     it, in which thread, towards what goal."""
     session_id = wal.check_session_name(session) if session else new_session_id()
@@ -125,7 +130,7 @@ def start(project: Project, *, agent: str | None = None, thread: str | None = No
     goal = goal.strip() if goal else None
     entry = wal.new_entry(session_id, "note", goal or "session started", agent=agent, thread=thread,
                           task=check_task(task), extra={"event": START, **({"goal": goal} if goal else {})})
-    return wal.append(project, entry)
+    return wal.append(project, entry, durable=durable)
 
 
 def _one_harness_per_thread(project: Project, thread: str, agent: str | None) -> None:
@@ -140,7 +145,8 @@ def _one_harness_per_thread(project: Project, thread: str, agent: str | None) ->
 
 def log(project: Project, session_id: str, type_: str, text: str, *, task: str | None = None,
         issue: str | None = None, pr: str | None = None, sha: str | None = None, paths: Iterable[str] = (),
-        stage: str | None = None, extra: dict[str, Any] | None = None, found: Counter | None = None) -> Entry:
+        stage: str | None = None, extra: dict[str, Any] | None = None, found: Counter | None = None,
+        durable: bool = True) -> Entry:
     """Append one entry to a session, stamped with the session's agent and thread."""
     if type_ not in wal.TYPES:
         raise UsageError(f"entry type {type_!r} is not one of " + ", ".join(wal.TYPES))
@@ -160,7 +166,7 @@ def log(project: Project, session_id: str, type_: str, text: str, *, task: str |
     s = identity(project, session_id)
     entry = wal.new_entry(session_id, type_, text, agent=s.agent, thread=s.thread, task=check_task(task),
                           refs=refs(project, issue, pr, sha, paths), extra=fields)
-    return wal.append(project, entry, found=found)
+    return wal.append(project, entry, found=found, durable=durable)
 
 
 def adopt(project: Project, session_id: str, agent: str) -> None:
@@ -168,7 +174,7 @@ def adopt(project: Project, session_id: str, agent: str) -> None:
     first time a hook writes to it: `stele session list` and `task resume` then see it like any other."""
     if not wal.segments(project, session_id):
         try:
-            start(project, agent=agent, session=session_id)
+            start(project, agent=agent, session=session_id, durable=BOOKKEEPING)
         except SteleError:
             pass  # a parallel hook started it first
 
@@ -178,7 +184,7 @@ def log_edit(project: Project, session_id: str, paths: list[str], agent: str) ->
     for search ("which session touched gc.py?")."""
     adopt(project, session_id, agent)
     return log(project, session_id, "note", "edited " + ", ".join(paths),
-               paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK})
+               paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK}, durable=BOOKKEEPING)
 
 
 def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str) -> Entry:
@@ -186,7 +192,7 @@ def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], 
     bookkeeping note per delivery, so "what did the agent see" is answerable for any session."""
     adopt(project, session_id, agent)
     return log(project, session_id, "note", f"{hook}: {', '.join(ids)}",
-               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)})
+               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)}, durable=BOOKKEEPING)
 
 
 def delivered_ids(entry: Entry) -> list[str]:

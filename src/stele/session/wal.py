@@ -112,9 +112,10 @@ def now_iso() -> str:
 
 
 def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
-           found: Counter | None = None) -> Entry:
-    """Redact and append one entry to its session's log (locked, flushed, fsynced). What was redacted
-    (kind of secret -> count) is added to `found` when given."""
+           found: Counter | None = None, durable: bool = True) -> Entry:
+    """Redact and append one entry to its session's log (locked, flushed, fsynced unless not
+    `durable`: `sessions.BOOKKEEPING` says which lines need not be). What was redacted (kind of
+    secret -> count) is added to `found` when given."""
     from .. import atomic
 
     if entry.type not in TYPES:
@@ -135,7 +136,7 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
                 if is_replaced(fd, path):
                     continue  # archived while we waited for the lock: append to the new live file
                 _repair_torn_tail(fd)
-                _append_whole(fd, data)
+                _append_whole(fd, data, durable)
                 return Entry.from_dict(clean)
             finally:
                 atomic.unlock_fd(fd)
@@ -143,15 +144,17 @@ def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | Non
             os.close(fd)
 
 
-def _append_whole(fd: int, data: bytes) -> None:
-    """Write one line and fsync it, or leave the log as it was: a full disk stops `os.write` part way,
-    and a partial line is cut off again (under the lock, so no other writer's line follows it)."""
+def _append_whole(fd: int, data: bytes, durable: bool = True) -> None:
+    """Write one line (and fsync it when `durable`), or leave the log as it was: a full disk stops
+    `os.write` part way, and a partial line is cut off again (under the lock, so no other writer's line
+    follows it)."""
     start = os.fstat(fd).st_size
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except OSError:
         try:
             os.ftruncate(fd, start)
