@@ -27,6 +27,7 @@ from .resident import (
     RUN_DIR,
     _peer_uid,
     address,
+    fd_bytes,
     wanted,
 )
 
@@ -280,7 +281,6 @@ class Server:
         import marshal
         import socket
         import time
-        from array import array
 
         try:
             conn, _ = self.sock.accept()
@@ -338,7 +338,7 @@ class Server:
         if spare is not None and spare.found is found and spare.ready():
             try:
                 spare.sock.sendmsg([marshal.dumps((argv, cwd, env, umask))], [(
-                    socket.SOL_SOCKET, socket.SCM_RIGHTS, array("i", [conn.fileno(), *fds]).tobytes())])
+                    socket.SOL_SOCKET, socket.SCM_RIGHTS, fd_bytes([conn.fileno(), *fds]))])
             except OSError:  # it died: fork one as usual
                 spare.drop()
             else:
