@@ -32,7 +32,7 @@ def counted(module, name):
         return real(*a, **k)
     setattr(module, name, wrapper)
 for module, name in ((lookup, "always"), (lookup, "open_tasks"), (lookup, "anchored"), (recall, "recall_in"),
-                     (seeds, "vector_hits")):
+                     (seeds, "query_encoder")):
     counted(module, name)
 
 SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, functools._lru_cache_wrapper)
@@ -88,7 +88,7 @@ def test_the_warm_up_reads_what_the_hooks_read_and_leaves_nothing_behind(repo):
     factfiles.backdate(repo)
     assert subprocess.run([sys.executable, "-m", "stele", "rebuild"], cwd=repo, capture_output=True).returncode == 0
     found = check(repo)
-    assert sorted(found["ran"]) == ["always", "anchored", "open_tasks", "recall_in", "vector_hits"], found
+    assert sorted(found["ran"]) == ["always", "anchored", "open_tasks", "query_encoder", "recall_in"], found
     assert found["encoders"] == 1  # the real bundled model, loaded for the call that follows
     assert set(found["changed"]) <= KEPT, found["changed"]
     assert found["wrote"] == [], found["wrote"]

@@ -48,7 +48,8 @@ PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.session.sessions", "stele.session.wal", "stele.session.remote", "stele.snapshot.claim",
            "stele.tasks.claims", "stele.anchors.patterns", "stele.anchors.symbols", "stele.index.vectors",
            "stele.index.query", "stele.index.wordpiece", "stele.index.packs", "stele.index.code",
-           "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment", "simsimd",
+           "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
+           "stele.serve.warm", "simsimd",
            "tantivy", "sqlite3", "json", "shutil")
 
 

@@ -50,7 +50,7 @@ def _reads(project: Project, index) -> None:
     from ..neutralize import neutralize
     from ..render.agent import recall_text
     from ..retrieve.recall import recall_in
-    from ..retrieve.seeds import vector_hits
+    from ..retrieve.seeds import query_encoder
 
     title, path = index.catalog.sample()
     list(lookup.always(index))
@@ -63,4 +63,6 @@ def _reads(project: Project, index) -> None:
     room = int(project.config["hooks.max_chars"])
     text = textcut.lines(neutralize(recall_text(recall_in(index, title), room)), room, "")
     harness.answer(payload.form, "prompt", harness.Answer(text), payload.data, payload.event_name)
-    vector_hits(index, title, 10)
+    # the model a paraphrase needs, loaded; the scan of the vectors is left to the call that needs it
+    # (at 50,000 facts it would add ~15 MB to the peak RSS of every call, most of which need none)
+    query_encoder(project).encode([title])
