@@ -34,7 +34,7 @@ from recall_bench import FLOOR, PROMPTS  # noqa: E402
 
 STELE = str(Path(sys.executable).parent / "stele")
 # Said differently from the record's words: most of these need the embeddings.
-GAP_MS = 300
+GAP_MS = 100  # below any model's turn; the resident server's warm spare is ready ~60 ms after a call at 10k
 PARAPHRASES = [
     "our clients got charged two times for one purchase when the shop was busy",
     "what happens to the things a shopper put aside but never paid for?",
@@ -172,8 +172,8 @@ def main() -> int:
     ap.add_argument("--mode", choices=("both", "resident", "own process"), default="both",
                     help="hooks answered by the resident server, each in its own process, or both")
     ap.add_argument("--gap-ms", type=int, default=GAP_MS,
-                    help=f"pause before each call (default {GAP_MS}: the least time between two hooks of an "
-                         "agent session, a model's turn); 0 runs them back to back")
+                    help=f"pause before each call (default {GAP_MS}: less than a model's turn between two hooks of "
+                         "an agent session); 0 runs them back to back, and no warm spare is ready in time")
     args = ap.parse_args()
     repo = args.repo or HERE / "out" / f"rec-{args.facts}"
     env = child_env()

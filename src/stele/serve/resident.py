@@ -9,6 +9,9 @@ would (`cli.entry.here`, handed to the server as `run`), with the caller's argum
 stdin, stdout and stderr (passed over the socket as file descriptors). A forked child starts with
 empty caches and nothing open but what it was given, so each call is as independent as a new process;
 the parent never runs Stele code itself (it only imports), which is what keeps the children fresh.
+Between calls the server forks one spare child ahead and lets it warm up on the record (`warm.py`: reads
+only, nothing kept that depends on the record), and hands it the next call if the sources have not
+changed since; the call then skips the first-touch costs that were half of a child's time.
 
 The caller (`delegate`, first thing in `stele hook ...`, `stele recall` and `stele search`) imports
 only os, sys, socket and marshal. It connects to an abstract Unix socket named after the repository's
