@@ -77,24 +77,33 @@ def test_answers_as_a_fresh_process_does(server, tmp_path):
     assert bad.returncode == 2 and "--limit 0" in bad.stderr  # exit code and stderr come back too
 
 
-def test_every_kind_of_edit_reaches_the_next_hook(server, tmp_path):
-    usage = tmp_path / "usage"
-    assert "DEC-AAA1" in prompt(server, "how are payment webhooks deduplicated by event id?", usage)
-    path = next((server / "docs/memory").rglob("*AAA1*"))
-    with open(path, "r+", encoding="utf-8") as f:  # saved in place, as VS Code does
+def each_kind_of_edit(repo: Path, usage: Path, first=lambda: None) -> None:
+    """Save DEC-AAA1 in place (as VS Code does), by rename (as vim does) and put it back with git:
+    the prompt after each finds the new text. `first` runs before each edit."""
+    path = next((repo / "docs/memory").rglob("*AAA1*"))
+    first()
+    with open(path, "r+", encoding="utf-8") as f:
         text = f.read().replace("Payment webhooks are deduplicated by their event id",
                                 "Zebra crossings switch to green after ninety seconds")
         f.seek(0)
         f.write(text)
         f.truncate()
-    assert "DEC-AAA1" in prompt(server, "when do zebra crossings switch to green?", usage, "s-2")
-    other = path.with_name(".other.tmp")  # saved by rename, as vim does
-    other.write_text(text.replace("Zebra crossings", "Harbour cranes").replace("switch to green",
-                                                                               "lock down"), encoding="utf-8")
+    assert "DEC-AAA1" in prompt(repo, "when do zebra crossings switch to green?", usage, "s-2")
+    first()
+    other = path.with_name(".other.tmp")
+    other.write_text(text.replace("Zebra crossings", "Harbour cranes").replace("switch to green", "lock down"),
+                     encoding="utf-8")
     os.replace(other, path)
-    assert "DEC-AAA1" in prompt(server, "when do harbour cranes lock down after ninety seconds?", usage, "s-3")
-    git(server, "checkout", "-q", "--", ".")  # git puts the committed text back
-    assert "DEC-AAA1" in prompt(server, "how are payment webhooks deduplicated by event id?", usage, "s-4")
+    assert "DEC-AAA1" in prompt(repo, "when do harbour cranes lock down after ninety seconds?", usage, "s-3")
+    first()
+    git(repo, "checkout", "-q", "--", ".")
+    assert "DEC-AAA1" in prompt(repo, "how are payment webhooks deduplicated by event id?", usage, "s-4")
+
+
+def test_every_kind_of_edit_reaches_the_next_hook(server, tmp_path):
+    usage = tmp_path / "usage"
+    assert "DEC-AAA1" in prompt(server, "how are payment webhooks deduplicated by event id?", usage)
+    each_kind_of_edit(server, usage)
     assert calls(usage) == 4
     status = resident.request(str(server.resolve()), "status")
     assert status is not None and status["calls"] >= 4 and status["watching"]
@@ -120,23 +129,7 @@ def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server
     assert {k: v for k, v in json.loads(there.stdout).items() if k not in drop} == {
         k: v for k, v in json.loads(here.stdout).items() if k not in drop}
     assert warm_spare(server)["spared"] == before + 1  # the spare answered it, and a new one is warm
-    path = next((server / "docs/memory").rglob("*AAA1*"))
-    with open(path, "r+", encoding="utf-8") as f:  # saved in place while the spare waits
-        text = f.read().replace("Payment webhooks are deduplicated by their event id",
-                                "Zebra crossings switch to green after ninety seconds")
-        f.seek(0)
-        f.write(text)
-        f.truncate()
-    assert "DEC-AAA1" in prompt(server, "when do zebra crossings switch to green?", usage, "s-2")
-    warm_spare(server)
-    other = path.with_name(".other.tmp")  # saved by rename
-    other.write_text(text.replace("Zebra crossings", "Harbour cranes").replace("switch to green", "lock down"),
-                     encoding="utf-8")
-    os.replace(other, path)
-    assert "DEC-AAA1" in prompt(server, "when do harbour cranes lock down after ninety seconds?", usage, "s-3")
-    warm_spare(server)
-    git(server, "checkout", "-q", "--", ".")
-    assert "DEC-AAA1" in prompt(server, question, usage, "s-4")
+    each_kind_of_edit(server, usage, first=lambda: warm_spare(server))  # each while a spare waits
     assert calls(usage) == 5
 
 
