@@ -366,8 +366,8 @@ class Server:
     def _fork_spare(self) -> None:
         """When nothing runs and the last refresh started from the sources as they are, fork a child
         that warms up and waits for the next call (`_spare`); a spare forked from sources that have
-        changed since is thrown away (here, or when a call finds it so). None before the first
-        refresh: the server leaves the index to the calls until one has run."""
+        changed since is thrown away (here, or when a call finds it so). No spare before the first
+        refresh: until a call has run, the index is the calls' to build (LSN-QYWZ)."""
         import socket
 
         if self.children or self.refresher is not None:
