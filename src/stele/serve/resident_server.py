@@ -28,6 +28,7 @@ from .resident import (
     _peer_uid,
     address,
     fd_bytes,
+    flush_stdio,
     wanted,
 )
 
@@ -150,7 +151,6 @@ class Server:
         self.live: LiveScan | None = None
         self.spare: Spare | None = None
         self.spared = 0  # calls a spare answered
-        self.warmed = (0.0, 0.0, 0)  # in a spare: the CPU seconds and minor faults of its warm-up
         self._config_stamp = self._stamp(self.project.config_path)
         _preload()
         self.code = _code_files()
@@ -370,12 +370,10 @@ class Server:
         refresh: until a call has run, the index is the calls' to build (LSN-QYWZ)."""
         import socket
 
-        if self.children or self.refresher is not None:
-            return
         found = self._current()
         if self.spare is not None and self.spare.found is not found:
-            self._drop_spare()
-        if self.spare is not None:
+            self._drop_spare()  # while it warms up it holds the index's shared lock, which a refresh needs
+        if self.spare is not None or self.children or self.refresher is not None:
             return
         if self.live is not None and found is not self.refreshed:
             return  # the sources changed since the last refresh: the next one comes first
@@ -394,12 +392,11 @@ class Server:
 
         from .warm import warm
 
-        code, conn = 1, None
+        code, conn, warmed = 1, None, None
         try:
             self._become_child(keep=(sock.fileno(),), found=found)
             warm(self.project)
-            ru = resource.getrusage(resource.RUSAGE_SELF)
-            self.warmed = (ru.ru_utime, ru.ru_stime, ru.ru_minflt)
+            warmed = resource.getrusage(resource.RUSAGE_SELF)
             sock.send(READY)
             fds: list[int] = []
             data, ancillary, _flags, _ = sock.recvmsg(MAX_HEADER, socket.CMSG_SPACE(4 * 4))
@@ -416,7 +413,7 @@ class Server:
 
             traceback.print_exc()
         finally:
-            self._end(conn, code)
+            self._end(conn, code, warmed)
 
     def _refresh(self) -> None:
         """After a call, bring the index up to date with the sources in a child of its own (a hook's
@@ -431,7 +428,6 @@ class Server:
         found = self._current()
         if found is None or found is self.refreshed:
             return
-        self._drop_spare()  # forked from sources as they were; it would hold the refresh's commit back
         self.refreshed = found
         pid = os.fork()
         if pid == 0:
@@ -514,15 +510,16 @@ class Server:
         finally:
             self._end(conn, code)
 
-    def _end(self, conn, code: object) -> None:
+    def _end(self, conn, code: object, warmed=None) -> None:
         """End a child: flush and close the caller's stdin, stdout and stderr (its harness reads to
-        their end), tell the caller the exit code and this call's CPU, peak RSS and minor faults (a
-        spare's warm-up left out), then exit without the teardown it would wait for (~5 ms)."""
+        their end), tell the caller the exit code and this call's CPU, peak RSS and minor faults (less
+        `warmed`, a spare's usage after its warm-up), then exit without the teardown it would wait for
+        (~5 ms)."""
         import marshal
         import resource
 
         code = code if isinstance(code, int) else 1
-        _flush()
+        flush_stdio()
         for fd in (0, 1, 2):
             try:
                 os.close(fd)
@@ -530,7 +527,7 @@ class Server:
                 pass
         if conn is not None:
             ru = resource.getrusage(resource.RUSAGE_SELF)
-            user, system, faults = self.warmed
+            user, system, faults = (warmed.ru_utime, warmed.ru_stime, warmed.ru_minflt) if warmed else (0, 0, 0)
             data = marshal.dumps((code, ru.ru_utime - user, ru.ru_stime - system, ru.ru_maxrss,
                                   ru.ru_minflt - faults))
             try:
@@ -569,14 +566,6 @@ class Server:
             buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
             setattr(sys, name, io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
                                                 line_buffering=tty or fd == 2, write_through=fd == 2))
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
 
 
 def serve(root: str, run: Callable[[list[str]], int]) -> int:

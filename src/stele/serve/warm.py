@@ -20,8 +20,12 @@ thrown away (the server decides, by the identity of its live scan).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from ..project import Project
+
+if TYPE_CHECKING:
+    from ..index.build import Index
 
 LOCK_WAIT_S = 1.0
 
@@ -43,7 +47,7 @@ def warm(project: Project) -> None:
         pass  # the call that follows meets the same problem and says so
 
 
-def _reads(project: Project, index) -> None:
+def _reads(project: Project, index: Index) -> None:
     from .. import textcut
     from ..hooks import harness, lookup
     from ..hooks.payload import parse

@@ -31,7 +31,7 @@ MAX_TEXT = 256 * 1024
 # edit touched) are fsynced. They are not: each fsync costs a prompt hook ~4 ms (two on a session's
 # first prompt), and a power cut losing the last of them costs at worst a fact shown again or an edit
 # missing from the recall gap. Lines an agent or a person writes (`stele session ...`) are.
-BOOKKEEPING = False
+DURABLE_BOOKKEEPING = False
 MAX_QUERY = 2048
 MAX_LIMIT = 32
 DEFAULT_LIMIT = 20
@@ -174,7 +174,7 @@ def adopt(project: Project, session_id: str, agent: str) -> None:
     first time a hook writes to it: `stele session list` and `task resume` then see it like any other."""
     if not wal.segments(project, session_id):
         try:
-            start(project, agent=agent, session=session_id, durable=BOOKKEEPING)
+            start(project, agent=agent, session=session_id, durable=DURABLE_BOOKKEEPING)
         except SteleError:
             pass  # a parallel hook started it first
 
@@ -184,7 +184,7 @@ def log_edit(project: Project, session_id: str, paths: list[str], agent: str) ->
     for search ("which session touched gc.py?")."""
     adopt(project, session_id, agent)
     return log(project, session_id, "note", "edited " + ", ".join(paths),
-               paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK}, durable=BOOKKEEPING)
+               paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK}, durable=DURABLE_BOOKKEEPING)
 
 
 def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str) -> Entry:
@@ -192,7 +192,7 @@ def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], 
     bookkeeping note per delivery, so "what did the agent see" is answerable for any session."""
     adopt(project, session_id, agent)
     return log(project, session_id, "note", f"{hook}: {', '.join(ids)}",
-               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)}, durable=BOOKKEEPING)
+               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)}, durable=DURABLE_BOOKKEEPING)
 
 
 def delivered_ids(entry: Entry) -> list[str]:

@@ -114,7 +114,7 @@ def now_iso() -> str:
 def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
            found: Counter | None = None, durable: bool = True) -> Entry:
     """Redact and append one entry to its session's log (locked, flushed, fsynced unless not
-    `durable`: `sessions.BOOKKEEPING` says which lines need not be). What was redacted (kind of
+    `durable`: `sessions.DURABLE_BOOKKEEPING` says which lines need not be). What was redacted (kind of
     secret -> count) is added to `found` when given."""
     from .. import atomic
 
