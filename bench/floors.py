@@ -30,7 +30,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SHOP = REPO.parent.parent / "shared" / "eval" / "shop"  # /work/shared/eval/shop beside /work/wt/NAME
+SHOP = next((p / "shared" / "eval" / "shop" for p in (REPO.parent, REPO.parent.parent)  # main/ or wt/NAME/
+             if (p / "shared" / "eval" / "shop").is_dir()), REPO.parent / "shared" / "eval" / "shop")
 STELE = [str(Path(sys.executable).parent / "stele")]
 
 OFF_TOPIC = [

@@ -40,8 +40,10 @@ retrieval:
   # records (docs/retrieval.md, "The relevance floors"); `stele why` shows what missed them.
   text_floor: 0.35          # full text: the hit holds this share of the prompt's content words,
                             #   each weighted by its rarity in the record (1: all of them)
-  vector_floor: 0.6         # embeddings: cosine to the prompt, for the bundled model (unrelated
+  vector_floor: 0.55        # embeddings: cosine to the prompt, for the bundled model (unrelated
                             #   pairs average ~0.2, related ~0.6); another model needs its own
+  vector_z: 2.0             # ...and that many deviations above what the fact scores against
+                            #   unrelated text (its background): long, generic facts need more
   seed_support: 0.65        # once one hit reaches a floor, further seeds need this share of the
                             #   way to one (a fact bearing on one part of a two-part question)
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
@@ -280,7 +282,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "retrieval.session_entries": (0, None), "retrieval.rrf_k": (0, None), "retrieval.bm25_weight": (0, None),
     "retrieval.vector_weight": (0, None), "retrieval.weak_match": (0, 1), "retrieval.strong_match": (0, 1),
     "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.text_floor": (0, 1),
-    "retrieval.vector_floor": (0.21, 1), "retrieval.seed_support": (0, 1), "retrieval.window_cut": (0, 1), "retrieval.walk_inherit": (0, 1),
+    "retrieval.vector_floor": (0.21, 1), "retrieval.vector_z": (0, None), "retrieval.seed_support": (0, 1), "retrieval.window_cut": (0, 1), "retrieval.walk_inherit": (0, 1),
     "retrieval.hop_penalty": (0, None), "retrieval.session_penalty": (0, None),
     "retrieval.walk_budget_ms": (0, None), "retrieval.hook_budget_ms": (1, None),
     "snapshot.records_bytes": (1, None), "snapshot.records_count": (1, None),

@@ -160,6 +160,21 @@ class TextIndex:
             out[term] = (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
         return out
 
+    def holding(self, name: str, limit: int) -> list[str]:
+        """Ids of up to `limit` items that hold every term of `name` (an identifier: `render_pdf`,
+        `Cart.total`) in some search field, by id."""
+        import tantivy
+
+        terms = list(dict.fromkeys(self.analyzer.analyze(name)))
+        if not terms:
+            return []
+        Q, Occur = tantivy.Query, tantivy.Occur
+        must = [(Occur.Must, Q.boolean_query([(Occur.Should, Q.term_query(self.schema, f, t)) for f in SEARCH_FIELDS]))
+                for t in terms]
+        searcher = self.index.searcher()
+        hits = searcher.search(Q.boolean_query(must), limit=limit, count=False).hits
+        return sorted(searcher.doc(a)["id"][0] for _, a in hits)
+
     def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = ()
                ) -> list[tuple[str, float]]:
         """BM25 over the search fields (each term weighted by its field's boost), only `kinds` when

@@ -362,3 +362,74 @@ def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d
     view: Any = memoryview(found).cast("B")
     dots: list[float] = view.cast("d").tolist()
     return dots
+
+
+# -- the background: how close each fact sits to text it is not about ----------------------------------
+#
+# A static model puts some facts near almost everything: a long fact's mean embedding is close to every
+# text of its domain, a generic one to every question. A cosine is evidence only by how far it stands
+# above what the same fact scores against unrelated text. `background.txt` beside this module holds a
+# fixed set of unrelated prompts (general programming and everyday requests, written once and never
+# tuned to a record); their embeddings are kept in the model's store, and a fact's background is the
+# mean and spread of its cosines to them (`background_stats`).
+
+BACKGROUND_TEXT = Path(__file__).with_name("background.txt")
+
+
+def background_texts() -> list[str]:
+    lines = BACKGROUND_TEXT.read_text(encoding="utf-8").splitlines()
+    return [x.strip() for x in lines if x.strip() and not x.startswith("#")]
+
+
+def background_file(index_dir: Path, model_id: str) -> Path:
+    """Where the background's float32 rows are kept: named by a digest of the texts, so a new set of
+    background prompts is a new file."""
+    import hashlib
+
+    digest = hashlib.sha1("\n".join(background_texts()).encode()).hexdigest()[:12]
+    return store_dir(index_dir, model_id) / f"background-{digest}.f32"
+
+
+def embed_background(enc: Encoder) -> bytes:
+    """The background prompts' rows as float32 bytes, L2-normalised, embedded by the query encoder
+    (the one a read uses, so a background computed by a read and one kept by a build are the same)."""
+    return encode_rows(enc.encode(background_texts()))[1]
+
+
+def keep_background(index_dir: Path, model_id: str, enc: Encoder) -> None:
+    """Write the background of `model_id`'s store once (under the index lock)."""
+    path = background_file(index_dir, model_id)
+    if not path.is_file() and path.parent.is_dir():
+        atomic.write(path, embed_background(enc), durable=False)
+
+
+def read_background(index_dir: Path, model_id: str, dim: int) -> bytes | None:
+    """The kept background, or None (none yet, or not whole)."""
+    try:
+        data = background_file(index_dir, model_id).read_bytes()
+    except OSError:
+        return None
+    return data if dim and data and len(data) % (4 * dim) == 0 else None
+
+
+def background_stats(matrix: Matrix, rows: Sequence[int], background: bytes) -> dict[int, tuple[float, float]]:
+    """Row -> (mean, standard deviation) of its cosines to the background prompts."""
+    import simsimd
+
+    dim, size = matrix.dim, 4 * matrix.dim
+    rows = [r for r in dict.fromkeys(rows) if 0 <= r < matrix.count]
+    if not rows or not background:
+        return {}
+    gathered = b"".join([matrix.floats[r * size:(r + 1) * size] for r in rows])
+    a = memoryview(gathered).cast("B").cast("f", (len(rows), dim))
+    nb = len(background) // size
+    b = memoryview(background).cast("B").cast("f", (nb, dim))
+    found: Any = simsimd.cdist(a, b, metric="dot", dtype="float32")
+    dots: list[float] = memoryview(found).cast("B").cast("d").tolist()
+    out = {}
+    for n, r in enumerate(rows):
+        values = dots[n * nb:(n + 1) * nb]
+        mean = sum(values) / nb
+        var = sum((v - mean) ** 2 for v in values) / nb
+        out[r] = (mean, var ** 0.5)
+    return out

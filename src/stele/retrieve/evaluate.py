@@ -28,7 +28,7 @@ from ..textcut import counted
 WINDOW = 20
 TOP = 3
 LIST_KEYS = ("files", "expect", "expect_top", "callout", "no_callout", "absent")
-KEYS = frozenset({"id", "type", "prompt", "max_window", "below", "note", *LIST_KEYS})
+KEYS = frozenset({"id", "type", "prompt", "max_window", "below", "note", "session", *LIST_KEYS})
 TYPES = ("lexical", "paraphrase", "walk", "risk", "identifier", "short", "error", "anchor", "container",
          "lifecycle", "session", "offtopic")
 UNSCORED_WINDOW = ("offtopic", "short")  # not counted in the mean window: they should bring nothing
@@ -46,7 +46,8 @@ class Case:
     no_callout: list[str] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)
     below: list[tuple[str, str]] = field(default_factory=list)
-    max_window: int = 0
+    max_window: int | None = None  # at most this many entries (offtopic cases: 0 unless given)
+    session: str = ""  # cases sharing a session run in file order, as one session's prompts
 
 
 @dataclass
@@ -176,10 +177,15 @@ def _case(raw: Any, where: str) -> Case:
     if not isinstance(below, list) or not all(isinstance(p, list) and len(p) == 2 for p in below):
         raise SteleError(f"{where}: `below` must be a list of [A, B] pairs (if A appears, B is above it)")
     case.below = [(str(a), str(b)) for a, b in below]
-    max_window = raw.get("max_window", 0)
-    if not isinstance(max_window, int) or isinstance(max_window, bool) or not 0 <= max_window <= WINDOW:
+    max_window = raw.get("max_window")
+    if max_window is not None and (not isinstance(max_window, int) or isinstance(max_window, bool)
+                                   or not 0 <= max_window <= WINDOW):
         raise SteleError(f"{where}: `max_window` must be a whole number from 0 to {WINDOW}")
     case.max_window = max_window
+    session = raw.get("session") or ""
+    if not isinstance(session, (str, int)):
+        raise SteleError(f"{where}: `session` must be a short label shared by the cases of one session")
+    case.session = str(session)
     if not case.prompt and not case.files:
         raise SteleError(f"{where}: give a `prompt`, or `files` being edited")
     return case
@@ -187,8 +193,9 @@ def _case(raw: Any, where: str) -> Case:
 
 # -- scoring ----------------------------------------------------------------------------------------
 
-def check(case: Case, out: dict[str, Any]) -> list[str]:
-    """The failed checks of one case against a recall's JSON (empty: it passes)."""
+def check(case: Case, out: dict[str, Any], shown: frozenset[str] = frozenset()) -> list[str]:
+    """The failed checks of one case against a recall's JSON (empty: it passes). `shown`: what earlier
+    prompts of the case's session delivered; the agent has those, so they count as delivered."""
     entries = [e["id"] for e in out.get("entries", [])]
     risks = [r["id"] for r in out.get("risks", [])]
     window = risks + [e for e in entries if e not in risks]
@@ -196,15 +203,15 @@ def check(case: Case, out: dict[str, Any]) -> list[str]:
     fails = []
     if len(window) > WINDOW:
         fails.append(f"returned {len(window)} entries, more than {WINDOW}")
-    if case.type == "offtopic":
-        if risks:
-            fails.append(f"offtopic prompt raised risk callouts {risks[:3]}")
-        if len(window) > case.max_window:
-            fails.append(f"offtopic prompt injected {counted(len(window), 'entry', 'entries')} (at most {case.max_window}): "
-                         f"{window[:5]}")
+    limit = case.max_window if case.max_window is not None else (0 if case.type == "offtopic" else WINDOW)
+    if case.type == "offtopic" and risks:
+        fails.append(f"offtopic prompt raised risk callouts {risks[:3]}")
+    if len(window) > limit:
+        fails.append(f"{'offtopic prompt' if case.type == 'offtopic' else 'it'} injected "
+                     f"{counted(len(window), 'entry', 'entries')} (at most {limit}): {window[:5]}")
     if case.type == "short" and not case.expect and window:
         fails.append(f"short prompt should inject nothing, got {window[:5]}")
-    fails += [f"missing {i}" for i in case.expect if i not in rank]
+    fails += [f"missing {i}" for i in case.expect if i not in rank and i not in shown]
     fails += [f"{i} not in top {TOP}" for i in case.expect_top if i not in risks and i not in entries[:TOP]]
     fails += [f"{i} not in risk callout" for i in case.callout if i not in risks]
     fails += [f"{i} wrongly in risk callout" for i in case.no_callout if i in risks]
@@ -228,12 +235,16 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     t0 = time.monotonic()
     settings = Settings.from_config(project.config)
     results = []
+    sessions: dict[str, set[str]] = defaultdict(set)  # what each session's earlier prompts delivered
     with open_index(project) as index, lifecycle.pinned(cases.today or lifecycle.today()):
         for case in chosen:
-            result = recall_in(index, case.prompt, case.files, settings)
+            shown = frozenset(sessions[case.session]) if case.session else frozenset()
+            result = recall_in(index, case.prompt, case.files, settings, exclude=shown)
             out = result.as_dict()
-            fails = check(case, out)
+            fails = check(case, out, shown)
             window = [r["id"] for r in out["risks"]] + [e["id"] for e in out["entries"]]
+            if case.session:
+                sessions[case.session].update(window)
             res = Result(case, fails, result.mode, window, result.elapsed_ms)
             if fails:
                 res.why = explain_miss(case, describe(result), index.catalog)

@@ -57,7 +57,7 @@ def describe(result: Recall) -> dict[str, Any]:
         seeds.append(row)
     out["seeds"] = seeds
     out["floors"] = t.floors
-    out["candidates"] = [_candidate(h, t.floors, {x.id for x in t.seeds}) for h in t.candidates]
+    out["candidates"] = [_candidate(h, t) for h in t.candidates]
     out["filtered"] = [{"id": i, "why": why} for i, why in t.filtered.items()]
     out["walk"] = [{"id": i, **_via(v)} for i, vias in t.reached.items() for v in vias]
     lifted = {r.id: r for r in result.risks}
@@ -74,25 +74,28 @@ def describe(result: Recall) -> dict[str, Any]:
     return out
 
 
-def _candidate(h: Hit, floors: dict[str, float], seeds: set[str]) -> dict[str, Any]:
-    """One of the best search hits and how it fared against the relevance floors (`seeds.relevant`)."""
-    from .seeds import UNRELATED_COSINE
+def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
+    """One of the best search hits and the one reason it is, or is not, a seed (`seeds.verdict`)."""
+    from .seeds import evidence, verdict
 
-    text, vector, support = floors.get("text", 0.0), floors.get("vector", 1.0), floors.get("support", 1.0)
-    by_text = h.coverage / text if text > 0 else 0.0
-    by_vector = 0.0 if h.cosine is None or vector <= UNRELATED_COSINE else \
-        max(0.0, (h.cosine - UNRELATED_COSINE) / (vector - UNRELATED_COSINE))
-    reached = [n for n, e in (("text", by_text), ("vector", by_vector)) if e >= 1.0]
-    if h.id in seeds:
-        why = ("a seed: reached the " + " and ".join(reached) + " floor") if reached else \
-              f"a seed: {max(by_text, by_vector):.2f} of the way to a floor, past the {support:g} further seeds need"
-    elif reached or max(by_text, by_vector) >= support:
-        why = "not a seed: weaker than min_seed_strength of the best hit, past max_seeds, or no hit reached a floor"
+    s = t.settings
+    seed = next((x for x in t.seeds if x.id == h.id), None)
+    test = verdict(h, s)
+    reached = evidence(h, s) >= 1.0
+    if seed is not None:
+        why = f"a seed: {test}" if reached else \
+              f"a seed: {evidence(h, s):.2f} of the way to a floor, past the {s.seed_support:g} further seeds need"
+    elif h.id in t.rejected:
+        why = f"not a seed: {t.rejected[h.id]}"
+    elif not reached and evidence(h, s) >= s.seed_support:
+        why = "not a seed: no hit reached a floor, so nothing counts as support"
     else:
-        why = f"missed both floors ({max(by_text, by_vector):.2f} of the way to one)"
+        why = f"not a seed: {test}"
+    z = h.z
     return {"id": h.id, "coverage": round(h.coverage, 3), "cosine": None if h.cosine is None else round(h.cosine, 3),
-            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": h.id in seeds,
-            "evidence": round(max(by_text, by_vector), 3), "why": why}
+            "background_z": None if z is None else round(z, 2), "named": h.named or None,
+            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": seed is not None,
+            "evidence": round(evidence(h, s), 3), "why": why}
 
 
 def _not_lifted(x: Scored, t: Trace) -> str:

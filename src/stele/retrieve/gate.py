@@ -17,6 +17,7 @@ from .. import textcut
 from ..anchors.paths import normalize
 from ..ids import mentioned_ids
 from ..plain import dataclass, field
+from .distill import distill
 
 ANALYSIS_CHARS = 4000  # of a prompt, searched: the first and the last half of it
 MAX_NAMED_PATHS = 100  # path-like tokens of one prompt taken as anchor queries (a paste may hold thousands)
@@ -27,6 +28,17 @@ MAX_NAMED_PATHS = 100  # path-like tokens of one prompt taken as anchor queries 
 _PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]++/)++[\w.-]*\w"            # has a slash
                    r"|[\w-]++(?:\.[\w-]++)*\.[A-Za-z][A-Za-z0-9]{0,6})"   # or ends in an extension
                    r"(?![\w/])")
+# Extensions a file named without a folder must have: `Cart.total` and `psycopg.errors` are names in
+# code, not files (they are identifiers, below).
+EXTENSIONS = frozenset(
+    "py pyi go rs ts tsx js jsx mjs cjs java kt kts scala rb php c h cc cpp cxx hpp cs fs swift m mm dart "
+    "lua pl r jl ex exs erl hs ml clj elm vue svelte md mdx rst txt adoc yaml yml json jsonc toml ini cfg "
+    "conf env properties xml html htm css scss sass less sql graphql gql proto thrift avsc sh bash zsh fish "
+    "ps1 bat tf tfvars hcl nix gradle lock mk cmake bzl dockerfile containerfile csv tsv ipynb tex".split())
+# An identifier: a compound name in code (snake_case, camelCase, a dotted or `::` path of names, a call).
+_IDENT = re.compile(r"`([^`\n]{3,80})`|(?<![\w.:/-])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*)(?:\(\))?(?![\w/])")
+_COMPOUND = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]|\.|::")
+MAX_IDENTIFIERS = 20
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,7 @@ class Gate:
     ids: list[str] = field(default_factory=list)    # ids named in the prompt, in order
     paths: list[str] = field(default_factory=list)  # --file paths, then paths named in a long prompt
     named_paths: list[str] = field(default_factory=list)  # the subset named in the prompt
+    identifiers: list[str] = field(default_factory=list)  # compound names in code the prompt names
     skipped: bool = False         # nothing to do: short prompt, no id, no file
 
     @property
@@ -50,8 +63,26 @@ def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Ga
     if not long_enough and not ids and not edited:
         return Gate(text="", skipped=True)
     named = prompt_paths(prompt) if long_enough else []
-    text = textcut.ends(prompt, ANALYSIS_CHARS) if long_enough else ""
-    return Gate(text=text, ids=ids, named_paths=named, paths=edited + [p for p in named if p not in edited])
+    text = textcut.ends(distill(prompt), ANALYSIS_CHARS) if long_enough else ""
+    return Gate(text=text, ids=ids, named_paths=named, paths=edited + [p for p in named if p not in edited],
+                identifiers=identifiers(text, named) if text else [])
+
+
+def identifiers(text: str, paths: list[str]) -> list[str]:
+    """Compound names in code that `text` names (`render_pdf`, `QueryCanceled`, `Cart.total`,
+    `Keeper::slash`, anything in backticks), not its paths, at most MAX_IDENTIFIERS."""
+    out: dict[str, None] = {}
+    taken = set(paths)
+    for m in _IDENT.finditer(text):
+        token = (m.group(1) or m.group(2) or "").strip().rstrip("()")
+        if len(token) < 4 or token in taken or " " in token or not _COMPOUND.search(token):
+            continue
+        if token.upper() == token and "_" not in token:  # HTTP, TCP: an acronym, not a name
+            continue
+        out.setdefault(token, None)
+        if len(out) >= MAX_IDENTIFIERS:
+            break
+    return list(out)
 
 
 def prompt_paths(prompt: str) -> list[str]:
@@ -60,6 +91,8 @@ def prompt_paths(prompt: str) -> list[str]:
     out: dict[str, None] = {}
     for m in _PATH.finditer(prompt):
         token = normalize(m.group(1).strip(".-"))
+        if "/" not in token and token.rsplit(".", 1)[-1].lower() not in EXTENSIONS:
+            continue  # a dotted name in code, not a file
         if token and not token.startswith(("http", "www.")) and "//" not in token:
             out.setdefault(token, None)
     found = list(out)

@@ -12,6 +12,7 @@ are placed first, then a few session entries are given their slots, then committ
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from ..index.items import SESSION
@@ -137,10 +138,12 @@ def _pinned(x: Scored) -> bool:
     return x.seed is not None and x.seed.origin in (ORIGIN_ID, ORIGIN_SUCCESSOR)
 
 
-def cap(ranked: list[Scored], risks: list[Scored], s: Settings) -> Window:
+def cap(ranked: list[Scored], risks: list[Scored], s: Settings, shown: Collection[str] = ()) -> Window:
     """Apply the window: entries far below the best cut (`trim`), callouts first (at most
-    max_callouts), a few session slots, the rest committed."""
+    max_callouts), a few session slots, the rest committed. `shown` (what the session already has)
+    counts for the cut, so nothing new that is relevant means nothing new, and is then left out."""
     ranked, trimmed = trim(ranked, s)
+    ranked = [x for x in ranked if x.id not in shown or _pinned(x)]
     limit = s.max_entries
     risks = risks[:min(s.max_callouts, limit)]
     room = limit - len(risks)

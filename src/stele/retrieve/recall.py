@@ -99,6 +99,8 @@ class Trace:
     """Everything `stele why` explains: seeds, the walk, every score's parts, lifted risks, the cut."""
     gate: gate_mod.Gate
     floors: dict[str, float] = field(default_factory=dict)  # the relevance floors this recall applied
+    settings: Settings = field(default_factory=Settings.defaults)  # the knobs this recall ran with
+    rejected: dict[str, str] = field(default_factory=dict)  # passing hits that did not become seeds: why
     candidates: list[Hit] = field(default_factory=list)  # the best search hits, seeds or not
     seeds: list[Seed] = field(default_factory=list)
     filtered: dict[str, str] = field(default_factory=dict)  # id -> why it may not be injected
@@ -168,15 +170,15 @@ def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[
         return gather(index, g, exclude, s, t0, warnings)
 
 
-def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Settings | None = None
-              ) -> Recall:
+def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Settings | None = None,
+              exclude: Iterable[str] = frozenset()) -> Recall:
     """`recall()` over an index the caller holds open: `stele eval` opens it once for every case."""
     t0 = time.monotonic()
     s = settings or Settings.from_config(index.project.config)
     warnings: list[str] = []
     g = gate_mod.check(prompt, list(files), s.min_prompt_chars)
     result = (Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped
-              else gather(index, g, frozenset(), s, t0, warnings))
+              else gather(index, g, frozenset(exclude), s, t0, warnings))
     result.warnings = warnings
     result.elapsed_ms = int((time.monotonic() - t0) * 1000)
     return result
@@ -190,8 +192,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     from .walk import walk
 
     today = lifecycle.today()
-    trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "support": s.seed_support,
-                                  "window_cut": s.window_cut})
+    trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "vector_z": s.vector_z,
+                                  "support": s.seed_support, "window_cut": s.window_cut}, settings=s)
     # the walk may reach a done task (history of a fact that matched); a seed never is one
     hood = Neighbourhood(index.catalog, lambda node: lifecycle.withheld(node, today, reached_by_edge=True) is None)
     seeds: list[Seed] = []
@@ -221,12 +223,12 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
                     ok.add(i)
             return ok
 
-        found = hybrid(index, g.text, s, 2 * s.max_seeds, keep)
+        found = hybrid(index, g.text, s, 2 * s.max_seeds, keep, names=g.identifiers)
         mode = found.mode
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
         trace.candidates = found.hits[:CANDIDATES_SHOWN]
-        seeds += text_seeds(relevant(found.hits, s), hood.nodes, s.max_seeds, s.min_seed_strength)
+        seeds += text_seeds(relevant(found.hits, s), hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -237,8 +239,10 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     if not partial:
         reached, partial = walk(seed_ids, hood, s.walk_depth, t0 + s.walk_budget_ms / 1000)
     if not partial:
-        # a warning needs a confident start: only seeds that matched well open a causal path
-        lifted = causal_risks([x.id for x in seeds if x.strength >= s.callout_strength], hood, s.callout_hops)
+        # a warning needs a confident start: only seeds that matched well, and reached a floor on their
+        # own (not merely as support of another), open a causal path
+        lifted = causal_risks([x.id for x in seeds if x.strength >= s.callout_strength and confident(x, s)],
+                              hood, s.callout_hops)
     trace.reached = reached
     scored = score_all(seeds, reached, hood.nodes, s)
     risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
@@ -248,9 +252,10 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         x.via = lifted[x.id]
     ranked = [x for x in order(list(scored.values())) if x.id not in lifted]
     trace.excluded = [x.id for x in ranked if x.id in exclude and not _named(x)]
-    ranked = [x for x in ranked if x.id not in exclude or _named(x)]
-    trace.scored = ranked
-    window = cap(ranked, risks, s)
+    trace.scored = [x for x in ranked if x.id not in exclude or _named(x)]
+    # relevance is judged on the whole ranking, shown facts included: after a repeated question the
+    # best of what is left is no measure of what is relevant (it used to let the dregs in)
+    window = cap(ranked, risks, s, shown=exclude)
     trace.window = window
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
                      x.node.excerpt or "", index.catalog.body(x.id) if _whole(x) else None,
@@ -286,15 +291,31 @@ def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) ->
     return out
 
 
-def text_seeds(hits: list[Hit], nodes: dict[str, Node], limit: int, floor: float = 0.0) -> list[Seed]:
+def text_seeds(hits: list[Hit], nodes: dict[str, Node], limit: int, floor: float = 0.0,
+               rejected: dict[str, str] | None = None) -> list[Seed]:
     """The best `limit` committed hits, plus the session hits ranked among the best `limit` overall:
     session entries compete on merit but never take a committed fact's seat. A hit matching under
-    `floor` of the best one is noise (a pasted error shares a stray word with a rule), not a seed."""
-    hits = [h for h in hits if h.strength >= floor]
+    `floor` of the best one is noise (a pasted error shares a stray word with a rule), not a seed.
+    `rejected` gets the one reason for each passing hit that is not a seed."""
+    weak = {h.id for h in hits if h.strength < floor and not h.named}
+    hits = [h for h in hits if h.id not in weak]
     committed = [h for h in hits if nodes[h.id].source == "committed"][:limit]
     session = [h for h in hits[:limit] if nodes[h.id].source != "committed"]
     chosen = {h.id for h in committed + session}
+    if rejected is not None:
+        for i in weak:
+            rejected[i] = f"matched under min_seed_strength ({floor:g}) of the best hit"
+        for h in hits:
+            if h.id not in chosen:
+                rejected[h.id] = f"past max_seeds ({limit} seeds were stronger)"
     return [Seed(h.id, h.strength, ORIGIN_TEXT, hit=h) for h in hits if h.id in chosen]
+
+
+def confident(seed: Seed, s: Settings) -> bool:
+    """A seed that may start a risk callout: named, anchored, or a search hit that reached a floor."""
+    from .seeds import evidence
+
+    return seed.hit is None or evidence(seed.hit, s) >= 1.0
 
 
 def _named(x: Scored) -> bool:

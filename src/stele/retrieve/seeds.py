@@ -42,6 +42,17 @@ class Hit:
     vector_rank: int | None = None
     cosine: float | None = None
     coverage: float = 0.0          # share of the prompt's content-term weight this hit holds, 0..1
+    background: float | None = None  # the fact's mean cosine to unrelated text (`vectors.background_stats`)
+    spread: float | None = None      # ...and its standard deviation
+    named: str = ""                # an identifier the prompt names that this hit holds (rare in the record)
+    leads: bool = False            # it holds far more of a long prompt than any other hit (`leading`)
+
+    @property
+    def z(self) -> float | None:
+        """How far its cosine stands above its own background, in background deviations."""
+        if self.cosine is None or self.background is None or not self.spread:
+            return None
+        return (self.cosine - self.background) / self.spread
 
 
 def fuse(bm25: list[tuple[str, float]], vec: list[tuple[str, float]], bm25_weight: float,
@@ -68,7 +79,8 @@ class HybridResult:
 
 
 def hybrid(index: Index, text: str, settings: Settings, limit: int,
-           keep: Callable[[list[str]], set[str]] | None = None, kinds: Iterable[str] = ()) -> HybridResult:
+           keep: Callable[[list[str]], set[str]] | None = None, kinds: Iterable[str] = (),
+           names: Iterable[str] = ()) -> HybridResult:
     """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None),
     each with its coverage and cosine, the two figures `relevant` judges it by.
 
@@ -92,53 +104,148 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     wb, wv = weights(settings, share)
     vec: list[tuple[str, float]] = []
     error = None if index.model_id else no_vectors(index.project)
-    if error is None and share < settings.strong_match:  # a strong full-text match needs no embedding
-        vec, error = vector_hits(index, text, POOL)
+    backgrounds: dict[str, tuple[float, float]] = {}
+    covered = Coverage(index.text, text)
+    if error is None and (share < settings.strong_match or not _covered(covered, bm25, settings)):
+        # a strong full-text match needs no embedding, unless it still misses the coverage floor
+        vec, error = vector_hits(index, text, POOL, backgrounds)
     if kinds and vec:
         found = index.catalog.nodes(i for i, _ in vec)
         vec = [(i, c) for i, c in vec if i in found and found[i].kind in kinds]
     if keep is not None and vec:
         allowed = keep([i for i, _ in vec])
         vec = [(i, c) for i, c in vec if i in allowed]
+    named = holders(index, names, keep, kinds)
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
+    hits += [Hit(i) for i in named if i not in {h.id for h in hits}]
     strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
-    hits = hits[:limit]
-    covered = Coverage(index.text, text)
+    hits = hits[:limit] + [h for h in hits[limit:] if h.id in named]
+    named_hits(hits, named, strong=max((h.strength for h in hits), default=1.0))
     covered.load([h.id for h in hits])
     for h in hits:
         h.coverage = covered.of(h.id)
+        h.background, h.spread = backgrounds.get(h.id, (None, None))
+    leading(hits, len(covered.weight))
     return HybridResult(hits, FTS if error else HYBRID, error)
+
+
+LONG_PROMPT = 10  # content words from which a prompt is long: no fact covers much of it
+LEAD_SHARE = 0.2  # ...and the hit covering most of it must cover at least this
+LEAD_RATIO = 2.0  # ...and this many times what the runner-up covers
+
+
+def leading(hits: list[Hit], words: int) -> None:
+    """On a long prompt, mark the hit that clearly covers most of it. A developer's long question holds
+    many words no fact holds (the situation, the plan, the code around it), so even the fact it is
+    about covers little of it, while an unrelated fact covers less still: the lead is the evidence."""
+    if words < LONG_PROMPT or not hits:
+        return
+    ranked = sorted(hits, key=lambda h: -h.coverage)
+    runner_up = ranked[1].coverage if len(ranked) > 1 else 0.0
+    if ranked[0].coverage >= LEAD_SHARE and ranked[0].coverage >= LEAD_RATIO * runner_up:
+        ranked[0].leads = True
+
+
+NAMED_MAX = 3  # an identifier held by more facts than this says little about which one the prompt means
+
+
+def holders(index: Index, names: Iterable[str], keep: Callable[[list[str]], set[str]] | None,
+            kinds: tuple[str, ...]) -> dict[str, str]:
+    """Facts that hold an identifier the prompt names, when at most NAMED_MAX do: id -> the name."""
+    out: dict[str, str] = {}
+    for name in names:
+        ids = index.text.holding(name, NAMED_MAX + 1)
+        if not ids or len(ids) > NAMED_MAX:
+            continue
+        if kinds:
+            found = index.catalog.nodes(ids)
+            ids = [i for i in ids if i in found and found[i].kind in kinds]
+        allowed = keep(ids) if keep is not None else set(ids)
+        for i in ids:
+            if i in allowed:
+                out.setdefault(i, name)
+    return out
+
+
+def named_hits(hits: list[Hit], named: dict[str, str], strong: float) -> None:
+    """Mark the hits holding a named identifier: a precise match, as strong as the best hit's."""
+    for h in hits:
+        if h.id in named:
+            h.named = named[h.id]
+            h.strength = max(h.strength, strong)
+
+
+def _covered(covered: Coverage, bm25: list[tuple[str, float]], s: Settings) -> bool:
+    """Whether one of the best full-text hits reaches the coverage floor."""
+    return covered.best([i for i, _ in bm25[:5]]) >= s.text_floor
 
 
 UNRELATED_COSINE = 0.2  # the bundled model's mean cosine between unrelated texts: no evidence at all
 
 
+def by_text(hit: Hit, s: Settings) -> float:
+    """How far coverage goes toward its floor (1 at the floor)."""
+    return hit.coverage / s.text_floor if s.text_floor > 0 else 0.0
+
+
+def by_vector(hit: Hit, s: Settings) -> float:
+    """How far the cosine goes toward the vector test (1 when passed): it must reach `vector_floor`
+    (counted from what unrelated texts score) and stand `vector_z` background deviations above the
+    fact's own background, when the index has one: a long or generic fact near everything needs a
+    cosine far above what it scores against unrelated text."""
+    if hit.cosine is None or s.vector_floor <= UNRELATED_COSINE:
+        return 0.0
+    way = max(0.0, (hit.cosine - UNRELATED_COSINE) / (s.vector_floor - UNRELATED_COSINE))
+    z = hit.z
+    if z is not None and s.vector_z > 0:
+        way = min(way, max(0.0, z / s.vector_z))
+    return way
+
+
 def evidence(hit: Hit, s: Settings) -> float:
-    """How far `hit` goes toward the relevance floors: 1 at a floor, by the stronger of its two
-    figures (coverage against `text_floor`; cosine against `vector_floor`, counted from what
-    unrelated texts score)."""
-    by_text = hit.coverage / s.text_floor if s.text_floor > 0 else 0.0
-    by_vector = 0.0
-    if hit.cosine is not None and s.vector_floor > UNRELATED_COSINE:
-        by_vector = max(0.0, (hit.cosine - UNRELATED_COSINE) / (s.vector_floor - UNRELATED_COSINE))
-    return max(by_text, by_vector)
+    """How far `hit` goes toward the relevance floors: 1 at a floor, by the stronger of its figures. A
+    rare identifier the prompt names, or a clear lead on a long prompt, is a floor reached."""
+    if hit.named or hit.leads:
+        return max(1.0, by_text(hit, s), by_vector(hit, s))
+    return max(by_text(hit, s), by_vector(hit, s))
 
 
 def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
     """The hits that pass the absolute test (on top of the relative `min_seed_strength`), best first.
     The prompt has something on the record only when a hit reaches a floor: it holds `text_floor` of
-    the prompt's content-word weight, or its embedding is `vector_floor` similar. Then the other hits
-    need `seed_support` of the way there: a second fact bearing on one part of a two-part question
-    covers less of it. Without this a prompt the record has nothing on still found "the best" of
-    what was there, and everything walked and called out from it followed."""
+    the prompt's content-word weight, its embedding passes the vector test, it holds a rare identifier
+    the prompt names, or it leads a long prompt clearly. Then the other hits need `seed_support` of
+    the way there: a second fact bearing on one part of a two-part question covers less of it.
+    Without this a prompt the record has nothing on still found "the best" of what was there, and
+    everything walked and called out from it followed."""
     if not any(evidence(h, s) >= 1.0 for h in hits):
         return []
     return [h for h in hits if evidence(h, s) >= s.seed_support]
 
 
+def verdict(hit: Hit, s: Settings) -> str:
+    """Which test `hit` passed, or the one reason it is short of them (what `stele why` shows)."""
+    if hit.named:
+        return f"names {hit.named}, which few facts hold"
+    if hit.leads:
+        return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
+    t, v = by_text(hit, s), by_vector(hit, s)
+    if t >= 1.0:
+        return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
+    if v >= 1.0:
+        return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (f", {hit.z:.1f} deviations above its background"
+                                                                   if hit.z is not None else "")
+    return missed(hit, s)
+
+
 def missed(hit: Hit, s: Settings) -> str:
     """Why `hit` is short of the floors, in their own terms (what `stele why` shows)."""
-    cos = "no embedding match" if hit.cosine is None else f"cosine {hit.cosine:.2f} < {s.vector_floor:g}"
+    if hit.cosine is None:
+        cos = "no embedding match"
+    elif hit.cosine < s.vector_floor:
+        cos = f"cosine {hit.cosine:.2f} < {s.vector_floor:g}"
+    else:
+        cos = f"cosine {hit.cosine:.2f} only {hit.z or 0:.1f} deviations above its background (< {s.vector_z:g})"
     return f"coverage {hit.coverage:.2f} < {s.text_floor:g} and {cos}"
 
 
@@ -226,8 +333,10 @@ def weights(s: Settings, share: float) -> tuple[float, float]:
     return s.bm25_weight * (1 - 0.5 * t), s.vector_weight + (1.0 - s.vector_weight) * t
 
 
-def vector_hits(index: Index, text: str, k: int) -> tuple[list[tuple[str, float]], str | None]:
-    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used."""
+def vector_hits(index: Index, text: str, k: int, backgrounds: dict[str, tuple[float, float]] | None = None
+                ) -> tuple[list[tuple[str, float]], str | None]:
+    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used. Given
+    `backgrounds`, fills it with each hit's (mean, deviation) of cosines to unrelated text."""
     from ..index import vectors
     from ..index.encoder import EncoderUnavailable
 
@@ -243,7 +352,28 @@ def vector_hits(index: Index, text: str, k: int) -> tuple[list[tuple[str, float]
         return [], f"the vectors cannot be read ({e}); `stele rebuild` rebuilds them"
     top = vectors.top_k(matrix, query[0], k)
     ids = index.catalog.ids_at_rows([r for r, _ in top])
-    return [(ids[r], c) for r, c in top if r in ids], None
+    if backgrounds is not None:
+        background = background_rows(index, enc)
+        for r, stats in vectors.background_stats(matrix, [r for r, _ in top if r in ids], background).items():
+            backgrounds[ids[r]] = stats
+    # ties (two facts with the same text) by id, never by row: rows follow the index's history
+    found = sorted(((ids[r], c) for r, c in top if r in ids), key=lambda x: (-x[1], x[0]))
+    return found, None
+
+
+_BACKGROUNDS: dict[str, bytes] = {}
+
+
+def background_rows(index: Index, enc: Encoder) -> bytes:
+    """The background prompts' vectors: kept in the model's store by the build, else embedded here once
+    per process (the same encoder, so the same rows)."""
+    from ..index import vectors
+
+    model = index.model_id
+    if model not in _BACKGROUNDS:
+        kept = vectors.read_background(index.dir, model, index.matrix().dim)
+        _BACKGROUNDS[model] = kept if kept is not None else vectors.embed_background(enc)
+    return _BACKGROUNDS[model]
 
 
 _ENCODERS: dict[str, Encoder] = {}

@@ -24,6 +24,7 @@ class Settings:
     min_seed_strength: float
     text_floor: float
     vector_floor: float
+    vector_z: float
     seed_support: float
     max_entries: int
     window_cut: float
