@@ -40,14 +40,14 @@ retrieval:
   # records (docs/retrieval.md, "The relevance floors"); `stele why` shows what missed them.
   text_floor: 0.35          # full text: the hit holds this share of the prompt's content words,
                             #   each weighted by its rarity in the record (1: all of them)
-  vector_floor: 0.55        # embeddings: cosine to the prompt, for the bundled model (unrelated
+  vector_floor: 0.6         # embeddings: cosine to the prompt, for the bundled model (unrelated
                             #   pairs average ~0.2, related ~0.6); another model needs its own
-  vector_z: 2.0             # ...and that many deviations above what the fact scores against
+  vector_z: 2.8             # ...and that many deviations above what the fact scores against
                             #   unrelated text (its background): long, generic facts need more
   seed_support: 0.65        # once one hit reaches a floor, further seeds need this share of the
                             #   way to one (a fact bearing on one part of a two-part question)
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
-  window_cut: 0.4           # entries scoring under this share of the best entry's score are cut
+  window_cut: 0.5           # entries scoring under this share of the best entry's score are cut
   walk_depth: 1             # hops walked from each seed, both edge directions
   callout_hops: 2           # a risk this many causal hops from a seed is called out
   callout_strength: 0.4     # ...from seeds matching at least this well (the best seed is 1.0)

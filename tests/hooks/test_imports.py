@@ -62,7 +62,7 @@ def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
     embedded and scanned without numpy or tokenizers (simsimd only), and the fact comes back."""
     write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of auth", anchors=["src/auth.py"])
     cfg = repo / ".stele/config.yaml"  # what is imported is under test here, not the relevance floor
-    cfg.write_text(cfg.read_text().replace("vector_floor: 0.6", "vector_floor: 0.25"))
+    cfg.write_text(cfg.read_text().replace("vector_floor: 0.6", "vector_floor: 0.25").replace("vector_z: 2.8", "vector_z: 0"))
     assert invoke("rebuild").code == 0
     payload = {"transcript_path": "/t", "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
                "prompt": "where do we throttle callers compared with the login check?"}

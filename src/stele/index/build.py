@@ -644,6 +644,8 @@ def _update_vectors(project: Project, commit: _Committer, report: Report, on_sta
             c.set_meta(model_id=ref.model_id, model_tried=ref.model_id, rows=str(store.count),
                        dim=str(store.dim), vectors_done="0", vectors_garbage="")
         rows = store.count
+    if until is None:  # a hook's refresh leaves it to a rebuild or the background builder
+        _keep_background(project, ref)
     pending = _pending(cat)
     garbage = _garbage(cat)
     if pending == set() and garbage is not None and not _over(garbage, rows, 0):
@@ -714,6 +716,22 @@ def _update_vectors(project: Project, commit: _Committer, report: Report, on_sta
         c.set_meta(vectors_done="1", vectors_pending="[]", vectors_garbage=str(garbage))
     store.touch()
     vectors.prune(project.index_dir, ref.model_id)
+
+
+def _keep_background(project: Project, ref: Any) -> None:
+    """The model's background rows (`vectors.background_file`), embedded once per model and kept in
+    its store, so no read has to embed them. A model that cannot load leaves it to the next time."""
+    from . import vectors
+    from .encoder import EncoderUnavailable
+
+    if vectors.background_file(project.index_dir, ref.model_id).is_file():
+        return
+    try:
+        enc = vectors.load_encoder(ref, bulk=False, index_dir=project.index_dir)
+        vectors.store_dir(project.index_dir, ref.model_id).mkdir(parents=True, exist_ok=True)
+        vectors.keep_background(project.index_dir, ref.model_id, enc)
+    except EncoderUnavailable:
+        pass
 
 
 def _over(garbage: int, rows: int, coming: int) -> bool:

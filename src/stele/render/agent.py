@@ -28,6 +28,8 @@ TITLE_ROOM = 3  # an entry keeps its excerpt only if the titles of the next few 
 def _via(via: Via | None) -> str:
     if via is None:
         return ""
+    if via.hops == 0:  # a risk that is itself the match (recall.matched_risks)
+        return "  (it matches the prompt)" if via.rel == "matches" else "  (anchored where you are editing)"
     hops = f", {via.hops} hops" if via.hops > 1 else ""
     return f"  (via {via.rel} {via.from_id}{hops})"
 

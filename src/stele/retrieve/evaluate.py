@@ -206,13 +206,14 @@ def check(case: Case, out: dict[str, Any], shown: frozenset[str] = frozenset()) 
     limit = case.max_window if case.max_window is not None else (0 if case.type == "offtopic" else WINDOW)
     if case.type == "offtopic" and risks:
         fails.append(f"offtopic prompt raised risk callouts {risks[:3]}")
-    if len(window) > limit:
+    if len(window) > limit and limit < WINDOW:
         fails.append(f"{'offtopic prompt' if case.type == 'offtopic' else 'it'} injected "
                      f"{counted(len(window), 'entry', 'entries')} (at most {limit}): {window[:5]}")
     if case.type == "short" and not case.expect and window:
         fails.append(f"short prompt should inject nothing, got {window[:5]}")
     fails += [f"missing {i}" for i in case.expect if i not in rank and i not in shown]
-    fails += [f"{i} not in top {TOP}" for i in case.expect_top if i not in risks and i not in entries[:TOP]]
+    fails += [f"{i} not in top {TOP}" for i in case.expect_top
+              if i not in risks and i not in entries[:TOP] and i not in shown]
     fails += [f"{i} not in risk callout" for i in case.callout if i not in risks]
     fails += [f"{i} wrongly in risk callout" for i in case.no_callout if i in risks]
     fails += [f"{i} should be absent" for i in case.absent if i in rank]

@@ -241,8 +241,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     if not partial:
         # a warning needs a confident start: only seeds that matched well, and reached a floor on their
         # own (not merely as support of another), open a causal path
-        lifted = causal_risks([x.id for x in seeds if x.strength >= s.callout_strength and confident(x, s)],
-                              hood, s.callout_hops)
+        starts = [x for x in seeds if x.strength >= s.callout_strength and confident(x, s)]
+        lifted = {**matched_risks(starts, hood), **causal_risks([x.id for x in starts], hood, s.callout_hops)}
     trace.reached = reached
     scored = score_all(seeds, reached, hood.nodes, s)
     risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
@@ -309,6 +309,22 @@ def text_seeds(hits: list[Hit], nodes: dict[str, Node], limit: int, floor: float
             if h.id not in chosen:
                 rejected[h.id] = f"past max_seeds ({limit} seeds were stronger)"
     return [Seed(h.id, h.strength, ORIGIN_TEXT, hit=h) for h in hits if h.id in chosen]
+
+
+MATCHES, ANCHORED = "matches", "anchored"  # how a risk that is itself a seed is on the path (hops 0)
+
+
+def matched_risks(starts: list[Seed], hood: Neighbourhood) -> dict[str, Via]:
+    """Risks that are themselves confident seeds: a risk the prompt is squarely about, or one anchored to
+    the very file being edited, is a warning, not merely an answer."""
+    out = {}
+    for x in starts:
+        node = hood.nodes.get(x.id)
+        if node is None or node.kind != "risk" or x.origin == ORIGIN_ID:
+            continue
+        if x.origin == ORIGIN_TEXT or (x.origin == ORIGIN_ANCHOR and x.strength >= ANCHOR_STRENGTH["file"]):
+            out[x.id] = Via(x.id, MATCHES if x.origin == ORIGIN_TEXT else ANCHORED, 0, seed=x.id)
+    return out
 
 
 def confident(seed: Seed, s: Settings) -> bool:

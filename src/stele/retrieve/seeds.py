@@ -106,7 +106,7 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     error = None if index.model_id else no_vectors(index.project)
     backgrounds: dict[str, tuple[float, float]] = {}
     covered = Coverage(index.text, text)
-    if error is None and (share < settings.strong_match or not _covered(covered, bm25, settings)):
+    if error is None and (share < settings.strong_match or not _covered(covered, overall, settings)):
         # a strong full-text match needs no embedding, unless it still misses the coverage floor
         vec, error = vector_hits(index, text, POOL, backgrounds)
     if kinds and vec:
@@ -202,12 +202,29 @@ def by_vector(hit: Hit, s: Settings) -> float:
     return way
 
 
+AGREE = 0.8  # of the way to a floor: the other evidence a weak name or a lead needs to count
+
+
 def evidence(hit: Hit, s: Settings) -> float:
     """How far `hit` goes toward the relevance floors: 1 at a floor, by the stronger of its figures. A
-    rare identifier the prompt names, or a clear lead on a long prompt, is a floor reached."""
-    if hit.named or hit.leads:
-        return max(1.0, by_text(hit, s), by_vector(hit, s))
-    return max(by_text(hit, s), by_vector(hit, s))
+    rare identifier the prompt names is a floor reached (a plain two-word CamelCase name such as
+    `GitHub` or `QuerySet` only when the hit's figures nearly reach one too: prose is full of those);
+    so is a clear lead on a long prompt that the embeddings do not contradict."""
+    own = max(by_text(hit, s), by_vector(hit, s))
+    if hit.named and (strong_name(hit.named) or own >= AGREE):
+        return max(1.0, own)
+    if hit.leads and (hit.cosine is None or by_vector(hit, s) >= AGREE):
+        return max(1.0, own)
+    return own
+
+
+def strong_name(name: str) -> bool:
+    """A name only code has: snake_case, a dotted or `::` path, lowerCamel, or three or more parts."""
+    import re
+
+    if re.search(r"_|\.|::|^[a-z]+[A-Z]", name):
+        return True
+    return len(re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", name)) >= 3
 
 
 def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
@@ -225,11 +242,11 @@ def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
 
 def verdict(hit: Hit, s: Settings) -> str:
     """Which test `hit` passed, or the one reason it is short of them (what `stele why` shows)."""
-    if hit.named:
-        return f"names {hit.named}, which few facts hold"
-    if hit.leads:
-        return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
     t, v = by_text(hit, s), by_vector(hit, s)
+    if hit.named and (strong_name(hit.named) or max(t, v) >= AGREE):
+        return f"names {hit.named}, which few facts hold"
+    if hit.leads and (hit.cosine is None or v >= AGREE):
+        return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
     if t >= 1.0:
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
     if v >= 1.0:
