@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 MAX_TASKS = 10
 RULE_CHARS = 600
+MIN_CONTENTS = 600  # characters left for the record's table of contents, or it is left out
 FORGETFUL_SOURCES = frozenset({"clear", "compact"})
 
 
@@ -42,12 +43,19 @@ def handle(ctx: Context) -> Reply:
         rules, full = _rules(lookup.always(index), ctx.max_chars)
         # rules that fill the answer leave no room for the tasks: their query and the claims are skipped
         tasks, total = ([], 0) if full else lookup.open_tasks(index, ctx.project, MAX_TASKS)
-    sections = []
-    if rules:
-        sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
-    if tasks:
-        more = f"\n({total - len(tasks)} more: `stele task list`)" if total > len(tasks) else ""
-        sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks) + more)
+        sections = []
+        if rules:
+            sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
+        if tasks:
+            more = f"\n({total - len(tasks)} more: `stele task list`)" if total > len(tasks) else ""
+            sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks) + more)
+        room = ctx.max_chars - sum(len(x) + 2 for x in sections) - len(pointer(ctx.harness)) - 400
+        if not full and room > MIN_CONTENTS:
+            from ..retrieve.contents import BUDGET, table
+
+            toc = table(index.catalog, min(BUDGET, room))
+            if toc:
+                sections.append(toc)
     sections.append(pointer(ctx.harness))
     return Reply(frame(TITLE, sections), tuple(rules))
 

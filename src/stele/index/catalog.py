@@ -389,6 +389,16 @@ class Catalog:
         path = self.db.execute("SELECT path FROM anchors WHERE glob = 0 LIMIT 1").fetchone()
         return (title[0] if title else None), (path[0] if path else None)
 
+    def table_of_contents(self) -> list[tuple[Node, int, str]]:
+        """Every committed item with its number of edges (either direction) and its first anchor's
+        path ("" without one), in id order: what `retrieve.contents` groups for the session start."""
+        degree = dict(self.db.execute(
+            "SELECT id, COUNT(*) FROM (SELECT src AS id FROM edges UNION ALL SELECT dst FROM edges) GROUP BY id"))
+        first = dict(self.db.execute("SELECT id, MIN(path) FROM anchors WHERE glob = 0 GROUP BY id"))
+        cols = ", ".join(NODE_COLUMNS)
+        return [(node, int(degree.get(node.id, 0)), str(first.get(node.id) or "")) for node in (
+            Node(*r) for r in self.db.execute(f"SELECT {cols} FROM items WHERE source = 'committed' ORDER BY id"))]
+
     def committed_where(self, column: str, value: str) -> list[Node]:
         """Committed items whose `column` (delivery, kind, ...) equals `value`, in id order: the
         session-start hook's standing rules and open tasks without loading the record."""

@@ -76,7 +76,14 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
         return {i for i in ids if i in nodes and nodes[i].source == "committed"
                 and (include_all or withheld(nodes[i], on) is None)}
 
-    found = hybrid(index, query, settings, limit, keep, kinds)
+    from .distill import distill
+    from .gate import identifiers, prompt_paths
+
+    names: list[str] = []
+    if relevant_only:  # judged as recall judges a prompt: a pasted log by its problem lines, names as seeds
+        query = distill(query)
+        names = identifiers(query, prompt_paths(query))
+    found = hybrid(index, query, settings, limit, keep, kinds, names=names)
     if found.vector_error:
         warnings.append(f"stele: full-text only: {found.vector_error}")
     chosen = found.hits
