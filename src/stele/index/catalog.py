@@ -284,6 +284,15 @@ class Catalog:
                 texts[i] = Item(i, "", "", title, body, "", summary=summary or "").embed_text
         return [texts[i] for i in ids]
 
+    def long_bodies(self, ids: list[str], at_least: int) -> dict[str, str]:
+        """The bodies of those of `ids` that are at least `at_least` characters long."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(
+                f"SELECT id, body FROM items WHERE id IN ({marks}) AND length(body) >= ?", [*chunk, at_least]))
+        return out
+
     def body(self, item_id: str) -> str:
         row = self.db.execute("SELECT body FROM items WHERE id = ?", (item_id,)).fetchone()
         return row[0] if row else ""

@@ -122,8 +122,9 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     hits = hits[:limit] + [h for h in hits[limit:] if h.id in named]
     named_hits(hits, named, strong=max((h.strength for h in hits), default=1.0))
     covered.load([h.id for h in hits])
+    bodies = index.catalog.long_bodies([h.id for h in hits], LONG_FACT)
     for h in hits:
-        h.coverage = covered.of(h.id)
+        h.coverage = covered.by_passage(h.id, bodies[h.id]) if h.id in bodies else covered.of(h.id)
         h.background, h.spread = backgrounds.get(h.id, (None, None))
     leading(hits, len(covered.weight))
     return HybridResult(hits, FTS if error else HYBRID, error)
@@ -282,8 +283,8 @@ class Coverage:
         rarity = text_index.rarity([t for w in words for t in w])
         self.weight = {w: rarity[w[0]][0] for w in words}
         self.total = sum(self.weight.values())
-        self.held = {t for t, (_, df) in rarity.items() if df > 0}
-        findable = [w for w in words if w[0] in self.held or (len(w) > 1 and set(w[1:]) <= self.held)]
+        self.held_terms = {t for t, (_, df) in rarity.items() if df > 0}
+        findable = [w for w in words if w[0] in self.held_terms or (len(w) > 1 and set(w[1:]) <= self.held_terms)]
         self.words = sorted(findable, key=lambda w: -self.weight[w])[:self.MAX_WORDS]
         self.known: dict[str, float] = {}
 
@@ -293,7 +294,7 @@ class Coverage:
             return
         got = dict.fromkeys(ids, 0.0)
         if self.total > 0 and self.words:
-            terms = [t for w in self.words for t in w if t in self.held]
+            terms = [t for w in self.words for t in w if t in self.held_terms]
             holders = self.text_index.holders(list(dict.fromkeys(terms)), ids)
             for w in self.words:
                 have = holders.get(w[0], set())
@@ -307,9 +308,54 @@ class Coverage:
         self.load([item_id])
         return self.known[item_id]
 
+    def held(self, terms: set[str]) -> set[tuple[str, ...]]:
+        """The prompt's words a text holds, given the text's terms."""
+        return {w for w in self.words if w[0] in terms or (len(w) > 1 and set(w[1:]) <= terms)}
+
+    def by_passage(self, item_id: str, body: str) -> float:
+        """Coverage of a long fact by its best passage (`passages`), plus what its title, tags and
+        anchors hold: a runbook of many paragraphs holds a few words of every prompt of its domain, and
+        must not cover each of them better than the short fact it is actually about."""
+        if self.total <= 0 or not self.words:
+            return 0.0
+        whole = self.held(set(self.text_index.terms(body)))
+        holders = self.text_index.holders(list({t for w in self.words for t in w if t in self.held_terms}),
+                                          [item_id])
+        doc = {w for w in self.words
+               if item_id in holders.get(w[0], set())
+               or (len(w) > 1 and all(item_id in holders.get(t, set()) for t in w[1:]))}
+        outside = doc - whole  # held by the title, tags or anchors: every passage has those
+        best = max((sum(self.weight[w] for w in outside | (self.held(set(self.text_index.terms(p))) & doc))
+                    for p in passages(body)), default=0.0)
+        return best / self.total
+
     def best(self, ids: list[str]) -> float:
         self.load(ids)
         return max((self.known[i] for i in ids), default=0.0)
+
+
+LONG_FACT = 1500  # characters of body from which a fact is judged by its best passage
+PASSAGE = 700  # characters of one passage, about a paragraph or two
+
+
+def passages(body: str) -> list[str]:
+    """`body` in passages of about PASSAGE characters: paragraphs, merged while they fit, a longer one
+    cut at a word."""
+    out: list[str] = []
+    current = ""
+    for para in (p.strip() for p in body.split("\n\n")):
+        while len(para) > PASSAGE:
+            cut = para.rfind(" ", 0, PASSAGE)
+            cut = cut if cut > PASSAGE // 2 else PASSAGE
+            out.append(para[:cut])
+            para = para[cut:].strip()
+        if current and len(current) + len(para) + 2 > PASSAGE:
+            out.append(current)
+            current = ""
+        current = f"{current}\n\n{para}" if current else para
+    if current:
+        out.append(current)
+    return out
 
 
 def strengths(hits: list[Hit], wb: float, wv: float, k: float) -> None:
