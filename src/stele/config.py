@@ -44,6 +44,7 @@ retrieval:
                             #   pairs average ~0.2, related ~0.6); another model needs its own
   vector_z: 2.8             # ...and that many deviations above what the fact scores against
                             #   unrelated text (its background): long, generic facts need more
+  vector_alone_z: 3.5       # ...or this many, for a hit holding under a tenth of the prompt's words
   seed_support: 0.65        # once one hit reaches a floor, further seeds need this share of the
                             #   way to one (a fact bearing on one part of a two-part question)
   max_entries: 20           # window size, risk callouts included (may be lowered, never raised)
@@ -282,7 +283,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "retrieval.session_entries": (0, None), "retrieval.rrf_k": (0, None), "retrieval.bm25_weight": (0, None),
     "retrieval.vector_weight": (0, None), "retrieval.weak_match": (0, 1), "retrieval.strong_match": (0, 1),
     "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.text_floor": (0, 1),
-    "retrieval.vector_floor": (0.21, 1), "retrieval.vector_z": (0, None), "retrieval.seed_support": (0, 1), "retrieval.window_cut": (0, 1), "retrieval.walk_inherit": (0, 1),
+    "retrieval.vector_floor": (0.21, 1), "retrieval.vector_z": (0, None), "retrieval.vector_alone_z": (0, None), "retrieval.seed_support": (0, 1), "retrieval.window_cut": (0, 1), "retrieval.walk_inherit": (0, 1),
     "retrieval.hop_penalty": (0, None), "retrieval.session_penalty": (0, None),
     "retrieval.walk_budget_ms": (0, None), "retrieval.hook_budget_ms": (1, None),
     "snapshot.records_bytes": (1, None), "snapshot.records_count": (1, None),

@@ -182,6 +182,7 @@ def _covered(covered: Coverage, bm25: list[tuple[str, float]], s: Settings) -> b
 
 
 UNRELATED_COSINE = 0.2  # the bundled model's mean cosine between unrelated texts: no evidence at all
+ALONE = 0.1  # coverage under which a cosine stands alone (`vector_alone_z`): no word of note in common
 
 
 def by_text(hit: Hit, s: Settings) -> float:
@@ -189,7 +190,7 @@ def by_text(hit: Hit, s: Settings) -> float:
     return hit.coverage / s.text_floor if s.text_floor > 0 else 0.0
 
 
-def by_vector(hit: Hit, s: Settings) -> float:
+def by_vector(hit: Hit, s: Settings, alone: bool = False) -> float:
     """How far the cosine goes toward the vector test (1 when passed): it must reach `vector_floor`
     (counted from what unrelated texts score) and stand `vector_z` background deviations above the
     fact's own background, when the index has one: a long or generic fact near everything needs a
@@ -199,11 +200,12 @@ def by_vector(hit: Hit, s: Settings) -> float:
     way = max(0.0, (hit.cosine - UNRELATED_COSINE) / (s.vector_floor - UNRELATED_COSINE))
     z = hit.z
     if z is not None and s.vector_z > 0:
-        way = min(way, max(0.0, z / s.vector_z))
+        need = s.vector_alone_z if alone and hit.coverage < ALONE and s.vector_alone_z > s.vector_z else s.vector_z
+        way = min(way, max(0.0, z / need))
     return way
 
 
-AGREE = 0.8  # of the way to a floor: the other evidence a weak name or a lead needs to count
+AGREE = 0.9  # of the way to a floor: the other evidence a weak name or a lead needs to count
 
 
 def evidence(hit: Hit, s: Settings) -> float:
@@ -216,7 +218,12 @@ def evidence(hit: Hit, s: Settings) -> float:
         return max(1.0, own)
     if hit.leads and (hit.cosine is None or by_vector(hit, s) >= AGREE):
         return max(1.0, own)
+    if own >= 1.0 and by_text(hit, s) < 1.0 and by_vector(hit, s, alone=True) < 1.0:
+        return NEAR  # a cosine with no word of note in common supports a seed, it does not make one
     return own
+
+
+NEAR = 0.99
 
 
 def strong_name(name: str) -> bool:
@@ -250,7 +257,7 @@ def verdict(hit: Hit, s: Settings) -> str:
         return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
     if t >= 1.0:
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
-    if v >= 1.0:
+    if by_vector(hit, s, alone=True) >= 1.0:
         return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (f", {hit.z:.1f} deviations above its background"
                                                                    if hit.z is not None else "")
     return missed(hit, s)
@@ -263,7 +270,8 @@ def missed(hit: Hit, s: Settings) -> str:
     elif hit.cosine < s.vector_floor:
         cos = f"cosine {hit.cosine:.2f} < {s.vector_floor:g}"
     else:
-        cos = f"cosine {hit.cosine:.2f} only {hit.z or 0:.1f} deviations above its background (< {s.vector_z:g})"
+        need = s.vector_alone_z if hit.coverage < ALONE else s.vector_z
+        cos = f"cosine {hit.cosine:.2f} only {hit.z or 0:.1f} deviations above its background (< {need:g})"
     return f"coverage {hit.coverage:.2f} < {s.text_floor:g} and {cos}"
 
 

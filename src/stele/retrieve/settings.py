@@ -25,6 +25,7 @@ class Settings:
     text_floor: float
     vector_floor: float
     vector_z: float
+    vector_alone_z: float
     seed_support: float
     max_entries: int
     window_cut: float
