@@ -50,7 +50,7 @@ PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.tasks.claims", "stele.anchors.patterns", "stele.anchors.symbols", "stele.index.vectors",
            "stele.index.query", "stele.index.wordpiece", "stele.index.packs", "stele.index.code",
            "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
-           "stele.serve.warm", "simsimd",
+           "stele.serve.warm", "stele.retrieve.distill", "stele.retrieve.contents", "simsimd",
            "tantivy", "sqlite3", "json", "shutil")
 
 
