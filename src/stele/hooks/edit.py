@@ -93,13 +93,15 @@ def symbol_filter(ctx: Context, paths: list[str]) -> Callable[[str, str], bool]:
 def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     if not paths:
         return None
-    seen = state.load(ctx.project, ctx.payload.session)
+    seen = ctx.seen()
     with lookup.open_index(ctx.project, fresh=False) as index:
         found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
     facts = [f for f in found if f.id not in seen.injected]
     held = hold(ctx, facts, seen)
     if held is not None:
         return held
+    mine = set(ctx.claim(f.id for f in facts))  # parallel tool calls fire parallel edit hooks
+    facts = [f for f in facts if f.id in mine]
     nudge = not seen.edit_nudged and ctx.payload.session is not None
     if nudge:
         with state.update(ctx.project, ctx.payload.session) as st:

@@ -42,6 +42,7 @@ def handle(ctx: Context) -> Reply:
         rules, full = _rules(lookup.always(index), ctx.max_chars)
         # rules that fill the answer leave no room for the tasks: their query and the claims are skipped
         tasks, total = ([], 0) if full else lookup.open_tasks(index, ctx.project, MAX_TASKS)
+    rules = {i: rules[i] for i in ctx.claim(rules)}  # a prompt hook running beside this one may have shown some
     sections = []
     if rules:
         sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
