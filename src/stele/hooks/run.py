@@ -46,6 +46,7 @@ class Context:
     event: str = ""
     snapshot: state.SessionState | None = None  # the session's state as this hook first read it
     claimed: list[str] = field(default_factory=list)  # ids this hook claimed (`claim`)
+    unrecorded: bool = False  # the session's state could not be written (said once)
 
     @property
     def harness(self) -> str:
@@ -56,6 +57,12 @@ class Context:
         if self.snapshot is None:
             self.snapshot = state.load(self.project, self.payload.session)
         return self.snapshot
+
+    def unwritable(self, what: str, error: OSError) -> None:
+        """State that cannot be written costs the record, never the answer: one stderr line a hook."""
+        if not self.unrecorded:
+            say(f"stele hook {self.event}: the session state cannot be written ({error}); not recorded: {what}")
+        self.unrecorded = True
 
     def claim(self, ids) -> list[str]:
         """Of the ids this hook is about to show, those no concurrent hook of the session has shown
@@ -69,7 +76,7 @@ class Context:
         try:
             mine = state.claim(self.project, self.payload.session, ids, known)
         except OSError as e:
-            say(f"stele hook {self.event}: could not record what is shown ({e}); it may be shown again")
+            self.unwritable("what is shown, so it may be shown again", e)
             return ids
         self.claimed += mine
         return mine
@@ -132,11 +139,11 @@ def _remember_shown(ctx: Context, ids, text: str) -> None:
     session = payload.session
     unclaimed = [i for i in ids if i not in ctx.claimed]
     cut = [i for i in ctx.claimed if i not in shown]
-    if session and (unclaimed or cut):
+    if session and (unclaimed or cut) and not ctx.unrecorded:
         try:
             state.settle(project, session, unclaimed, cut)
         except OSError as e:
-            say(f"stele hook {event}: could not record what was shown ({e}); it may be shown again")
+            ctx.unwritable("what was shown, so it may be shown again", e)
     if ids and session:
         try:
             sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])

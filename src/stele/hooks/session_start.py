@@ -34,8 +34,11 @@ def pointer(harness: str) -> str:
 def handle(ctx: Context) -> Reply:
     teamsync(ctx, push=True, pull=True)  # the team's new session lines, before the index is read
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
-        with state.update(ctx.project, ctx.payload.session) as st:
-            st.injected = []
+        try:
+            with state.update(ctx.project, ctx.payload.session) as st:
+                st.injected = []
+        except OSError as e:
+            ctx.unwritable("that this session starts over", e)
     # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known race):
     # there the catalog is read as the last refresh left it, without the freshness scan of every file
     with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
