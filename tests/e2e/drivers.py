@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import install
-from .mockmodel import Server
+from .mockmodel import Script, Server
 
 PROMPT = "why does garbage collection wait 48 hours before deleting blobs?"
 RUN_TIMEOUT = 120  # seconds for one turn; a healthy one takes 2-10 s
@@ -215,7 +215,8 @@ def base_env(home: Path, path: str) -> dict[str, str]:
 
 
 def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
-             extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False) -> Run:
+             extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False,
+             script: Script | None = None) -> Run:
     """One turn of harness `name` in repository `root`, with a fresh HOME under `work`: Stele's hooks
     installed by `stele install`, then `after_install(root)` (what a test breaks), then the turn. With
     `resident`, a resident server is up before the turn, so every hook goes through it (otherwise the
@@ -237,7 +238,7 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
     env[CAPTURE_ENV] = str(work / "payloads")
     if os.environ.get("STELE_TODAY"):
         env["STELE_TODAY"] = os.environ["STELE_TODAY"]
-    with Server(root, log_path=work / f"{name}-requests.jsonl") as server:
+    with Server(root, script, log_path=work / f"{name}-requests.jsonl") as server:
         cmd = driver.configure(home, root, server, env)
         env.update(extra_env or {})
         if not resident:

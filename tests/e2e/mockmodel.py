@@ -62,6 +62,9 @@ class Script:
     def next(self, tool_results: int) -> Move:
         return self.moves[tool_results] if tool_results < len(self.moves) else self.moves[-1]
 
+    def edited(self) -> list[str]:
+        return list(dict.fromkeys(m.path for m in self.moves if isinstance(m, Edit)))
+
 
 GC = "worker/harbor_worker/gc.py"
 QUEUE = "worker/harbor_worker/queue.py"
@@ -79,6 +82,13 @@ def demo_script() -> Script:
     return Script([Read(GC), Edit(GC, GC_OLD, GC_NEW), Edit(QUEUE, QUEUE_OLD, QUEUE_NEW), Answer()])
 
 
+def retry_script() -> Script:
+    """The same turn by a model that makes an edit again when it was refused once (hooks.hold_edits):
+    the queue.py edit twice. Without a hold the second attempt fails (its old text is gone)."""
+    return Script([Read(GC), Edit(GC, GC_OLD, GC_NEW), Edit(QUEUE, QUEUE_OLD, QUEUE_NEW),
+                   Edit(QUEUE, QUEUE_OLD, QUEUE_NEW), Answer()])
+
+
 @dataclass
 class Request:
     at: float
@@ -90,6 +100,7 @@ class Request:
     agent: bool = False  # offered a file-editing tool: part of the scripted turn
     tool_results: int = 0
     move: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # the script's edited files when it arrived
 
     @property
     def text(self) -> str:
@@ -202,7 +213,8 @@ class Server:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        req = Request(time.time(), h.command, h.path, dict(h.headers), body)
+        req = Request(time.time(), h.command, h.path, dict(h.headers), body,
+                      files={p: (self.root / p).read_text(encoding="utf-8") for p in self.script.edited()})
         path = h.path.split("?")[0]
         if path.endswith("/messages") and isinstance(body, dict):
             reply = self._anthropic(req)
