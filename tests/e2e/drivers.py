@@ -216,9 +216,9 @@ def base_env(home: Path, path: str) -> dict[str, str]:
 
 def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
              extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False,
-             script: Script | None = None) -> Run:
+             script: Script | None = None, targets: tuple[str, ...] | None = None) -> Run:
     """One turn of harness `name` in repository `root`, with a fresh HOME under `work`: Stele's hooks
-    installed by `stele install`, then `after_install(root)` (what a test breaks), then the turn. With
+    installed by `stele install` (the driver's targets, or `targets`), then `after_install(root)` (what a test breaks), then the turn. With
     `resident`, a resident server is up before the turn, so every hook goes through it (otherwise the
     first hook runs in its own process and starts one, as on a user's machine)."""
     driver = DRIVERS[name]
@@ -226,7 +226,7 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
     home.mkdir(parents=True, exist_ok=True)
     steles = stele_bin_dir(work)
     path_with = os.pathsep.join(p for p in (str(steles), node_dir(), SYSTEM_PATH) if p)
-    install_stele(root, driver.targets, base_env(home, path_with))
+    install_stele(root, targets or driver.targets, base_env(home, path_with))
     if after_install is not None:
         after_install(root)
     path = path_with if stele_on_path else os.pathsep.join(p for p in (node_dir(), SYSTEM_PATH) if p)

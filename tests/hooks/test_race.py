@@ -95,3 +95,20 @@ def test_ids_claimed_but_cut_are_given_back(record, monkeypatch):
     r = hook("session-start", payload(record, "claude", "session-start"), "--harness", "claude")
     assert r.code == 0 and RULE not in r.out
     assert RULE not in state.load(_project(record), _session(record, "claude")).injected
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_a_prompt_hook_that_finished_first_keeps_the_rule_from_the_session_start(record, name):
+    """Copilot may finish the prompt hook before the session-start hook reads the state at all: the new
+    session was shown nothing else, so the rule it holds came from the prompt."""
+    prompt = hook("prompt", payload(record, name, "prompt"), "--harness", name)
+    start = hook("session-start", payload(record, name, "session-start"), "--harness", name)
+    assert shown(prompt.out).count(RULE) + shown(start.out).count(RULE) == 1, (prompt.out, start.out)
+
+
+def test_a_resumed_session_shows_its_rules_again(record):
+    """On resume the transcript replays what was shown, and the session start repeats the rules as before."""
+    start = json.loads(payload(record, "claude", "session-start"))
+    hook("session-start", start, "--harness", "claude")
+    again = hook("session-start", {**start, "source": "resume"}, "--harness", "claude")
+    assert RULE in again.out

@@ -3,7 +3,8 @@
 The standing rules (current `delivery: always` facts, whole), the open tasks (the ones this agent has
 claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact`
 the earlier injections have left the model's context, so the session's injected set starts over; on
-`resume` the transcript replays them, so it is kept. Cursor gets the fast path: the index as it is.
+`resume` the transcript replays them, so it is kept. A rule a hook running beside this one already
+showed (Copilot CLI runs the prompt hook at the same time) is left out. Cursor gets the fast path: the index as it is.
 """
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ def pointer(harness: str) -> str:
 
 
 def handle(ctx: Context) -> Reply:
+    # What the session was shown before this hook: on resume, what the replayed transcript holds. A new,
+    # cleared or compacted session was shown nothing, so whatever its state holds when the rules are
+    # claimed, a hook running beside this one (Copilot's prompt hook) showed, and the rules leave it out.
+    ctx.snapshot = ctx.seen() if ctx.payload.source == "resume" else state.SessionState()
     teamsync(ctx, push=True, pull=True)  # the team's new session lines, before the index is read
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         try:
