@@ -95,6 +95,7 @@ class Run:
     events: list[dict] = field(default_factory=list)  # the harness's JSON output lines
     line_times: list[float] = field(default_factory=list)  # when each stdout line arrived (s from start)
     resident_calls: int | None = None  # calls the resident server answered (run_turn(resident=True))
+    env: dict[str, str] = field(default_factory=dict)  # the harness's environment (its HOME, its config)
 
     def describe(self) -> str:
         moves = ", ".join(f"{r.move}@{r.tool_results}" for r in self.server.agent_requests())
@@ -305,7 +306,7 @@ def _execute(driver: Driver, cmd: list[str], root: Path, env: dict[str, str], se
             except ValueError:
                 pass
     return Run(driver.name, root, server, proc.returncode, "".join(lines), "".join(err), elapsed,
-               driver.read_answer(events), events, times)
+               driver.read_answer(events), events, times, env=env)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -20,6 +20,7 @@ response schema, and it is logged like the rest.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any, Self
 
 ANSWER = ("Garbage collection waits out a 48-hour grace period so that a push in progress never loses "
           "layers it has uploaded but not yet referenced.")
+PROBE_ASK = "This is a connectivity probe."  # how stele.install.live.PROBE_PROMPT starts
 # The reply when the turn is continued after the answer (a Stop hook that continues it): different
 # from ANSWER, so a test can tell whether a continuation replaced the run's result.
 FOLLOW_UP = "Nothing durable to record from this change."
@@ -244,6 +246,10 @@ class Server:
         editing = {"Edit", "apply_patch", "edit", "replace", "write_file"}
         req.agent = bool(editing & set(tools))
         req.tool_results = results
+        if PROBE_ASK in req.text:  # `stele install --check --probe` (edit tools or not): do as asked
+            found = re.search(r"Stele probe: (stele-probe-[0-9a-f]{12})", req.text)
+            req.agent, req.move = True, "probe"
+            return Answer(found.group(1) if found else "NONE")
         if not req.agent:
             return None
         move = self.script.next(results)

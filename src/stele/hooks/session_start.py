@@ -8,6 +8,7 @@ showed (Copilot CLI runs the prompt hook at the same time) is left out. Cursor g
 """
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ..neutralize import neutralize
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 MAX_TASKS = 10
 RULE_CHARS = 600
 FORGETFUL_SOURCES = frozenset({"clear", "compact"})
+PROBE_ENV = "STELE_PROBE"  # install.live.PROBE_ENV, named here so the hook path does not import install
 
 
 def pointer(harness: str) -> str:
@@ -58,6 +60,10 @@ def handle(ctx: Context) -> Reply:
         more = f"\n({total - len(tasks)} more: `stele task list`)" if total > len(tasks) else ""
         sections.append("Open tasks:\n" + "\n".join(label(t) for t in tasks) + more)
     sections.append(pointer(ctx.harness))
+    if PROBE_ENV in os.environ:  # `stele install --check --probe` is running this harness
+        from ..install.live import probe_line
+
+        sections += [line for line in (probe_line(),) if line]
     return Reply(frame(TITLE, sections), tuple(rules))
 
 
