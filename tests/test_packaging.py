@@ -71,13 +71,47 @@ def test_the_metadata_has_the_license_classifiers_and_urls_pyproject_declares(di
     assert urls == project["urls"] and {"Homepage", "Repository", "Documentation", "Issues"} <= set(urls)
 
 
-def test_every_place_that_names_the_repository_names_the_same_one():
+def _repository_url():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("repository_url", ROOT / "scripts" / "repository_url.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_place_that_names_the_repository_derives_from_the_one_setting():
+    script = _repository_url()
     base = PYPROJECT["project"]["urls"]["Repository"]
-    assert all(u.startswith(base) for u in PYPROJECT["project"]["urls"].values())
+    assert PYPROJECT["project"]["urls"] == script.derived_urls(base)
+    assert script.main(["--check"]) == 0
     named = set()
-    for path in (ROOT / ".pre-commit-hooks.yaml", *(ROOT / "docs").glob("*.md"), ROOT / "README.md"):
+    for path in script.copies():
         named |= set(re.findall(r"https://github\.com/[\w.-]+/stele\b", path.read_text(encoding="utf-8")))
-    assert named <= {base}, named
+    assert named == {base}, named
+    # a copy that drifted is found and put right
+    drifted = "  - repo: https://github.com/someone/stele\n      - uses: someone/stele@v1\n"
+    assert script.rewritten(drifted, "https://github.com/acme/stele") == (
+        "  - repo: https://github.com/acme/stele\n      - uses: acme/stele@v1\n")
+
+
+def test_sarif_links_come_from_the_repository_setting(monkeypatch):
+    from importlib import metadata
+
+    from stele.doctor.findings import Report
+    from stele.render import sarif
+
+    base = PYPROJECT["project"]["urls"]["Repository"]
+    driver = sarif.log(Report(findings=[]))["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == base
+    assert {r["helpUri"] for r in driver["rules"]} == {f"{base}/blob/main/docs/doctor.md#checks"}
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "metadata", missing)
+    driver = sarif.log(Report(findings=[]))["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver and not any("helpUri" in r for r in driver["rules"])
 
 
 def test_the_sdist_has_the_source_the_tests_and_the_license(dist):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import install
-from .mockmodel import Server
+from .mockmodel import Script, Server
 
 PROMPT = "why does garbage collection wait 48 hours before deleting blobs?"
 RUN_TIMEOUT = 120  # seconds for one turn; a healthy one takes 2-10 s
@@ -95,6 +95,7 @@ class Run:
     events: list[dict] = field(default_factory=list)  # the harness's JSON output lines
     line_times: list[float] = field(default_factory=list)  # when each stdout line arrived (s from start)
     resident_calls: int | None = None  # calls the resident server answered (run_turn(resident=True))
+    env: dict[str, str] = field(default_factory=dict)  # the harness's environment (its HOME, its config)
 
     def describe(self) -> str:
         moves = ", ".join(f"{r.move}@{r.tool_results}" for r in self.server.agent_requests())
@@ -215,9 +216,10 @@ def base_env(home: Path, path: str) -> dict[str, str]:
 
 
 def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
-             extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False) -> Run:
+             extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False,
+             script: Script | None = None, targets: tuple[str, ...] | None = None) -> Run:
     """One turn of harness `name` in repository `root`, with a fresh HOME under `work`: Stele's hooks
-    installed by `stele install`, then `after_install(root)` (what a test breaks), then the turn. With
+    installed by `stele install` (the driver's targets, or `targets`), then `after_install(root)` (what a test breaks), then the turn. With
     `resident`, a resident server is up before the turn, so every hook goes through it (otherwise the
     first hook runs in its own process and starts one, as on a user's machine)."""
     driver = DRIVERS[name]
@@ -225,7 +227,7 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
     home.mkdir(parents=True, exist_ok=True)
     steles = stele_bin_dir(work)
     path_with = os.pathsep.join(p for p in (str(steles), node_dir(), SYSTEM_PATH) if p)
-    install_stele(root, driver.targets, base_env(home, path_with))
+    install_stele(root, targets or driver.targets, base_env(home, path_with))
     if after_install is not None:
         after_install(root)
     path = path_with if stele_on_path else os.pathsep.join(p for p in (node_dir(), SYSTEM_PATH) if p)
@@ -237,7 +239,7 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
     env[CAPTURE_ENV] = str(work / "payloads")
     if os.environ.get("STELE_TODAY"):
         env["STELE_TODAY"] = os.environ["STELE_TODAY"]
-    with Server(root, log_path=work / f"{name}-requests.jsonl") as server:
+    with Server(root, script, log_path=work / f"{name}-requests.jsonl") as server:
         cmd = driver.configure(home, root, server, env)
         env.update(extra_env or {})
         if not resident:
@@ -304,7 +306,7 @@ def _execute(driver: Driver, cmd: list[str], root: Path, env: dict[str, str], se
             except ValueError:
                 pass
     return Run(driver.name, root, server, proc.returncode, "".join(lines), "".join(err), elapsed,
-               driver.read_answer(events), events, times)
+               driver.read_answer(events), events, times, env=env)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -20,6 +20,7 @@ response schema, and it is logged like the rest.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from typing import Any, Self
 
 ANSWER = ("Garbage collection waits out a 48-hour grace period so that a push in progress never loses "
           "layers it has uploaded but not yet referenced.")
+PROBE_ASK = "This is a connectivity probe."  # how stele.install.live.PROBE_PROMPT starts
 # The reply when the turn is continued after the answer (a Stop hook that continues it): different
 # from ANSWER, so a test can tell whether a continuation replaced the run's result.
 FOLLOW_UP = "Nothing durable to record from this change."
@@ -62,6 +64,9 @@ class Script:
     def next(self, tool_results: int) -> Move:
         return self.moves[tool_results] if tool_results < len(self.moves) else self.moves[-1]
 
+    def edited(self) -> list[str]:
+        return list(dict.fromkeys(m.path for m in self.moves if isinstance(m, Edit)))
+
 
 GC = "worker/harbor_worker/gc.py"
 QUEUE = "worker/harbor_worker/queue.py"
@@ -79,6 +84,13 @@ def demo_script() -> Script:
     return Script([Read(GC), Edit(GC, GC_OLD, GC_NEW), Edit(QUEUE, QUEUE_OLD, QUEUE_NEW), Answer()])
 
 
+def retry_script() -> Script:
+    """The same turn by a model that makes an edit again when it was refused once (hooks.hold_edits):
+    the queue.py edit twice. Without a hold the second attempt fails (its old text is gone)."""
+    return Script([Read(GC), Edit(GC, GC_OLD, GC_NEW), Edit(QUEUE, QUEUE_OLD, QUEUE_NEW),
+                   Edit(QUEUE, QUEUE_OLD, QUEUE_NEW), Answer()])
+
+
 @dataclass
 class Request:
     at: float
@@ -90,6 +102,7 @@ class Request:
     agent: bool = False  # offered a file-editing tool: part of the scripted turn
     tool_results: int = 0
     move: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # the script's edited files when it arrived
 
     @property
     def text(self) -> str:
@@ -202,7 +215,8 @@ class Server:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        req = Request(time.time(), h.command, h.path, dict(h.headers), body)
+        req = Request(time.time(), h.command, h.path, dict(h.headers), body,
+                      files={p: (self.root / p).read_text(encoding="utf-8") for p in self.script.edited()})
         path = h.path.split("?")[0]
         if path.endswith("/messages") and isinstance(body, dict):
             reply = self._anthropic(req)
@@ -232,6 +246,10 @@ class Server:
         editing = {"Edit", "apply_patch", "edit", "replace", "write_file"}
         req.agent = bool(editing & set(tools))
         req.tool_results = results
+        if PROBE_ASK in req.text:  # `stele install --check --probe` (edit tools or not): do as asked
+            found = re.search(r"Stele probe: (stele-probe-[0-9a-f]{12})", req.text)
+            req.agent, req.move = True, "probe"
+            return Answer(found.group(1) if found else "NONE")
         if not req.agent:
             return None
         move = self.script.next(results)

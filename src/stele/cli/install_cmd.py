@@ -62,6 +62,12 @@ def install(
     check: Annotated[bool, typer.Option("--check", help="Change nothing: report, for each installed "
                                         "harness, whether its hooks would run (config, matchers, PATH, "
                                         "enabled, trust).")] = False,
+    live: Annotated[bool, typer.Option("--live", help="With --check: read each installed harness's own "
+                                       "record of its last session here: did Stele's hooks run, did their "
+                                       "text reach the conversation?")] = False,
+    probe: Annotated[bool, typer.Option("--probe", help="With --check: run each installed harness once on "
+                                        "a probe prompt (your model, a few tokens) and check that a nonce "
+                                        "from Stele's session-start hook came back.")] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -70,8 +76,10 @@ def install(
     from ..install import targets as inst
 
     p = project()
+    if (live or probe) and not check:
+        raise UsageError("--live and --probe go with --check: `stele install --check --live`")
     if check:
-        _check(p, wants_json(fmt, json_))
+        _check(p, wants_json(fmt, json_), live=live, probe=probe)
         return
     names = list(dict.fromkeys(target))
     if not names:
@@ -94,11 +102,18 @@ def install(
     _report(p, results, dry_run, wants_json(fmt, json_))
 
 
-def _check(p, as_json: bool) -> None:
+def _check(p, as_json: bool, *, live: bool = False, probe: bool = False) -> None:
     from ..errors import SteleError
     from ..install.check import ERROR, check
 
     found = check(p)
+    if live or probe:
+        from ..install import live as live_mod
+
+        installed = list(dict.fromkeys(f.harness for f in found if f.harness != "stele"))
+        for harness in installed:
+            found += live_mod.last_session(p, harness) if live else []
+            found += [live_mod.probe(p, harness)] if probe else []
     if as_json:
         emit_json({"findings": [{"harness": f.harness, "level": f.level, "message": f.message} for f in found]})
     elif not found:

@@ -93,18 +93,24 @@ def symbol_filter(ctx: Context, paths: list[str]) -> Callable[[str, str], bool]:
 def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     if not paths:
         return None
-    seen = state.load(ctx.project, ctx.payload.session)
+    seen = ctx.seen()
     with lookup.open_index(ctx.project, fresh=False) as index:
         found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
     facts = [f for f in found if f.id not in seen.injected]
     held = hold(ctx, facts, seen)
     if held is not None:
         return held
+    mine = set(ctx.claim(f.id for f in facts))  # parallel tool calls fire parallel edit hooks
+    facts = [f for f in facts if f.id in mine]
     nudge = not seen.edit_nudged and ctx.payload.session is not None
     if nudge:
-        with state.update(ctx.project, ctx.payload.session) as st:
-            nudge = not st.edit_nudged  # a parallel hook may have nudged already
-            st.edit_nudged = True
+        try:
+            with state.update(ctx.project, ctx.payload.session) as st:
+                nudge = not st.edit_nudged  # a parallel hook may have nudged already
+                st.edit_nudged = True
+        except OSError as e:  # unrecorded, the nudge would come with every edit: the facts still do
+            nudge = False
+            ctx.unwritable("the first-edit nudge, so it is left out", e)
     if not facts and not nudge:
         return None
     shown = facts[:MAX_FACTS]
@@ -133,9 +139,13 @@ def hold(ctx: Context, facts: list, seen: state.SessionState) -> Reply | None:
     weighty = [f for f in facts if f.kind in HOLD_KINDS and f.id not in seen.held]
     if not weighty:
         return None
-    with state.update(ctx.project, ctx.payload.session) as st:
-        weighty = [f for f in weighty if f.id not in st.held]
-        st.held += [f.id for f in weighty]
+    try:
+        with state.update(ctx.project, ctx.payload.session) as st:
+            weighty = [f for f in weighty if f.id not in st.held]
+            st.held += [f.id for f in weighty]
+    except OSError as e:  # a hold not recorded would hold every retry: inform instead
+        ctx.unwritable("the hold, so the edit is not held", e)
+        return None
     if not weighty:
         return None
     text = ("Stele held this edit once (hooks.hold_edits): the record has a constraint or risk where it "
@@ -156,8 +166,9 @@ def log_edits(ctx: Context, session: str, paths: list[str]) -> None:
         with state.update(ctx.project, session) as st:
             new = [p for p in paths if p not in st.edited]
             st.add_edited(new)
-    except OSError:
-        new = paths  # the state cannot be written: the log line matters more than its dedup
+    except OSError as e:
+        new = paths  # the log line matters more than its dedup
+        ctx.unwritable("which files were edited, so each edit is logged", e)
     if not new:
         return
     sessions.log_edit(ctx.project, session, new, harness.AGENT_NAMES[ctx.harness])

@@ -65,10 +65,13 @@ def handle(ctx: Context) -> Reply | None:
     history = preamble(ctx)
     # the preamble first and whole where it fits (steering is never cut); the recall gets the rest
     room = ctx.max_chars - len(history) - 1
-    seen = state.load(ctx.project, ctx.payload.session)
-    result = recall(ctx.project, prompt, exclude=frozenset(seen.injected))
+    result = recall(ctx.project, prompt, exclude=frozenset(ctx.seen().injected))
     if result.warnings:
         say(result.warnings[0])
+    # the session-start hook may be running beside this one (Copilot CLI): what it shows, this does not
+    mine = set(ctx.claim([e.id for e in result.entries] + [r.id for r in result.risks]))
+    result.entries = [e for e in result.entries if e.id in mine]
+    result.risks = [r for r in result.risks if r.id in mine]
     if (not result.entries and not result.risks) or room < 400:
         return Reply(history) if history else None
     ids = tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from .. import textcut
 from ..errors import OutOfTime, SteleError, say
 from ..neutralize import neutralize
-from ..plain import dataclass
+from ..plain import dataclass, field
 from ..project import Project, find_root
 from . import harness as harness_mod
 from . import state
@@ -44,10 +44,42 @@ class Context:
     project: Project
     payload: Payload
     event: str = ""
+    snapshot: state.SessionState | None = None  # the session's state as this hook first read it
+    claimed: list[str] = field(default_factory=list)  # ids this hook claimed (`claim`)
+    unrecorded: bool = False  # the session's state could not be written (said once)
 
     @property
     def harness(self) -> str:
         return self.payload.harness
+
+    def seen(self) -> state.SessionState:
+        """The session's state as this hook first read it: what was shown before it started."""
+        if self.snapshot is None:
+            self.snapshot = state.load(self.project, self.payload.session)
+        return self.snapshot
+
+    def unwritable(self, what: str, error: OSError) -> None:
+        """State that cannot be written costs the record, never the answer: one stderr line a hook."""
+        if not self.unrecorded:
+            say(f"stele hook {self.event}: the session state cannot be written ({error}); not recorded: {what}")
+        self.unrecorded = True
+
+    def claim(self, ids) -> list[str]:
+        """Of the ids this hook is about to show, those no concurrent hook of the session has shown
+        since `seen()` was read, recorded as shown before anything is rendered: of two hooks the
+        harness runs at once, one shows a fact. State that cannot be written costs the guarantee,
+        never the answer."""
+        ids = list(dict.fromkeys(ids))
+        if not ids or not self.payload.session:
+            return ids
+        known = set(self.seen().injected)
+        try:
+            mine = state.claim(self.project, self.payload.session, ids, known)
+        except OSError as e:
+            self.unwritable("what is shown, so it may be shown again", e)
+            return ids
+        self.claimed += mine
+        return mine
 
     @property
     def max_chars(self) -> int:
@@ -93,22 +125,26 @@ def _paused(project: Project, event: str) -> bool:
     return state.consume_paused_turn(project) if event == "prompt" else state.paused(project) is not None
 
 
-def _remember_shown(project: Project, payload: Payload, event: str, ids, text: str) -> None:
-    """The ids that survived the cap go into the session's hook state (never shown twice) and, as one
+def _remember_shown(ctx: Context, ids, text: str) -> None:
+    """The ids that survived the cap go into the session's hook state (never shown twice; those the
+    handler claimed are there already, and the claimed ones the cap cut are given back) and, as one
     delivery note, into its log (what the agent saw, for `session show` and the recall gap). State or
     a log that cannot be written costs that record, never the answer."""
     from ..ids import mentioned_ids
     from ..session import sessions
 
+    project, payload, event = ctx.project, ctx.payload, ctx.event
     shown = set(mentioned_ids(text))
     ids = [i for i in dict.fromkeys(ids) if i in shown]
     session = payload.session
-    if ids and session:
+    unclaimed = [i for i in ids if i not in ctx.claimed]
+    cut = [i for i in ctx.claimed if i not in shown]
+    if session and (unclaimed or cut) and not ctx.unrecorded:
         try:
-            with state.update(project, session) as st:
-                st.add_injected(ids)
+            state.settle(project, session, unclaimed, cut)
         except OSError as e:
-            say(f"stele hook {event}: could not record what was shown ({e}); it may be shown again")
+            ctx.unwritable("what was shown, so it may be shown again", e)
+    if ids and session:
         try:
             sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
         except (OSError, SteleError) as e:
@@ -152,20 +188,28 @@ def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer 
     if not shows and event not in ALWAYS_RUN:
         return None
     budget = int(project.config["retrieval.hook_budget_ms"]) / 1000
+    ctx = Context(project, payload, event)
+    settled = False
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, budget)
     try:
-        ctx = Context(project, payload, event)
         reply = handler(ctx)
+        settled = True
         if not (reply and reply.text and shows):
+            _remember_shown(ctx, (), "")  # give back what was claimed for an answer not given
             return None
         # no hidden or control character reaches the agent
         text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)
-        _remember_shown(project, payload, event, reply.ids, text)
+        _remember_shown(ctx, reply.ids, text)
         return harness_mod.Answer(text, reply.hold)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        if not settled and ctx.claimed and payload.session:  # out of time after claiming: nothing shown
+            try:
+                state.settle(project, payload.session, [], ctx.claimed)
+            except OSError:
+                pass
 
 
 def teamsync(ctx: Context, *, push: bool, pull: bool) -> None:

@@ -3,10 +3,12 @@
 The standing rules (current `delivery: always` facts, whole), the open tasks (the ones this agent has
 claimed first, each with who holds it), and one line on how to ask for more. On `clear` and `compact`
 the earlier injections have left the model's context, so the session's injected set starts over; on
-`resume` the transcript replays them, so it is kept. Cursor gets the fast path: the index as it is.
+`resume` the transcript replays them, so it is kept. A rule a hook running beside this one already
+showed (Copilot CLI runs the prompt hook at the same time) is left out. Cursor gets the fast path: the index as it is.
 """
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from ..neutralize import neutralize
@@ -22,6 +24,7 @@ MAX_TASKS = 10
 RULE_CHARS = 600
 MIN_CONTENTS = 600  # characters left for the record's table of contents, or it is left out
 FORGETFUL_SOURCES = frozenset({"clear", "compact"})
+PROBE_ENV = "STELE_PROBE"  # install.live.PROBE_ENV, named here so the hook path does not import install
 
 
 def pointer(harness: str) -> str:
@@ -33,16 +36,24 @@ def pointer(harness: str) -> str:
 
 
 def handle(ctx: Context) -> Reply:
+    # What the session was shown before this hook: on resume, what the replayed transcript holds. A new,
+    # cleared or compacted session was shown nothing, so whatever its state holds when the rules are
+    # claimed, a hook running beside this one (Copilot's prompt hook) showed, and the rules leave it out.
+    ctx.snapshot = ctx.seen() if ctx.payload.source == "resume" else state.SessionState()
     teamsync(ctx, push=True, pull=True)  # the team's new session lines, before the index is read
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
-        with state.update(ctx.project, ctx.payload.session) as st:
-            st.injected = []
+        try:
+            with state.update(ctx.project, ctx.payload.session) as st:
+                st.injected = []
+        except OSError as e:
+            ctx.unwritable("that this session starts over", e)
     # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known race):
     # there the catalog is read as the last refresh left it, without the freshness scan of every file
     with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
         rules, full = _rules(lookup.always(index), ctx.max_chars)
         # rules that fill the answer leave no room for the tasks: their query and the claims are skipped
         tasks, total = ([], 0) if full else lookup.open_tasks(index, ctx.project, MAX_TASKS)
+        rules = {i: rules[i] for i in ctx.claim(rules)}  # a prompt hook running beside this one may have shown some
         sections = []
         if rules:
             sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
@@ -57,6 +68,10 @@ def handle(ctx: Context) -> Reply:
             if toc:
                 sections.append(toc)
     sections.append(pointer(ctx.harness))
+    if PROBE_ENV in os.environ:  # `stele install --check --probe` is running this harness
+        from ..install.live import probe_line
+
+        sections += [line for line in (probe_line(),) if line]
     return Reply(frame(TITLE, sections), tuple(rules))
 
 

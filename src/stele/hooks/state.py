@@ -100,6 +100,26 @@ def update(project: Project, session: str | None) -> Iterator[SessionState]:
         _write_json(path, {"v": VERSION, **asdict(state)})
 
 
+def claim(project: Project, session: str, ids: list[str], known: set[str]) -> list[str]:
+    """Record `ids` as shown to the session and return them, less those another hook of the session
+    showed since this one read the state (`known` is what it read then): harnesses run hooks at the
+    same moment (Copilot CLI runs the prompt hook while the session-start hook is still running), so
+    which of two hooks shows a fact is decided here, under the lock, and never by two reads."""
+    with update(project, session) as st:
+        taken = set(st.injected) - known
+        mine = [i for i in dict.fromkeys(ids) if i not in taken]
+        st.add_injected(mine)
+    return mine
+
+
+def settle(project: Project, session: str, shown: list[str], unshown: list[str]) -> None:
+    """After the cap: add the ids a hook showed without claiming them, and give back the claimed ids
+    the cap cut (they were not shown, so a later hook may show them)."""
+    with update(project, session) as st:
+        st.add_injected(shown)
+        st.injected = [i for i in st.injected if i not in set(unshown)]
+
+
 # The pause switch: `stele pause [--turns N]` / `stele resume-hooks`. Per checkout, not per session
 # (the person typing `stele pause` has no session id).
 

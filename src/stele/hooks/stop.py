@@ -146,10 +146,14 @@ def _nudge(ctx: Context) -> Reply | None:
     done, recorded = completed_since(ctx.project, seen.started)
     if recorded or not (done or seen.edited):
         return None
-    with state.update(ctx.project, session) as st:
-        if st.stop_nudged:
-            return None
-        st.stop_nudged = True
+    try:
+        with state.update(ctx.project, session) as st:
+            if st.stop_nudged:
+                return None
+            st.stop_nudged = True
+    except OSError as e:  # a nudge not recorded would come at every stop: none at all
+        ctx.unwritable("the completion nudge, so none is given", e)
+        return None
     return Reply(nudge(seen.edited, done, first_error(p.transcript)))
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..project import Project
+from . import textform
 from .jsonhooks import COMMAND_KEYS, is_ours
 
 OK, NOTE, WARN, ERROR = "ok", "note", "warning", "error"
@@ -33,7 +34,7 @@ class Finding:
 
 def _load_json(path: Path) -> tuple[dict | None, str | None]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(textform.decode(path.read_bytes())[0])  # as the installer reads it (a BOM, CRLF)
     except FileNotFoundError:
         return None, None
     except (OSError, ValueError) as e:

@@ -5,19 +5,26 @@ Stele's entries in (from the old text, None when absent), `remove(text, created)
 them out (None to delete the file). This module does the rest, the same way for every target:
 
 - A ledger under `<scope>/.stele/state/install/` keeps, for each file Stele changed, the original
-  bytes from the first time (or "did not exist"), the hash of what Stele last wrote and the folders
-  it had to create.
-- Uninstall restores the original bytes when the file is exactly as Stele left it. When someone has
-  changed it since, restoring would lose their work, so only Stele's entries are taken out; and a
-  reinstall over such a change makes their version, minus Stele's entries, the one to restore.
+  bytes and permission bits from the first time (or "did not exist"), the hash of the bytes Stele
+  last wrote and the folders it had to create. Installs and uninstalls take the scope's install lock
+  (`.stele/state/install.lock`) for the whole read-change-record, so concurrent runs lose nothing.
+- Uninstall restores the original bytes and mode when the file is exactly as Stele left it. When
+  someone has changed it since, restoring would lose their work, so only Stele's entries are taken
+  out; and a reinstall over such a change makes their version, minus Stele's entries, the one to
+  restore. A folder Stele created goes when the last file in it does, whichever target removes it.
+- Edits see text; the file keeps its form (line ends, byte-order mark, encoding: `textform`). A
+  symbolic link (a dotfiles setup) is written through, never replaced by a file.
 - Writes are atomic, a second install that changes nothing writes nothing, and a dry run computes
-  the same changes (with a diff) and touches nothing, ledger included.
+  the same changes (with a diff) and touches nothing, ledger and lock included.
 """
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -25,6 +32,7 @@ from typing import Protocol
 from .. import atomic
 from ..errors import SteleError, UsageError
 from ..project import Project
+from . import textform
 from .targets import Change
 
 
@@ -52,16 +60,38 @@ class Scope:
     def ledger_dir(self) -> Path:
         return self.root / ".stele" / "state" / "install"
 
+    @property
+    def lock_path(self) -> Path:
+        return self.root / ".stele" / "state" / "install.lock"
+
+
+@contextmanager
+def _locked(scope: Scope, dry_run: bool) -> Iterator[None]:
+    """The scope's install lock for a real run; a dry run writes nothing, the lock file included."""
+    if dry_run:
+        yield
+        return
+    with atomic.locked(scope.lock_path):
+        yield
+
+
+def digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
 
 class Ledger:
+    """Read when the scope's install lock is taken and saved before it is let go."""
+
     def __init__(self, scope: Scope) -> None:
         self.dir = scope.ledger_dir
         self.root = scope.root
         self.path = self.dir / "ledger.json"
         try:
-            self.entries: dict[str, dict] = json.loads(self.path.read_text(encoding="utf-8")).get("files", {})
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.entries: dict[str, dict] = data.get("files", {})
+            self.dirs: list[str] = [d for d in data.get("dirs", []) if isinstance(d, str)]
         except (OSError, ValueError, AttributeError):
-            self.entries = {}
+            self.entries, self.dirs = {}, []
 
     def key(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -69,39 +99,63 @@ class Ledger:
     def backup_path(self, key: str) -> Path:
         return self.dir / "originals" / (key.replace("/", "__") + ".orig")
 
-    def original(self, key: str) -> str | None:
+    def original(self, key: str) -> bytes | None:
         entry = self.entries.get(key, {})
-        return atomic.read_text(self.backup_path(key)) if entry.get("existed") else None
+        if not entry.get("existed"):
+            return None
+        try:
+            return self.backup_path(key).read_bytes()
+        except FileNotFoundError:
+            return None
 
-    def record(self, path: Path, old: str | None, new: str, created_dirs: list[Path],
-               baseline: Callable[[str, bool], str | None]) -> None:
-        """Note that Stele wrote `new` over `old`. The first time, `old` is what uninstall restores.
-        When someone changed the file after Stele last wrote it, their version minus Stele's entries
-        (`baseline`) becomes what uninstall restores, so a reinstall never costs them that change."""
+    def record(self, path: Path, old: bytes | None, new: bytes, mode: int | None, created_dirs: list[Path],
+               baseline: Callable[[bool], bytes | None]) -> None:
+        """Note that Stele wrote `new` over `old` (whose permission bits were `mode`). The first time,
+        `old` is what uninstall restores. When someone changed the file after Stele last wrote it,
+        their version minus Stele's entries (`baseline`) becomes what uninstall restores, so a
+        reinstall never costs them that change."""
         key = self.key(path)
         entry = self.entries.get(key)
-        if entry is not None and old is not None and atomic.text_digest(old) != entry.get("written"):
-            original = baseline(old, not entry.get("existed"))
+        if entry is not None and old is not None and digest(old) != entry.get("written"):
+            original = baseline(not entry.get("existed"))
             entry["existed"] = original is not None
             if original is not None:
-                atomic.write(self.backup_path(key), original)
+                atomic.write(self.backup_path(key), original, mode=0o600)
+                entry["mode"] = mode
         if entry is None:  # first change: keep what was there before Stele
             entry = {"existed": old is not None, "dirs": [self.key(d) for d in created_dirs]}
             if old is not None:
-                atomic.write(self.backup_path(key), old)
-        entry["written"] = atomic.text_digest(new)
+                atomic.write(self.backup_path(key), old, mode=0o600)  # settings can hold secrets
+                entry["mode"] = mode
+        entry["written"] = digest(new)
         self.entries[key] = entry
-        self._save()
+        self.save()
 
-    def forget(self, path: Path) -> None:
+    def forget(self, path: Path) -> list[str]:
+        """Drop `path`'s entry; the folders Stele created for it (deepest first)."""
         key = self.key(path)
-        if self.entries.pop(key, None) is not None:
-            self.backup_path(key).unlink(missing_ok=True)
-            self._save()
+        entry = self.entries.pop(key, None)
+        if entry is None:
+            return []
+        self.backup_path(key).unlink(missing_ok=True)
+        return list(entry.get("dirs", []))
 
-    def _save(self) -> None:
+    def prune(self, dirs: list[str]) -> None:
+        """Remove the folders Stele created that are empty now (`dirs`, and those an earlier uninstall
+        left because another target's file was still in them: `.codex/` of `codex` and `codex-mcp`)."""
+        left = []
+        for d in sorted(dict.fromkeys(self.dirs + dirs), key=lambda d: d.count("/"), reverse=True):
+            try:
+                (self.root / d).rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                left.append(d)  # someone's files live there (another target's, or the user's)
+        self.dirs = left if self.entries else []
+
+    def save(self) -> None:
         if self.entries:
-            data = {"v": 1, "files": self.entries}
+            data = {"v": 1, "files": self.entries, **({"dirs": self.dirs} if self.dirs else {})}
             atomic.write(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
             return
         self.path.unlink(missing_ok=True)  # nothing installed any more: leave no trace
@@ -135,50 +189,86 @@ def _checked(path: Path, func, *args):
                          ) from None
 
 
+def _real(path: Path) -> Path:
+    """Where `path`'s bytes live: through a symbolic link (a dotfiles checkout) to its target."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _read(path: Path) -> tuple[bytes | None, int | None]:
+    try:
+        return path.read_bytes(), path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return None, None
+
+
+def _text(path: Path, data: bytes | None) -> tuple[str | None, textform.Form]:
+    if data is None:
+        return None, textform.PLAIN
+    try:
+        return textform.decode(data)
+    except UnicodeDecodeError as e:
+        raise SteleError(f"{path}: cannot be read as text ({e}); make the change by hand") from None
+
+
 def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str = "") -> Change:
-    old = atomic.read_text(path)
-    new = _checked(path, edit.apply, old)
-    if new == old:
-        return Change(path, "unchanged")
-    action = "created" if old is None else "updated"
-    if not dry_run:
-        dirs = _missing_dirs(path, scope.root)
-        atomic.write(path, new)
-        Ledger(scope).record(path, old, new, dirs, edit.remove)
-    return Change(path, action, note, diff(path, old, new) if dry_run else "")
+    with _locked(scope, dry_run):
+        real = _real(path)
+        raw, mode = _read(real)
+        old, form = _text(path, raw)
+        new = _checked(path, edit.apply, old)
+        if new == old:
+            return Change(path, "unchanged")
+        action = "created" if old is None else "updated"
+        if dry_run:
+            return Change(path, action, note, diff(path, old, new))
+        data = textform.encode(new, form)
+        dirs = _missing_dirs(real, scope.root) if real == path else []
+        atomic.write(real, data)  # an existing file keeps its mode
+
+        def baseline(created: bool) -> bytes | None:
+            assert old is not None
+            text = _checked(path, edit.remove, old, created)
+            return None if text is None else textform.encode(text, form)
+
+        Ledger(scope).record(path, raw, data, mode, dirs, baseline)
+    return Change(path, action, note)
 
 
 def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Change:
-    ledger = Ledger(scope)
-    key = ledger.key(path)
-    entry = ledger.entries.get(key)
-    current = atomic.read_text(path)
-    if current is None:
-        if entry and not dry_run:
-            ledger.forget(path)
-        return Change(path, "unchanged", "not there")
-    created = entry is not None and not entry.get("existed")
-    if entry is not None and atomic.text_digest(current) == entry.get("written"):
-        new, action, detail = ledger.original(key), "restored", "as it was before Stele"
-    else:
-        new = _checked(path, edit.remove, current, created)
-        action, detail = "updated", "Stele's entries taken out"
-    if new == current:
-        return Change(path, "unchanged", "no Stele entries")
-    if new is None:
-        action, detail = "removed", ""
-    if dry_run:
-        return Change(path, action, detail, diff(path, current, new))
-    if new is None:
-        path.unlink()
-        for d in (entry or {}).get("dirs", []):  # deepest first, as recorded
-            try:
-                (scope.root / d).rmdir()
-            except OSError:
-                break  # not empty: someone else's files live there
-    else:
-        atomic.write(path, new)
-    ledger.forget(path)
+    with _locked(scope, dry_run):
+        ledger = Ledger(scope)
+        key = ledger.key(path)
+        entry = ledger.entries.get(key)
+        real = _real(path)
+        raw, _ = _read(real)
+        if raw is None:
+            if entry and not dry_run:
+                ledger.prune(ledger.forget(path))
+                ledger.save()
+            return Change(path, "unchanged", "not there")
+        current, form = _text(path, raw)
+        assert current is not None
+        created = entry is not None and not entry.get("existed")
+        if entry is not None and digest(raw) == entry.get("written"):
+            data, action, detail = ledger.original(key), "restored", "as it was before Stele"
+            mode = entry.get("mode")
+        else:
+            text = _checked(path, edit.remove, current, created)
+            data = None if text is None else textform.encode(text, form)
+            action, detail, mode = "updated", "Stele's entries taken out", None
+        if data == raw:
+            return Change(path, "unchanged", "no Stele entries")
+        if data is None:
+            action, detail = "removed", ""
+        if dry_run:
+            return Change(path, action, detail, diff(path, current, None if data is None else _text(path, data)[0]))
+        if data is None:
+            real.unlink()
+        else:
+            atomic.write(real, data, mode=mode if isinstance(mode, int) else None)
+        dirs = ledger.forget(path)
+        ledger.prune(dirs if data is None else [])
+        ledger.save()
     return Change(path, action, detail)
 
 

@@ -22,7 +22,6 @@ from ..neutralize import neutralize_data
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 VERSION = "2.1.0"
 SRCROOT = "%SRCROOT%"
-FALLBACK_URI = "https://github.com/OWNER/stele"  # only when the package metadata cannot be read
 
 
 def sarif(report: Report) -> str:
@@ -33,13 +32,10 @@ def sarif(report: Report) -> str:
 def log(report: Report) -> dict[str, Any]:
     version, home = _package()
     index = {check: i for i, check in enumerate(CHECKS)}
-    driver = {
-        "name": "stele",
-        "version": version,
-        "semanticVersion": version,
-        "informationUri": home,
-        "rules": [_rule(check, home) for check in CHECKS],
-    }
+    driver: dict[str, Any] = {"name": "stele", "version": version, "semanticVersion": version}
+    if home:  # no invented address when the package metadata cannot be read: the links are optional
+        driver["informationUri"] = home
+    driver["rules"] = [_rule(check, home) for check in CHECKS]
     return {
         "$schema": SCHEMA,
         "version": VERSION,
@@ -50,14 +46,16 @@ def log(report: Report) -> dict[str, Any]:
     }
 
 
-def _rule(check: str, home: str) -> dict[str, Any]:
-    return {
+def _rule(check: str, home: str | None) -> dict[str, Any]:
+    rule: dict[str, Any] = {
         "id": check,
         "name": "".join(word.capitalize() for word in check.split("-")),
         "shortDescription": {"text": SUMMARIES[check]},
-        "helpUri": f"{home}/blob/main/docs/doctor.md#checks",
-        "defaultConfiguration": {"level": CHECKS[check]},
     }
+    if home:
+        rule["helpUri"] = f"{home}/blob/main/docs/doctor.md#checks"
+    rule["defaultConfiguration"] = {"level": CHECKS[check]}
+    return rule
 
 
 def _result(f: Finding, rule_index: int) -> dict[str, Any]:
@@ -87,8 +85,9 @@ def artifact(path: str) -> dict[str, str]:
     return {"uri": quote(str(posix), safe="/"), "uriBaseId": SRCROOT}
 
 
-def _package() -> tuple[str, str]:
-    """The installed version and the project's home page (pyproject.toml's [project.urls] Homepage)."""
+def _package() -> tuple[str, str | None]:
+    """The installed version and the project's repository (pyproject.toml's `[project.urls] Repository`,
+    the one setting every address derives from: scripts/repository_url.py), None without metadata."""
     from importlib import metadata
 
     from .. import __version__
@@ -96,6 +95,7 @@ def _package() -> tuple[str, str]:
     try:
         meta = metadata.metadata("stele")
     except metadata.PackageNotFoundError:
-        return __version__, FALLBACK_URI
+        return __version__, None
     urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [] if ", " in u)
-    return meta["Version"] or __version__, urls.get("Homepage", FALLBACK_URI).rstrip("/")
+    home = urls.get("Repository")
+    return meta["Version"] or __version__, home.rstrip("/") if home else None
