@@ -128,8 +128,10 @@ hooks:
                             #   continuing such a turn replaces the result a script reads
   hold_edits: false         # hold an edit once when a constraint or risk is anchored where it lands,
                             #   so the model reads the fact before the change (the harness's deny)
-  resident: true            # Linux: a process per repository answers hooks (forked, no imports, freshness
-                            #   by inotify: docs/hooks.md); false on network file systems
+  resident: false           # Linux: one process per repository answers hooks, recall and search (forked,
+                            #   no start-up imports, freshness by inotify). Pays on large records (50k
+                            #   facts: prompt ~35 ms against ~190 in its own process); costs a process and
+                            #   an inotify instance per repository (docs/hooks.md). Never in CI.
 
 tasks:
   lease: 2h                 # how long a claim holds before another agent may take it over

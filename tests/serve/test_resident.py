@@ -146,18 +146,46 @@ def test_refuses_another_root_and_another_protocol(server):
     sock.close()
 
 
-def test_a_hook_starts_one_unless_the_config_says_no(repo, tmp_path):
-    root = str(repo.resolve())
+def turn_on(repo: Path) -> None:
     config = repo / ".stele" / "config.yaml"
-    config.write_text(config.read_text(encoding="utf-8").replace("  resident: true", "  resident: false"),
-                      encoding="utf-8")
-    assert resident.wanted(root) is False and resident.start(root) is False
-    config.write_text(config.read_text(encoding="utf-8").replace("  resident: false", "  resident: true"),
-                      encoding="utf-8")
+    text = config.read_text(encoding="utf-8")
+    assert "  resident: false" in text
+    config.write_text(text.replace("  resident: false", "  resident: true"), encoding="utf-8")
+
+
+def hook_prompt(repo: Path, **extra: str):
     payload = json.dumps({"session_id": "s-1", "prompt": "anything at all about the record, at length",
-                          "hook_event_name": "UserPromptSubmit", "cwd": root})
-    done = run(repo, "hook", "prompt", "--harness", "claude", stdin=payload)
-    assert done.returncode == 0
+                          "hook_event_name": "UserPromptSubmit", "cwd": str(repo.resolve())})
+    base = {k: v for k, v in os.environ.items() if k != "STELE_RESIDENT"}
+    return subprocess.run([*STELE, "hook", "prompt", "--harness", "claude"], cwd=repo, input=payload,
+                          capture_output=True, text=True, env={**base, **extra})
+
+
+def test_off_by_default_and_never_under_stele_off_pause_or_ci(repo):
+    """A fresh repository's hooks start no process and write nothing for one; neither do hooks with
+    the setting on under STELE_OFF, `stele pause` or CI."""
+    from tests.helpers import invoke
+
+    root = str(repo.resolve())
+    run_dir = repo / ".stele" / "run"
+    assert hook_prompt(repo).returncode == 0
+    assert not run_dir.exists() and resident.wanted(root) is False and resident.start(root) is False
+    turn_on(repo)
+    assert hook_prompt(repo, STELE_OFF="1").returncode == 0
+    assert hook_prompt(repo, CI="true").returncode == 0
+    assert invoke("pause").code == 0
+    assert hook_prompt(repo).returncode == 0
+    assert not run_dir.exists()
+    os.environ["STELE_RESIDENT"] = "1"  # conftest restores it
+    assert resident.request(root, "status") is None
+
+
+def test_a_hook_starts_one_when_the_setting_is_on(repo, monkeypatch):
+    root = str(repo.resolve())
+    turn_on(repo)
+    monkeypatch.delenv("STELE_RESIDENT")
+    assert resident.wanted(root) is True
+    assert hook_prompt(repo).returncode == 0
     os.environ["STELE_RESIDENT"] = "1"
     deadline = time.monotonic() + 30
     while (status := resident.request(root, "status")) is None:

@@ -2,20 +2,20 @@
 `stele task release` are dispatched here, before typer (and rich, and pydantic-sized import graphs)
 are loaded: they run once per prompt (or, for a claim, by many racing agents at once) in a fresh
 process, and typer costs ~180 ms of a ~330 ms recall on a 10k-fact record. Hooks, recall and search go
-to the repository's resident server first (`serve/resident.py`), which runs `here` in a forked child
-that has all of it imported already."""
+to the repository's resident server first when one runs (`serve/resident.py`; off by default,
+`residency.py`), which runs `here` in a forked child that has all of it imported already."""
 from __future__ import annotations
 
 import sys
 
-# what the resident server answers (serve/resident.py): what runs once per prompt, and the claims many
-# agents race for
-RESIDENT = (["hook"], ["recall"], ["search"], ["task", "claim"], ["task", "release"])
+# what the resident server answers (serve/resident.py; the server holds the same allowlist): what runs
+# once per prompt
+RESIDENT = (["hook"], ["recall"], ["search"])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] not in RESIDENT and args[:2] not in RESIDENT:
+    if args[:1] not in RESIDENT:
         return here(args)
     from ..serve import resident
 

@@ -25,7 +25,8 @@ This module is the caller's side and what both sides share; the server is `resid
 imports nothing at module level but os and sys (not even typing: with re, through it, a third of the
 caller's cost). Linux only (abstract sockets, inotify, pidfd); elsewhere every command runs in its own
 process.
-`STELE_RESIDENT=0` turns it off for one shell; `hooks.resident: false` for a repository.
+Off by default (`residency.py` says when it may run): `hooks.resident: true` turns it on for a
+repository, `STELE_RESIDENT=1` for one environment, `STELE_RESIDENT=0` off for one environment.
 """
 from __future__ import annotations
 
@@ -44,8 +45,11 @@ SERVE_COMMAND = "resident-serve"  # `python -m stele resident-serve ROOT`: the s
 
 
 def enabled() -> bool:
-    return sys.platform.startswith("linux") and hasattr(os, "pidfd_open") and (
-        os.environ.get(ENV, "").strip().lower() not in ("0", "false", "no", "off"))
+    """Whether this environment may use a resident server at all (`residency.py`: Linux, not
+    `STELE_OFF`, not `STELE_RESIDENT=0`, not CI); whether a repository wants one is `wanted`."""
+    from ..residency import environment_refusal
+
+    return environment_refusal() is None
 
 
 def find_root(start: str) -> str | None:
@@ -205,8 +209,8 @@ def start(root: str) -> bool:
             return False
     except OSError:
         pass
-    if not wanted(root):
-        return False
+    if not wanted(root, starting=True):
+        return False  # nothing written: off (the default), paused, CI, a read-only or temporary mount
     import subprocess
 
     try:
@@ -221,14 +225,21 @@ def start(root: str) -> bool:
     return True
 
 
-def wanted(root: str) -> bool:
-    """`hooks.resident` of the repository (false also when the config cannot be read: the hooks say
-    why, and a server would only refuse every call)."""
+def wanted(root: str, starting: bool = False) -> bool:
+    """Whether a server may run for `root` (`residency.refusal`: `hooks.resident` or
+    `STELE_RESIDENT=1`, and never in CI or on a read-only or temporary mount); false also when the
+    config cannot be read (the hooks say why, and a server would only refuse every call). `starting`:
+    also not while `stele pause` holds the hooks (a paused checkout gets no new process)."""
     from pathlib import Path
 
+    from ..hooks.state import paused
     from ..project import Project
+    from ..residency import refusal
 
     try:
-        return bool(Project(Path(root)).config["hooks.resident"])
+        project = Project(Path(root))
+        if refusal(root, bool(project.config["hooks.resident"])) is not None:
+            return False
+        return not (starting and paused(project))
     except Exception:
         return False
