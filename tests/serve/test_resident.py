@@ -60,7 +60,7 @@ def prompt(repo: Path, text: str, usage: Path, session: str = "s-1") -> str:
     payload = json.dumps({"session_id": session, "prompt": text, "hook_event_name": "UserPromptSubmit",
                           "cwd": str(repo)})
     done = run(repo, "hook", "prompt", "--harness", "claude", stdin=payload, usage=usage)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0 and not done.stderr, done.stderr
     return done.stdout
 
 
@@ -135,12 +135,12 @@ def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server
 
 def test_refuses_another_root_and_another_protocol(server):
     root = str(server.resolve())
-    sock = resident._connect(root)
+    sock = resident._connect(root, 2.0)
     assert sock is not None
     resident._send(sock, (resident.PROTOCOL, "status", root + "-not", [], "", {}, 0))
     assert resident._reply(sock) == b"R"
     sock.close()
-    sock = resident._connect(root)
+    sock = resident._connect(root, 2.0)
     resident._send(sock, (resident.PROTOCOL + 1, "status", root, [], "", {}, 0))
     assert resident._reply(sock) == b"R"
     sock.close()
@@ -312,3 +312,31 @@ def test_a_call_imports_and_compiles_nothing_the_server_did_not_preload(server):
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.splitlines()[-1])
     assert found == {name: [[], 0] for name in found} and len(found) == 6, json.dumps(found)
+
+
+def test_a_frozen_server_hangs_nothing(server, tmp_path):
+    """A server stopped with SIGSTOP takes no call: each runs in its own process within the hook's
+    budget (8 s) plus 100 ms, says so once on stderr, and no descriptor of the caller's is left in
+    the frozen server's queue (the harness reads the hook's stdout to its end: it gets it)."""
+    import signal
+
+    root = str(server.resolve())
+    pid = resident.request(root, "status")["pid"]
+    payload = json.dumps({"session_id": "s-f", "prompt": "how are payment webhooks deduplicated by event id?",
+                          "hook_event_name": "UserPromptSubmit", "cwd": root})
+    guard = json.dumps({"session_id": "s-f", "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": root,
+                        "tool_input": {"command": "stele search auth"}})
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for args, stdin in ((["hook", "prompt", "--harness", "claude"], payload),
+                            (["hook", "guard-readonly", "--harness", "claude"], guard),
+                            (["recall", "payment webhooks deduplicated"], ""),
+                            (["search", "cache keys tenant"], "")):
+            done = subprocess.run([*STELE, *args], cwd=server, input=stdin, capture_output=True, text=True,
+                                  env=env(), timeout=8.1)
+            assert done.returncode == 0, (args, done.stderr)
+            assert done.stderr.count("did not take this call") == 1, (args, done.stderr)
+            assert args[1] == "guard-readonly" or "AAA1" in done.stdout or "BBB2" in done.stdout, args
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert resident.request(root, "status")["calls"] == 0  # none of them ran twice

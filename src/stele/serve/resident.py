@@ -36,11 +36,14 @@ import sys
 ENV = "STELE_RESIDENT"
 IDLE_ENV = "STELE_RESIDENT_IDLE_S"
 IDLE_S = 1800.0
-PROTOCOL = 2
+PROTOCOL = 3
 RUN_DIR = "run"  # under .stele: the server's lock and log
 LOCK, LOG, SPAWNED = "resident.lock", "resident.log", "resident.spawned"
 RESPAWN_S = 60.0  # a server that did not come up is not started again sooner than this
 MAX_HEADER = 1 << 20
+GO_S = 0.25  # a server that has not taken a call by then is stopped or starved: the call runs here
+ANSWER_GRACE_S = 0.5  # past the hook's budget, for the child's own fail-open answer to arrive
+REQUEST_S = 2.0  # a status or stop request
 SERVE_COMMAND = "resident-serve"  # `python -m stele resident-serve ROOT`: the server's process (cli/entry.py)
 
 
@@ -82,14 +85,18 @@ def _peer_uid(sock) -> int:
     return int.from_bytes(ucred[4:8], sys.byteorder, signed=True)
 
 
-def _connect(root: str):
+def _connect(root: str, timeout: float):
     import _socket  # not socket.py: it imports enum and selectors (~4 ms a call)
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
+    sock.settimeout(timeout)  # a frozen server's full backlog blocks connect itself
     try:
         sock.connect(address(root))
         if _peer_uid(sock) != os.getuid():
             raise OSError("the socket belongs to another user")
+    except TimeoutError:
+        sock.close()
+        raise
     except OSError:
         sock.close()
         return None
@@ -115,42 +122,92 @@ def _send(sock, message: tuple, fds: list[int] | None = None) -> None:
         sock.sendall(payload[0])
 
 
-def _reply(sock) -> bytes:
-    """The server's answer: a call's (b"D", its length, then the data: sent by the call's child before
-    it exits, while the server still holds the connection), else everything up to the end."""
+def _reply(sock, child: list[int] | None = None) -> bytes:
+    """The server's answer: a call's (b"P" and its child's pid, then b"D", its length, then the data:
+    sent by the call's child before it exits, while the server still holds the connection), else
+    everything up to the end. The pid goes to `child`, for a caller that gives up waiting."""
     data = b""
     while chunk := sock.recv(65536):
         data += chunk
+        if data[:1] == b"P" and len(data) >= 5:
+            if child is not None:
+                child.append(int.from_bytes(data[1:5], "big"))
+            data = data[5:]
         size = 5 + int.from_bytes(data[1:5], "big") if data[:1] == b"D" and len(data) >= 5 else None
         if size is not None and len(data) >= size:
             return b"D" + data[5:size]
-    return b"" if data[:1] == b"D" else data  # a D cut short is a lost call
+    return b"" if data[:1] in (b"D", b"P") else data  # a D cut short is a lost call
+
+
+def _recv_exact(sock, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _lost(argv: list[str], why: str) -> int:
+    """A call the server took and did not finish: its input is gone, so it cannot be run again; a
+    hook fails open (but the read-only guard, which fails closed)."""
+    sys.stderr.write(f"stele: the resident process {why} (continuing without memory); "
+                     f"set {ENV}=0 to run every call in its own process\n")
+    return 0 if argv[:1] == ["hook"] and argv[1:2] != ["guard-readonly"] else 3
 
 
 def delegate(argv: list[str]) -> tuple[int | None, str | None]:
     """Run `argv` in the resident server of the working directory's repository: (exit code, root),
-    or (None, root) when it has to run here (root is None outside a Stele repository)."""
+    or (None, root) when it has to run here (root is None outside a Stele repository).
+
+    Never a hang: the server must take the call within GO_S (its go-ahead, before any descriptor is
+    sent, so a frozen server holds none of the caller's: past it the call runs here, and says so
+    once on stderr), and its child must answer within the hook's budget the go-ahead carries (past
+    it the child is killed and a hook fails open)."""
     if not enabled():
         return None, None
     root = find_root(os.getcwd())
     if root is None:
-        return None, None
-    sock = _connect(root)
+        return None, root
+    import _socket
+    import time
+
+    start = time.monotonic()
+    try:
+        sock = _connect(root, GO_S)
+    except TimeoutError:
+        return _too_slow(root)
     if sock is None:
         return None, root
+    child: list[int] = []
     try:
         import marshal
 
         umask = os.umask(0o022)
         os.umask(umask)
-        _send(sock, (PROTOCOL, "run", root, argv, os.getcwd(), dict(os.environ), umask), [0, 1, 2])
-        answer = _reply(sock)
+        try:
+            sock.settimeout(max(0.001, GO_S - (time.monotonic() - start)))
+            _send(sock, (PROTOCOL, "run", root, argv, os.getcwd(), dict(os.environ), umask))
+            go = _recv_exact(sock, 5)
+        except TimeoutError:
+            return _too_slow(root)
+        if go[:1] != b"G" or len(go) != 5:  # refused (R), or gone before it read anything: run here
+            return None, root
+        sock.settimeout(int.from_bytes(go[1:5], "big") / 1000 + ANSWER_GRACE_S)
+        sock.sendmsg([b"F"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fd_bytes([0, 1, 2]))])
+        answer = _reply(sock, child)
+    except TimeoutError:
+        for pid in child:  # it holds the caller's stdout: the harness would wait for it
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        return _lost(argv, "did not answer within the hook's budget"), root
     except OSError:  # a closed stdin, a server that went away before it read anything
         return None, root
     finally:
         sock.close()
-    if answer[:1] == b"R":  # refused before anything was read: run here
-        return None, root
     if answer[:1] == b"D":
         code, *_usage = marshal.loads(answer[1:])
         if os.environ.get("STELE_RESIDENT_USAGE"):  # the bench's window on the child's cost
@@ -158,9 +215,13 @@ def delegate(argv: list[str]) -> tuple[int | None, str | None]:
                 f.write(" ".join(map(str, [code, *_usage])) + "\n")
         return int(code), root
     # The child died without an exit status (killed): its input is gone, so it cannot be run again.
-    sys.stderr.write("stele: the resident process lost this call (continuing without memory); "
-                     f"set {ENV}=0 to run every call in its own process\n")
-    return (0 if argv[:1] == ["hook"] and argv[1:2] != ["guard-readonly"] else 3), root
+    return _lost(argv, "lost this call"), root
+
+
+def _too_slow(root: str) -> tuple[None, str]:
+    sys.stderr.write(f"stele: the resident process did not take this call within {GO_S * 1000:.0f} ms "
+                     "(stopped, or the machine is overloaded); running it in its own process\n")
+    return None, root
 
 
 def flush_stdio() -> None:
@@ -184,7 +245,10 @@ def request(root: str, kind: str) -> dict | None:
     """A `status` or `stop` request to the server of `root`; None when none runs."""
     import marshal
 
-    sock = _connect(root)
+    try:
+        sock = _connect(root, REQUEST_S)
+    except OSError:
+        return None
     if sock is None:
         return None
     try:

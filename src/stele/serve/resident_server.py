@@ -26,6 +26,7 @@ from .resident import (
     PROTOCOL,
     RUN_DIR,
     _peer_uid,
+    _recv_exact,
     address,
     fd_bytes,
     flush_stdio,
@@ -155,6 +156,13 @@ class Server:
         _preload()
         self.code = _code_files()
         self._watch()
+
+    def budget_ms(self) -> int:
+        """The hook's budget (`retrieval.hook_budget_ms`): how long a caller waits for its answer."""
+        try:
+            return max(1, int(self.project.config["retrieval.hook_budget_ms"]))
+        except Exception:
+            return 8000
 
     def _stamp(self, path) -> tuple | None:
         try:
@@ -292,34 +300,40 @@ class Server:
             conn.settimeout(2.0)
             if _peer_uid(conn) != os.getuid():
                 raise OSError("a caller of another user")
-            head, ancillary, _flags, _ = conn.recvmsg(4, socket.CMSG_SPACE(3 * 4))
-            for level, ctype, data in ancillary:
-                if level == socket.SOL_SOCKET and ctype == socket.SCM_RIGHTS:
-                    fds += list(memoryview(data).cast("i"))
+            head = _recv_exact(conn, 4)
             size = int.from_bytes(head, "big")
             if len(head) != 4 or size > MAX_HEADER:
                 raise OSError("a malformed call")
-            data = b""
-            while len(data) < size:
-                chunk = conn.recv(size - len(data))
-                if not chunk:
-                    raise OSError("a truncated call")
-                data += chunk
+            data = _recv_exact(conn, size)
+            if len(data) != size:
+                raise OSError("a truncated call")
             protocol, kind, root, argv, cwd, env, umask = marshal.loads(data)
         except (OSError, ValueError, EOFError, TypeError):
             conn.close()
-            for fd in fds:
-                os.close(fd)
             return
         if kind == "run":
             self.last = time.monotonic()
-        if protocol != PROTOCOL or root != self.root or (kind == "run" and len(fds) != 3):
+        if protocol != PROTOCOL or root != self.root:
             kind = "refuse"
         elif kind == "run" and self.why_stop() is not None:
             kind = "refuse"  # stale code or config: the caller runs it in its own process
-        if kind != "run":
-            for fd in fds:
-                os.close(fd)
+        if kind == "run":
+            # The go-ahead (with the budget the caller waits for the answer), and only then the
+            # caller's descriptors: a caller that gave up waiting has none in flight.
+            try:
+                conn.sendall(b"G" + self.budget_ms().to_bytes(4, "big"))
+                _tag, ancillary, _flags, _ = conn.recvmsg(1, socket.CMSG_SPACE(3 * 4))
+                for level, ctype, payload in ancillary:
+                    if level == socket.SOL_SOCKET and ctype == socket.SCM_RIGHTS:
+                        fds += list(memoryview(payload).cast("i"))
+            except OSError:
+                pass
+            if len(fds) != 3:
+                for fd in fds:
+                    os.close(fd)
+                conn.close()
+                return
+        else:
             try:
                 if kind == "status":
                     conn.sendall(b"S" + marshal.dumps(self.status()))
@@ -407,6 +421,7 @@ class Server:
             if not data or len(fds) != 4:  # the server let it go
                 os._exit(0)
             conn = socket.socket(fileno=fds[0])
+            conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))
             code = self._answer(fds[1:], *marshal.loads(data))
         except BaseException:
             import traceback
@@ -502,6 +517,7 @@ class Server:
         code = 1
         try:
             self._become_child(keep=(conn.fileno(), *fds), found=found)
+            conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))  # a caller that gives up kills it
             code = self._answer(fds, argv, cwd, env, umask)
         except BaseException:
             import traceback
