@@ -133,17 +133,90 @@ def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server
     assert calls(usage) == 5
 
 
-def test_refuses_another_root_and_another_protocol(server):
+ATTACKER = r"""
+import json, os, sys
+from stele.serve import resident
+root, case = sys.argv[1], json.loads(sys.argv[2])
+sock = resident._connect(root, 5.0)
+if sock is None:
+    print("unreachable")
+    raise SystemExit
+sock.settimeout(5.0)
+resident._send(sock, tuple(case))
+print(resident._recv_exact(sock, 5)[:1].decode() or "closed")
+"""
+
+
+def attack(repo: Path, case: list, *wrapper: str) -> str:
+    """Send one request over the wire as anyone could (from inside `wrapper`: a sandbox); the
+    server's first byte back: G (go ahead) or R (refused)."""
+    done = subprocess.run([*wrapper, sys.executable, "-c", ATTACKER, str(repo.resolve()), json.dumps(case)],
+                          cwd=repo, capture_output=True, text=True, env=env(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_wire_refuses_what_an_attacker_would_send(server, tmp_path):
+    """A process that reaches the socket (same user) asks the server to run something outside the
+    allowlist, with an editor that would run a command outside its sandbox, from another
+    namespace, under no-new-privs, or as another install: refused every time, nothing runs."""
+    import shutil
+
     root = str(server.resolve())
-    sock = resident._connect(root, 2.0)
-    assert sock is not None
-    resident._send(sock, (resident.PROTOCOL, "status", root + "-not", [], "", {}, 0))
-    assert resident._reply(sock) == b"R"
-    sock.close()
-    sock = resident._connect(root, 2.0)
-    resident._send(sock, (resident.PROTOCOL + 1, "status", root, [], "", {}, 0))
-    assert resident._reply(sock) == b"R"
-    sock.close()
+    witness = tmp_path / "witness"
+    hostile = {**os.environ, "VISUAL": f"sh -c 'id > {witness}' sh", "EDITOR": f"sh -c 'id > {witness}' sh",
+               "GIT_SSH_COMMAND": f"id > {witness}", "LD_PRELOAD": "/nonexistent.so"}
+
+    def call(argv, digest=None, cwd=root, protocol=None):
+        return [protocol or resident.PROTOCOL, "run", root, argv, cwd, hostile, 0o022,
+                digest or resident.install_digest()]
+
+    prompt_call = call(["hook", "prompt", "--harness", "claude"])
+    assert attack(server, prompt_call) == "G"  # the control: this one it would take
+    refused = {
+        "edit with VISUAL": call(["edit", "DEC-AAA1"]),
+        "remember": call(["remember", "x", "--kind", "note"]),
+        "the git hook": call(["hook", "pre-commit"]),
+        "task claim": call(["task", "claim", "TASK-1"]),
+        "no argv": call([]),
+        "another install": call(["hook", "prompt"], digest="0.0.1/00000000"),
+        "another protocol": call(["hook", "prompt"], protocol=resident.PROTOCOL + 1),
+        "another root": [resident.PROTOCOL, "run", root + "-not", ["recall", "x"], root, {}, 0, resident.install_digest()],
+        "a cwd outside": call(["recall", "x"], cwd=str(tmp_path)),
+        "status of another install": [resident.PROTOCOL, "status", root, [], "", {}, 0, "0.0.1/0"],
+    }
+    for name, case in refused.items():
+        assert attack(server, case) == "R", name
+    sandboxes = {"another user and mount namespace (unshare -Urm)": ["unshare", "-Urm"],
+                 "no-new-privs (setpriv)": ["setpriv", "--no-new-privs"]}
+    for name, wrapper in sandboxes.items():
+        if not shutil.which(wrapper[0]) or subprocess.run([*wrapper, "true"], capture_output=True).returncode:
+            pytest.skip(f"{wrapper[0]} cannot make {name} here")
+        assert attack(server, prompt_call, *wrapper) == "R", name
+    assert not witness.exists()
+    log = (server / ".stele/run/resident.log").read_text(encoding="utf-8")
+    assert "refused a call: a caller in another mount, network or user namespace" in log
+    assert "refused a call: a command outside hooks, recall and search" in log
+
+
+def test_a_child_gets_the_servers_environment_but_for_what_the_caller_decides():
+    from stele.serve.resident_server import child_env
+
+    own = {"PATH": "/usr/bin", "HOME": "/home/me", "STELE_SESSION": "server's", "GIT_DIR": "/x", "LANG": "C"}
+    caller = {"PATH": "/tmp/evil", "HOME": "/tmp/evil", "STELE_SESSION": "s-1", "CLAUDE_CODE_SESSION_ATTENDED": "0",
+              "VISUAL": "sh", "EDITOR": "sh", "GIT_SSH_COMMAND": "sh", "LD_PRELOAD": "x.so",
+              "PYTHONSTARTUP": "x.py", "LC_ALL": "C.UTF-8", "NO_COLOR": "1"}
+    assert child_env(caller, own) == {"PATH": "/usr/bin", "HOME": "/home/me", "STELE_SESSION": "s-1",
+                                      "CLAUDE_CODE_SESSION_ATTENDED": "0", "LC_ALL": "C.UTF-8", "NO_COLOR": "1"}
+
+
+def test_the_allowlist_is_the_agent_hooks_recall_and_search():
+    from stele.hooks.dispatch import EVENTS
+
+    assert set(resident.HOOK_EVENTS) == set(EVENTS) - {"pre-commit"}
+    assert resident.allowed(["recall", "x"]) and resident.allowed(["hook", "prompt"])
+    assert not resident.allowed(["hook"]) and not resident.allowed(["hook", "pre-commit"])
+    assert not resident.allowed(["edit", "X"]) and not resident.allowed("recall")
 
 
 def turn_on(repo: Path) -> None:

@@ -19,6 +19,9 @@ def main(argv: list[str] | None = None) -> int:
         return here(args)
     from ..serve import resident
 
+    if not resident.allowed(args):
+        return here(args)
+
     code, root = resident.delegate(args)
     if code is not None:
         if argv is None:  # the console script, answered: skip the interpreter's teardown (~2 ms)

@@ -44,6 +44,10 @@ MAX_HEADER = 1 << 20
 GO_S = 0.25  # a server that has not taken a call by then is stopped or starved: the call runs here
 ANSWER_GRACE_S = 0.5  # past the hook's budget, for the child's own fail-open answer to arrive
 REQUEST_S = 2.0  # a status or stop request
+# What the server runs (checked on both sides, `allowed`): the agent hooks (not `pre-commit`, which
+# reads the index git names in GIT_INDEX_FILE, a variable a child never gets), `recall` and `search`.
+HOOK_EVENTS = ("session-start", "session", "prompt", "pre-edit", "post-edit", "subagent-start", "stop",
+               "subagent-stop", "session-end", "guard-readonly")
 SERVE_COMMAND = "resident-serve"  # `python -m stele resident-serve ROOT`: the server's process (cli/entry.py)
 
 
@@ -53,6 +57,24 @@ def enabled() -> bool:
     from ..residency import environment_refusal
 
     return environment_refusal() is None
+
+
+def allowed(argv: object) -> bool:
+    """Is `argv` a call the server runs: an agent hook, `recall` or `search`?"""
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return False
+    return argv[0] in ("recall", "search") or (argv[0] == "hook" and argv[1:2] != [] and argv[1] in HOOK_EVENTS)
+
+
+def install_digest() -> str:
+    """Which Stele answers: its version and the folder it is installed in (a server of another
+    install or version refuses the call, which then runs in its own process)."""
+    package = sys.modules[__name__.split(".")[0]]
+    where = os.path.dirname(getattr(package, "__file__", "") or "").encode("utf-8", "surrogateescape")
+    digest = 0x811C9DC5
+    for byte in where:
+        digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{getattr(package, '__version__', '?')}/{digest:08x}"
 
 
 def find_root(start: str) -> str | None:
@@ -188,7 +210,7 @@ def delegate(argv: list[str]) -> tuple[int | None, str | None]:
         os.umask(umask)
         try:
             sock.settimeout(max(0.001, GO_S - (time.monotonic() - start)))
-            _send(sock, (PROTOCOL, "run", root, argv, os.getcwd(), dict(os.environ), umask))
+            _send(sock, (PROTOCOL, "run", root, argv, os.getcwd(), dict(os.environ), umask, install_digest()))
             go = _recv_exact(sock, 5)
         except TimeoutError:
             return _too_slow(root)
@@ -252,7 +274,7 @@ def request(root: str, kind: str) -> dict | None:
     if sock is None:
         return None
     try:
-        _send(sock, (PROTOCOL, kind, root, [], "", {}, 0))
+        _send(sock, (PROTOCOL, kind, root, [], "", {}, 0, install_digest()))
         answer = _reply(sock)
     except OSError:
         return None

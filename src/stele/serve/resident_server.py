@@ -28,8 +28,10 @@ from .resident import (
     _peer_uid,
     _recv_exact,
     address,
+    allowed,
     fd_bytes,
     flush_stdio,
+    install_digest,
     wanted,
 )
 
@@ -53,6 +55,62 @@ PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
            "stele.serve.warm", "simsimd",
            "tantivy", "sqlite3", "json", "shutil")
+
+
+# The environment a call's child runs with: the server's own, but for what the caller decides (its
+# session, harness, terminal and locale, Stele's own switches), and never what would make a program
+# the child starts (git) run something else: an editor, git's or the dynamic loader's settings, Python's.
+CALLER_PREFIXES = ("STELE_", "CLAUDE_", "CODEX_", "GEMINI_", "CURSOR_", "COPILOT_", "LC_")
+CALLER_NAMES = frozenset({"NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM", "LANG", "TZ", "CI"})
+NEVER_NAMES = frozenset({"EDITOR", "VISUAL"})
+NEVER_PREFIXES = ("GIT_", "LD_", "PYTHON")
+
+
+def child_env(caller: dict, own: dict) -> dict[str, str]:
+    """The environment of a call's child, from the caller's (`CALLER_*` only) and the server's own."""
+    def never(key: str) -> bool:
+        return key in NEVER_NAMES or key.startswith(NEVER_PREFIXES)
+
+    def callers(key: str) -> bool:
+        return key in CALLER_NAMES or key.startswith(CALLER_PREFIXES)
+
+    env = {k: v for k, v in own.items() if not never(k) and not callers(k)}
+    env.update({k: v for k, v in caller.items() if isinstance(k, str) and isinstance(v, str)
+                and callers(k) and not never(k) and "\0" not in k + v})
+    return env
+
+
+def _proc_status(pid: int | str) -> dict[str, str]:
+    with open(f"/proc/{pid}/status", encoding="utf-8") as f:
+        return dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+
+
+CONFINEMENT = ("NoNewPrivs", "Seccomp", "Seccomp_filters")
+
+
+def confinement(pid: int | str = "self") -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A process's namespaces (mount, network, user) and how it is confined (no-new-privs, seccomp
+    mode and filters), from /proc."""
+    spaces = tuple(os.readlink(f"/proc/{pid}/ns/{ns}") for ns in ("mnt", "net", "user"))
+    status = _proc_status(pid)
+    return spaces, tuple(int(status.get(key, "0").split()[0] or 0) for key in CONFINEMENT)
+
+
+def peer_refusal(pid: int, mine: tuple[tuple[str, ...], tuple[int, ...]]) -> str | None:
+    """Why a caller (its pid from SO_PEERCRED) is refused: one in another mount, network or user
+    namespace, or more confined than the server (no-new-privs, seccomp), is in a sandbox the call
+    would escape (its child runs with the server's rights, outside the sandbox). None to accept."""
+    if pid <= 0:
+        return "a caller in another pid namespace"
+    try:
+        spaces, confined = confinement(pid)
+    except (OSError, ValueError):
+        return "a caller whose namespaces cannot be read"
+    if spaces != mine[0]:
+        return "a caller in another mount, network or user namespace"
+    if any(theirs > own for theirs, own in zip(confined, mine[1], strict=True)):
+        return "a caller under no-new-privs or seccomp"
+    return None
 
 
 def _preload() -> None:
@@ -140,6 +198,7 @@ class Server:
         self.last = time.monotonic()
         self.calls = 0
         self.idle = float(os.environ.get(IDLE_ENV) or IDLE_S)
+        self.environ = dict(os.environ)  # the server's own: the base of every child's (child_env)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         self.sock.bind(address(root))  # EADDRINUSE: another server has it
         self.sock.listen(64)
@@ -153,9 +212,40 @@ class Server:
         self.spare: Spare | None = None
         self.spared = 0  # calls a spare answered
         self._config_stamp = self._stamp(self.project.config_path)
+        self.confinement = confinement()
+        self.digest = install_digest()
+        self.refused: set[str] = set()  # reasons logged (once each: a caller cannot fill the log)
         _preload()
         self.code = _code_files()
         self._watch()
+
+    def refusal(self, conn, protocol, kind, root, argv, cwd, env, umask, digest) -> str | None:
+        """Why a request is refused (every check is the server's: a caller is not trusted to have
+        made its own), or None."""
+        import _socket
+
+        if protocol != PROTOCOL:
+            return "another protocol"
+        if digest != self.digest:
+            return f"another Stele install or version ({digest!r}; this one is {self.digest!r})"
+        if root != self.root:
+            return "another root"
+        ucred = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+        why = peer_refusal(int.from_bytes(ucred[:4], sys.byteorder, signed=True), self.confinement)
+        if why is not None:
+            return why
+        if kind in ("status", "stop"):
+            return None
+        if kind != "run":
+            return f"an unknown request {kind!r}"
+        if not allowed(argv):
+            return "a command outside hooks, recall and search"
+        if not (isinstance(cwd, str) and isinstance(env, dict) and isinstance(umask, int)):
+            return "a malformed call"
+        real = os.path.realpath(cwd)
+        if real != self.root and not real.startswith(self.root.rstrip("/") + "/"):
+            return "a working directory outside the repository"
+        return None
 
     def budget_ms(self) -> int:
         """The hook's budget (`retrieval.hook_budget_ms`): how long a caller waits for its answer."""
@@ -307,16 +397,20 @@ class Server:
             data = _recv_exact(conn, size)
             if len(data) != size:
                 raise OSError("a truncated call")
-            protocol, kind, root, argv, cwd, env, umask = marshal.loads(data)
+            protocol, kind, root, argv, cwd, env, umask, digest = marshal.loads(data)
         except (OSError, ValueError, EOFError, TypeError):
             conn.close()
             return
-        if kind == "run":
-            self.last = time.monotonic()
-        if protocol != PROTOCOL or root != self.root:
+        why = self.refusal(conn, protocol, kind, root, argv, cwd, env, umask, digest)
+        if why is not None:
+            if why not in self.refused:
+                self.refused.add(why)
+                self.log(f"refused a call: {why}")
             kind = "refuse"
-        elif kind == "run" and self.why_stop() is not None:
-            kind = "refuse"  # stale code or config: the caller runs it in its own process
+        elif kind == "run":
+            self.last = time.monotonic()
+            if self.why_stop() is not None:
+                kind = "refuse"  # stale code or config: the caller runs it in its own process
         if kind == "run":
             # The go-ahead (with the budget the caller waits for the answer), and only then the
             # caller's descriptors: a caller that gave up waiting has none in flight.
@@ -422,7 +516,8 @@ class Server:
                 os._exit(0)
             conn = socket.socket(fileno=fds[0])
             conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))
-            code = self._answer(fds[1:], *marshal.loads(data))
+            argv, cwd, env, umask = marshal.loads(data)
+            code = self._answer(fds[1:], argv, cwd, child_env(env, self.environ), umask)
         except BaseException:
             import traceback
 
@@ -518,7 +613,7 @@ class Server:
         try:
             self._become_child(keep=(conn.fileno(), *fds), found=found)
             conn.sendall(b"P" + os.getpid().to_bytes(4, "big"))  # a caller that gives up kills it
-            code = self._answer(fds, argv, cwd, env, umask)
+            code = self._answer(fds, argv, cwd, child_env(env, self.environ), umask)
         except BaseException:
             import traceback
 
