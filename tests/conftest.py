@@ -54,3 +54,42 @@ def repo(plain_repo) -> Path:
     assert invoke("init").code == 0
     return plain_repo
 
+
+
+@pytest.fixture(autouse=True)
+def _no_server_outlives_its_test(tmp_path_factory):
+    """Every resident server a test started (directly or through a hook) is stopped when the test
+    ends: none is left serving a removed temporary folder (the per-user cap would count it). Only
+    servers that came up during the test are asked (others are this user's real ones)."""
+    import sys
+
+    from stele.serve import resident
+
+    linux = sys.platform.startswith("linux")
+    before = set(resident.running()) if linux else set()
+    yield
+    if not linux:
+        return
+    base = str(tmp_path_factory.getbasetemp().resolve())
+    for at in set(resident.running()) - before:
+        status = resident.request("", "status", at=at)
+        if status and str(status.get("root", "")).startswith(base + os.sep):
+            resident.request("", "stop", at=at)
+            _wait_gone(int(status["pid"]))
+
+
+def _wait_gone(pid: int) -> None:
+    """Wait (at most 30 s) for a server asked to stop to exit, then kill it."""
+    import time
+
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return  # exited; its parent (a test's Popen) reaps it
+        except OSError:
+            return
+        time.sleep(0.02)
+    if os.path.exists(f"/proc/{pid}"):
+        os.kill(pid, 9)

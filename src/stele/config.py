@@ -330,9 +330,10 @@ def _check_values(data: dict[str, Any], path: str) -> list[str]:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"{path}: `{section}.{name}` must be a number, not {value!r}")
     memory = str(data["memory_dir"]).replace("\\", "/")
-    if not memory.strip() or memory.startswith("/") or ".." in memory.split("/"):
-        raise ConfigError(f"{path}: `memory_dir` {data['memory_dir']!r} must be a folder inside the repository, "
-                          "written relative to its root (e.g. docs/memory)")
+    parts = [part for part in memory.split("/") if part not in ("", ".")]
+    if not memory.strip() or memory.startswith("/") or ".." in parts or not parts:
+        raise ConfigError(f"{path}: `memory_dir` {data['memory_dir']!r} must be a folder inside the repository "
+                          "other than its root, written relative to it (e.g. docs/memory)")
     if not isinstance(data["embedding"]["model"], str) or not data["embedding"]["model"].strip():
         raise ConfigError(f"{path}: `embedding.model` is empty; write `bundled`, a model folder or a hub id")
     for i, pattern in enumerate(data["redaction"]["patterns"]):

@@ -60,7 +60,7 @@ def prompt(repo: Path, text: str, usage: Path, session: str = "s-1") -> str:
     payload = json.dumps({"session_id": session, "prompt": text, "hook_event_name": "UserPromptSubmit",
                           "cwd": str(repo)})
     done = run(repo, "hook", "prompt", "--harness", "claude", stdin=payload, usage=usage)
-    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
     return done.stdout
 
 
@@ -413,3 +413,80 @@ def test_a_frozen_server_hangs_nothing(server, tmp_path):
     finally:
         os.kill(pid, signal.SIGCONT)
     assert resident.request(root, "status")["calls"] == 0  # none of them ran twice
+
+
+def start_server(repo: Path, **extra: str) -> subprocess.Popen:
+    root = str(repo.resolve())
+    proc = subprocess.Popen([*STELE, "resident-serve", root], cwd=root, env=env(**extra),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while resident.request(root, "status") is None:
+        assert proc.poll() is None, (repo / ".stele/run/resident.log").read_text(encoding="utf-8")
+        assert time.monotonic() < deadline, "the server did not come up"
+        time.sleep(0.05)
+    return proc
+
+
+def test_removing_a_repository_right_after_its_hooks_leaves_nothing(server, tmp_path):
+    """`rm -rf` of a repository just after hooks the server answered (a test fixture, a CI workspace's
+    cleanup): it succeeds and leaves nothing, 10 times of 10; the server sees it and exits."""
+    import shutil
+
+    os.environ["STELE_RESIDENT"] = "1"
+    usage = tmp_path / "usage"
+    for trial in range(10):
+        copy = tmp_path / f"trial-{trial}"
+        shutil.copytree(server, copy, symlinks=True, ignore=shutil.ignore_patterns("run"))
+        proc = start_server(copy)
+        prompt(copy, "how are payment webhooks deduplicated by event id?", usage, f"s-{trial}a")
+        prompt(copy, "do cache keys carry the tenant?", usage, f"s-{trial}b")
+        done = subprocess.run(["rm", "-rf", str(copy)], capture_output=True, text=True)
+        assert done.returncode == 0 and not copy.exists(), (trial, done.stderr)
+        assert proc.wait(timeout=60) == 0
+    assert calls(usage) == 20  # every hook went through a server
+
+
+CAP = r"""
+import os, subprocess, sys, time
+from stele.serve import resident
+roots = sys.argv[1:]
+procs = []
+for i, root in enumerate(roots):
+    env = {**os.environ, "STELE_RESIDENT": "1", "STELE_RESIDENT_MAX": "2"}
+    procs.append(subprocess.Popen([sys.executable, "-m", "stele", "resident-serve", root], cwd=root, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    while resident.request(root, "status") is None:
+        assert procs[-1].poll() is None
+        time.sleep(0.05)
+    if i == 1:  # the second one is used, the first never is: the first is the least recently used
+        sock = resident._connect(roots[1], 5.0)
+        resident._send(sock, (resident.PROTOCOL, "run", roots[1], ["recall", "x"], roots[1], {}, 0o22,
+                              resident.install_digest()))
+        assert resident._recv_exact(sock, 5)[:1] == b"G"
+        sock.close()
+print(procs[0].wait(timeout=60), [resident.request(r, "status") is not None for r in roots])
+for r in roots[1:]:
+    resident.request(r, "stop")
+for p in procs[1:]:
+    p.wait(timeout=60)
+"""
+
+
+def test_at_most_so_many_servers_per_user_the_least_recently_used_exits(repo, tmp_path):
+    """With STELE_RESIDENT_MAX=2, a third server stops the one used least recently. Run in a network
+    namespace of its own (`unshare -Urn`), where the only servers are this test's."""
+    import shutil
+
+    if not shutil.which("unshare") or subprocess.run(["unshare", "-Urn", "true"], capture_output=True).returncode:
+        pytest.skip("unshare cannot make a network namespace here")
+    roots = []
+    for i in range(3):
+        copy = tmp_path / f"r{i}"
+        shutil.copytree(repo, copy, symlinks=True)
+        roots.append(str(copy.resolve()))
+    done = subprocess.run(["unshare", "-Urn", sys.executable, "-c", CAP, *roots], capture_output=True, text=True,
+                          env=env(), timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["0", "[False,", "True,", "True]"], done.stdout
+    log = (tmp_path / "r2/.stele/run/resident.log").read_text(encoding="utf-8")
+    assert f"stopped the server of {roots[0]} (least recently used; STELE_RESIDENT_MAX=2)" in log

@@ -44,6 +44,12 @@ MASK = NAMES | CONTENT | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
 EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
 
 
+# One watch per folder of the sources; past this many the process watches nothing and every call
+# scans the sources as a fresh process does (a record has tens of folders; 5,000 means something else
+# is under `memory_dir`, and each watch costs kernel memory out of the user's `max_user_watches`).
+MAX_WATCHES = 1000
+
+
 class Unavailable(Exception):
     """inotify cannot be used here (not Linux, no libc symbol, no instance or watch left)."""
 
@@ -128,6 +134,9 @@ class LiveScan:
         its subfolders when `recurse`."""
         folder = self.folders.get(path) or _Folder(path, rel, suffix, recurse)
         if folder.wd < 0:
+            if len(self.by_wd) >= MAX_WATCHES:
+                raise Unavailable(f"more than {MAX_WATCHES} folders under the sources (a hard cap on watches: "
+                                  "a `memory_dir` holding a dependency tree?)")
             wd = self._libc.inotify_add_watch(self.fd, os.fsencode(path), MASK)
             if wd < 0:
                 err = self._ctypes.get_errno()

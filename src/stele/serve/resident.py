@@ -18,7 +18,7 @@ only os, sys, socket and marshal. It connects to an abstract Unix socket named a
 root and the user; nobody there, a server of another user (checked both ways with SO_PEERCRED), a
 server for another root, or one whose Stele files changed since it started: the command runs in its
 own process as before, and a hook then starts a server for next time (`start`). The server exits
-after `STELE_RESIDENT_IDLE_S` (default 1800) seconds without a call, when its repository or `.stele`
+after `STELE_RESIDENT_IDLE_S` (default 600) seconds without a call, when its repository or `.stele`
 goes away, when Stele's own files change (an upgrade), or when `hooks.resident` is false.
 
 This module is the caller's side and what both sides share; the server is `resident_server.py`. It
@@ -35,7 +35,9 @@ import sys
 
 ENV = "STELE_RESIDENT"
 IDLE_ENV = "STELE_RESIDENT_IDLE_S"
-IDLE_S = 1800.0
+IDLE_S = 600.0
+MAX_ENV = "STELE_RESIDENT_MAX"
+MAX_SERVERS = 4  # per user: a server that starts past it stops the least recently used
 PROTOCOL = 3
 RUN_DIR = "run"  # under .stele: the server's lock and log
 LOCK, LOG, SPAWNED = "resident.lock", "resident.log", "resident.spawned"
@@ -107,13 +109,14 @@ def _peer_uid(sock) -> int:
     return int.from_bytes(ucred[4:8], sys.byteorder, signed=True)
 
 
-def _connect(root: str, timeout: float):
+def _connect(root: str, timeout: float, at: bytes | None = None):
+    """A connection to the server of `root` (or at the address `at`), None when none answers there."""
     import _socket  # not socket.py: it imports enum and selectors (~4 ms a call)
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
     sock.settimeout(timeout)  # a frozen server's full backlog blocks connect itself
     try:
-        sock.connect(address(root))
+        sock.connect(at or address(root))
         if _peer_uid(sock) != os.getuid():
             raise OSError("the socket belongs to another user")
     except TimeoutError:
@@ -263,12 +266,13 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
-def request(root: str, kind: str) -> dict | None:
-    """A `status` or `stop` request to the server of `root`; None when none runs."""
+def request(root: str, kind: str, at: bytes | None = None) -> dict | None:
+    """A `status` or `stop` request to the server of `root` (or at the address `at`); None when none
+    answers."""
     import marshal
 
     try:
-        sock = _connect(root, REQUEST_S)
+        sock = _connect(root, REQUEST_S, at)
     except OSError:
         return None
     if sock is None:
@@ -281,6 +285,21 @@ def request(root: str, kind: str) -> dict | None:
     finally:
         sock.close()
     return marshal.loads(answer[1:]) if answer[:1] == b"S" else None
+
+
+def running() -> list[bytes]:
+    """The addresses of this user's servers (every repository's), from /proc/net/unix."""
+    prefix = b"@" + address("")[1:].split(b"/")[0] + b"/%d/" % os.getuid()
+    found = set()
+    try:
+        with open("/proc/net/unix", "rb") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) >= 8 and fields[7].startswith(prefix):
+                    found.add(b"\0" + fields[7][1:])
+    except OSError:
+        pass
+    return sorted(found)
 
 
 def start(root: str) -> bool:

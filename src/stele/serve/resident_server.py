@@ -22,7 +22,9 @@ from .resident import (
     IDLE_S,
     LOCK,
     LOG,
+    MAX_ENV,
     MAX_HEADER,
+    MAX_SERVERS,
     PROTOCOL,
     RUN_DIR,
     _peer_uid,
@@ -32,10 +34,17 @@ from .resident import (
     fd_bytes,
     flush_stdio,
     install_digest,
+    request,
+    running,
     wanted,
 )
 
 READY = b"r"  # what a spare says when it is warm
+# Background work (a refresh of the index, a spare's warm-up) starts only after this long without a
+# call, an answer or a change to the sources: a repository removed right after its last hook (a test
+# fixture, a CI workspace, `rm -rf`) meets nothing of the server's writing or opening files in it, and
+# a removal's own deletions keep pushing it back.
+SETTLE_S = 1.0
 
 if TYPE_CHECKING:
     import socket
@@ -195,6 +204,7 @@ class Server:
         self.run = run
         self.project = Project(Path(root))
         self.started = time.time()
+        self.last_call = self.started  # wall clock: which of a user's servers was used least recently
         self.last = time.monotonic()
         self.calls = 0
         self.idle = float(os.environ.get(IDLE_ENV) or IDLE_S)
@@ -208,6 +218,7 @@ class Server:
         self.refreshes = 0
         self.refresh_started = 0.0
         self.refresh_ms: int | None = None  # how long the last refresh took
+        self.settle_at = float("inf")  # no background work before this (SETTLE_S after a call; none before one)
         self.live: LiveScan | None = None
         self.spare: Spare | None = None
         self.spared = 0  # calls a spare answered
@@ -228,16 +239,16 @@ class Server:
             return "another protocol"
         if digest != self.digest:
             return f"another Stele install or version ({digest!r}; this one is {self.digest!r})"
-        if root != self.root:
-            return "another root"
         ucred = conn.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
         why = peer_refusal(int.from_bytes(ucred[:4], sys.byteorder, signed=True), self.confinement)
         if why is not None:
             return why
         if kind in ("status", "stop"):
-            return None
+            return None  # any of this user's servers may be asked (the per-user cap, `_make_room`)
         if kind != "run":
             return f"an unknown request {kind!r}"
+        if root != self.root:
+            return "another root"
         if not allowed(argv):
             return "a command outside hooks, recall and search"
         if not (isinstance(cwd, str) and isinstance(env, dict) and isinstance(umask, int)):
@@ -272,12 +283,15 @@ class Server:
         except (watch.Unavailable, OSError) as e:
             self.log(f"freshness by inotify unavailable ({e}); every call scans the sources")
 
-    def log(self, line: str) -> None:
+    def log(self, line: str, create: bool = False) -> None:
+        """Append a line to the log; the file is created only when the server starts (`create`):
+        a log that is gone went with a removal of the repository, which nothing may write into."""
         import time
 
         try:
             path = os.path.join(self.root, ".stele", RUN_DIR, LOG)
-            with open(path, "a", encoding="utf-8") as f:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0), 0o600)
+            with open(fd, "a", encoding="utf-8") as f:
                 f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {os.getpid()} {line}\n")
         except OSError:
             pass
@@ -322,28 +336,29 @@ class Server:
         import select
         import time
 
-        self.log(f"serving {self.root}")
+        self.log(f"serving {self.root}", create=True)
+        self._make_room()
         while True:
             wait: list[Any] = [self.sock, *self.children, *([self.refresher[0]] if self.refresher else [])]
             conns = {c.fileno(): pidfd for pidfd, (_, c) in self.children.items()}
             if self.live is not None:
                 wait.append(self.live.fd)
-            ready, _, _ = select.select(wait + list(conns), [], [], 30.0)
+            pending = self.settle_at - time.monotonic()
+            ready, _, _ = select.select(wait + list(conns), [], [], min(30.0, pending + 0.01) if pending > 0 else 30.0)
             for fd in ready:
                 if fd is self.sock:
-                    self._accept()
+                    self._accept()  # a call (not a status request) puts background work off
                 elif self.live is not None and fd == self.live.fd:
-                    self._current()
-                    self._refresh()  # an edit between calls is indexed before the next one asks
+                    self.settle_at = time.monotonic() + SETTLE_S
+                    self._current()  # an edit between calls is indexed before the next one asks (settled)
                 elif fd in self.children:
+                    self.settle_at = time.monotonic() + SETTLE_S
                     self._reap(fd)
-                    self._refresh()
                 elif self.refresher is not None and fd == self.refresher[0]:
                     os.waitpid(self.refresher[1], 0)
                     os.close(self.refresher[0])
                     self.refresher = None
                     self.refresh_ms = round((time.monotonic() - self.refresh_started) * 1000)
-                    self._refresh()
                 elif fd in conns and conns[fd] in self.children:  # the caller hung up (or was killed)
                     pid, _ = self.children[conns[fd]]
                     try:
@@ -352,17 +367,38 @@ class Server:
                         pass
             why = self.why_stop()
             if why is None:
-                self._fork_spare()
+                if time.monotonic() >= self.settle_at:
+                    self._refresh()
+                    self._fork_spare()
             else:
                 self.log(f"stopping: {why}")
                 self._drop_spare()
                 self.sock.close()
+                if self.refresher is not None:  # its work is for the next call, and there is none
+                    os.kill(self.refresher[1], 9)
+                    os.waitpid(self.refresher[1], 0)
                 for pidfd in list(self.children):
                     os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOWAIT)
                     self._reap(pidfd)
-                if self.refresher is not None:
-                    os.waitpid(self.refresher[1], 0)
                 return
+
+    def _make_room(self) -> None:
+        """At most `STELE_RESIDENT_MAX` (default 4) servers per user: past it, stop the least
+        recently used others."""
+        try:
+            cap = max(1, int(os.environ.get(MAX_ENV) or MAX_SERVERS))
+        except ValueError:
+            cap = MAX_SERVERS
+        mine = address(self.root)
+        others = []
+        for at in running():
+            if at != mine:
+                status = request("", "status", at=at)
+                others.append((status.get("last_call", 0.0) if status else 0.0, at, status))
+        for _last, at, status in sorted(others, key=lambda o: o[0])[:max(0, len(others) + 1 - cap)]:
+            if status is not None and request("", "stop", at=at) is not None:
+                self.log(f"stopped the server of {status.get('root')} (least recently used; "
+                         f"{MAX_ENV}={cap})")
 
     def _current(self):
         from ..index import watch
@@ -409,6 +445,8 @@ class Server:
             kind = "refuse"
         elif kind == "run":
             self.last = time.monotonic()
+            self.settle_at = self.last + SETTLE_S
+            self.last_call = time.time()
             if self.why_stop() is not None:
                 kind = "refuse"  # stale code or config: the caller runs it in its own process
         if kind == "run":
@@ -472,7 +510,7 @@ class Server:
             self.spare = None
 
     def _fork_spare(self) -> None:
-        """When nothing runs and the last refresh started from the sources as they are, fork a child
+        """When settled, nothing runs and the last refresh started from the sources as they are, fork a child
         that warms up and waits for the next call (`_spare`); a spare forked from sources that have
         changed since is thrown away (here, or when a call finds it so). No spare before the first
         refresh: until a call has run, the index is the calls' to build (LSN-QYWZ)."""
@@ -526,9 +564,9 @@ class Server:
             self._end(conn, code, warmed)
 
     def _refresh(self) -> None:
-        """After a call, bring the index up to date with the sources in a child of its own (a hook's
-        session lines, an edit it reported), so the next call finds nothing to catch up. One at a
-        time; the next starts when it ends, if the sources changed meanwhile."""
+        """Once settled after a call (SETTLE_S), bring the index up to date with the sources in a
+        child of its own (a hook's session lines, an edit it reported), so the next call finds nothing
+        to catch up. One at a time; the next starts when it ends, if the sources changed meanwhile."""
         import time
 
         if self.refresher is not None or self.live is None or self.children:
@@ -590,6 +628,7 @@ class Server:
     def status(self) -> dict:
         live = self.live
         return {"pid": os.getpid(), "root": self.root, "since": self.started, "calls": self.calls,
+                "last_call": self.last_call,
                 "spared": self.spared, "spare": None if self.spare is None else (
                     "warm" if self.spare.ready() else "warming"),
                 "refreshes": self.refreshes, "last_refresh_ms": self.refresh_ms,
