@@ -31,13 +31,27 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("STELE_BACKGROUND", "0")  # no detached builders outliving a test (tests of it set it)
-    monkeypatch.setenv("STELE_RESIDENT", "0")  # nor resident servers (tests/serve/test_resident.py starts its own)
+    monkeypatch.setenv("STELE_RESIDENT", "0")  # nor resident servers (tests/cli/test_resident.py starts its own)
     monkeypatch.delenv("CI", raising=False)  # a CI runner's CI=true would turn the resident server off
     # The AWS credential chain must never reach past this machine: no instance-metadata lookups, no
     # profiles but the (empty) isolated home's.
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(home / ".aws" / "config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(home / ".aws" / "credentials"))
+
+@pytest.fixture(params=["own process", "resident"])
+def resident(request, monkeypatch):
+    """Run the test twice: hooks, `recall` and `search` in their own process (the default), then
+    answered by a resident server (tests/helpers.py, `through_server`; Linux only)."""
+    import sys
+
+    from tests import helpers
+
+    if request.param == "resident" and not (sys.platform.startswith("linux") and hasattr(os, "pidfd_open")):
+        pytest.skip("the resident server is Linux only")
+    monkeypatch.setitem(helpers.RESIDENT, "on", request.param == "resident")
+    return request.param
+
 
 @pytest.fixture
 def plain_repo(tmp_path, monkeypatch) -> Path:
@@ -63,7 +77,7 @@ def _no_server_outlives_its_test(tmp_path_factory):
     servers that came up during the test are asked (others are this user's real ones)."""
     import sys
 
-    from stele.serve import resident
+    from stele.cli.resident import client as resident
 
     linux = sys.platform.startswith("linux")
     before = set(resident.running()) if linux else set()

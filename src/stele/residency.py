@@ -8,6 +8,10 @@ mount (nothing to keep fresh, nowhere to keep its lock) or on a temporary file s
 a scratch checkout that is removed while the server watches it). `stele install --check` says which
 applies here.
 
+It is also the home of the few files the server keeps under `.stele/run/` (its lock, its log, when a
+hook last started one, and the bench's usage lines): a CLI module never writes a file itself, and a
+log that is gone is never created again (it went with a removal of the repository).
+
 The caller's side imports this before anything else of Stele (`environment_refusal`), so it imports
 nothing at module level but os.
 """
@@ -93,3 +97,69 @@ def refusal(root: str, configured: bool) -> str | None:
     if not (configured or forced()):
         return "hooks.resident is off (the default) and STELE_RESIDENT is not 1"
     return mount_refusal(root)
+
+
+RUN_DIR = "run"  # under .stele: the server's lock and log
+LOCK, LOG, SPAWNED = "resident.lock", "resident.log", "resident.spawned"
+
+
+def run_path(root: str, name: str) -> str:
+    return os.path.join(root, ".stele", RUN_DIR, name)
+
+
+def take_lock(root: str) -> int | None:
+    """The server's lock of `root` (held for its life: at most one server per repository), or None
+    when another server holds it or it cannot be made."""
+    import fcntl
+
+    try:
+        os.makedirs(os.path.dirname(run_path(root, LOCK)), exist_ok=True)
+        fd = os.open(run_path(root, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def log(root: str, line: str, create: bool = False) -> None:
+    """Append a line to the server's log; the file is created only when the server starts (`create`)."""
+    import time
+
+    try:
+        fd = os.open(run_path(root, LOG), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0),
+                     0o600)
+        with open(fd, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {os.getpid()} {line}\n")
+    except OSError:
+        pass
+
+
+def spawned_within(root: str, seconds: float) -> bool:
+    """Did a hook start a server for `root` in the last `seconds`?"""
+    import time
+
+    try:
+        return time.time() - os.stat(run_path(root, SPAWNED)).st_mtime < seconds
+    except OSError:
+        return False
+
+
+def mark_spawned(root: str) -> bool:
+    """Record that a hook starts a server for `root` now; False when it cannot be recorded."""
+    try:
+        os.makedirs(os.path.dirname(run_path(root, SPAWNED)), exist_ok=True)
+        with open(run_path(root, SPAWNED), "w", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
+    except OSError:
+        return False
+    return True
+
+
+def record_usage(path: str, fields: list) -> None:
+    """One line of a call's usage (exit code, CPU, peak RSS, faults) for the bench (`STELE_RESIDENT_USAGE`)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(" ".join(map(str, fields)) + "\n")

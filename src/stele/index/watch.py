@@ -1,4 +1,4 @@
-"""The scan of the index's sources kept live by inotify, for a resident process (`serve/resident.py`).
+"""The scan of the index's sources kept live by inotify, for a resident process (`cli/resident/`).
 
 `sources.scan` stats every source file on every read, because an editor that saves in place changes
 nothing but the file (DEC-E3F4): ~40 ms at 10,000 facts, on every prompt. A process that stays up can

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from stele.serve import resident
+from stele.cli.resident import client as resident
+from stele.cli.resident import policy, protocol
 from tests import factfiles
 from tests.helpers import git, write_fact
 
@@ -135,15 +136,15 @@ def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server
 
 ATTACKER = r"""
 import json, os, sys
-from stele.serve import resident
+from stele.cli.resident import client as resident, policy, protocol
 root, case = sys.argv[1], json.loads(sys.argv[2])
-sock = resident._connect(root, 5.0)
+sock = resident.connect(root, 5.0)
 if sock is None:
     print("unreachable")
     raise SystemExit
 sock.settimeout(5.0)
-resident._send(sock, tuple(case))
-print(resident._recv_exact(sock, 5)[:1].decode() or "closed")
+protocol.send(sock, tuple(case))
+print(protocol.recv_exact(sock, 5)[:1].decode() or "closed")
 """
 
 
@@ -167,9 +168,9 @@ def test_the_wire_refuses_what_an_attacker_would_send(server, tmp_path):
     hostile = {**os.environ, "VISUAL": f"sh -c 'id > {witness}' sh", "EDITOR": f"sh -c 'id > {witness}' sh",
                "GIT_SSH_COMMAND": f"id > {witness}", "LD_PRELOAD": "/nonexistent.so"}
 
-    def call(argv, digest=None, cwd=root, protocol=None):
-        return [protocol or resident.PROTOCOL, "run", root, argv, cwd, hostile, 0o022,
-                digest or resident.install_digest()]
+    def call(argv, digest=None, cwd=root, version=None):
+        return [version or protocol.PROTOCOL, "run", root, argv, cwd, hostile, 0o022,
+                digest or protocol.install_digest()]
 
     prompt_call = call(["hook", "prompt", "--harness", "claude"])
     assert attack(server, prompt_call) == "G"  # the control: this one it would take
@@ -180,10 +181,10 @@ def test_the_wire_refuses_what_an_attacker_would_send(server, tmp_path):
         "task claim": call(["task", "claim", "TASK-1"]),
         "no argv": call([]),
         "another install": call(["hook", "prompt"], digest="0.0.1/00000000"),
-        "another protocol": call(["hook", "prompt"], protocol=resident.PROTOCOL + 1),
-        "another root": [resident.PROTOCOL, "run", root + "-not", ["recall", "x"], root, {}, 0, resident.install_digest()],
+        "another protocol": call(["hook", "prompt"], version=protocol.PROTOCOL + 1),
+        "another root": [protocol.PROTOCOL, "run", root + "-not", ["recall", "x"], root, {}, 0, protocol.install_digest()],
         "a cwd outside": call(["recall", "x"], cwd=str(tmp_path)),
-        "status of another install": [resident.PROTOCOL, "status", root, [], "", {}, 0, "0.0.1/0"],
+        "status of another install": [protocol.PROTOCOL, "status", root, [], "", {}, 0, "0.0.1/0"],
     }
     for name, case in refused.items():
         assert attack(server, case) == "R", name
@@ -200,7 +201,7 @@ def test_the_wire_refuses_what_an_attacker_would_send(server, tmp_path):
 
 
 def test_a_child_gets_the_servers_environment_but_for_what_the_caller_decides():
-    from stele.serve.resident_server import child_env
+    from stele.cli.resident.policy import child_env
 
     own = {"PATH": "/usr/bin", "HOME": "/home/me", "STELE_SESSION": "server's", "GIT_DIR": "/x", "LANG": "C"}
     caller = {"PATH": "/tmp/evil", "HOME": "/tmp/evil", "STELE_SESSION": "s-1", "CLAUDE_CODE_SESSION_ATTENDED": "0",
@@ -213,10 +214,10 @@ def test_a_child_gets_the_servers_environment_but_for_what_the_caller_decides():
 def test_the_allowlist_is_the_agent_hooks_recall_and_search():
     from stele.hooks.dispatch import EVENTS
 
-    assert set(resident.HOOK_EVENTS) == set(EVENTS) - {"pre-commit"}
-    assert resident.allowed(["recall", "x"]) and resident.allowed(["hook", "prompt"])
-    assert not resident.allowed(["hook"]) and not resident.allowed(["hook", "pre-commit"])
-    assert not resident.allowed(["edit", "X"]) and not resident.allowed("recall")
+    assert set(policy.HOOK_EVENTS) == set(EVENTS) - {"pre-commit"}
+    assert policy.allowed(["recall", "x"]) and policy.allowed(["hook", "prompt"])
+    assert not policy.allowed(["hook"]) and not policy.allowed(["hook", "pre-commit"])
+    assert not policy.allowed(["edit", "X"]) and not policy.allowed("recall")
 
 
 def turn_on(repo: Path) -> None:
@@ -340,8 +341,8 @@ PRELOAD_CHECK = r"""
 import io, json, sys
 root, note = sys.argv[1], sys.argv[2]
 sys.argv = ["stele"]
-from stele.serve import resident_server
-resident_server._preload()
+from stele.cli.resident import server
+server.preload()
 from stele import redact
 from stele.cli import entry
 calls = [
@@ -448,7 +449,7 @@ def test_removing_a_repository_right_after_its_hooks_leaves_nothing(server, tmp_
 
 CAP = r"""
 import os, subprocess, sys, time
-from stele.serve import resident
+from stele.cli.resident import client as resident, policy, protocol
 roots = sys.argv[1:]
 procs = []
 for i, root in enumerate(roots):
@@ -459,10 +460,10 @@ for i, root in enumerate(roots):
         assert procs[-1].poll() is None
         time.sleep(0.05)
     if i == 1:  # the second one is used, the first never is: the first is the least recently used
-        sock = resident._connect(roots[1], 5.0)
-        resident._send(sock, (resident.PROTOCOL, "run", roots[1], ["recall", "x"], roots[1], {}, 0o22,
-                              resident.install_digest()))
-        assert resident._recv_exact(sock, 5)[:1] == b"G"
+        sock = resident.connect(roots[1], 5.0)
+        protocol.send(sock, (protocol.PROTOCOL, "run", roots[1], ["recall", "x"], roots[1], {}, 0o22,
+                              protocol.install_digest()))
+        assert protocol.recv_exact(sock, 5)[:1] == b"G"
         sock.close()
 print(procs[0].wait(timeout=60), [resident.request(r, "status") is not None for r in roots])
 for r in roots[1:]:
