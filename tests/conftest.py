@@ -40,7 +40,7 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(home / ".aws" / "credentials"))
 
 @pytest.fixture(params=["own process", "resident"])
-def resident(request, monkeypatch):
+def resident(request, monkeypatch, tmp_path_factory):
     """Run the test twice: hooks, `recall` and `search` in their own process (the default), then
     answered by a resident server (tests/helpers.py, `through_server`; Linux only)."""
     import sys
@@ -49,6 +49,12 @@ def resident(request, monkeypatch):
 
     if request.param == "resident" and not (sys.platform.startswith("linux") and hasattr(os, "pidfd_open")):
         pytest.skip("the resident server is Linux only")
+    if request.param == "resident":
+        from stele.residency import mount_refusal
+
+        why = mount_refusal(str(tmp_path_factory.getbasetemp()))
+        if why is not None:
+            pytest.skip(f"no resident server here: {why}")
     monkeypatch.setitem(helpers.RESIDENT, "on", request.param == "resident")
     return request.param
 

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -12,11 +13,14 @@ import pytest
 
 from stele.cli.resident import client as resident
 from stele.cli.resident import policy, protocol
+from stele.residency import mount_refusal
 from tests import factfiles
 from tests.helpers import git, write_fact
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
-                                reason="the resident server is Linux only")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
+                                 reason="the resident server is Linux only"),
+              pytest.mark.skipif(sys.platform.startswith("linux") and mount_refusal(tempfile.gettempdir()) is not None,
+                                 reason="no resident server runs on this temporary folder's mount (tmpfs?)")]
 STELE = [sys.executable, "-m", "stele"]
 
 
