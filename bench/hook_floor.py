@@ -85,6 +85,7 @@ def resident_env(repo: Path, env: dict) -> dict:
     import tempfile
 
     root = str(repo.resolve())
+    env = {**env, "STELE_RESIDENT": "1"}  # off by default (docs/hooks.md)
     subprocess.Popen([STELE, "resident-serve", root], cwd=repo, env=env, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 60

@@ -56,7 +56,7 @@ print("whole" if whole else "behind")
 
 STOP = """
 import sys, time
-from stele.serve import resident
+from stele.cli.resident import client as resident
 if resident.request(sys.argv[1], "stop") is not None:
     end = time.monotonic() + 20
     while resident.request(sys.argv[1], "status") is not None and time.monotonic() < end:

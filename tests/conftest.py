@@ -32,11 +32,32 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("STELE_BACKGROUND", "0")  # no detached builders outliving a test (tests of it set it)
     monkeypatch.setenv("STELE_RESIDENT", "0")  # nor resident servers (tests/cli/test_resident.py starts its own)
+    monkeypatch.delenv("CI", raising=False)  # a CI runner's CI=true would turn the resident server off
     # The AWS credential chain must never reach past this machine: no instance-metadata lookups, no
     # profiles but the (empty) isolated home's.
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(home / ".aws" / "config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(home / ".aws" / "credentials"))
+
+@pytest.fixture(params=["own process", "resident"])
+def resident(request, monkeypatch, tmp_path_factory):
+    """Run the test twice: hooks, `recall` and `search` in their own process (the default), then
+    answered by a resident server (tests/helpers.py, `through_server`; Linux only)."""
+    import sys
+
+    from tests import helpers
+
+    if request.param == "resident" and not (sys.platform.startswith("linux") and hasattr(os, "pidfd_open")):
+        pytest.skip("the resident server is Linux only")
+    if request.param == "resident":
+        from stele.residency import mount_refusal
+
+        why = mount_refusal(str(tmp_path_factory.getbasetemp()))
+        if why is not None:
+            pytest.skip(f"no resident server here: {why}")
+    monkeypatch.setitem(helpers.RESIDENT, "on", request.param == "resident")
+    return request.param
+
 
 @pytest.fixture
 def plain_repo(tmp_path, monkeypatch) -> Path:
@@ -53,3 +74,42 @@ def repo(plain_repo) -> Path:
     assert invoke("init").code == 0
     return plain_repo
 
+
+
+@pytest.fixture(autouse=True)
+def _no_server_outlives_its_test(tmp_path_factory):
+    """Every resident server a test started (directly or through a hook) is stopped when the test
+    ends: none is left serving a removed temporary folder (the per-user cap would count it). Only
+    servers that came up during the test are asked (others are this user's real ones)."""
+    import sys
+
+    from stele.cli.resident import client as resident
+
+    linux = sys.platform.startswith("linux")
+    before = set(resident.running()) if linux else set()
+    yield
+    if not linux:
+        return
+    base = str(tmp_path_factory.getbasetemp().resolve())
+    for at in set(resident.running()) - before:
+        status = resident.request("", "status", at=at)
+        if status and str(status.get("root", "")).startswith(base + os.sep):
+            resident.request("", "stop", at=at)
+            _wait_gone(int(status["pid"]))
+
+
+def _wait_gone(pid: int) -> None:
+    """Wait (at most 30 s) for a server asked to stop to exit, then kill it."""
+    import time
+
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return  # exited; its parent (a test's Popen) reaps it
+        except OSError:
+            return
+        time.sleep(0.02)
+    if os.path.exists(f"/proc/{pid}"):
+        os.kill(pid, 9)

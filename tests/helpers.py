@@ -22,9 +22,48 @@ class Result:
     err: str
 
 
+# Set by the `resident` fixture (tests/conftest.py): hooks, `recall` and `search` then run as the
+# console script does, in a process of their own that hands the call to a resident server running for
+# the repository, instead of in-process (where a server could not write to the captured output).
+RESIDENT: dict[str, bool] = {"on": False}
+
+
+def through_server(args: tuple[str, ...], input: str | None) -> Result:
+    """`stele ARGS` as a process of its own, answered by the working directory's resident server
+    (started first when none runs); fails when the server did not answer it."""
+    import os
+    import time
+
+    from stele.cli.resident import client
+
+    root = client.find_root(os.getcwd())
+    env = {**os.environ, "STELE_RESIDENT": "1"}
+    if root is not None and client.request(root, "status") is None:
+        subprocess.Popen([sys.executable, "-m", "stele", "resident-serve", root], cwd=root, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while client.request(root, "status") is None:
+            assert time.monotonic() < deadline, "the resident server did not come up"
+            time.sleep(0.05)
+    before = (client.request(root, "status") or {}).get("calls", 0) if root else 0
+    done = subprocess.run([sys.executable, "-m", "stele", *args], input=input or "", capture_output=True,
+                          text=True, env=env)
+    if root is not None:
+        assert (client.request(root, "status") or {}).get("calls", 0) == before + 1, \
+            f"the resident server did not take `stele {' '.join(args)}`: {done.stderr}"
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
 def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Result:
-    """Run `stele ARGS` in-process through the real entry point (error handler included)."""
+    """Run `stele ARGS` in-process through the real entry point (error handler included); with
+    RESIDENT on, hooks, `recall` and `search` through a resident server (`through_server`)."""
     from stele.cli.entry import main
+
+    if RESIDENT["on"] and args[:1] in (("hook",), ("recall",), ("search",)) and args[1:2] != ("pre-commit",):
+        result = through_server(args, input)
+        if result.code == 3 and not allow_bug:
+            raise AssertionError(f"stele {' '.join(args)} hit a bug:\n{result.err}")
+        return result
 
     with CliRunner().isolation(input=input) as (out, err, _):
         try:

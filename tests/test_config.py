@@ -22,6 +22,8 @@ def _load(tmp_path, text):
     ("snapshot:\n  total_bytes: 0\n", "`snapshot.total_bytes` is 0; it must be at least 1"),
     ("kind_weights:\n  decision: high\n", "`kind_weights.decision` must be"),
     ("memory_dir: /etc\n", "`memory_dir` '/etc' must be a folder inside the repository"),
+    ("memory_dir: .\n", "`memory_dir` '.' must be a folder inside the repository other than its root"),
+    ("memory_dir: ./\n", "`memory_dir` './' must be a folder inside the repository other than its root"),
     ("retrieval:\n  max_seeds: 3\n  max_seeds: 4\n", ":3: `retrieval.max_seeds` is set twice (also on line 2)"),
     ("redaction:\n  patterns: ['(a+)+$']\n", "`redaction.patterns[0]` '(a+)+$': a repeat inside a repeat"),
     ("redaction:\n  patterns: ['(\\\\w+\\\\s?)+$']\n", "a repeat inside a repeat can take exponential time"),

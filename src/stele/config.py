@@ -131,8 +131,10 @@ hooks:
                             #   continuing such a turn replaces the result a script reads
   hold_edits: false         # hold an edit once when a constraint or risk is anchored where it lands,
                             #   so the model reads the fact before the change (the harness's deny)
-  resident: true            # Linux: a process per repository answers hooks (forked, no imports, freshness
-                            #   by inotify: docs/hooks.md); false on network file systems
+  resident: false           # Linux: one process per repository answers hooks, recall and search (forked,
+                            #   no start-up imports, freshness by inotify). Pays on large records (50k
+                            #   facts: prompt ~35 ms against ~190 in its own process); costs a process and
+                            #   an inotify instance per repository (docs/hooks.md). Never in CI.
 
 tasks:
   lease: 2h                 # how long a claim holds before another agent may take it over
@@ -331,9 +333,10 @@ def _check_values(data: dict[str, Any], path: str) -> list[str]:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"{path}: `{section}.{name}` must be a number, not {value!r}")
     memory = str(data["memory_dir"]).replace("\\", "/")
-    if not memory.strip() or memory.startswith("/") or ".." in memory.split("/"):
-        raise ConfigError(f"{path}: `memory_dir` {data['memory_dir']!r} must be a folder inside the repository, "
-                          "written relative to its root (e.g. docs/memory)")
+    parts = [part for part in memory.split("/") if part not in ("", ".")]
+    if not memory.strip() or memory.startswith("/") or ".." in parts or not parts:
+        raise ConfigError(f"{path}: `memory_dir` {data['memory_dir']!r} must be a folder inside the repository "
+                          "other than its root, written relative to it (e.g. docs/memory)")
     if not isinstance(data["embedding"]["model"], str) or not data["embedding"]["model"].strip():
         raise ConfigError(f"{path}: `embedding.model` is empty; write `bundled`, a model folder or a hub id")
     for i, pattern in enumerate(data["redaction"]["patterns"]):

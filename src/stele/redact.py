@@ -413,3 +413,14 @@ def _basic(value: str) -> bool:
 
 
 CHECKS = {"random": looks_random, "ref": lambda v: not is_reference(v), "basic": _basic, "aws_id": _aws_id}
+
+
+def precompile() -> None:
+    """Compile the built-in patterns now (constants: what a process forked afterwards would compile the
+    same way), for the resident server, whose children would otherwise each pay for it."""
+    for shape in SHAPES:
+        _compiled(shape.pattern)
+        if shape.left:
+            _compiled(f"[{shape.left}]")
+    _compiled(_ASSIGN)
+    _compiled(_hint_pattern(_HINT_WORDS))

@@ -21,7 +21,7 @@ def record(repo, fake_model):
     return repo
 
 
-def test_recall_json_is_the_contract(record):
+def test_recall_json_is_the_contract(record, resident):
     r = invoke("recall", "--format", "json", "how do payment retries back off after a failure?")
     assert r.code == 0, r.err
     data = json.loads(r.out)
@@ -32,7 +32,7 @@ def test_recall_json_is_the_contract(record):
     assert by_file["entries"][0]["id"] == "DEC-AGHA"
 
 
-def test_recall_text_is_what_an_agent_reads(record):
+def test_recall_text_is_what_an_agent_reads(record, resident):
     r = invoke("recall", "how do payment retries back off after a failure?")
     assert r.code == 0 and r.err == ""
     assert ("! RISK on your path: RISK-V34N  Synchronised bursts prolong an outage  (via caused-by DEC-AGHA)"
@@ -43,7 +43,7 @@ def test_recall_text_is_what_an_agent_reads(record):
     assert invoke("recall", "ok").out == "nothing to recall (mode: skipped)\n"
 
 
-def test_search_is_plain_hybrid_search_with_filters(record):
+def test_search_is_plain_hybrid_search_with_filters(record, resident):
     data = json.loads(invoke("search", "--json", "payment retries").out)
     assert data["mode"] == "hybrid" and list(data["results"][0]) == ["id", "kind", "title", "score"]
     found = [x["id"] for x in data["results"]]

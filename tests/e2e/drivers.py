@@ -210,7 +210,7 @@ def base_env(home: Path, path: str) -> dict[str, str]:
     env = {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb",
            "NO_COLOR": "1", "SHELL": "/bin/bash", "TMPDIR": str(home / "tmp"),
            "USER": os.environ.get("USER", "root"),
-           "STELE_RESIDENT_IDLE_S": "60"}  # a resident server a hook started outlives the test by a minute at most
+           "STELE_RESIDENT_IDLE_S": "60"}  # a resident server outlives the test by a minute at most
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     return env
 
@@ -219,9 +219,9 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
              extra_env: dict[str, str] | None = None, after_install=None, resident: bool = False,
              script: Script | None = None, targets: tuple[str, ...] | None = None) -> Run:
     """One turn of harness `name` in repository `root`, with a fresh HOME under `work`: Stele's hooks
-    installed by `stele install` (the driver's targets, or `targets`), then `after_install(root)` (what a test breaks), then the turn. With
-    `resident`, a resident server is up before the turn, so every hook goes through it (otherwise the
-    first hook runs in its own process and starts one, as on a user's machine)."""
+    installed by `stele install` (the driver's targets, or `targets`), then `after_install(root)` (what a
+    test breaks), then the turn. With `resident` (STELE_RESIDENT=1), a resident server is up before the
+    turn, so every hook goes through it (otherwise every hook runs in its own process, the default)."""
     driver = DRIVERS[name]
     home = work / f"home-{name}"
     home.mkdir(parents=True, exist_ok=True)
@@ -245,6 +245,7 @@ def run_turn(name: str, root: Path, work: Path, *, stele_on_path: bool = True,
         if not resident:
             return _execute(driver, cmd, root, env, server)
         real = str(Path(sys.executable).parent / "stele")
+        env["STELE_RESIDENT"] = "1"
         subprocess.Popen([real, "resident-serve", str(root.resolve())], cwd=root, env=env, start_new_session=True,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         status = _resident_status(real, root, env, wait=True)

@@ -59,7 +59,7 @@ def golden(path: Path, out: str) -> None:
 
 
 @pytest.mark.parametrize("name", [*harness.HARNESSES, "copilot-vscode"])
-def test_recorded_session(record, name, monkeypatch):
+def test_recorded_session(record, name, monkeypatch, resident):
     monkeypatch.setenv(harness.ATTENDED_ENV, "1")
     folder = FIXTURES / name
     flag = "claude" if name == "copilot-vscode" else name  # Copilot runs Claude Code's hooks as written

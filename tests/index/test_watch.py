@@ -121,3 +121,15 @@ def test_the_scan_is_reused_until_something_changes(live, repo):
     assert live.current() is first
     assert invoke("session", "start", "--session", "s-reuse").code == 0
     assert live.current() is not first
+
+
+def test_past_the_hard_cap_on_watches_it_gives_up_for_the_scan(repo, monkeypatch):
+    """A `memory_dir` with thousands of folders (a dependency tree) takes no watch per folder: past
+    MAX_WATCHES the live scan is unavailable, and the resident server scans as a fresh process does."""
+    for i in range(4):
+        (memory(repo) / f"deep{i}" / "deeper").mkdir(parents=True)
+    monkeypatch.setattr(watch, "MAX_WATCHES", 5)
+    with pytest.raises(watch.Unavailable, match="more than 5 folders under the sources"):
+        watch.LiveScan(Project(repo))
+    monkeypatch.setattr(watch, "MAX_WATCHES", 1000)
+    watch.LiveScan(Project(repo)).close()

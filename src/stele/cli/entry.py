@@ -2,40 +2,40 @@
 `stele task release` are dispatched here, before typer (and rich, and pydantic-sized import graphs)
 are loaded: they run once per prompt (or, for a claim, by many racing agents at once) in a fresh
 process, and typer costs ~180 ms of a ~330 ms recall on a 10k-fact record. Hooks, recall and search go
-to the repository's resident server first (`serve/resident.py`), which runs `here` in a forked child
-that has all of it imported already."""
+to the repository's resident server first when one runs (`cli/resident/`; off by default,
+`residency.py`), which runs `here` in a forked child that has all of it imported already."""
 from __future__ import annotations
 
 import sys
 
-# what the resident server answers (serve/resident.py): what runs once per prompt, and the claims many
-# agents race for
-RESIDENT = (["hook"], ["recall"], ["search"], ["task", "claim"], ["task", "release"])
+# what may go to the resident server (cli/resident/policy.py holds the exact allowlist, checked on
+# both sides): what runs once per prompt
+RESIDENT = (["hook"], ["recall"], ["search"])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] not in RESIDENT and args[:2] not in RESIDENT:
+    if args[:1] not in RESIDENT:
         return here(args)
-    from ..serve import resident
+    from .resident import client
 
-    code, root = resident.delegate(args)
+    code, root = client.delegate(args)
     if code is not None:
         if argv is None:  # the console script, answered: skip the interpreter's teardown (~2 ms)
-            resident.exit_now(code)
+            client.exit_now(code)
         return code
     code = here(args)
     if root is not None and args[:1] == ["hook"]:
-        resident.start(root)  # for the next hook
+        client.start(root)  # for the next hook, when the setting is on
     return code
 
 
 def here(args: list[str]) -> int:
     """Run the command in this process."""
-    if args[:1] == ["resident-serve"] and len(args) == 2:  # started by a hook (serve/resident.py)
-        from ..serve import resident_server
+    if args[:1] == ["resident-serve"] and len(args) == 2:  # started by a hook (cli/resident/client.py)
+        from .resident import server
 
-        return resident_server.serve(args[1], here)
+        return server.serve(args[1], here)
     if args[:1] == ["hook"]:
         from ..hooks.dispatch import main as hook_main
 

@@ -54,15 +54,17 @@ app.add_typer(resident_app, name="resident")
 @resident_app.command("status")
 def resident_status(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Whether a resident process answers this repository's hooks, since when, and how many calls."""
-    from ..serve import resident
+    from .resident import client as resident
 
     root = str(project().root)
     status = resident.request(root, "status")
     if wants_json(fmt, json_):
         emit_json({"running": status is not None, "enabled": resident.enabled(), **(status or {})})
     elif status is None:
-        why = "" if resident.enabled() else " (turned off here: Linux only, and STELE_RESIDENT=0 turns it off)"
-        term.line(f"no resident process for {root}{why}; the next hook starts one")
+        why = "" if resident.enabled() else " (turned off in this environment: Linux only, never with STELE_OFF, STELE_RESIDENT=0 or CI)"
+        starts = ("the next hook starts one" if resident.wanted(root) else
+                  "hooks run in their own process (hooks.resident: true or STELE_RESIDENT=1 turns it on)")
+        term.line(f"no resident process for {root}{why}; {starts}")
     else:
         import time
 
@@ -76,7 +78,7 @@ def resident_status(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> Non
 def resident_stop(fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
     """Stop this repository's resident process (the next hook starts a new one unless
     `hooks.resident: false`)."""
-    from ..serve import resident
+    from .resident import client as resident
 
     stopped = resident.request(str(project().root), "stop") is not None
     if wants_json(fmt, json_):

@@ -10,7 +10,6 @@ line and exit 0).
 """
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from ..errors import OutOfTime, SteleError, say
 from ..neutralize import neutralize
 from ..plain import dataclass, field
 from ..project import Project, find_root
+from ..residency import off
 from . import harness as harness_mod
 from . import state
 from .payload import Payload, parse
@@ -28,7 +28,6 @@ from .payload import Payload, parse
 if TYPE_CHECKING:
     from argparse import Namespace
 
-OFF_ENV = "STELE_OFF"
 # Events that have work to do even where the harness shows nothing (post-edit logs to the WAL; stop
 # and session-end ship session lines to the team store, session-start fetches the team's).
 ALWAYS_RUN = frozenset({"post-edit", "stop", "session-end"})
@@ -97,10 +96,6 @@ class Reply:
 
 
 Handler = Callable[[Context], "Reply | None"]
-
-
-def off() -> bool:
-    return os.environ.get(OFF_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
 def read_stdin() -> str:

@@ -247,7 +247,7 @@ def open_index(project: Project, deadline: float | None = None, warn: Callable[[
 def open_if_fresh(project: Project, deadline: float | None = None) -> Index | None:
     """The index open for reading when it is up to date with the sources, else None: a read that never
     writes, so the process doing it may be killed at any point (the resident server's spare child,
-    `serve/warm.py`)."""
+    `cli/resident/spare.py`)."""
     lock = _Lock(project.index_dir)
     try:
         lock.acquire(False, deadline)

@@ -393,7 +393,7 @@ class Catalog:
 
     def sample(self) -> tuple[str | None, str | None]:
         """(a committed item's title, a file some anchor names), each None when there is none: what
-        the resident server's spare child warms up on (`serve/warm.py`)."""
+        the resident server's spare child warms up on (`cli/resident/spare.py`)."""
         title = self.db.execute("SELECT title FROM items WHERE source = 'committed' LIMIT 1").fetchone()
         path = self.db.execute("SELECT path FROM anchors WHERE glob = 0 LIMIT 1").fetchone()
         return (title[0] if title else None), (path[0] if path else None)

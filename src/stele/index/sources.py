@@ -227,9 +227,17 @@ def is_source(name: str, suffix: str) -> bool:
     return name[0] != "." and name.endswith(suffix) and not (suffix == ".md" and name.lower() == "readme.md")
 
 
-# Set in a process forked by the resident server (`serve/resident.py`): (root, folders, its live scan),
-# which `scan` returns instead of stat-ing every file when the project and its folders are the same.
-RESIDENT: tuple[Path, list, Scan] | None = None
+# In a process forked by the resident server (`cli/resident/`): (root, folders, its live scan), which
+# `scan` returns instead of stat-ing every file when the project and its folders are the same (`adopt`).
+_adopted: tuple[Path, list, Scan] | None = None
+
+
+def adopt(root: Path, roots: list, live: Scan) -> None:
+    """The seam for the resident server's forked children: from now on, in this process, `scan` of the
+    project at `root` watching `roots` returns `live` (the server's inotify-kept scan, `index/watch.py`)
+    instead of stat-ing every file."""
+    global _adopted
+    _adopted = (root, roots, live)
 
 
 def scan(project: Project) -> Scan:
@@ -238,8 +246,8 @@ def scan(project: Project) -> Scan:
     own stamp (mtime, inode) is what the last listing recorded, and that was listed more than RACY_NS
     after it last changed, is not listed again: its files are stat'ed by the names the listing holds
     (`LISTING`, in the index folder)."""
-    if RESIDENT is not None and RESIDENT[0] == project.root and RESIDENT[1] == folders(project):
-        return RESIDENT[2]
+    if _adopted is not None and _adopted[0] == project.root and _adopted[1] == folders(project):
+        return _adopted[2]
     paths: list[str] = []
     numbers = array("q")
     where = project.index_dir / LISTING

@@ -1,4 +1,4 @@
-"""The scan of the index's sources kept live by inotify, for a resident process (`serve/resident.py`).
+"""The scan of the index's sources kept live by inotify, for a resident process (`cli/resident/`).
 
 `sources.scan` stats every source file on every read, because an editor that saves in place changes
 nothing but the file (DEC-E3F4): ~40 ms at 10,000 facts, on every prompt. A process that stays up can
@@ -42,6 +42,12 @@ CONTENT = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE  # a file's stamp may have chan
 SELF = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED  # the watched folder itself went away
 MASK = NAMES | CONTENT | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
 EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then the name)
+
+
+# One watch per folder of the sources; past this many the process watches nothing and every call
+# scans the sources as a fresh process does (a record has tens of folders; 5,000 means something else
+# is under `memory_dir`, and each watch costs kernel memory out of the user's `max_user_watches`).
+MAX_WATCHES = 1000
 
 
 class Unavailable(Exception):
@@ -128,6 +134,9 @@ class LiveScan:
         its subfolders when `recurse`."""
         folder = self.folders.get(path) or _Folder(path, rel, suffix, recurse)
         if folder.wd < 0:
+            if len(self.by_wd) >= MAX_WATCHES:
+                raise Unavailable(f"more than {MAX_WATCHES} folders under the sources (a hard cap on watches: "
+                                  "a `memory_dir` holding a dependency tree?)")
             wd = self._libc.inotify_add_watch(self.fd, os.fsencode(path), MASK)
             if wd < 0:
                 err = self._ctypes.get_errno()

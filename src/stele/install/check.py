@@ -192,4 +192,33 @@ def check(project: Project) -> list[Finding]:
         out.insert(0, Finding("stele", OK, f"stele is on PATH ({where})") if where else Finding(
             "stele", WARN, "stele is not on PATH here: the hooks do nothing (they stay silent) until it is; "
                            "install it where the harness's shell finds it (pipx or uv tool)"))
+        out.append(resident_finding(project))
     return out
+
+
+# Where the resident server pays (docs/benchmarks.md, "The prompt hook against its floor"): the facts
+# past which a prompt hook in its own process is slow enough that one process per repository is worth it.
+RESIDENT_PAYS_FACTS = 20000
+
+
+def resident_finding(project: Project) -> Finding:
+    """Whether hooks run in their own process or through the resident server here, and whether turning
+    it on would pay for this record's size (docs/hooks.md, "The resident process")."""
+    from ..residency import forced, refusal
+
+    facts = sum(p.name != "README.md" for p in project.memory_dir.rglob("*.md")) if project.memory_dir.is_dir() else 0
+    try:
+        configured = bool(project.config["hooks.resident"])
+    except Exception:
+        configured = False
+    why_not = refusal(str(project.root), configured)
+    cost = ("it costs one process and one inotify instance per repository (about 25 MiB of memory of "
+            "its own) while hooks run, and exits 10 minutes after the last call")
+    if why_not is None:
+        how = "STELE_RESIDENT=1" if forced() and not configured else "hooks.resident: true"
+        return Finding("resident", NOTE, f"hooks are answered by a resident server ({how}); {cost}")
+    pays = (f"{facts} facts here: a hook in its own process stays well under its budget, turning the "
+            "resident server on would not pay" if facts < RESIDENT_PAYS_FACTS else
+            f"{facts} facts here: `hooks.resident: true` would cut the prompt hook from ~190 ms to ~35 ms "
+            f"(50k facts, docs/benchmarks.md); {cost}")
+    return Finding("resident", NOTE, f"hooks run in their own process ({why_not}); {pays}")

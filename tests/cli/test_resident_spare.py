@@ -1,5 +1,5 @@
 """The resident server's spare warms up on the record without leaving anything behind that a call
-could read stale, and without writing a file or catching the index up (`serve/warm.py`)."""
+could read stale, and without writing a file or catching the index up (`cli/resident/spare.py`)."""
 from __future__ import annotations
 
 import json
@@ -18,11 +18,11 @@ CHECK = r"""
 import functools, json, sys, types
 from pathlib import Path
 root = Path(sys.argv[1])
-from stele.serve import resident_server
-resident_server._preload()
+from stele.cli.resident import server
+server.preload()
 from stele.hooks import lookup
 from stele.retrieve import recall, seeds
-from stele.serve.warm import warm
+from stele.cli.resident.spare import warm
 
 ran = []
 def counted(module, name):
@@ -58,7 +58,7 @@ from stele.index import sources, watch
 from stele.project import Project
 project = Project(root)
 live = watch.LiveScan(project)  # as the server's spare has it: the sources' stamps from the live scan
-sources.RESIDENT = (project.root, live.roots, live.current())
+sources.adopt(project.root, live.roots, live.current())
 before, seen = state(), files()
 warm(Project(root))
 after, now = state(), files()

@@ -5,17 +5,22 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from stele.serve import resident
+from stele.cli.resident import client as resident
+from stele.cli.resident import policy, protocol
+from stele.residency import mount_refusal
 from tests import factfiles
 from tests.helpers import git, write_fact
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
-                                reason="the resident server is Linux only")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
+                                 reason="the resident server is Linux only"),
+              pytest.mark.skipif(sys.platform.startswith("linux") and mount_refusal(tempfile.gettempdir()) is not None,
+                                 reason="no resident server runs on this temporary folder's mount (tmpfs?)")]
 STELE = [sys.executable, "-m", "stele"]
 
 
@@ -133,31 +138,132 @@ def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server
     assert calls(usage) == 5
 
 
-def test_refuses_another_root_and_another_protocol(server):
+ATTACKER = r"""
+import json, os, sys
+from stele.cli.resident import client as resident, policy, protocol
+root, case = sys.argv[1], json.loads(sys.argv[2])
+sock = resident.connect(root, 5.0)
+if sock is None:
+    print("unreachable")
+    raise SystemExit
+sock.settimeout(5.0)
+protocol.send(sock, tuple(case))
+print(protocol.recv_exact(sock, 5)[:1].decode() or "closed")
+"""
+
+
+def attack(repo: Path, case: list, *wrapper: str) -> str:
+    """Send one request over the wire as anyone could (from inside `wrapper`: a sandbox); the
+    server's first byte back: G (go ahead) or R (refused)."""
+    done = subprocess.run([*wrapper, sys.executable, "-c", ATTACKER, str(repo.resolve()), json.dumps(case)],
+                          cwd=repo, capture_output=True, text=True, env=env(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_wire_refuses_what_an_attacker_would_send(server, tmp_path):
+    """A process that reaches the socket (same user) asks the server to run something outside the
+    allowlist, with an editor that would run a command outside its sandbox, from another
+    namespace, under no-new-privs, or as another install: refused every time, nothing runs."""
+    import shutil
+
     root = str(server.resolve())
-    sock = resident._connect(root)
-    assert sock is not None
-    resident._send(sock, (resident.PROTOCOL, "status", root + "-not", [], "", {}, 0))
-    assert resident._reply(sock) == b"R"
-    sock.close()
-    sock = resident._connect(root)
-    resident._send(sock, (resident.PROTOCOL + 1, "status", root, [], "", {}, 0))
-    assert resident._reply(sock) == b"R"
-    sock.close()
+    witness = tmp_path / "witness"
+    hostile = {**os.environ, "VISUAL": f"sh -c 'id > {witness}' sh", "EDITOR": f"sh -c 'id > {witness}' sh",
+               "GIT_SSH_COMMAND": f"id > {witness}", "LD_PRELOAD": "/nonexistent.so"}
+
+    def call(argv, digest=None, cwd=root, version=None):
+        return [version or protocol.PROTOCOL, "run", root, argv, cwd, hostile, 0o022,
+                digest or protocol.install_digest()]
+
+    prompt_call = call(["hook", "prompt", "--harness", "claude"])
+    assert attack(server, prompt_call) == "G"  # the control: this one it would take
+    refused = {
+        "edit with VISUAL": call(["edit", "DEC-AAA1"]),
+        "remember": call(["remember", "x", "--kind", "note"]),
+        "the git hook": call(["hook", "pre-commit"]),
+        "task claim": call(["task", "claim", "TASK-1"]),
+        "no argv": call([]),
+        "another install": call(["hook", "prompt"], digest="0.0.1/00000000"),
+        "another protocol": call(["hook", "prompt"], version=protocol.PROTOCOL + 1),
+        "another root": [protocol.PROTOCOL, "run", root + "-not", ["recall", "x"], root, {}, 0, protocol.install_digest()],
+        "a cwd outside": call(["recall", "x"], cwd=str(tmp_path)),
+        "status of another install": [protocol.PROTOCOL, "status", root, [], "", {}, 0, "0.0.1/0"],
+    }
+    for name, case in refused.items():
+        assert attack(server, case) == "R", name
+    sandboxes = {"another user and mount namespace (unshare -Urm)": ["unshare", "-Urm"],
+                 "no-new-privs (setpriv)": ["setpriv", "--no-new-privs"]}
+    for name, wrapper in sandboxes.items():
+        if not shutil.which(wrapper[0]) or subprocess.run([*wrapper, "true"], capture_output=True).returncode:
+            pytest.skip(f"{wrapper[0]} cannot make {name} here")
+        assert attack(server, prompt_call, *wrapper) == "R", name
+    assert not witness.exists()
+    log = (server / ".stele/run/resident.log").read_text(encoding="utf-8")
+    assert "refused a call: a caller in another mount, network or user namespace" in log
+    assert "refused a call: a command outside hooks, recall and search" in log
 
 
-def test_a_hook_starts_one_unless_the_config_says_no(repo, tmp_path):
-    root = str(repo.resolve())
+def test_a_child_gets_the_servers_environment_but_for_what_the_caller_decides():
+    from stele.cli.resident.policy import child_env
+
+    own = {"PATH": "/usr/bin", "HOME": "/home/me", "STELE_SESSION": "server's", "GIT_DIR": "/x", "LANG": "C"}
+    caller = {"PATH": "/tmp/evil", "HOME": "/tmp/evil", "STELE_SESSION": "s-1", "CLAUDE_CODE_SESSION_ATTENDED": "0",
+              "VISUAL": "sh", "EDITOR": "sh", "GIT_SSH_COMMAND": "sh", "LD_PRELOAD": "x.so",
+              "PYTHONSTARTUP": "x.py", "LC_ALL": "C.UTF-8", "NO_COLOR": "1"}
+    assert child_env(caller, own) == {"PATH": "/usr/bin", "HOME": "/home/me", "STELE_SESSION": "s-1",
+                                      "CLAUDE_CODE_SESSION_ATTENDED": "0", "LC_ALL": "C.UTF-8", "NO_COLOR": "1"}
+
+
+def test_the_allowlist_is_the_agent_hooks_recall_and_search():
+    from stele.hooks.dispatch import EVENTS
+
+    assert set(policy.HOOK_EVENTS) == set(EVENTS) - {"pre-commit"}
+    assert policy.allowed(["recall", "x"]) and policy.allowed(["hook", "prompt"])
+    assert not policy.allowed(["hook"]) and not policy.allowed(["hook", "pre-commit"])
+    assert not policy.allowed(["edit", "X"]) and not policy.allowed("recall")
+
+
+def turn_on(repo: Path) -> None:
     config = repo / ".stele" / "config.yaml"
-    config.write_text(config.read_text(encoding="utf-8").replace("  resident: true", "  resident: false"),
-                      encoding="utf-8")
-    assert resident.wanted(root) is False and resident.start(root) is False
-    config.write_text(config.read_text(encoding="utf-8").replace("  resident: false", "  resident: true"),
-                      encoding="utf-8")
+    text = config.read_text(encoding="utf-8")
+    assert "  resident: false" in text
+    config.write_text(text.replace("  resident: false", "  resident: true"), encoding="utf-8")
+
+
+def hook_prompt(repo: Path, **extra: str):
     payload = json.dumps({"session_id": "s-1", "prompt": "anything at all about the record, at length",
-                          "hook_event_name": "UserPromptSubmit", "cwd": root})
-    done = run(repo, "hook", "prompt", "--harness", "claude", stdin=payload)
-    assert done.returncode == 0
+                          "hook_event_name": "UserPromptSubmit", "cwd": str(repo.resolve())})
+    base = {k: v for k, v in os.environ.items() if k != "STELE_RESIDENT"}
+    return subprocess.run([*STELE, "hook", "prompt", "--harness", "claude"], cwd=repo, input=payload,
+                          capture_output=True, text=True, env={**base, **extra})
+
+
+def test_off_by_default_and_never_under_stele_off_pause_or_ci(repo):
+    """A fresh repository's hooks start no process and write nothing for one; neither do hooks with
+    the setting on under STELE_OFF, `stele pause` or CI."""
+    from tests.helpers import invoke
+
+    root = str(repo.resolve())
+    run_dir = repo / ".stele" / "run"
+    assert hook_prompt(repo).returncode == 0
+    assert not run_dir.exists() and resident.wanted(root) is False and resident.start(root) is False
+    turn_on(repo)
+    assert hook_prompt(repo, STELE_OFF="1").returncode == 0
+    assert hook_prompt(repo, CI="true").returncode == 0
+    assert invoke("pause").code == 0
+    assert hook_prompt(repo).returncode == 0
+    assert not run_dir.exists()
+    os.environ["STELE_RESIDENT"] = "1"  # conftest restores it
+    assert resident.request(root, "status") is None
+
+
+def test_a_hook_starts_one_when_the_setting_is_on(repo, monkeypatch):
+    root = str(repo.resolve())
+    turn_on(repo)
+    monkeypatch.delenv("STELE_RESIDENT")
+    assert resident.wanted(root) is True
+    assert hook_prompt(repo).returncode == 0
     os.environ["STELE_RESIDENT"] = "1"
     deadline = time.monotonic() + 30
     while (status := resident.request(root, "status")) is None:
@@ -239,8 +345,8 @@ PRELOAD_CHECK = r"""
 import io, json, sys
 root, note = sys.argv[1], sys.argv[2]
 sys.argv = ["stele"]
-from stele.serve import resident_server
-resident_server._preload()
+from stele.cli.resident import server
+server.preload()
 from stele import redact
 from stele.cli import entry
 calls = [
@@ -284,3 +390,108 @@ def test_a_call_imports_and_compiles_nothing_the_server_did_not_preload(server):
     assert done.returncode == 0, done.stderr[-2000:]
     found = json.loads(done.stdout.splitlines()[-1])
     assert found == {name: [[], 0] for name in found} and len(found) == 6, json.dumps(found)
+
+
+def test_a_frozen_server_hangs_nothing(server, tmp_path):
+    """A server stopped with SIGSTOP takes no call: each runs in its own process within the hook's
+    budget (8 s) plus 100 ms, says so once on stderr, and no descriptor of the caller's is left in
+    the frozen server's queue (the harness reads the hook's stdout to its end: it gets it)."""
+    import signal
+
+    root = str(server.resolve())
+    pid = resident.request(root, "status")["pid"]
+    payload = json.dumps({"session_id": "s-f", "prompt": "how are payment webhooks deduplicated by event id?",
+                          "hook_event_name": "UserPromptSubmit", "cwd": root})
+    guard = json.dumps({"session_id": "s-f", "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": root,
+                        "tool_input": {"command": "stele search auth"}})
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for args, stdin in ((["hook", "prompt", "--harness", "claude"], payload),
+                            (["hook", "guard-readonly", "--harness", "claude"], guard),
+                            (["recall", "payment webhooks deduplicated"], ""),
+                            (["search", "cache keys tenant"], "")):
+            done = subprocess.run([*STELE, *args], cwd=server, input=stdin, capture_output=True, text=True,
+                                  env=env(), timeout=8.1)
+            assert done.returncode == 0, (args, done.stderr)
+            assert done.stderr.count("did not take this call") == 1, (args, done.stderr)
+            assert args[1] == "guard-readonly" or "AAA1" in done.stdout or "BBB2" in done.stdout, args
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert resident.request(root, "status")["calls"] == 0  # none of them ran twice
+
+
+def start_server(repo: Path, **extra: str) -> subprocess.Popen:
+    root = str(repo.resolve())
+    proc = subprocess.Popen([*STELE, "resident-serve", root], cwd=root, env=env(**extra),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while resident.request(root, "status") is None:
+        assert proc.poll() is None, (repo / ".stele/run/resident.log").read_text(encoding="utf-8")
+        assert time.monotonic() < deadline, "the server did not come up"
+        time.sleep(0.05)
+    return proc
+
+
+def test_removing_a_repository_right_after_its_hooks_leaves_nothing(server, tmp_path):
+    """`rm -rf` of a repository just after hooks the server answered (a test fixture, a CI workspace's
+    cleanup): it succeeds and leaves nothing, 10 times of 10; the server sees it and exits."""
+    import shutil
+
+    os.environ["STELE_RESIDENT"] = "1"
+    usage = tmp_path / "usage"
+    for trial in range(10):
+        copy = tmp_path / f"trial-{trial}"
+        shutil.copytree(server, copy, symlinks=True, ignore=shutil.ignore_patterns("run"))
+        proc = start_server(copy)
+        prompt(copy, "how are payment webhooks deduplicated by event id?", usage, f"s-{trial}a")
+        prompt(copy, "do cache keys carry the tenant?", usage, f"s-{trial}b")
+        done = subprocess.run(["rm", "-rf", str(copy)], capture_output=True, text=True)
+        assert done.returncode == 0 and not copy.exists(), (trial, done.stderr)
+        assert proc.wait(timeout=60) == 0
+    assert calls(usage) == 20  # every hook went through a server
+
+
+CAP = r"""
+import os, subprocess, sys, time
+from stele.cli.resident import client as resident, policy, protocol
+roots = sys.argv[1:]
+procs = []
+for i, root in enumerate(roots):
+    env = {**os.environ, "STELE_RESIDENT": "1", "STELE_RESIDENT_MAX": "2"}
+    procs.append(subprocess.Popen([sys.executable, "-m", "stele", "resident-serve", root], cwd=root, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    while resident.request(root, "status") is None:
+        assert procs[-1].poll() is None
+        time.sleep(0.05)
+    if i == 1:  # the second one is used, the first never is: the first is the least recently used
+        sock = resident.connect(roots[1], 5.0)
+        protocol.send(sock, (protocol.PROTOCOL, "run", roots[1], ["recall", "x"], roots[1], {}, 0o22,
+                              protocol.install_digest()))
+        assert protocol.recv_exact(sock, 5)[:1] == b"G"
+        sock.close()
+print(procs[0].wait(timeout=60), [resident.request(r, "status") is not None for r in roots])
+for r in roots[1:]:
+    resident.request(r, "stop")
+for p in procs[1:]:
+    p.wait(timeout=60)
+"""
+
+
+def test_at_most_so_many_servers_per_user_the_least_recently_used_exits(repo, tmp_path):
+    """With STELE_RESIDENT_MAX=2, a third server stops the one used least recently. Run in a network
+    namespace of its own (`unshare -Urn`), where the only servers are this test's."""
+    import shutil
+
+    if not shutil.which("unshare") or subprocess.run(["unshare", "-Urn", "true"], capture_output=True).returncode:
+        pytest.skip("unshare cannot make a network namespace here")
+    roots = []
+    for i in range(3):
+        copy = tmp_path / f"r{i}"
+        shutil.copytree(repo, copy, symlinks=True)
+        roots.append(str(copy.resolve()))
+    done = subprocess.run(["unshare", "-Urn", sys.executable, "-c", CAP, *roots], capture_output=True, text=True,
+                          env=env(), timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["0", "[False,", "True,", "True]"], done.stdout
+    log = (tmp_path / "r2/.stele/run/resident.log").read_text(encoding="utf-8")
+    assert f"stopped the server of {roots[0]} (least recently used; STELE_RESIDENT_MAX=2)" in log
