@@ -421,11 +421,12 @@ def background_stats(matrix: Matrix, rows: Sequence[int], background: bytes) -> 
     if not rows or not background:
         return {}
     gathered = b"".join([matrix.floats[r * size:(r + 1) * size] for r in rows])
-    a = memoryview(gathered).cast("B").cast("f", (len(rows), dim))
+    a: Any = memoryview(gathered).cast("B").cast("f", (len(rows), dim))
     nb = len(background) // size
-    b = memoryview(background).cast("B").cast("f", (nb, dim))
+    b: Any = memoryview(background).cast("B").cast("f", (nb, dim))
     found: Any = simsimd.cdist(a, b, metric="dot", dtype="float32")
-    dots: list[float] = memoryview(found).cast("B").cast("d").tolist()
+    view: Any = memoryview(found).cast("B")
+    dots: list[float] = view.cast("d").tolist()
     out = {}
     for n, r in enumerate(rows):
         values = dots[n * nb:(n + 1) * nb]

@@ -30,11 +30,13 @@ _PATH = re.compile(r"(?<![\w@/.-])((?:[\w.-]++/)++[\w.-]*\w"            # has a 
                    r"(?![\w/])")
 # Extensions a file named without a folder must have: `Cart.total` and `psycopg.errors` are names in
 # code, not files (they are identifiers, below).
-EXTENSIONS = frozenset(
-    "py pyi go rs ts tsx js jsx mjs cjs java kt kts scala rb php c h cc cpp cxx hpp cs fs swift m mm dart "
-    "lua pl r jl ex exs erl hs ml clj elm vue svelte md mdx rst txt adoc yaml yml json jsonc toml ini cfg "
-    "conf env properties xml html htm css scss sass less sql graphql gql proto thrift avsc sh bash zsh fish "
-    "ps1 bat tf tfvars hcl nix gradle lock mk cmake bzl dockerfile containerfile csv tsv ipynb tex".split())
+EXTENSIONS = frozenset({"py", "pyi", "go", "rs", "ts", "tsx", "js", "jsx", "mjs", "cjs", "java", "kt",
+    "kts", "scala", "rb", "php", "c", "h", "cc", "cpp", "cxx", "hpp", "cs", "fs", "swift", "m", "mm",
+    "dart", "lua", "pl", "r", "jl", "ex", "exs", "erl", "hs", "ml", "clj", "elm", "vue", "svelte", "md",
+    "mdx", "rst", "txt", "adoc", "yaml", "yml", "json", "jsonc", "toml", "ini", "cfg", "conf", "env",
+    "properties", "xml", "html", "htm", "css", "scss", "sass", "less", "sql", "graphql", "gql", "proto",
+    "thrift", "avsc", "sh", "bash", "zsh", "fish", "ps1", "bat", "tf", "tfvars", "hcl", "nix", "gradle",
+    "lock", "mk", "cmake", "bzl", "dockerfile", "containerfile", "csv", "tsv", "ipynb", "tex"})
 # An identifier: a compound name in code (snake_case, camelCase, a dotted or `::` path of names, a call).
 _IDENT = re.compile(r"`([^`\n]{3,80})`|(?<![\w.:/-])([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_][\w]*)*)(?:\(\))?(?![\w/])")
 _COMPOUND = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]|\.|::")

@@ -57,7 +57,6 @@ PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
            "stele.cli.resident.spare", "stele.cli.resident.child", "stele.retrieve.distill",
            "stele.retrieve.contents", "simsimd",
-src/stele/cli/resident/server.py
            "tantivy", "sqlite3", "json", "shutil")
 
 
