@@ -212,7 +212,7 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
     text = fact.render(_redact_extra(extra, redactor, tally) if extra else extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     # the net under the fields: a key the model does not know (typed in $EDITOR) is rendered as is
-    rest = redactor.apply(text, [s for s in redactor.spans(text) if not _in_fingerprint(text, s[0])])
+    rest = redactor.apply(text, [s for s in redactor.spans(text) if not in_fingerprints(text, s[0])])
     if rest.secrets:
         tally.add(rest)
         text = rest.text
@@ -227,10 +227,12 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
 _FINGERPRINT_LINE = re.compile(rf"^  \S.*: [0-9a-f]{{{LENGTH}}}$")
 
 
-def _in_fingerprint(text: str, at: int) -> bool:
+def in_fingerprints(text: str, at: int) -> bool:
     """Is offset `at` inside a `fingerprints:` entry Stele wrote (an anchor, already redacted as an
     anchor, and a hash of the code)? The net's assignment rule reads `src/x.py::SLACK_URL: 3f09...` as
-    a Slack credential, and its marker turned the value into a YAML list that no longer loads."""
+    a Slack credential, and its marker turned the value into a YAML list that no longer loads. The one
+    rule for what is Stele's own bookkeeping: the write path's net and doctor's `secret` check both
+    ask it (doctor once read `docs/fastly-cname-ttl.md: 29ca...` as a Fastly credential)."""
     block = text.find("\nfingerprints:\n")
     if block < 0 or at < block:
         return False
