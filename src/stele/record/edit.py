@@ -100,7 +100,11 @@ def unresolved(project: Project, anchors: list[str]) -> list[str]:
     out = []
     for anchor in anchors:
         res = resolve(anchor, tree)
-        if not res.ok:
+        if res.ok and res.by_words:
+            out.append(f"anchor {anchor!r}: found only as a word on line {res.lines[0] if res.lines else '?'}, "
+                       "not as a definition (no definition rule for this kind of file; `stele doctor` "
+                       "reports it)")
+        elif not res.ok:
             what = {"file gone": "no such file", "symbol gone": "no such symbol in the file",
                     "no match": "the glob matches no file"}.get(res.problem, res.problem)
             out.append(f"anchor {anchor!r}: {what} in the checkout (written anyway; `stele doctor` "
