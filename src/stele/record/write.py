@@ -28,7 +28,7 @@ import time
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .. import atomic
@@ -82,6 +82,37 @@ def pinned(project: Project, fact: Fact, repin: bool) -> dict[str, str]:
 
 def new_fact_path(project: Project, fact: Fact) -> Path:
     return project.memory_dir / KINDS[fact.kind].folder / f"{fact.id}-{slugify(fact.title)}.md"
+
+
+def retitled_path(fact: Fact) -> str | None:
+    """Where `fact`'s file belongs after its title changed: the same folder, `<ID>-<slug of the title>.md`.
+    None when it already fits, or when the file is not named the way Stele names facts (a hand-named
+    file keeps the name someone chose)."""
+    if not fact.path:
+        return None
+    old = PurePosixPath(fact.path)
+    if not (old.name.startswith(f"{fact.id}-") or old.name == f"{fact.id}.md"):
+        return None
+    new = str(old.with_name(f"{fact.id}-{slugify(fact.title)}.md"))
+    return None if new == fact.path else new
+
+
+def move(project: Project, fact: Fact, rel: str) -> None:
+    """Rename `fact`'s file to `rel` (with `git mv` when git tracks it, so history follows the file);
+    links name ids, never paths, so nothing else changes."""
+    from .. import gitrepo
+
+    with changing(project):
+        old, new = project.root / str(fact.path), project.root / rel
+        check_inside(project, new)
+        if new.exists():
+            raise SteleError(f"cannot rename {fact.path} to {rel}: that file exists; nothing was renamed")
+        if gitrepo.is_tracked(project.root, old):
+            gitrepo.run(project.root, "mv", "--", str(fact.path), rel)
+        else:
+            os.replace(old, new)
+        atomic.fsync_dir(new.parent)
+        fact.path = rel
 
 
 def redact_fact(fact: Fact, redactor: Redactor, tally: Tally) -> None:
