@@ -110,7 +110,8 @@ def _remember_shown(project: Project, payload: Payload, event: str, ids, text: s
         except OSError as e:
             say(f"stele hook {event}: could not record what was shown ({e}); it may be shown again")
         try:
-            sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
+            sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness],
+                                   prompt=payload.prompt if event == "prompt" else None)
         except (OSError, SteleError) as e:
             say(f"stele hook {event}: could not log the delivery ({e})")
 

@@ -187,12 +187,28 @@ def log_edit(project: Project, session_id: str, paths: list[str], agent: str) ->
                paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK}, durable=DURABLE_BOOKKEEPING)
 
 
-def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str) -> Entry:
+PROMPT_CHARS = 500  # of the prompt a delivery answered, kept beside it (redacted like every line)
+
+
+def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str,
+                  prompt: str | None = None) -> Entry:
     """The fact ids `hook` (a hook event, or `mcp:<tool>`) put in front of the agent: one compact
-    bookkeeping note per delivery, so "what did the agent see" is answerable for any session."""
+    bookkeeping note per delivery, so "what did the agent see" is answerable for any session; with
+    the prompt it answered (cut to `PROMPT_CHARS`), so it is answerable per turn, and `stele eval
+    --init` can draw cases from what was really asked."""
+    from ..textcut import chars
+
     adopt(project, session_id, agent)
-    return log(project, session_id, "note", f"{hook}: {', '.join(ids)}",
-               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)}, durable=DURABLE_BOOKKEEPING)
+    extra: dict[str, Any] = {"event": DELIVERED, "hook": hook, "ids": list(ids)}
+    if prompt and prompt.strip():
+        extra["prompt"] = chars(" ".join(prompt.split()), PROMPT_CHARS, "...")
+    return log(project, session_id, "note", f"{hook}: {', '.join(ids)}", extra=extra, durable=DURABLE_BOOKKEEPING)
+
+
+def delivered_prompt(entry: Entry) -> str:
+    """The prompt a delivery note answered ('' when it was not a prompt's, or predates the field)."""
+    prompt = entry.extra.get("prompt") if event(entry) == DELIVERED else None
+    return prompt if isinstance(prompt, str) else ""
 
 
 def delivered_ids(entry: Entry) -> list[str]:
