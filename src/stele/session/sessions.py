@@ -421,3 +421,34 @@ def order_key(entry: Entry) -> str:
     """Entry ids are ULIDs: their first 10 characters after `S-` are the millisecond they were made.
     (Use with a stable sort so lines of one millisecond keep their file order.)"""
     return entry.id[2:12]
+
+
+def turns(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """A session's hook deliveries by turn, in log order: a delivery of the prompt hook opens a turn
+    (with the prompt it answered); the others (session start, edits, subagents, MCP tools) belong to
+    the turn they happened in, or to turn 0 before the first prompt. Each delivery names its hook,
+    time and ids: what the agent saw, prompt by prompt."""
+    out: list[dict[str, Any]] = []
+    for entry in sorted(entries, key=order_key):
+        if event(entry) != DELIVERED:
+            continue
+        hook = str(entry.extra.get("hook") or "")
+        if hook == "prompt" or not out:
+            out.append({"turn": (out[-1]["turn"] + 1) if out else (1 if hook == "prompt" else 0),
+                        "prompt": delivered_prompt(entry) if hook == "prompt" else "", "ts": entry.ts,
+                        "deliveries": []})
+        out[-1]["deliveries"].append({"entry": entry.id, "ts": entry.ts, "hook": hook, "ids": delivered_ids(entry)})
+    return out
+
+
+def deliveries(project: Project, limit: int = DEFAULT_LIMIT) -> list[dict[str, Any]]:
+    """Sessions with hook deliveries, most recently active first (at most `limit`), each with its turns."""
+    by_id: dict[str, tuple[Session, list[Entry]]] = {}
+    for entry in wal.read_all(project, wal.ReadReport()):
+        s, mine = by_id.setdefault(entry.session, (Session(entry.session), []))
+        s.add(entry)
+        mine.append(entry)
+    found = [(s, turns(mine)) for s, mine in by_id.values()]
+    found = [(s, t) for s, t in found if t]
+    found.sort(key=lambda x: (x[0].last or "", x[0].id), reverse=True)
+    return [{"session": s.as_dict(), "turns": t} for s, t in found[:check_limit(limit)]]
