@@ -304,3 +304,17 @@ def test_the_readme_first_screen_has_the_two_set_up_commands():
     first = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## ", 1)[0]
     block = first.split("```sh", 1)[1].split("```", 1)[0]
     assert [line.split()[0:2] for line in block.strip().splitlines()] == [["make", "demo"], ["make", "test"]]
+
+
+def test_the_readme_first_screen_is_two_commands():
+    """A new reader's first screen: what Stele is, then two commands (`make demo`, `make test`)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in first.splitlines() if line.split("#")[0].strip()]
+    assert commands == ["make demo", "make test"]
+    assert text.index("```sh") < 1200  # on the first screen, not after pages of explanation
+
+
+def test_record_md_says_which_kind_to_choose_and_which_way_a_link_reads():
+    text = (ROOT / "docs" / "record.md").read_text(encoding="utf-8")
+    assert "### Choosing a kind" in text and "| `caused-by: [B]` | B caused A |" in text

@@ -135,3 +135,25 @@ def test_the_hint_prefilter_drops_no_assignment(monkeypatch):
     monkeypatch.setattr(mod, "_VIABLE", __import__("re").compile(""))
     assert [mod.assignments(t) for t in texts] == fast
     assert sum(1 for found in fast if found) > 500
+
+
+@pytest.mark.parametrize("text", [
+    'key = "${ path_relative_to_include() }/terraform.tfstate"',  # Terragrunt's remote state key
+    'key    = "${path_relative_to_include()}/terraform.tfstate"',
+    'secret_key = "%{ if var.prod }prod%{ else }dev%{ endif }/state.json"',
+    'password: "{{ .Values.db.password }}/x"',
+    'password = "/run/secrets/db_password"',
+    'token = "config/tokens.yaml"',
+    'api_key = "${var.key_prefix}-${var.env}"',
+])
+def test_interpolations_and_paths_are_not_secrets(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text,kind", [
+    ('api_key = "${var.prefix}a1B2c3D4e5F6g7H8i9J0k1L2"', "secret"),  # a literal beside an expression
+    ('secret_key = "keys/prod/a1B2c3D4e5F6g7H8i9J0k1L2m3.pem"', "secret"),  # a random path segment
+    ('password = "hunter2hunter2XYZ"', "password"),
+])
+def test_a_literal_beside_an_interpolation_or_in_a_path_is_still_one(text, kind):
+    assert f"[REDACTED:{kind}]" in redact(text).text

@@ -109,6 +109,29 @@ def ls_files(root: Path, ref: str | None = None) -> list[str]:
     return sorted({p for p in out.decode("utf-8", "replace").split("\0") if p})
 
 
+def ever_existed(root: Path, path: str) -> bool:
+    """Did any commit of any ref ever hold `path` (a file, or anything under a folder)?"""
+    out = call(root, "log", "--all", "-1", "--format=%H", "--", path)
+    return out.code != 0 or bool(out.out.strip())  # no history to ask (no commit yet): assume it did
+
+
+def changed_paths(root: Path) -> set[str]:
+    """Paths that differ from HEAD in the working tree or the index, or are untracked."""
+    out = call(root, "status", "--porcelain", "-z", "--untracked-files=all")
+    if out.code != 0:
+        return set()
+    fields = out.out.decode("utf-8", "replace").split("\0")
+    found, skip = set(), False
+    for f in fields:
+        if skip:  # the source path of a rename
+            skip = False
+            continue
+        if len(f) > 3:
+            found.add(f[3:])
+            skip = f[0] in "RC"
+    return found
+
+
 def tree_blobs(root: Path, ref: str, under: str = "") -> dict[str, str]:
     """path -> blob id of every file at `ref` (below the folder `under`), from one `git ls-tree`.
     Reading blobs by id is what makes a whole record at a revision cheap: `REV:path` specs make

@@ -321,9 +321,22 @@ def _bare_shape(text: str, m: re.Match[str], value: str) -> str | None:
     return "literal"
 
 
+# An interpolation inside a value (Terraform/HCL and shell `${...}`, Helm and Actions `{{ ... }}`,
+# Ruby `#{...}`, Terraform directives `%{...}`) is an expression evaluated elsewhere, not a literal.
+_INTERPOLATION = re.compile(r"\$\{\{.*?\}\}|[$#%]\{[^{}]*\}|\{\{.*?\}\}")
+# A file path: folders, then a file name with an extension (`state/prod/terraform.tfstate`).
+_PATH_LIKE = re.compile(r"(?:[\w.@+-]+/)+[\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}|(?:\./|\.\./|~/|/)[\w.@+/-]*")
+
+
 def _value_is_secret(value: str, strength: str) -> bool:
     if is_reference(value):
         return False
+    if _INTERPOLATION.search(value):  # judge what is left once the expressions are taken out
+        value = _INTERPOLATION.sub("", value).strip()
+        if not value or _PATH_LIKE.fullmatch(value):
+            return False
+    if _PATH_LIKE.fullmatch(value) and not any(len(seg) >= 16 and looks_random(seg) for seg in value.split("/")):
+        return False  # a path names where a secret is, never the secret
     if strength == "any":
         return len(value) >= 4 and not re.fullmatch(r"[\w.-]+\.(?:json|ya?ml|txt|pem|key|env|cfg|ini|toml)",
                                                      value)

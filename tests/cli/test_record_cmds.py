@@ -199,12 +199,13 @@ def test_edit_without_options_uses_the_editor_and_refuses_invalid_results(repo, 
     script.chmod(0o755)
     monkeypatch.setenv("EDITOR", str(script))
     assert invoke("edit", fact["id"]).code == 0
-    assert "title: Edited" in (repo / fact["path"]).read_text()
+    path = repo / fact["path"].replace("-original.md", "-edited.md")  # the file follows the new title
+    assert "title: Edited" in path.read_text() and not (repo / fact["path"]).exists()
     script.write_text("#!/bin/sh\nsed -i 's/^kind: decision/kind: decree/' \"$1\"\n")
-    before = (repo / fact["path"]).read_text()
+    before = path.read_text()
     r = invoke("edit", fact["id"])
     assert r.code == 1 and "nothing was written" in r.err
-    assert (repo / fact["path"]).read_text() == before
+    assert path.read_text() == before
 
 
 TOKEN = "gh" + "p_" + "Zq8Xw3Vb6Nm1Kp4Lr7Ts0Ya2Dc5Fg8Hj1Lk9P"

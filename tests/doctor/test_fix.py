@@ -60,8 +60,8 @@ def test_an_unrepairable_anchor_marks_the_fact_as_needing_review_and_never_retir
     fix.apply(Project(repo), [repair])
     text = (repo / rel).read_text()
     assert "  - src/gone.py\n" in text and "review_after" not in text  # still delivered tomorrow
-    assert "needs_review: anchor src/gone.py no longer resolves (src/gone.py is gone and no git rename " \
-           "explains it)" in text
+    assert "needs_review: anchor src/gone.py no longer resolves (src/gone.py does not exist and never did " \
+           "in git history (a typo?))" in text
     assert any("cannot be repaired" in n for n in repair.notes)
     assert fix.plan(Project(repo), TODAY) == []  # nothing more to do: a second run changes nothing
     assert fix.plan(Project(repo), TODAY + dt.timedelta(days=3)) == []  # nor a later one

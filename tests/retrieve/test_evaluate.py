@@ -7,6 +7,7 @@ import pytest
 
 from stele.errors import SteleError
 from stele.project import Project
+from stele.record.load import load
 from stele.retrieve import evaluate
 from stele.retrieve.evaluate import Case, check, load_cases
 from tests.helpers import invoke, write_fact
@@ -26,6 +27,36 @@ def shop(repo, fake_model):
     (repo / "src").mkdir()
     (repo / "src/billing.py").write_text("def issue(): pass\n")
     return repo
+
+
+def test_the_starter_never_expects_what_the_ranker_keeps_out(shop):
+    write_fact(shop, "COMP-PAY1", "component", "The payment gateway client and its retry loop",
+               "Wraps the gateway's HTTP API with retries and idempotency keys.")
+    write_fact(shop, "DEC-AGH2", "decision", "Charges carry an idempotency key per order attempt",
+               "Each charge request sends a key built from the order id and attempt number.",
+               links={"part-of": ["COMP-PAY1"], "relates-to": ["INS-MAN1"]})
+    write_fact(shop, "INS-MAN1", "instruction", "Read the gateway runbook before touching retries",
+               "The runbook lists the gateway's rate limits.", delivery="manual")
+    cases = load_cases(evaluate.write_starter(Project(shop))).cases
+    expected = {i for c in cases for i in c.expect + c.expect_top}
+    assert expected and not expected & {"COMP-PAY1", "INS-MAN1", "INS-0001"}
+    report = evaluate.run(Project(shop), load_cases(Project(shop).memory_dir / "eval.yaml"))
+    assert all(r.ok for r in report.cases), [r.as_dict() for r in report.cases if not r.ok]
+
+
+def test_the_starter_draws_cases_from_real_session_prompts(shop):
+    from stele.session import sessions
+
+    sid = sessions.start(Project(shop), agent="claude-code").session
+    sessions.log_delivered(Project(shop), sid, "prompt", ["RISK-V34N", "DEC-0002"], "claude-code",
+                           prompt="the gateway fell over after a blip, why did we hammer it?")
+    sessions.log_edit(Project(shop), sid, ["src/billing.py"], "claude-code")
+    sessions.log_delivered(Project(shop), sid, "prompt", ["LSN-WGV9"], "claude-code", prompt="short")
+    text = evaluate.starter_text(Project(shop))
+    assert "from the prompts of this repository's sessions" in text
+    cases = [c for c in load_cases(write_cases(shop, text)).cases if c.id.startswith("asked-")]
+    assert [(c.prompt, c.expect) for c in cases] == [
+        ("the gateway fell over after a blip, why did we hammer it?", ["DEC-0002"])]  # delivered, then used
 
 
 def write_cases(repo, text):
@@ -114,8 +145,10 @@ def test_the_starter_cases_come_from_the_record_and_pass_on_it(shop):
     cases = load_cases(path)
     ids = {c.id for c in cases.cases}
     assert {"anchor-dec-0002", "offtopic-1"} <= ids
-    assert {c.type for c in cases.cases} == {"lexical", "walk", "anchor", "offtopic"}
-    assert any(i.startswith("title-dec-") for i in ids) and any(i.startswith("title-risk-") for i in ids)
+    assert {c.type for c in cases.cases} == {"paraphrase", "walk", "anchor", "offtopic"}
+    assert any(i.startswith("body-dec-") for i in ids) and any(i.startswith("body-risk-") for i in ids)
+    titles = {f.title.lower() for f in load(Project(shop)).facts.values()}
+    assert not [c.prompt for c in cases.cases if c.prompt.lower() in titles]  # 100% by construction, no more
     assert path.read_text().startswith("# Cases for `stele eval")
     with pytest.raises(SteleError, match="already exists"):
         evaluate.write_starter(Project(shop))

@@ -236,3 +236,34 @@ def test_a_config_change_counts_from_the_next_request(repo, facts):
     config = repo / ".stele/config.yaml"
     config.write_text(config.read_text().replace("max_callouts: 5", "max_callouts: 0"))
     assert json.loads(handle(p, "/api/memory/retrieve", question).body)["risks"] == []
+
+
+def test_graph_nodes_carry_a_short_title(repo, facts):
+    long = edit.remember(Project(repo), "Retries back off exponentially with full jitter, at most three attempts "
+                         "per charge.", kind="decision").fact
+    nodes = {n["id"]: n for n in get(repo, "/api/memory/graph")[1]["nodes"]}
+    assert nodes[facts["dec"]]["label"] == "Rate limiting runs..."  # 28 characters at most, cut at a word
+    label = nodes[long.id]["label"]
+    assert len(label) <= 28 and label.endswith("...") and nodes[long.id]["title"].startswith(label[:-3])
+
+
+def test_deliveries_by_session_and_turn_with_the_prompt_redacted(repo, facts):
+    from stele.session import sessions
+
+    p = Project(repo)
+    sid = sessions.start(p, agent="claude-code").session
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    sessions.log_delivered(p, sid, "session-start", [facts["dec"]], "claude-code")
+    sessions.log_delivered(p, sid, "prompt", [facts["risk"], facts["dec"]], "claude-code",
+                           prompt=f"why is auth after the limiter? my token is {token}")
+    sessions.log_delivered(p, sid, "pre-edit", [facts["risk"]], "claude-code")
+    sessions.log_delivered(p, sid, "prompt", [facts["note"]], "claude-code", prompt="and what does bcrypt cost us?")
+    status, data = get(repo, "/api/memory/deliveries")
+    assert status == 200 and [s["session"]["id"] for s in data["sessions"]] == [sid]
+    turns = data["sessions"][0]["turns"]
+    assert [(t["turn"], [d["hook"] for d in t["deliveries"]]) for t in turns] == [
+        (0, ["session-start"]), (1, ["prompt", "pre-edit"]), (2, ["prompt"])]
+    assert turns[1]["prompt"] == "why is auth after the limiter? my token is [REDACTED:GitHub token]"
+    assert turns[1]["deliveries"][0]["ids"] == [facts["risk"], facts["dec"]]
+    assert data["titles"][facts["risk"]] == "Reordering middleware lets floods reach bcrypt."
+    assert token not in json.dumps(data)

@@ -39,6 +39,8 @@ def site(tmp_path_factory):
     srv.session = sessions.start(srv.project, agent="claude-code", goal="Reconcile blob_refs weekly").session
     sessions.log(srv.project, srv.session, "decision", "Recount from manifests, never from the counters.",
                 task="TASK-V5VH", issue="41")
+    sessions.log_delivered(srv.project, srv.session, "prompt", ["RISK-3EHX"], "claude-code",
+                           prompt="why do blob refcounts drift after a crash?")
     sessions.log_delivered(srv.project, srv.session, "pre-edit", ["RISK-3EHX", "CON-6E8B"], "claude-code")
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
@@ -85,6 +87,17 @@ def test_graph_view_draws_every_fact_and_edge_inside_the_drawing(site, tmp_path)
     assert len(set(spots)) == len(spots)  # no two facts drawn on the same spot
     risks = {n["id"] for n in graph["nodes"] if n["kind"] == "risk"}
     assert len(re.findall(r'class="node kind-risk', r.stdout)) == len(risks)
+    labels = re.findall(r'<text[^>]*class="label"[^>]*>([^<]*)</text>', r.stdout)
+    assert sorted(labels) == sorted(n["label"] for n in graph["nodes"]) and all(labels)  # a short title each
+
+
+def test_what_the_agent_saw_lists_deliveries_by_turn_with_the_prompt(site, tmp_path):
+    r = chromium(tmp_path, site.url + "#/snapshots", "--dump-dom")
+    assert r.returncode == 0 and not script_errors(r.stderr), r.stderr[-2000:]
+    assert "Hook deliveries" in r.stdout and site.session in r.stdout
+    turn = r.stdout[r.stdout.index("Turn 1"):]
+    assert turn.index("<q>why do blob refcounts drift after a crash?</q>") < turn.index('href="#/fact/RISK-3EHX"')
+    assert turn.index('href="#/fact/RISK-3EHX"') < turn.index(">pre-edit<") < turn.index('href="#/fact/CON-6E8B"')
 
 
 def _count(pixels, colour: tuple[int, int, int], tolerance: int = 10) -> int:

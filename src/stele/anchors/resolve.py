@@ -118,6 +118,7 @@ class Resolution:
     ok: bool
     problem: str = ""  # why not: "file gone", "symbol gone", "no match"
     lines: tuple[int, int] | None = None
+    by_words: bool = False  # the symbol was found as a word, not a definition (no rule for the language)
 
 
 def resolve(anchor: str, tree: Tree) -> Resolution:
@@ -132,7 +133,8 @@ def resolve(anchor: str, tree: Tree) -> Resolution:
         return Resolution(True)
     text = tree.read(path)
     lines = symbols.find(text, symbol, path) if text is not None else None
-    return Resolution(True, lines=lines) if lines else Resolution(False, "symbol gone")
+    return Resolution(True, lines=lines, by_words=symbols.by_words(path)) if lines else \
+        Resolution(False, "symbol gone")
 
 
 def explain_missing(path: str, tree: Tree, renames: dict[str, tuple[str, str]]) -> tuple[str, str] | None:

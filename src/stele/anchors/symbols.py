@@ -3,7 +3,11 @@
 Python is parsed with `ast` (exact, decorators included). JavaScript, TypeScript, Go, Rust, Java and
 Ruby use a definition pattern per language (`patterns.py`) and find the end by matching braces
 (or `end` for Ruby): no parser to install, good enough to tell whether a diff hunk touched a function.
-Any other file falls back to the first whole-word occurrence of the name. Everything here is pure:
+Terraform and other HCL files resolve block addresses (`resource.TYPE.NAME`, `TYPE.NAME`,
+`data.TYPE.NAME`, `module.NAME`, `variable.NAME`, `output.NAME`, `local.NAME`, or a bare NAME for the
+first block with that last label, a module first) to the block's braces, and never fall back to a word: `main.tf::eks`
+once resolved to a `tags = ["eks"]` line 200 lines above `module "eks"`. Any other file falls back to
+the first whole-word occurrence of the name (`by_words` says when, so doctor can report it). Everything here is pure:
 text in, 1-based inclusive `(start, end)` lines out, so the same code resolves the working tree, the
 index and any commit.
 """
@@ -25,6 +29,7 @@ LANGUAGES = {
     ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js",
     ".ts": "ts", ".tsx": "ts", ".mts": "ts", ".cts": "ts",
     ".go": "go", ".rs": "rust", ".java": "java", ".rb": "ruby", ".rake": "ruby",
+    ".tf": "hcl", ".tofu": "hcl", ".hcl": "hcl",
 }
 
 
@@ -32,9 +37,17 @@ def language(path: str) -> str | None:
     return LANGUAGES.get(PurePosixPath(path).suffix.lower())
 
 
+def by_words(path: str) -> bool:
+    """Does a symbol in this file resolve only by the first whole word of its name (no definition rule
+    for the language)? Such an anchor may name a mention, not a definition."""
+    return language(path) is None
+
+
 def find(text: str, symbol: str, path: str) -> Span | None:
     """The lines of `symbol` (`Name` or `Outer.inner`) in `text`, a file at `path`; None when absent."""
     lang = language(path)
+    if lang == "hcl":
+        return _hcl_find(text, symbol)
     if lang == "python":
         defs = python_definitions(text)
         if defs is not None:
@@ -228,6 +241,14 @@ def _match_brace(text: str, open_at: int, hi: int, lang: str) -> int:
 def _skip_literal(text: str, i: int, hi: int, lang: str) -> int:
     """If a comment or string starts at `i`, the offset just past it; else `i`."""
     c = text[i]
+    if lang == "hcl" and c == "#":
+        end = text.find("\n", i)
+        return end if end != -1 else hi
+    if lang == "hcl" and text.startswith("<<", i):  # a heredoc: up to the line holding only its marker
+        m = re.match(r"<<-?([A-Za-z_]\w*)\n", text[i:i + 80])
+        if m:
+            close = re.compile(rf"^[ \t]*{m.group(1)}[ \t]*$", re.M).search(text, i + m.end())
+            return close.end() if close else hi
     if c == "/" and text[i + 1:i + 2] == "/":
         end = text.find("\n", i)
         return end if end != -1 else hi
@@ -276,6 +297,47 @@ def _indent_end(text: str, start: int, hi: int) -> int:
             break
         last = line_end + 1 + m.end()
     return last
+
+
+# --- HCL (Terraform) ---------------------------------------------------------------------------------
+
+_HCL_BLOCK = re.compile(r'^([A-Za-z_][\w-]*)((?:[ \t]+"[^"\n]*")*)[ \t]*\{', re.M)  # top level only
+_HCL_TYPES = {"resource": "resource", "data": "data", "module": "module", "variable": "variable",
+              "var": "variable", "output": "output", "provider": "provider"}
+
+
+def _hcl_blocks(text: str) -> Iterator[tuple[str, list[str], int, int]]:
+    """(block type, labels, start offset, offset of its `{`) of every top-level block."""
+    for m in _HCL_BLOCK.finditer(text):
+        yield m.group(1), re.findall(r'"([^"]*)"', m.group(2)), m.start(), m.end() - 1
+
+
+def _hcl_find(text: str, symbol: str) -> Span | None:
+    parts = symbol.split(".")
+    src = _Source(text)
+    if parts[0] in ("local", "locals") and len(parts) == 2:
+        for kind, _, _start, brace in _hcl_blocks(text):
+            if kind == "locals":
+                end = _match_brace(text, brace, len(text), "hcl")
+                m = re.compile(rf"^[ \t]+{re.escape(parts[1])}[ \t]*=", re.M).search(text, brace, end)
+                if m:
+                    return src.span(m.start(), _statement_end(text, m.end() - 1, end, "hcl"))
+        return None
+    hits = [(kind, start, brace) for kind, labels, start, brace in _hcl_blocks(text)
+            if _hcl_matches(kind, labels, parts)]
+    if not hits:
+        return None
+    # a bare name: a module of that name first (resources are often all called `this` or `main`)
+    _, start, brace = next((h for h in hits if h[0] == "module"), hits[0])
+    return src.span(start, _match_brace(text, brace, len(text), "hcl"))
+
+
+def _hcl_matches(kind: str, labels: list[str], parts: list[str]) -> bool:
+    if parts[0] in _HCL_TYPES and len(parts) > 1:
+        return kind == _HCL_TYPES[parts[0]] and labels == parts[1:]
+    if len(parts) == 2:  # `aws_instance.web`: Terraform's own address of a resource
+        return kind == "resource" and labels == parts
+    return len(parts) == 1 and bool(labels) and labels[-1] == parts[0]
 
 
 # --- unknown languages -------------------------------------------------------------------------------

@@ -100,6 +100,25 @@ def install(
                          "in a repository without Stele)")
     results = [(t.name, t.install(p, dry_run=dry_run, scope=scope.value)) for t in chosen]
     _report(p, results, dry_run, wants_json(fmt, json_))
+    if not dry_run:
+        _would_run(p, [t.name for t in chosen])
+
+
+def _would_run(p, names: list[str]) -> None:
+    """`--check` for what was just installed, ending with one loud line when the hooks would do
+    nothing (stele not on PATH for the harness, an untrusted folder, hooks switched off): an install
+    that prints `unchanged` and then stays silent forever is the failure this exists for."""
+    from ..install.check import ERROR, WARN, check
+
+    problems = [f for f in check(p) if f.level in (WARN, ERROR) and f.harness in (*names, "stele")]
+    if not problems:
+        return
+    for f in problems:
+        term.warn(f"{f.harness}: {f.level}: {f.message}")
+    first = problems[0].message.split(";", 1)[0]
+    term.warn(f"WARNING: Stele's hooks will do nothing yet: {first}"
+              + (f" (and {counted(len(problems) - 1, 'more problem')})" if len(problems) > 1 else "")
+              + "; fix it, then `stele install --check`")
 
 
 def _check(p, as_json: bool, *, live: bool = False, probe: bool = False) -> None:

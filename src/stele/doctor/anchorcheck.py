@@ -101,9 +101,11 @@ def refind(path: str, symbol: str, tree: Tree) -> str | None:
 
 
 def diagnose(anchor: str, tree: Tree, renames: Callable[[], dict[str, tuple[str, str]]],
-             print_: str | None = None, search: ContentSearch | None = None) -> Broken | None:
+             print_: str | None = None, search: ContentSearch | None = None,
+             existed: Callable[[str], bool] | None = None) -> Broken | None:
     """None when `anchor` resolves; else why not, and the repair when git or the code makes it certain.
-    `print_` is the fingerprint the fact recorded for this anchor, `search` where to look for it."""
+    `print_` is the fingerprint the fact recorded for this anchor, `search` where to look for it,
+    `existed` whether git history ever held a path (a path that never did is a typo, not a loss)."""
     res = resolve(anchor, tree)
     if res.ok:
         return None
@@ -118,6 +120,10 @@ def diagnose(anchor: str, tree: Tree, renames: Callable[[], dict[str, tuple[str,
     missing = "no file matches it" if is_glob(path) else f"{path} is gone"
     moved = explain_missing(target, tree, renames()) if target else None
     if moved is None:
+        if target and existed is not None and not existed(target):
+            never = ("no file matches it, and nothing under " + target + " ever existed in git history") \
+                if is_glob(path) else f"{path} does not exist and never did in git history (a typo?)"
+            return _by_content(anchor, never, print_, search, [])
         return _by_content(anchor, f"{missing} and no git rename explains it", print_, search, [])
     new_path, commit = moved
     where = "in uncommitted changes" if commit == "uncommitted" else f"in {commit}"
@@ -167,14 +173,37 @@ def broken_anchors(record: Record, tree: Tree) -> list[tuple[Fact, int, Broken]]
     found: list[tuple[Fact, int, Broken]] = []
     for _, _, i, fact in todo:
         anchor = fact.anchors[i]
-        broken = diagnose(anchor, tree, renames, fact.fingerprints.get(anchor), search)
+        broken = diagnose(anchor, tree, renames, fact.fingerprints.get(anchor), search,
+                          lambda p: gitrepo.ever_existed(record.project.root, p))
         if broken is not None:
             found.append((fact, i, broken))
     return sorted(found, key=lambda t: (t[0].id, t[1]))
 
 
+def by_words(record: Record, tree: Tree) -> list[Finding]:
+    """Symbol anchors that resolve only as the first whole word of their name (a file with no
+    definition rule: Markdown, YAML, a language Stele does not read): a mention may be what they name."""
+    found = []
+    for fact in sorted(record.facts.values(), key=lambda f: f.id):
+        if fact.status in CLOSED:
+            continue
+        for i, anchor in enumerate(fact.anchors):
+            path, symbol = split(anchor)
+            if symbol is None or is_glob(path) or not symbols.by_words(path):
+                continue
+            res = resolve(anchor, tree)
+            if res.ok and res.lines:
+                line = fact.doc.line_of("anchors", i) if fact.doc else 1
+                found.append(Finding("word-anchor", fact.path, line,
+                                     f"anchor {anchor} resolves only by the word {symbol!r} (line {res.lines[0]} "
+                                     f"of {path}): Stele has no definition rule for this kind of file, so it may "
+                                     "name a mention; anchor the file alone if the symbol is not a definition",
+                                     fact.id))
+    return found
+
+
 def check(record: Record, tree: Tree) -> list[Finding]:
-    findings = []
+    findings = by_words(record, tree)
     for fact, i, broken in broken_anchors(record, tree):
         hint = f"; `stele doctor --fix` rewrites it to {broken.repair}" if broken.repair else \
             "; point it at the code it is about, or retire the fact"

@@ -31,6 +31,7 @@ CHECKS: dict[str, str] = {
     "instruction-like": "warning",
     "long-line": "warning",
     "interrupted-write": "warning",
+    "word-anchor": "warning",
     "embedding-model": "warning",
     "store": "warning",
 }
@@ -61,6 +62,7 @@ SUMMARIES: dict[str, str] = {
     "instruction-like": "Memory text is addressed to the agent rather than about the project.",
     "long-line": "A line is longer than doctor.long_line characters.",
     "interrupted-write": "A multi-file change was interrupted, or a killed writer left a temporary file.",
+    "word-anchor": "A symbol anchor resolves only as a word in a file Stele has no definition rule for.",
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
     "store": "The team session store is unreachable or holds damaged objects.",
 }

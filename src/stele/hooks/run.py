@@ -141,7 +141,8 @@ def _remember_shown(ctx: Context, ids, text: str) -> None:
             ctx.unwritable("what was shown, so it may be shown again", e)
     if ids and session:
         try:
-            sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness])
+            sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness],
+                                   prompt=payload.prompt if event == "prompt" else None)
         except (OSError, SteleError) as e:
             say(f"stele hook {event}: could not log the delivery ({e})")
 

@@ -16,7 +16,7 @@ relevant facts arrive with each prompt and before edits; they are a starting set
 - Before a non-trivial change, look up what is settled: `stele recall "what you are about to do"`,
   `stele brief "question"` for a short cited briefing, `stele show ID` for one fact.
 - Recorded decisions and constraints hold until they are superseded. If one looks wrong, say so and
-  supersede it (`stele supersede OLD NEW`) instead of silently diverging.
+  supersede it (`stele supersede OLD --by NEW`) instead of silently diverging.
 - When you learn something durable, record it: `stele remember "text" --kind lesson --anchor path/to/file`
   with the literal trigger in the text (the exact error message or command someone would search
   for) and `--retire-when "condition"` saying when it stops being true.

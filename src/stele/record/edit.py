@@ -100,7 +100,11 @@ def unresolved(project: Project, anchors: list[str]) -> list[str]:
     out = []
     for anchor in anchors:
         res = resolve(anchor, tree)
-        if not res.ok:
+        if res.ok and res.by_words:
+            out.append(f"anchor {anchor!r}: found only as a word on line {res.lines[0] if res.lines else '?'}, "
+                       "not as a definition (no definition rule for this kind of file; `stele doctor` "
+                       "reports it)")
+        elif not res.ok:
             what = {"file gone": "no such file", "symbol gone": "no such symbol in the file",
                     "no match": "the glob matches no file"}.get(res.problem, res.problem)
             out.append(f"anchor {anchor!r}: {what} in the checkout (written anyway; `stele doctor` "
@@ -255,6 +259,9 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
             fact.status = changes.status
         tally = Tally()
         write.save(project, fact, extra=extra, tally=tally)
+        renamed = write.retitled_path(fact) if changes.title is not None else None
+        if renamed:  # the file name follows the title (`...-300-second-ttl.md` for a 60-second TTL misleads)
+            write.move(project, fact, renamed)
     return Written(fact, tally.found, warnings=unresolved(project, changes.add_anchors))
 
 
@@ -333,6 +340,9 @@ def replace(project: Project, copy: Copy) -> Written:
             extra = stages.clears_review(new)
         tally = Tally()
         write.save(project, new, extra=extra, tally=tally)
+        renamed = write.retitled_path(new) if new.title != fact.title else None
+        if renamed:
+            write.move(project, new, renamed)
     copy.path.unlink(missing_ok=True)
     return Written(new, tally.found, warnings=unresolved(project, [a for a in new.anchors if a not in fact.anchors]))
 

@@ -28,7 +28,7 @@ import time
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .. import atomic
@@ -82,6 +82,37 @@ def pinned(project: Project, fact: Fact, repin: bool) -> dict[str, str]:
 
 def new_fact_path(project: Project, fact: Fact) -> Path:
     return project.memory_dir / KINDS[fact.kind].folder / f"{fact.id}-{slugify(fact.title)}.md"
+
+
+def retitled_path(fact: Fact) -> str | None:
+    """Where `fact`'s file belongs after its title changed: the same folder, `<ID>-<slug of the title>.md`.
+    None when it already fits, or when the file is not named the way Stele names facts (a hand-named
+    file keeps the name someone chose)."""
+    if not fact.path:
+        return None
+    old = PurePosixPath(fact.path)
+    if not (old.name.startswith(f"{fact.id}-") or old.name == f"{fact.id}.md"):
+        return None
+    new = str(old.with_name(f"{fact.id}-{slugify(fact.title)}.md"))
+    return None if new == fact.path else new
+
+
+def move(project: Project, fact: Fact, rel: str) -> None:
+    """Rename `fact`'s file to `rel` (with `git mv` when git tracks it, so history follows the file);
+    links name ids, never paths, so nothing else changes."""
+    from .. import gitrepo
+
+    with changing(project):
+        old, new = project.root / str(fact.path), project.root / rel
+        check_inside(project, new)
+        if new.exists():
+            raise SteleError(f"cannot rename {fact.path} to {rel}: that file exists; nothing was renamed")
+        if gitrepo.is_tracked(project.root, old):
+            gitrepo.run(project.root, "mv", "--", str(fact.path), rel)
+        else:
+            os.replace(old, new)
+        atomic.fsync_dir(new.parent)
+        fact.path = rel
 
 
 def redact_fact(fact: Fact, redactor: Redactor, tally: Tally) -> None:
@@ -212,7 +243,7 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
     text = fact.render(_redact_extra(extra, redactor, tally) if extra else extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     # the net under the fields: a key the model does not know (typed in $EDITOR) is rendered as is
-    rest = redactor.apply(text, [s for s in redactor.spans(text) if not _in_fingerprint(text, s[0])])
+    rest = redactor.apply(text, [s for s in redactor.spans(text) if not in_fingerprints(text, s[0])])
     if rest.secrets:
         tally.add(rest)
         text = rest.text
@@ -227,10 +258,12 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
 _FINGERPRINT_LINE = re.compile(rf"^  \S.*: [0-9a-f]{{{LENGTH}}}$")
 
 
-def _in_fingerprint(text: str, at: int) -> bool:
+def in_fingerprints(text: str, at: int) -> bool:
     """Is offset `at` inside a `fingerprints:` entry Stele wrote (an anchor, already redacted as an
     anchor, and a hash of the code)? The net's assignment rule reads `src/x.py::SLACK_URL: 3f09...` as
-    a Slack credential, and its marker turned the value into a YAML list that no longer loads."""
+    a Slack credential, and its marker turned the value into a YAML list that no longer loads. The one
+    rule for what is Stele's own bookkeeping: the write path's net and doctor's `secret` check both
+    ask it (doctor once read `docs/fastly-cname-ttl.md: 29ca...` as a Fastly credential)."""
     block = text.find("\nfingerprints:\n")
     if block < 0 or at < block:
         return False

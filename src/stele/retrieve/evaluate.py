@@ -322,44 +322,48 @@ STARTER_EACH = 4
 
 
 def starter_text(project: Project) -> str:
-    """A commented case file drawn from the record itself: a fact's own title must find it, a walk
-    must bring its neighbour, its anchor as an edited file must bring it, and an unrelated prompt
-    must bring nothing."""
+    """A commented case file of questions a user would ask: the prompts really asked in this
+    repository's sessions (with the facts delivered for them, those then used first) when the log has
+    any, else a sentence of each fact's body (never its title: a title finds its own fact by
+    construction); plus walks, anchors and an off-topic prompt. No case expects what the ranker keeps
+    out by design: a component (weight 0), a container, a `manual` fact, anything withheld."""
     import json
 
     from .. import lifecycle
+    from ..kinds import KINDS
     from ..record.load import load
 
     record = load(project)
     on = lifecycle.today()
-    active = [f for f in record.facts.values() if lifecycle.withheld(f, on) is None
-              and f.kind not in ("epic", "objective", "milestone")]
-    from ..kinds import KINDS
-
-    # the kinds an agent most needs first (decisions, rules, risks): a container or component sinks
-    active.sort(key=lambda f: (-KINDS[f.kind].weight, f.kind, f.id))
-    by_id = {f.id: f for f in active}
+    eligible = {f.id: f for f in record.facts.values() if lifecycle.withheld(f, on) is None
+                and KINDS[f.kind].weight > 0 and not KINDS[f.kind].is_container}
+    # the kinds an agent most needs first (decisions, rules, risks)
+    active = sorted(eligible.values(), key=lambda f: (-KINDS[f.kind].weight, f.kind, f.id))
     q = json.dumps
-    blocks: list[str] = []
-    kinds_done: set[str] = set()
-    for f in active:
-        if len(kinds_done) >= STARTER_EACH:
-            break
-        if f.kind in kinds_done or len(f.title) < 25:
-            continue
-        kinds_done.add(f.kind)
-        blocks.append(f"  # {f.kind} {f.id}: its own title must find it among the first three\n"
-                      f"  - id: title-{f.id.lower()}\n    type: lexical\n    prompt: {q(f.title)}\n"
-                      f"    expect_top: [{f.id}]")
+    asked = asked_cases(project, eligible)
+    blocks = [f"  # asked in session {sid}: the facts delivered for it{' and then used' if used else ''}\n"
+              f"  - id: asked-{n}\n    type: paraphrase\n    prompt: {q(prompt)}\n    expect: [{', '.join(ids)}]"
+              for n, (sid, prompt, ids, used) in enumerate(asked, 1)]
+    if not asked:
+        kinds_done: dict[str, int] = {}
+        for f in active:
+            phrase = paraphrase(f.title, f.body)
+            if phrase is None or kinds_done.get(f.kind, 0) >= 2 or len(blocks) >= STARTER_EACH * 2:
+                continue
+            kinds_done[f.kind] = kinds_done.get(f.kind, 0) + 1
+            blocks.append(f"  # {f.kind} {f.id}: asked in words from its body, not its title\n"
+                          f"  - id: body-{f.id.lower()}\n    type: paraphrase\n    prompt: {q(phrase)}\n"
+                          f"    expect: [{f.id}]")
     walks = 0
     for f in active:
-        if walks >= STARTER_EACH // 2 or len(f.title) < 25:
+        phrase = paraphrase(f.title, f.body)
+        if walks >= STARTER_EACH // 2 or phrase is None:
             continue
-        other = next((dst for _, dst in f.targets() if dst in by_id), None)
+        other = next((dst for _, dst in f.targets() if dst in eligible), None)
         if other:
             walks += 1
             blocks.append(f"  # walk: {f.id} links to {other}; asking about the first must bring both\n"
-                          f"  - id: walk-{f.id.lower()}\n    type: walk\n    prompt: {q(f.title)}\n"
+                          f"  - id: walk-{f.id.lower()}\n    type: walk\n    prompt: {q(phrase)}\n"
                           f"    expect: [{f.id}, {other}]")
     anchors = 0
     for f in active:
@@ -372,12 +376,62 @@ def starter_text(project: Project) -> str:
                           f"    expect: [{f.id}]")
     blocks.append(f"  # offtopic: a prompt the record has nothing on must bring nothing at all\n"
                   f"  - id: offtopic-1\n    type: offtopic\n    prompt: {q(OFFTOPIC_PROMPT)}")
+    source = "the prompts of this repository's sessions" if asked else "the record's fact bodies"
     return ("# Cases for `stele eval docs/memory/eval.yaml` (docs/eval.md): what recall must bring back.\n"
-            "# Drawn from the record by `stele eval --init`; add the questions your team really asks, the\n"
+            f"# Drawn from {source} by `stele eval --init`; add the questions your team really asks, the\n"
             "# error strings it meets, and the files whose risks must never be missed. Run it in CI with\n"
             "# `stele eval docs/memory/eval.yaml --min 90`.\n"
             f"today: {on.isoformat()}   # expiry and review dates are judged as of this day\n"
             "queries:\n" + "\n\n".join(blocks) + "\n")
+
+
+ASKED_MAX = 8
+PARAPHRASE_WORDS = 14
+
+
+def asked_cases(project: Project, eligible: dict[str, Any]) -> list[tuple[str, str, list[str], bool]]:
+    """(session, prompt, expected ids, whether they were used) for the distinct prompts the prompt hook
+    answered: expected are the delivered facts the session then used (edited a file they are anchored
+    to), else the first fact delivered; only facts the ranker may deliver today."""
+    from ..anchors.paths import covers
+    from ..session import wal
+    from ..session.sessions import DELIVERED, delivered_ids, delivered_prompt, edited_paths, event, order_key
+
+    by_session: dict[str, list[Any]] = {}
+    for entry in wal.read_all(project, wal.ReadReport()):
+        by_session.setdefault(entry.session, []).append(entry)
+    out: list[tuple[str, str, list[str], bool]] = []
+    seen: set[str] = set()
+    for sid, entries in sorted(by_session.items()):
+        entries.sort(key=order_key)
+        for n, entry in enumerate(entries):
+            prompt = delivered_prompt(entry)
+            ids = [i for i in delivered_ids(entry) if i in eligible]
+            if event(entry) != DELIVERED or not prompt or not ids or prompt.lower() in seen or len(prompt) < 25:
+                continue
+            seen.add(prompt.lower())
+            later = [p for e in entries[n + 1:] for p in edited_paths(e)]
+            used = [i for i in ids if any(covers(a, p) for a in eligible[i].anchors for p in later)]
+            out.append((sid, prompt, used or ids[:1], bool(used)))
+            if len(out) >= ASKED_MAX:
+                return out
+    return out
+
+
+def paraphrase(title: str, body: str) -> str | None:
+    """A question in a fact's own body words, not its title's: the first body sentence that is not the
+    title again, cut to a few words. None when the body only repeats the title."""
+    import re
+
+    from ..record.similar import words
+
+    title_words = words(title)
+    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(body.split())):
+        w = [x for x in words(sentence) if not x.isdigit() or len(x) > 1]
+        if len(w) < 5 or tuple(w[:len(title_words)]) == title_words or set(w) <= set(title_words):
+            continue
+        return "what does the record say about " + " ".join(w[:PARAPHRASE_WORDS])
+    return None
 
 
 def write_starter(project: Project, force: bool = False) -> Path:

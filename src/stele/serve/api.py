@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import textcut
 from ..anchors.paths import about
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
@@ -139,12 +140,15 @@ def fact(project: Project, q: Query, fact_id: str) -> Response:
     return json_response(data)
 
 
+LABEL_CHARS = 28  # a graph node's short title, under its id
+
+
 def graph(project: Project, q: Query) -> Response:
     """GET /api/memory/graph -> every fact as a node and every typed edge between two facts."""
     record = load(project)
     facts = sorted(record.facts.values(), key=lambda f: f.id)
-    nodes = [{"id": f.id, "kind": f.kind, "title": f.title, "status": f.status, "priority": f.priority,
-              "inactive": inactive(f, today())} for f in facts]
+    nodes = [{"id": f.id, "kind": f.kind, "title": f.title, "label": textcut.words(f.title, LABEL_CHARS),
+              "status": f.status, "priority": f.priority, "inactive": inactive(f, today())} for f in facts]
     edges = [{"src": e.src, "rel": e.rel, "dst": e.dst, "causal": e.rel in CAUSAL}
              for f in facts for e in record.graph.out.get(f.id, []) if e.dst in record.facts]
     return json_response({"nodes": nodes, "edges": edges})
@@ -260,6 +264,19 @@ def session(project: Project, q: Query, session_id: str) -> Response:
                           "entries": [e.as_dict() for e in entries]})
 
 
+def deliveries(project: Project, q: Query) -> Response:
+    """GET /api/memory/deliveries?limit= -> what the agent saw: sessions with hook deliveries, newest first,
+    each by turn (the prompt, redacted when it was logged, and the ids each hook delivered, with titles)."""
+    from ..session import sessions as sessions_mod
+
+    limit = q.number("limit", sessions_mod.DEFAULT_LIMIT, sessions_mod.MAX_LIMIT)
+    found = sessions_mod.deliveries(project, limit)
+    record = load(project)
+    titles = {i: record.facts[i].title for s in found for t in s["turns"] for d in t["deliveries"]
+              for i in d["ids"] if i in record.facts}
+    return json_response({"sessions": found, "titles": titles, "limit": limit})
+
+
 def session_blob(project: Project, q: Query, session_id: str) -> Response:
     """GET /api/memory/sessions/{id}/blob -> the session's log as plain text."""
     from ..render.session_text import transcript
@@ -277,6 +294,7 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/graph$"), graph),
     (re.compile(r"^/api/memory/retrieve$"), retrieve),
     (re.compile(r"^/api/memory/sessions$"), sessions),
+    (re.compile(r"^/api/memory/deliveries$"), deliveries),
     (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)$"), session),
     (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)/blob$"), session_blob),
     (re.compile(r"^/api/snapshots$"), snapshots),

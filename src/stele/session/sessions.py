@@ -187,12 +187,28 @@ def log_edit(project: Project, session_id: str, paths: list[str], agent: str) ->
                paths=[str(project.root / p) for p in paths], extra={"hook": EDIT_HOOK}, durable=DURABLE_BOOKKEEPING)
 
 
-def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str) -> Entry:
+PROMPT_CHARS = 500  # of the prompt a delivery answered, kept beside it (redacted like every line)
+
+
+def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str,
+                  prompt: str | None = None) -> Entry:
     """The fact ids `hook` (a hook event, or `mcp:<tool>`) put in front of the agent: one compact
-    bookkeeping note per delivery, so "what did the agent see" is answerable for any session."""
+    bookkeeping note per delivery, so "what did the agent see" is answerable for any session; with
+    the prompt it answered (cut to `PROMPT_CHARS`), so it is answerable per turn, and `stele eval
+    --init` can draw cases from what was really asked."""
+    from ..textcut import chars
+
     adopt(project, session_id, agent)
-    return log(project, session_id, "note", f"{hook}: {', '.join(ids)}",
-               extra={"event": DELIVERED, "hook": hook, "ids": list(ids)}, durable=DURABLE_BOOKKEEPING)
+    extra: dict[str, Any] = {"event": DELIVERED, "hook": hook, "ids": list(ids)}
+    if prompt and prompt.strip():
+        extra["prompt"] = chars(" ".join(prompt.split()), PROMPT_CHARS, "...")
+    return log(project, session_id, "note", f"{hook}: {', '.join(ids)}", extra=extra, durable=DURABLE_BOOKKEEPING)
+
+
+def delivered_prompt(entry: Entry) -> str:
+    """The prompt a delivery note answered ('' when it was not a prompt's, or predates the field)."""
+    prompt = entry.extra.get("prompt") if event(entry) == DELIVERED else None
+    return prompt if isinstance(prompt, str) else ""
 
 
 def delivered_ids(entry: Entry) -> list[str]:
@@ -405,3 +421,34 @@ def order_key(entry: Entry) -> str:
     """Entry ids are ULIDs: their first 10 characters after `S-` are the millisecond they were made.
     (Use with a stable sort so lines of one millisecond keep their file order.)"""
     return entry.id[2:12]
+
+
+def turns(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """A session's hook deliveries by turn, in log order: a delivery of the prompt hook opens a turn
+    (with the prompt it answered); the others (session start, edits, subagents, MCP tools) belong to
+    the turn they happened in, or to turn 0 before the first prompt. Each delivery names its hook,
+    time and ids: what the agent saw, prompt by prompt."""
+    out: list[dict[str, Any]] = []
+    for entry in sorted(entries, key=order_key):
+        if event(entry) != DELIVERED:
+            continue
+        hook = str(entry.extra.get("hook") or "")
+        if hook == "prompt" or not out:
+            out.append({"turn": (out[-1]["turn"] + 1) if out else (1 if hook == "prompt" else 0),
+                        "prompt": delivered_prompt(entry) if hook == "prompt" else "", "ts": entry.ts,
+                        "deliveries": []})
+        out[-1]["deliveries"].append({"entry": entry.id, "ts": entry.ts, "hook": hook, "ids": delivered_ids(entry)})
+    return out
+
+
+def deliveries(project: Project, limit: int = DEFAULT_LIMIT) -> list[dict[str, Any]]:
+    """Sessions with hook deliveries, most recently active first (at most `limit`), each with its turns."""
+    by_id: dict[str, tuple[Session, list[Entry]]] = {}
+    for entry in wal.read_all(project, wal.ReadReport()):
+        s, mine = by_id.setdefault(entry.session, (Session(entry.session), []))
+        s.add(entry)
+        mine.append(entry)
+    found = [(s, turns(mine)) for s, mine in by_id.values()]
+    found = [(s, t) for s, t in found if t]
+    found.sort(key=lambda x: (x[0].last or "", x[0].id), reverse=True)
+    return [{"session": s.as_dict(), "turns": t} for s, t in found[:check_limit(limit)]]

@@ -108,6 +108,7 @@ export function drawGraph(svg, nodes, edges, { onOpen = () => {}, focus = null }
     const g = el("g", { class: classes.join(" "), "data-id": d.id, tabindex: "0" }, nodeLayer);
     el("circle", { r: d.kind === "risk" ? 11 : 8 }, g);
     el("text", { y: 22, "text-anchor": "middle" }, g).textContent = d.id;
+    el("text", { y: 33, "text-anchor": "middle", class: "label" }, g).textContent = d.label || "";
     el("title", {}, g).textContent = `${d.id} ${d.kind}${d.inactive ? ` (${d.inactive})` : ""}: ${d.title}`;
     g.addEventListener("keydown", ev => { if (ev.key === "Enter") onOpen(d.id); });
     return g;

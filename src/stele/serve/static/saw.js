@@ -1,5 +1,6 @@
-// "What the agent saw": the stored snapshots of runs (.stele/snapshots/), each with its budget use,
-// every delivered item as the agent received it, what was left out and why, and the whole text.
+// "What the agent saw": the hooks' deliveries per session and turn (the prompt, then the ids each hook
+// delivered), and the stored snapshots of runs (.stele/snapshots/), each with its budget use, every
+// delivered item as the agent received it, what was left out and why, and the whole text.
 
 import { api, factLink, h, thead } from "./dom.js";
 
@@ -16,18 +17,42 @@ function runRow(s) {
   return h("tr", {}, cells.map(c => h("td", {}, c)));
 }
 
-export async function snapshotsView(main) {
-  const data = await api("/api/snapshots");
-  const title = h("h1", {}, "What the agent saw");
-  if (!data.snapshots.length) {
-    const empty = "No stored snapshots yet: `stele context --save` or a task claim stores one.";
-    main.replaceChildren(h("div", {}, title, h("p", { class: "muted" }, empty)));
-    return;
+// one delivery: the hook, its time, and each fact id linked with its title
+function delivery(d, titles) {
+  return h("div", { class: "delivery" }, h("span", { class: "rel" }, d.hook), " ",
+    h("span", { class: "muted" }, d.ts), " ",
+    d.ids.map((id, i) => [i ? ", " : "", /^S-/.test(id) ? h("code", {}, id) : factLink(id),
+      titles[id] ? h("span", { class: "muted" }, ` ${titles[id]}`) : null]));
+}
+
+function turn(t, titles) {
+  const head = t.turn === 0 ? h("strong", {}, "Before the first prompt")
+    : [h("strong", {}, `Turn ${t.turn}`), t.prompt ? [": ", h("q", {}, t.prompt)] : null];
+  return h("li", { class: "turn" }, head, t.deliveries.map(d => delivery(d, titles)));
+}
+
+function hookDeliveries(data) {
+  const title = h("h2", {}, "Hook deliveries");
+  if (!data.sessions.length) {
+    return h("section", {}, title, h("p", { class: "muted" },
+      "No hook has delivered anything yet: deliveries appear here once the hooks run (stele install)."));
   }
-  main.replaceChildren(h("div", {}, title,
-    h("p", { class: "muted" }, "Each run's context, as stored when it was assembled (newest first)."),
-    h("table", { class: "facts runs" }, thead(COLUMNS),
-      h("tbody", {}, data.snapshots.map(runRow)))));
+  return h("section", { class: "deliveries" }, title,
+    h("p", { class: "muted" }, "Per session (newest first) and turn: the prompt, then what each hook put in front of the agent."),
+    data.sessions.map(s => h("details", { class: "session", open: true },
+      h("summary", {}, h("code", {}, s.session.id), " ", h("span", { class: "muted" },
+        `${s.session.agent || "agent"} · ${s.turns.filter(t => t.turn).length} turns · last ${s.session.last}`)),
+      h("ol", { class: "turns" }, s.turns.map(t => turn(t, data.titles))))));
+}
+
+export async function snapshotsView(main) {
+  const [data, seen] = await Promise.all([api("/api/snapshots"), api("/api/memory/deliveries")]);
+  const title = h("h1", {}, "What the agent saw");
+  const runs = data.snapshots.length
+    ? [h("p", { class: "muted" }, "Each run's context, as stored when it was assembled (newest first)."),
+      h("table", { class: "facts runs" }, thead(COLUMNS), h("tbody", {}, data.snapshots.map(runRow)))]
+    : h("p", { class: "muted" }, "No stored snapshots yet: `stele context --save` or a task claim stores one.");
+  main.replaceChildren(h("div", {}, title, hookDeliveries(seen), h("h2", {}, "Stored snapshots"), runs));
 }
 
 // one row per budget: the part, a meter of its bytes against the limit, and the numbers

@@ -1,0 +1,52 @@
+"""`stele import SOURCE [PATH]`: ADRs, AGENTS.md and the like as facts, written for review."""
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..render import term
+from ..render.jsonout import emit_json
+from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
+
+
+@app.command("import")
+def import_(
+    source: Annotated[str, typer.Argument(help="adr, agents-md, claude-md, cursor-rules, copilot-instructions, "
+                                               "claude-memory or codex-memories.")],
+    path: Annotated[str | None, typer.Argument(help="The folder or file to read (default: where SOURCE "
+                                                     "usually lives).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")] = False,
+    fmt: FormatOpt = Format.text,
+    json_: JsonOpt = False,
+) -> None:
+    """Import what a team already wrote (ADRs, AGENTS.md, rules, harness memories) as facts to review."""
+    from ..record import imports
+
+    out = imports.run(project(), source, path, dry_run=dry_run)
+    if wants_json(fmt, json_):
+        emit_json({"dry_run": out.dry_run,
+                   "written": [{"id": f.id, "kind": f.kind, "status": f.status or "", "title": f.title,
+                                "path": f.path, "source": f.source, "links": f.links} for f in out.written],
+                   "changed": [f.id for f in out.changed],
+                   "skipped": [{"from": w, "why": why} for w, why in out.skipped], "notes": out.notes})
+        return
+    verb = "would write" if out.dry_run else "wrote"
+    for f in out.written:
+        status = f" [{f.status}]" if f.status else ""
+        term.line(f"{verb} {f.id}{status} {f.path or ''}  <- {f.source[0]}")
+    for f in out.changed:
+        term.line(f"{'would update' if out.dry_run else 'updated'} {f.id} (links or status from this import)")
+    for where, why in out.skipped:
+        if not why.startswith("already imported"):  # a re-run's many of these are the last line's count
+            term.note(f"skipped {where}: {why}")
+    for note in out.notes:
+        term.warn(note)
+    n = len(out.written)
+    if out.dry_run:
+        term.line(f"dry run: {n} new fact(s), {len(out.skipped)} skipped; nothing was written")
+    elif n or out.changed:
+        term.line(f"{n} new fact(s), {len(out.skipped)} skipped: review them (`git diff`, `stele doctor`), "
+                  "then commit docs/memory/ for review in a pull request")
+    else:
+        term.line(f"nothing new: {len(out.skipped)} already in the record")

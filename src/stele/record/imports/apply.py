@@ -1,0 +1,160 @@
+"""From drafts to facts: which drafts are new, their anchors, ids, links and provenance, and one write.
+
+Why it is shaped this way:
+- Re-running an import changes nothing. A draft is skipped when the record already has it: a fact
+  whose `source:` names the same file (for one-fact-per-file sources such as an ADR) or the same file
+  and the same words (a bullet), or any live fact of its kind it repeats or nearly repeats (the rule
+  `stele remember` and doctor's `near-duplicate` use, `similar.py`). Drafts of one import that repeat
+  each other become one fact naming every place it was read from.
+- Provenance is the file, its lines and the commit it was read at
+  (`docs/adr/0004-x.md#L1-L40@9f3c2e1a0b4d`); a file that differs from HEAD has no commit to name.
+- Links between ADRs are resolved after every draft has an id: "Superseded by" sets the replacement's
+  `supersedes` and the old fact's status, so doctor finds no half-done supersession; an ADR replaced
+  by one that is not imported is retired instead, and the report says so.
+- Everything is written as one journaled change (`write.save_all`), redacted and validated like any
+  other write; a dry run does all of it but the write.
+"""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from ... import gitrepo
+from ...anchors.resolve import WorkTree, resolve
+from ...ids import new_id
+from ...kinds import CLOSED_STATUSES
+from ...lifecycle import today
+from ...project import Project
+from .. import write
+from ..load import Record, load
+from ..model import Fact
+from ..similar import similar_to, words
+from .draft import Draft
+
+
+@dataclass
+class Outcome:
+    written: list[Fact] = field(default_factory=list)
+    changed: list[Fact] = field(default_factory=list)  # earlier facts given a link or a status
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
+    notes: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+
+def source_path(entry: str) -> str:
+    """`docs/adr/1.md#L1-L9@abc` -> `docs/adr/1.md`."""
+    return entry.split("#", 1)[0].split("@", 1)[0]
+
+
+def apply(project: Project, drafts: list[Draft], *, dry_run: bool = False, record: Record | None = None) -> Outcome:
+    with write.changing(project):
+        record = record if record is not None else load(project)
+        out = Outcome(dry_run=dry_run)
+        planned = _plan(project, drafts, record, out)
+        _link(planned, record, out)
+        if not dry_run and (planned or out.changed):
+            write.save_all(project, [(f, None) for f in [*(f for _, f in planned), *out.changed]])
+        for _, f in planned:
+            f.path = f.path or project.rel(write.new_fact_path(project, f))
+        out.written = [f for _, f in planned]
+    return out
+
+
+def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome) -> list[tuple[Draft, Fact]]:
+    tree = WorkTree(project.root)
+    tracked, dirty, head = set(tree.files()), gitrepo.changed_paths(project.root), gitrepo.head_sha(project.root)
+    earlier: dict[str, list[Fact]] = {}
+    for fact in record.facts.values():
+        for entry in fact.source:
+            earlier.setdefault(source_path(entry), []).append(fact)
+    live = [f for f in record.facts.values() if f.status not in CLOSED_STATUSES]
+    taken = set(record.facts)
+    planned: list[tuple[Draft, Fact]] = []
+    for d in drafts:
+        out.notes += [f"{d.path}: {n}" for n in d.notes]
+        entry = d.where() + (f"@{head[:12]}" if head and d.path in tracked and d.path not in dirty else "")
+        before = earlier.get(d.path, [])
+        same = next((f for f in before if d.whole_file or words(f.body) == words(d.body)), None)
+        if same is not None:
+            out.skipped.append((d.where(), f"already imported as {same.id}"))
+            continue
+        fact = Fact(id=new_id(d.kind, taken), kind=d.kind, title=d.title, body=d.body, status=d.status,
+                    delivery=d.delivery, anchors=_anchors(d, tree), tags=list(dict.fromkeys(d.tags)),
+                    created=today(), source=[entry])
+        threshold = project.config["doctor.near_duplicate"]
+        repeats = similar_to(fact, live, threshold)
+        if repeats:
+            out.skipped.append((d.where(), f"{'repeats' if repeats[0].exact else 'nearly repeats'} {repeats[0].id}"))
+            continue
+        twin = similar_to(fact, [f for _, f in planned if f.status not in CLOSED_STATUSES], threshold)
+        if twin:
+            kept = next(f for _, f in planned if f.id == twin[0].id)
+            kept.source.append(entry)
+            out.skipped.append((d.where(), f"merged into {kept.id} (the same {d.kind} twice)"))
+            continue
+        taken.add(fact.id)
+        planned.append((d, fact))
+    return planned
+
+
+def _anchors(d: Draft, tree: WorkTree) -> list[str]:
+    """The draft's own anchors and the paths and symbols its text names, each kept only if it resolves
+    in the checkout (a glob must match a file): an anchor that names nothing is a doctor finding."""
+    folder = posixpath.dirname(d.path)
+    out = [a for a in d.anchors if not a.startswith("~") and resolve(a, tree).ok]
+    for name in d.named:
+        path, sep, symbol = name.partition("::")
+        for candidate in dict.fromkeys([path.lstrip("./") if path.startswith("./") else path,
+                                        posixpath.normpath(posixpath.join(folder, path))]):
+            if candidate.startswith("..") or not candidate or not tree.exists(candidate):
+                continue
+            if (tree.root / candidate).is_dir():
+                break
+            anchor = candidate + (f"::{symbol}" if sep else "")
+            if resolve(anchor, tree).ok:
+                out.append(anchor)
+                break
+    return list(dict.fromkeys(out))
+
+
+def _link(planned: list[tuple[Draft, Fact]], record: Record, out: Outcome) -> None:
+    """ADR links by file: the drafts of this import first, then facts imported earlier."""
+    by_path: dict[str, Fact] = {}
+    for fact in sorted(record.facts.values(), key=lambda f: f.id):
+        for entry in fact.source:
+            by_path.setdefault(source_path(entry), fact)
+    by_path.update({d.path: f for d, f in planned if d.whole_file})
+    changed: dict[str, Fact] = {}
+    new_ids = {f.id for _, f in planned}
+
+    def touch(fact: Fact) -> None:
+        if fact.id not in new_ids:
+            changed[fact.id] = fact
+
+    for d, fact in planned:
+        for rel, target in d.refs:
+            other = by_path.get(target)
+            if other is None or other.id == fact.id:
+                out.notes.append(f"{d.path}: {rel} {target}, which is not imported: no link written")
+                continue
+            if rel == "supersedes":
+                _supersede(other, fact, touch)
+            elif other.id not in fact.links.get(rel, []):
+                fact.links.setdefault(rel, []).append(other.id)
+        for target in d.superseded_by:
+            other = by_path.get(target)
+            if other is None or other.id == fact.id:
+                fact.status = "retired"
+                out.notes.append(f"{d.path}: superseded by {target}, which is not imported: written as retired")
+                continue
+            _supersede(fact, other, touch)
+    out.changed = list(changed.values())
+
+
+def _supersede(old: Fact, new: Fact, touch) -> None:
+    if old.id not in new.links.get("supersedes", []):
+        new.links.setdefault("supersedes", []).append(old.id)
+        touch(new)
+    if old.status != "superseded":
+        old.status = "superseded"
+        touch(old)

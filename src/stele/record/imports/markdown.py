@@ -1,0 +1,162 @@
+"""Reading the Markdown teams already wrote (ADRs, AGENTS.md, rule files, harness memories) into
+sections, paragraphs and bullets, each with the lines it came from.
+
+Why it is shaped this way: every imported fact names the lines it was read from (`source:`), so the
+reader keeps line numbers from the first step to the last. HTML comments (`<!-- vale off -->`, a
+template's prompts) are blanked rather than removed, so the lines after them keep their numbers;
+fenced code is kept whole inside the paragraph or bullet it belongs to and never read as a heading.
+Plain functions over lists of lines: no Markdown library, because the shapes met here are few and a
+parser that would read a `#` in a code fence as a heading is the bug this module exists to avoid.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# The block `stele install` writes into AGENTS.md and the instruction files (install/files.py BEGIN/END):
+# Stele's own words about itself, never a fact of the project.
+_STELE_BLOCK = re.compile(r"<!-- stele:begin.*?<!-- stele:end -->", re.S)
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def strip_comments(text: str) -> str:
+    """`text` without HTML comments (and without the block `stele install` manages); each leaves its
+    newlines, so line numbers hold."""
+    text = _STELE_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def split_frontmatter(text: str) -> tuple[str, str, int]:
+    """(frontmatter text, body, number of lines before the body) of a file that may open with `---`."""
+    if not text.startswith("---\n"):
+        return "", text, 0
+    end = text.find("\n---", 3)
+    if end < 0:
+        return "", text, 0
+    after = text.find("\n", end + 4)
+    after = len(text) if after < 0 else after + 1
+    return text[4:end + 1], text[after:], text[:after].count("\n")
+
+
+@dataclass
+class Block:
+    """A paragraph or a bullet (with its nested lines), and its lines in the file (1-based, inclusive)."""
+    text: str
+    start: int
+    end: int
+    bullet: bool = False
+
+
+@dataclass
+class Section:
+    heading: str  # "" for the text before the first heading
+    level: int
+    start: int  # the heading's line (or the first line)
+    end: int
+    blocks: list[Block] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "\n\n".join(b.text for b in self.blocks)
+
+
+def sections(body: str, first_line: int = 1) -> list[Section]:
+    """The sections of `body` (a heading and the blocks under it, up to the next heading of any
+    level); `first_line` is the file line `body` starts at."""
+    out = [Section("", 0, first_line, first_line)]
+    lines = body.split("\n")
+    fenced = False
+    chunk: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        if chunk:
+            out[-1].blocks.extend(_blocks(chunk))
+            chunk.clear()
+
+    for i, line in enumerate(lines):
+        n = first_line + i
+        if _FENCE.match(line):
+            fenced = not fenced
+        m = None if fenced else _HEADING.match(line)
+        if m:
+            flush()
+            out[-1].end = max(out[-1].start, n - 1)
+            out.append(Section(m.group(2).strip(), len(m.group(1)), n, n))
+            continue
+        chunk.append((n, line))
+        if line.strip():
+            out[-1].end = n
+    flush()
+    return [s for s in out if s.heading or s.blocks]
+
+
+def _blocks(lines: list[tuple[int, str]]) -> list[Block]:
+    """Paragraphs and bullets: a bullet runs on over its indented continuation lines and sub-bullets;
+    a blank line ends a paragraph; a fence is kept whole."""
+    out: list[Block] = []
+    cur: list[tuple[int, str]] = []
+    is_bullet = False
+    fenced = False
+
+    def flush() -> None:
+        nonlocal cur
+        while cur and not cur[-1][1].strip():
+            cur.pop()
+        text = "\n".join(x for _, x in cur).strip("\n")
+        if cur and text.strip():
+            out.append(Block(_dedent(text) if not is_bullet else text.strip(), cur[0][0], cur[-1][0], is_bullet))
+        cur = []
+
+    for n, line in lines:
+        if _FENCE.match(line):
+            if not fenced and not cur:
+                is_bullet = False
+            fenced = not fenced
+            cur.append((n, line))
+            continue
+        if fenced:
+            cur.append((n, line))
+            continue
+        m = _BULLET.match(line)
+        if m and not m.group(1):  # a top-level bullet starts a block
+            flush()
+            is_bullet = True
+            cur.append((n, m.group(2)))
+        elif not line.strip():
+            if cur and not is_bullet:
+                flush()
+            elif cur:
+                cur.append((n, ""))
+        elif cur and is_bullet and not line.startswith((" ", "\t")) and cur[-1][1] == "":
+            flush()  # a paragraph after a list
+            is_bullet = False
+            cur.append((n, line))
+        else:
+            if not cur:
+                is_bullet = False
+            cur.append((n, line))
+    flush()
+    return out
+
+
+def _dedent(text: str) -> str:
+    return "\n".join(x.rstrip() for x in text.split("\n"))
+
+
+def plain(text: str) -> str:
+    """One line of Markdown as plain words: emphasis and link syntax dropped, the link text kept."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    text = re.sub(r"(?<![\w*])([*_])(\S.*?)\1(?![\w*])", r"\2", text)
+    return " ".join(text.split())
+
+
+def links(text: str) -> list[tuple[str, str]]:
+    """(text, target) of every Markdown link in `text`."""
+    return [(m.group(1), m.group(2).strip()) for m in re.finditer(r"\[([^\]]*)\]\(([^)\s]+)[^)]*\)", text)]
+
+
+def code_spans(text: str) -> list[str]:
+    return [m.group(1).strip() for m in re.finditer(r"`([^`\n]+)`", text)]

@@ -1,0 +1,173 @@
+"""`stele import`: ADRs, guidance files and harness memories as facts, on fixtures in real shapes
+(tests/fixtures/import/README.md names the repositories they were taken from)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from stele.project import find
+from stele.record.imports import markdown as md
+from stele.record.load import load
+from tests.helpers import git, invoke
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
+
+
+def _checkout(repo: Path, name: str) -> None:
+    shutil.copytree(FIXTURES / name, repo, dirs_exist_ok=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", f"{name} fixture")
+
+
+def _facts(repo: Path) -> dict:
+    return load(find(repo)).facts
+
+
+def _by_source(repo: Path, path: str):
+    return next(f for f in _facts(repo).values() if any(s.startswith(path + "#") for s in f.source))
+
+
+def _doctor_clean() -> None:
+    r = invoke("doctor")
+    assert r.code == 0 and "error" not in r.out + r.err and "warning" not in r.out + r.err, r.out + r.err
+
+
+def test_nygard_adrs_become_decisions_with_provenance_amends_links_and_anchors(repo):
+    _checkout(repo, "nygard")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    written = json.loads(r.out)["written"]
+    assert len(written) == 3
+    head = git(repo, "rev-parse", "HEAD").strip()
+    scripts = _by_source(repo, "doc/adr/0009-help-scripts.md")
+    comments = _by_source(repo, "doc/adr/0005-help-comments.md")
+    assert scripts.title == "Help scripts" and scripts.kind == "decision" and scripts.status == "current"
+    assert scripts.source[0].startswith("doc/adr/0009-help-scripts.md#L1-L21@")
+    assert head.startswith(scripts.source[0].split("@")[1])
+    assert scripts.links == {"relates-to": [comments.id]}  # "Amends"; "Amended by" is the other side
+    assert comments.links == {}
+    assert scripts.anchors == ["doc/adr/0009-help-scripts.md", "src/adr-help"]  # named and resolving
+    assert scripts.body.startswith("Where necessary, help text can be generated")
+    assert "dated 2018-06-26" in scripts.body
+    _doctor_clean()
+
+
+def test_a_second_import_writes_nothing(repo):
+    _checkout(repo, "zooniverse")
+    assert invoke("import", "adr", "docs/arch").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "imported")
+    again = invoke("import", "adr", "docs/arch")
+    assert again.code == 0 and "nothing new: 4 already in the record" in again.out
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_superseded_by_becomes_a_supersedes_link_and_partial_supersession_a_relation(repo):
+    _checkout(repo, "zooniverse")
+    assert invoke("import", "adr", "docs/arch").code == 0
+    old, new = _by_source(repo, "docs/arch/adr-15.md"), _by_source(repo, "docs/arch/adr-22.md")
+    routing, selection = _by_source(repo, "docs/arch/adr-18.md"), _by_source(repo, "docs/arch/adr-34.md")
+    assert old.status == "superseded" and new.links.get("supersedes") == [old.id]
+    assert selection.links == {"relates-to": [routing.id]} and routing.status == "current"
+    assert old.title == "Drawing tools API"  # "ADR 15:" is the number, not the title
+    _doctor_clean()
+
+
+def test_madr_frontmatter_status_and_vale_comments(repo):
+    _checkout(repo, "madr")
+    r = invoke("import", "adr", "--json")  # docs/decisions is found without a PATH
+    assert r.code == 0, r.err
+    assert len(json.loads(r.out)["written"]) == 2  # the template is not an ADR
+    accepted = _by_source(repo, "docs/decisions/0013-use-yaml-front-matter-for-meta-data.md")
+    proposed = _by_source(repo, "docs/decisions/0014-allow-neutral-arguments.md")
+    assert accepted.status == "current" and proposed.status == "draft"
+    assert accepted.body.startswith('Chosen option: "Use YAML front matter"')
+    assert "vale" not in accepted.body and "<!--" not in accepted.body and "optional element" not in accepted.body
+    assert "Consequences:\n\n- Good, because tools" in accepted.body
+    _doctor_clean()
+
+
+def test_dry_run_writes_nothing(repo):
+    _checkout(repo, "nygard")
+    r = invoke("import", "adr", "--dry-run")
+    assert r.code == 0 and "would write" in r.out and "nothing was written" in r.out
+    assert _facts(repo) == {}
+
+
+def test_agents_md_with_20_bullets_gives_at_most_20_facts_and_rules_files_take_their_globs(repo):
+    _checkout(repo, "guidance")
+    r = invoke("import", "agents-md", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert len(out["written"]) == 19  # 20 bullets, one of them twice; the `stele install` block is not read
+    assert any("merged into" in s["why"] for s in out["skipped"])
+    kinds = {f["title"]: f["kind"] for f in out["written"]}
+    assert kinds["Do not create small helper methods that are referenced only once"] == "constraint"
+    assert kinds["When using format! and you can inline variables into {}, always do that"] == "instruction"
+    sandbox = next(f for f in _facts(repo).values() if "CODEX_SANDBOX_ENV_VAR" in f.title)
+    assert "network" not in sandbox.title.lower() and "CODEX_SANDBOX_NETWORK_DISABLED=1" in sandbox.body
+    assert sandbox.delivery == "ranked" and sandbox.source[0].startswith("AGENTS.md#L7-L9@")
+    assert not any("Project memory" in f.title or "stele recall" in f.body for f in _facts(repo).values())
+    assert invoke("import", "cursor-rules").code == 0
+    rule = next(f for f in _facts(repo).values() if f.title.startswith("Prefer Stylize helpers"))
+    assert rule.anchors == ["codex-rs/tui/**/*.rs", "codex-rs/tui/styles.md"]  # unquoted `globs:`
+    assert invoke("import", "copilot-instructions").code == 0
+    typed = next(f for f in _facts(repo).values() if f.title.startswith("Type every public function"))
+    assert typed.anchors == ["**/*.py"]
+    _doctor_clean()
+    assert "nothing new" in invoke("import", "agents-md").out
+
+
+def test_a_bullet_already_in_the_record_is_not_imported_again(repo):
+    _checkout(repo, "guidance")
+    assert invoke("remember", "Always use textwrap::wrap to wrap plain strings.", "--kind", "instruction").code == 0
+    out = json.loads(invoke("import", "agents-md", "--json").out)
+    assert any(s["why"].startswith("repeats INS-") for s in out["skipped"])
+    assert len(out["written"]) == 18
+
+
+def test_claude_auto_memory_becomes_drafts_and_personal_memories_stay_out(repo, monkeypatch, tmp_path):
+    config = tmp_path / "claude"
+    folder = config / "projects" / str(repo).replace("/", "-").replace(".", "-").replace("_", "-") / "memory"
+    shutil.copytree(FIXTURES / "claude-memory", folder)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    r = invoke("import", "claude-memory", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    got = {f["title"]: (f["kind"], f["status"]) for f in out["written"]}
+    assert got == {"Start Docker before running the integration tests": ("instruction", "draft"),
+                   "Releases are cut from release branches, never from main": ("note", "draft")}
+    assert any("about you, not the project" in n for n in out["notes"])
+    assert out["written"][0]["source"][0].startswith(str(folder) + "/feedback_docker_tests.md#L6-L7")
+
+
+def test_codex_memories_keep_only_sections_about_this_repository(repo, monkeypatch, tmp_path):
+    home = tmp_path / "codex"
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text(
+        f"# {repo.name}\n\n- Run `make check` before pushing: CI runs the same target.\n\n"
+        "# other-project\n\n- The staging database is reset every night.\n", encoding="utf-8")
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    out = json.loads(invoke("import", "codex-memories", "--json").out)
+    assert [f["title"] for f in out["written"]] == ["Run `make check` before pushing: CI runs the same target."]
+    assert out["written"][0]["status"] == "draft"
+
+
+def test_unknown_source_and_missing_folder_are_one_clear_line(repo):
+    r = invoke("import", "wiki")
+    assert r.code == 2 and "unknown source 'wiki'" in r.err
+    r = invoke("import", "adr")
+    assert r.code == 2 and "no ADR folder found" in r.err
+
+
+@pytest.mark.parametrize("text,lines", [
+    ("# T\n\n<!-- vale off -->\n<!--\nprompt\n-->\nBody line.\n", [(7, 7)]),
+    ("- a\n  - b\n\n- c\n\nAfter.\n", [(1, 2), (4, 4), (6, 6)]),
+    ("```sh\n# not a heading\n```\n", [(1, 3)]),
+])
+def test_markdown_blocks_keep_their_line_numbers(text, lines):
+    secs = md.sections(md.strip_comments(text))
+    assert [(b.start, b.end) for s in secs for b in s.blocks] == lines
