@@ -31,7 +31,7 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("STELE_BACKGROUND", "0")  # no detached builders outliving a test (tests of it set it)
-    monkeypatch.setenv("STELE_RESIDENT", "0")  # nor resident servers (tests/cli/test_resident.py starts its own)
+    monkeypatch.setenv("STELE_RESIDENT", "0")  # nor resident servers (tests/serve/test_resident.py starts its own)
     # The AWS credential chain must never reach past this machine: no instance-metadata lookups, no
     # profiles but the (empty) isolated home's.
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
