@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .errors import SteleError
-from .kinds import ENDED_STATUSES, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
+from .kinds import ENDED_STATUSES, FIRST_KINDS, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
 
 TODAY_ENV = "STELE_TODAY"
 MANUAL = "delivery manual"
@@ -115,6 +115,12 @@ def rule_order(item: Any) -> tuple:
     """Critical first, then the heavier kind, then the id: the same record always gives the same order."""
     kind = KINDS.get(item.kind)
     return (priority_rank(item.priority), -(kind.weight if kind else 0), item.id)
+
+
+def anchored_order(item: Any) -> tuple:
+    """Facts anchored to a file, as `stele anchored`, the pre-edit and the pre-commit hooks list them:
+    risks and constraints first (what a change can break), then `rule_order`."""
+    return (item.kind not in FIRST_KINDS, *rule_order(item))
 
 
 def standing_rules(items: Any, on: dt.date) -> list[Any]:

@@ -56,7 +56,9 @@ def since_time(project: Project, since: str | None) -> str | None:
 
     sha = gitrepo.require_commit(project.root, since, "--since")
     when = gitrepo.run(project.root, "show", "-s", "--format=%cI", sha).decode().strip()
-    return dt.datetime.fromisoformat(when).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    from ..clock import iso
+
+    return iso(dt.datetime.fromisoformat(when))
 
 
 def recall_gap(project: Project, since: str | None = None) -> Gap:
