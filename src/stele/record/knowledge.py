@@ -13,6 +13,7 @@ only way knowledge becomes a file outside the record.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import atomic
 from ..errors import SteleError, UsageError
@@ -52,7 +53,7 @@ def _ended(action: str, fact: Fact) -> SteleError:
                    "write a new draft with `stele knowledge draft`")
 
 
-def draft(project: Project, title: str, body: str | None = None, **fields) -> edit.Written:
+def draft(project: Project, title: str, body: str | None = None, **fields: Any) -> edit.Written:
     """A new document in status draft (`fields`: anchors, tags, links, summary, source)."""
     return edit.remember(project, body or DRAFT_BODY, kind="document", title=title, status="draft",
                            **fields)
