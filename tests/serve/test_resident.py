@@ -242,7 +242,7 @@ sys.argv = ["stele"]
 from stele.serve import resident_server
 resident_server._preload()
 from stele import redact
-from stele.cli import entry
+from stele.cli import entry, fast  # entry.here imports fast before it starts the server
 calls = [
     (["hook", "prompt", "--harness", "claude"], {"hook_event_name": "UserPromptSubmit",
                                                  "prompt": "are payment webhooks deduplicated? token=abc"}),

@@ -34,6 +34,7 @@ def here(args: list[str]) -> int:
     """Run the command in this process."""
     if args[:1] == ["resident-serve"] and len(args) == 2:  # started by a hook (serve/resident.py)
         from ..serve import resident_server
+        from . import fast  # noqa: F401 (preloaded for the children; the server may not name a layer above it)
 
         return resident_server.serve(args[1], here)
     if args[:1] == ["hook"]:
