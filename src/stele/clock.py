@@ -3,7 +3,7 @@
 Session-log entries, claims and their leases, and the recall-gap's `--since` all write and read this
 one format, so a string compare orders them and no reader guesses a zone. Parsing is `fromisoformat`,
 not `strptime`: its import (`_strptime`, `calendar`, `locale`) is ~6 ms of every racing claimer's CPU.
-(The calendar date that decides expiry and review is `lifecycle.today()`: it may be pinned.)
+(The calendar date that decides expiry and review is `delivery.today()`: it may be pinned.)
 """
 from __future__ import annotations
 

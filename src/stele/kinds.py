@@ -83,7 +83,7 @@ ENDED_STATUSES = frozenset({"superseded", "retired"})
 # ...and with finished work: what no longer blocks anything or needs watching in code.
 CLOSED_STATUSES = ENDED_STATUSES | {"done", "cancelled"}
 # What a change to anchored code can break: listed first wherever facts anchored to a file are shown
-# (`lifecycle.anchored_order`), and what the pre-commit hook and the co-change gate hold a change for.
+# (`delivery.anchored_order`), and what the pre-commit hook and the co-change gate hold a change for.
 FIRST_KINDS = ("risk", "constraint")
 # Work items: tasks and the containers they roll up into.
 WORK_KINDS = ("task", *sorted(CONTAINERS))

@@ -2,9 +2,9 @@
 import datetime as dt
 import random
 
+from stele.delivery import rule_order
 from stele.hooks import lookup
 from stele.kinds import KINDS, PRIORITIES
-from stele.lifecycle import rule_order
 from stele.project import Project
 from stele.tasks import claims
 from tests.fakes import write_fact
@@ -42,7 +42,7 @@ def test_open_tasks_are_ranked_in_sqlite_as_the_rule_ranks_them(repo, fake_model
 
 
 def test_standing_rules_come_in_the_order_and_with_the_filter_of_lifecycle(repo, fake_model):
-    from stele.lifecycle import standing_rules, today
+    from stele.delivery import standing_rules, today
 
     rng = random.Random(9)
     kinds = ["instruction", "constraint", "decision", "architecture", "task", "document", "lesson"]
@@ -62,7 +62,7 @@ def test_standing_rules_come_in_the_order_and_with_the_filter_of_lifecycle(repo,
 
 
 def test_the_edit_hook_lists_anchored_facts_in_the_order_stele_anchored_does(repo, fake_model):
-    """One rule (`lifecycle.anchored_order`): risks and constraints first, then priority and weight,
+    """One rule (`delivery.anchored_order`): risks and constraints first, then priority and weight,
     whether the catalog answers (the pre-edit hook) or the parsed record does (`stele anchored`)."""
     from stele.retrieve import anchored
 

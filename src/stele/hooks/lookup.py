@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
+from ..delivery import anchored_order
 from ..errors import say
-from ..lifecycle import anchored_order
 from ..project import Project
 from ..render.facts import Line
 
@@ -74,18 +74,18 @@ def _first_warning() -> Callable[[str], None]:
 
 
 def _pushable(nodes: Iterable[Node]) -> list[Node]:
-    from ..lifecycle import today, withheld
+    from ..delivery import today, withheld
 
     on = today()
     return [n for n in nodes if n.source == "committed" and withheld(n, on) is None]
 
 
 def always(index: Opened) -> Iterator[Line]:
-    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole, in
+    """The standing rules (`delivery.standing_rules`, as `stele context` gives them), whole, in
     order. SQLite orders them by `rule_order`'s parts and `is_standing_rule` picks them as they come,
     each read (and its body) only when taken: a hook stops once its answer is full."""
+    from ..delivery import is_standing_rule, today
     from ..kinds import KINDS, PRIORITIES, priority_rank
-    from ..lifecycle import is_standing_rule, today
 
     on = today()
     weights = {name: kind.weight for name, kind in KINDS.items()}

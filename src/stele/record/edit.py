@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import gitrepo, textcut
+from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, new_id
 from ..kinds import DECLARABLE_RELATIONS, KINDS, TITLE_MAX
-from ..lifecycle import today
 from ..project import Project
 from ..redact import Tally, describe
 from . import stages, write

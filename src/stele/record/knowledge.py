@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import atomic
+from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..kinds import KINDS
-from ..lifecycle import today
 from ..project import Project
 from . import edit, stages, write
 from .load import Record, load

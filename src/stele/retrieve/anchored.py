@@ -22,9 +22,9 @@ from .. import gitrepo
 from ..anchors import symbols
 from ..anchors.paths import AnchorIndex, normalize, path_matches, split
 from ..anchors.paths import inside as lies_in  # `inside` is a parameter below
+from ..delivery import anchored_order
 from ..gitrepo import FileDiff
 from ..kinds import CLOSED_STATUSES as CLOSED
-from ..lifecycle import anchored_order
 from ..project import Project
 
 if TYPE_CHECKING:

@@ -216,7 +216,7 @@ def check(case: Case, out: dict[str, Any]) -> list[str]:
 
 def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     """Every case (or those whose id or type starts with `only`) over one open index."""
-    from .. import lifecycle
+    from .. import delivery
     from ..index.build import open_index
     from .explain import describe
     from .recall import recall_in
@@ -228,7 +228,7 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     t0 = time.monotonic()
     settings = Settings.from_config(project.config)
     results = []
-    with open_index(project) as index, lifecycle.pinned(cases.today or lifecycle.today()):
+    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
         for case in chosen:
             result = recall_in(index, case.prompt, case.files, settings)
             out = result.as_dict()
@@ -315,12 +315,12 @@ def starter_text(project: Project) -> str:
     must bring nothing."""
     import json
 
-    from .. import lifecycle
+    from .. import delivery
     from ..record.load import load
 
     record = load(project)
-    on = lifecycle.today()
-    active = [f for f in record.facts.values() if lifecycle.withheld(f, on) is None
+    on = delivery.today()
+    active = [f for f in record.facts.values() if delivery.withheld(f, on) is None
               and f.kind not in ("epic", "objective", "milestone")]
     from ..kinds import KINDS
 

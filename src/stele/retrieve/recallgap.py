@@ -62,7 +62,7 @@ def since_time(project: Project, since: str | None) -> str | None:
 
 
 def recall_gap(project: Project, since: str | None = None) -> Gap:
-    from .. import lifecycle
+    from .. import delivery
     from ..session import wal
     from ..session.sessions import delivered_ids, edited_paths, order_key
     from .anchored import Anchored, facts_anchored_to, order
@@ -74,7 +74,7 @@ def recall_gap(project: Project, since: str | None = None) -> Gap:
         by_session.setdefault(entry.session, []).append(entry)
     wal.warn_skipped(report)
     gap = Gap(since=start)
-    today = lifecycle.today()
+    today = delivery.today()
     edits: list[tuple[str, str]] = []
     delivered: dict[str, set[str]] = {}
     for session, entries in sorted(by_session.items()):
@@ -91,7 +91,7 @@ def recall_gap(project: Project, since: str | None = None) -> Gap:
     found = facts_anchored_to(project, sorted({p for _, p in edits}))
     for session, path in edits:
         facts = order(Anchored(f) for f in {f.id: f for _, f in found.get(path, [])}.values()
-                      if lifecycle.withheld(f, today) is None)  # what the edit hook may deliver
+                      if delivery.withheld(f, today) is None)  # what the edit hook may deliver
         if not facts:
             continue
         gap.anchored_edits += 1

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..anchors.paths import about
+from ..delivery import inactive, today
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
-from ..lifecycle import inactive, today
 from ..neutralize import neutralize_data
 from ..project import Project
 from ..record.load import Record, load

@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from ..delivery import inactive, is_rule, rule_order, standing_rules, withheld
 from ..errors import SteleError, UsageError
 from ..kinds import NOT_CONTEXT_RECORDS
-from ..lifecycle import inactive, is_rule, rule_order, standing_rules, withheld
 from ..neutralize import shown, shown_many
 from ..record.model import Fact
 from ..textcut import counted
@@ -49,7 +49,7 @@ class Chunk(Protocol):
 
 
 def withheld_rules(facts: Iterable[Fact], on: dt.date) -> list[str]:
-    """One warning per rule (`lifecycle.is_rule`) left out only for the calendar (expired, or its
+    """One warning per rule (`delivery.is_rule`) left out only for the calendar (expired, or its
     review overdue): a snapshot leaves such a rule out, as every auto-injection does, but never
     without naming it. (Retired, superseded and draft rules were taken out on purpose: not named.)"""
     found = []
@@ -67,7 +67,7 @@ def may_rank(fact: Fact, on: dt.date) -> bool:
 
 
 def always_records(facts: Iterable[Fact], on: dt.date) -> list[Fact]:
-    """The standing rules (`lifecycle.standing_rules`, as the session-start hook gives them)."""
+    """The standing rules (`delivery.standing_rules`, as the session-start hook gives them)."""
     return standing_rules(facts, on)
 
 

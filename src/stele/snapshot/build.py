@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 
 from .. import clock, gitrepo
+from ..delivery import today
 from ..errors import UsageError
 from ..ids import ulid
 from ..kinds import KINDS
-from ..lifecycle import today
 from ..project import Project
 from ..record.load import Record, load
 from ..record.model import Fact

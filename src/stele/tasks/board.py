@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import clock
+from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, WORK_KINDS, priority_rank
-from ..lifecycle import today
 from ..project import Project
 from ..record.load import Record, find_one, load
 from ..record.model import Fact
