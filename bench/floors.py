@@ -133,8 +133,8 @@ def prompts(name: str) -> list[tuple[str, str]]:
 def measure(root: Path, pairs: list[tuple[str, str]]) -> list[tuple[str, str, float, float]]:
     """(label, prompt, best coverage, best cosine) for every prompt, over the items a recall may use."""
     os.chdir(root)
+    from stele.delivery import today, withheld
     from stele.index.build import open_index
-    from stele.lifecycle import today, withheld
     from stele.project import find
     from stele.retrieve.gate import check
     from stele.retrieve.seeds import Coverage, vector_hits

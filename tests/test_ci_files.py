@@ -35,6 +35,17 @@ def steps():
     return {s["name"]: s for s in load("action.yml")["runs"]["steps"]}
 
 
+def test_this_repository_runs_ruff_mypy_and_its_own_hook_before_a_commit():
+    hooks = {h["id"]: h for repo in load(".pre-commit-config.yaml")["repos"] for h in repo["hooks"]}
+    assert set(hooks) == {"ruff", "mypy", "stele-anchored"}
+    for hook in hooks.values():  # the dev venv's tools: the versions pyproject.toml pins
+        tool = hook["entry"].split()[0]
+        assert hook["language"] == "system" and tool.startswith(".venv/bin/"), hook
+        assert Path(tool).name in ("ruff", "mypy", "stele")
+    ours = {h["id"]: h for h in load(".pre-commit-hooks.yaml")}["stele-anchored"]
+    assert hooks["stele-anchored"]["entry"] == ".venv/bin/" + ours["entry"]
+
+
 def test_action_is_composite_and_every_run_step_names_its_shell():
     action = load("action.yml")
     assert action["runs"]["using"] == "composite"

@@ -3,6 +3,7 @@ imports itself back through another (lazy imports inside functions count too: a 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import stele
@@ -10,8 +11,8 @@ import stele
 PACKAGE = Path(stele.__file__).parent
 # Lowest first. A module may import its own layer's modules and any layer below, never one above.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "kinds", "ids", "config", "project", "redact", "redact_rules", "neutralize", "lifecycle", "gitrepo",
-     "atomic", "textcut", "plain", "residency"),
+    ("errors", "kinds", "ids", "config", "project", "redact", "redact_rules", "neutralize", "delivery", "gitrepo",
+     "atomic", "textcut", "plain", "clock", "residency"),
     ("anchors",),
     ("record",),
     ("session",),
@@ -42,10 +43,21 @@ def modules() -> dict[str, Path]:
 
 
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """What `name` imports: import statements (lazy ones inside functions too) and module names written
+    as strings (`"stele.hooks.prompt"`, `"hooks.prompt"` for `import_module(f"{__package__}...")` and
+    the resident server's PRELOAD list): a module imported by name is imported all the same. Not a
+    module run in a new process (`[sys.executable, "-m", "stele.index.build", ...]`): that is a
+    process boundary, not an import."""
     is_pkg = path.name == "__init__.py"
     here = name.split(".") if is_pkg else name.split(".")[:-1]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    spawned = {id(b) for n in ast.walk(tree) if isinstance(n, (ast.List, ast.Tuple))
+               for a, b in zip(n.elts, n.elts[1:], strict=False) if isinstance(a, ast.Constant) and a.value == "-m"}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and _DOTTED.fullmatch(node.value)
+                and id(node) not in spawned):
+            out.add(node.value)
         if isinstance(node, ast.ImportFrom):
             base = here[: len(here) - node.level + 1] if node.level else []
             mod = ".".join(base + ([node.module] if node.module else []))
@@ -55,6 +67,16 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
     return {m for m in out if m in known and m != name}
+
+
+_DOTTED = re.compile(r"stele(\.[a-z_]+)+")
+
+
+def test_module_names_written_as_strings_count_as_imports(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('PRELOAD = ("stele.cli.fast", "json", "stele.cli")\nx = "stele.cli.fast is fast"\n'
+                      'run([sys.executable, "-m", "stele.cli.fast"])\n')
+    assert imports("stele.serve.sample", sample, {"stele.cli.fast", "stele.cli"}) == {"stele.cli.fast", "stele.cli"}
 
 
 def graph() -> dict[str, set[str]]:

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+import stele
+
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-VERSION = PYPROJECT["project"]["version"]
+VERSION = stele.__version__  # the one version source (pyproject.toml: dynamic, [tool.hatch.version])
 
 pytestmark = pytest.mark.slow  # compresses the 8 MB model twice: a few seconds
 
@@ -63,6 +65,7 @@ def test_the_metadata_has_the_license_classifiers_and_urls_pyproject_declares(di
     meta = metadata(dist)
     project = PYPROJECT["project"]
     assert meta["License-Expression"] == project["license"] == "Apache-2.0"
+    assert meta["Version"] == stele.__version__ and "version" not in project  # one version source
     assert meta.get_all("Classifier") == project["classifiers"]
     assert not [c for c in project["classifiers"] if c.startswith("License ::")]  # PEP 639: the expression says it
     floor = re.fullmatch(r">=3\.(\d+)", project["requires-python"])

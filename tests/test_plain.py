@@ -46,3 +46,14 @@ def test_wrong_arguments_are_refused():
         Row("x", 1, [], "extra")
     with pytest.raises(TypeError):
         Row("x", nope=1)
+
+
+def test_options_it_does_not_implement_are_refused_where_they_are_written():
+    """`order=True` used to be accepted and fail at the first comparison (mypy passed it too: the
+    TYPE_CHECKING signature now takes only `frozen`)."""
+    with pytest.raises(TypeError, match=r"dataclass\(\) does not support order"):
+        @dataclass(order=True)
+        class Ordered:
+            a: int
+    with pytest.raises(TypeError, match=r"field\(\) does not support compare"):
+        field(default=0, compare=False)

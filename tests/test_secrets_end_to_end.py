@@ -120,7 +120,7 @@ def test_no_secret_lands_anywhere_and_look_alikes_survive(repo, tmp_path, monkey
     path("fact body (--body-file)")
 
     # every field, one shape at a time: title, summary, retire_when, tags, anchors, sources, links
-    from stele.errors import safe_message
+    from stele.neutralize import shown
 
     identifiers = 0
     for n, s in enumerate(SHAPES):
@@ -134,7 +134,7 @@ def test_no_secret_lands_anywhere_and_look_alikes_survive(repo, tmp_path, monkey
             try:
                 edit.remember(p, f"Shape {n} anchor.", anchors=[value])
             except Exception as e:  # an invalid anchor is refused; the message is shown redacted
-                assert value not in safe_message(str(e))
+                assert value not in shown(str(e))
             r = run("remember", f"Shape {n} link.", "--link", f"relates-to:{value}")
             assert r.code != 0 and value not in r.err
         r = run("remember", f"Shape {n} flag.", "--priority", line)

@@ -54,18 +54,11 @@ def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
-def safe_message(text: str) -> str:
-    """An error message as it may be shown: messages quote the argument or the file line that was
-    wrong, and that can be a pasted credential or a terminal escape, so both are defused here."""
-    from .neutralize import neutralize
-    from .redact import redact
-
-    return neutralize(redact(text).text)
-
-
 def say(text: str) -> None:
     """One message on stderr, redacted and neutralized (every error path prints through here)."""
-    print(safe_message(text), file=sys.stderr)
+    from .neutralize import shown
+
+    print(shown(text), file=sys.stderr)
 
 
 @contextmanager

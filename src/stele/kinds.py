@@ -82,6 +82,9 @@ DECLARABLE_RELATIONS = tuple(r for r in RELATIONS if r != "mentions")
 ENDED_STATUSES = frozenset({"superseded", "retired"})
 # ...and with finished work: what no longer blocks anything or needs watching in code.
 CLOSED_STATUSES = ENDED_STATUSES | {"done", "cancelled"}
+# What a change to anchored code can break: listed first wherever facts anchored to a file are shown
+# (`delivery.anchored_order`), and what the pre-commit hook and the co-change gate hold a change for.
+FIRST_KINDS = ("risk", "constraint")
 # Work items: tasks and the containers they roll up into.
 WORK_KINDS = ("task", *sorted(CONTAINERS))
 # Never copied into a run as a context record unless named by id: work (task progress stays with the

@@ -17,7 +17,7 @@ selectors. ASCII text is checked with one regex and returned as is when clean.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any
 
@@ -300,3 +300,20 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
                                  "a diff view hides what is past the edge"))
         pos += len(line) + 1
     return sorted(found, key=lambda s: s.offset)
+
+
+def shown(text: str) -> str:
+    """What may be shown of `text` anywhere outside Stele's files (an error message quoting the input
+    that was wrong, code copied into a run's snapshot, a fact in a briefing): redacted (it can be a
+    pasted credential), then neutralized (no escape or hidden character reaches a terminal or an
+    agent). Budgets count these bytes."""
+    from .redact import redact
+
+    return neutralize(redact(text).text)
+
+
+def shown_many(texts: Sequence[str]) -> list[str]:
+    """`shown` of each text of a batch, redacted in one pass (`Redactor.redact_many`)."""
+    from .redact import Redactor
+
+    return [neutralize(r.text) for r in Redactor().redact_many(texts)]

@@ -9,15 +9,35 @@ microseconds more to make than a compiled `__init__` would: nothing on the hook 
 objects), ~50 ms in a 10,000-fact rebuild.
 
 Type checkers see `dataclasses` itself (the TYPE_CHECKING branch), so every constructor is checked as
-a dataclass's is. What it supports, the modules that use it need: defaults, `field(default=,
-default_factory=, repr=)`, `frozen=True`, `__post_init__`, `fields()`, `asdict()` and `replace()`. Not
-ordering, `slots`, `InitVar` or keyword-only fields: a module that needs those imports `dataclasses`.
+a dataclass's is, through a signature that takes only the options implemented here (`frozen`; for
+`field`: `default`, `default_factory`, `repr`): `@dataclass(order=True)` is a type error, and any
+option either function does not implement is a TypeError where it is written, not at first use. What it supports, the modules that use it need: defaults,
+`field(default=, default_factory=, repr=)`, `frozen=True`, `__post_init__`, `fields()`, `asdict()` and
+`replace()`. Not ordering, `slots`, `InitVar` or keyword-only fields: a module that needs those
+imports `dataclasses`.
 """
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from dataclasses import FrozenInstanceError, asdict, dataclass, field, fields, replace
+    from collections.abc import Callable
+    from dataclasses import FrozenInstanceError, asdict, field, fields, replace
+    from dataclasses import dataclass as _dataclass
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    _T = TypeVar("_T")
+
+    # What the checker sees: `dataclasses.dataclass` with only the options `_make` implements, so
+    # `@dataclass(order=True)` is a type error, not a TypeError at run time.
+    @overload
+    @dataclass_transform(field_specifiers=(field,))
+    def dataclass(cls: type[_T], /) -> type[_T]: ...
+    @overload
+    @dataclass_transform(field_specifiers=(field,))
+    def dataclass(*, frozen: bool = False) -> Callable[[type[_T]], type[_T]]: ...
+    @dataclass_transform(field_specifiers=(field,))
+    def dataclass(cls: Any = None, /, *, frozen: bool = False) -> Any:
+        return _dataclass(cls, frozen=frozen)
 else:
     _MISSING = object()
 
@@ -37,8 +57,15 @@ else:
         def __repr__(self):
             return f"Field(name={self.name!r})"
 
-    def field(*, default=_MISSING, default_factory=_MISSING, repr=True, **_unused):
+    def field(*, default=_MISSING, default_factory=_MISSING, repr=True, **unsupported):
+        _refuse("field", unsupported)
         return Field(default, default_factory, repr)
+
+    def _refuse(what, unsupported):
+        """An option this module does not implement fails where it is written, not at first use."""
+        if unsupported:
+            raise TypeError(f"stele.plain.{what}() does not support {', '.join(sorted(unsupported))}: "
+                            "use the standard library's dataclasses for that class")
 
     def fields(obj):
         cls = obj if isinstance(obj, type) else type(obj)
@@ -61,7 +88,9 @@ else:
         values.update(changes)
         return type(obj)(**values)
 
-    def dataclass(cls=None, /, *, frozen=False, **_unused):
+    def dataclass(cls=None, /, *, frozen=False, **unsupported):
+        _refuse("dataclass", unsupported)
+
         def wrap(cls):
             return _make(cls, frozen)
 

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
+from typing import Any
 
 from .plain import dataclass, field
 from .redact_rules import KEY_QUALIFIERS, PASSWORD_WORDS, SECRET_WORDS, SHAPES, VENDORS
@@ -145,6 +146,17 @@ class Redactor:
 
     def redact(self, text: str) -> Redaction:
         return self.apply(text, self.spans(text))
+
+    def redact_data(self, value: Any, tally: Tally) -> Any:
+        """`value` (JSON-like: strings, lists, dicts, anything else kept as is) with every string in it
+        redacted, the secrets counted in `tally`: a session-log entry's fields, a fact's unknown keys."""
+        if isinstance(value, str):
+            return tally.add(self.redact(value))
+        if isinstance(value, dict):
+            return {k: self.redact_data(v, tally) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.redact_data(v, tally) for v in value]
+        return value
 
     def redact_many(self, texts: Sequence[str]) -> list[Redaction]:
         """`redact` of each text of a batch, with `spans_many`'s saving."""

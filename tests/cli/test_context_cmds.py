@@ -213,7 +213,7 @@ def test_without_stele_init_context_sends_the_rules_and_creates_no_index(plain_r
 
 
 def test_the_session_start_hook_and_context_deliver_the_same_standing_rules(repo):
-    """One predicate (`lifecycle.is_standing_rule`): a document marked `always` is knowledge, pulled
+    """One predicate (`delivery.is_standing_rule`): a document marked `always` is knowledge, pulled
     through the briefing, for the hook as for a snapshot (the hook used to push it as a rule)."""
     write_fact(repo, "INS-0001", "instruction", "Open a pull request for every change", priority="low")
     write_fact(repo, "CON-0002", "constraint", "Python 3.11 is the floor", delivery="always",

@@ -348,7 +348,7 @@ sys.argv = ["stele"]
 from stele.cli.resident import server
 server.preload()
 from stele import redact
-from stele.cli import entry
+from stele.cli import entry, fast  # entry.here imports fast before it starts the server
 calls = [
     (["hook", "prompt", "--harness", "claude"], {"hook_event_name": "UserPromptSubmit",
                                                  "prompt": "are payment webhooks deduplicated? token=abc"}),

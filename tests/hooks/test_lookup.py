@@ -2,9 +2,9 @@
 import datetime as dt
 import random
 
+from stele.delivery import rule_order
 from stele.hooks import lookup
 from stele.kinds import KINDS, PRIORITIES
-from stele.lifecycle import rule_order
 from stele.project import Project
 from stele.tasks import claims
 from tests.fakes import write_fact
@@ -42,7 +42,7 @@ def test_open_tasks_are_ranked_in_sqlite_as_the_rule_ranks_them(repo, fake_model
 
 
 def test_standing_rules_come_in_the_order_and_with_the_filter_of_lifecycle(repo, fake_model):
-    from stele.lifecycle import standing_rules, today
+    from stele.delivery import standing_rules, today
 
     rng = random.Random(9)
     kinds = ["instruction", "constraint", "decision", "architecture", "task", "document", "lesson"]
@@ -59,3 +59,23 @@ def test_standing_rules_come_in_the_order_and_with_the_filter_of_lifecycle(repo,
     assert len(expected) > 20 and len({n.priority for n in expected}) > 2 and len({n.kind for n in expected}) > 2
     assert [r.id for r in got] == [n.id for n in expected]
     assert got[0].text == f"body {int(got[0].id.split('-')[1])}"
+
+
+def test_the_edit_hook_lists_anchored_facts_in_the_order_stele_anchored_does(repo, fake_model):
+    """One rule (`delivery.anchored_order`): risks and constraints first, then priority and weight,
+    whether the catalog answers (the pre-edit hook) or the parsed record does (`stele anchored`)."""
+    from stele.retrieve import anchored
+
+    rng = random.Random(4)
+    kinds = ["risk", "constraint", "decision", "lesson", "instruction", "note"]
+    for n in range(30):
+        kind = rng.choice(kinds)
+        write_fact(repo, f"{KINDS[kind].prefix}-{n:04d}", kind, f"Fact number {n}", anchors=["src/a.py"],
+                   priority=rng.choice(PRIORITIES))
+    project = Project(repo)
+    with lookup.open_index(project) as index:
+        hook = [line.id for line in lookup.anchored(index, ["src/a.py"])]
+    cli = [a.fact.id for a in anchored.for_paths(project, ["src/a.py"])]
+    assert hook == cli and len(hook) == 30
+    firsts = [i for i in hook if i.startswith(("RISK", "CON"))]
+    assert hook[:len(firsts)] == firsts and any(i.startswith("CON") for i in firsts)

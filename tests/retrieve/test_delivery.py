@@ -1,4 +1,4 @@
-"""The delivery rules hold in every adapter (`lifecycle.withheld`): a `delivery: manual` fact reaches
+"""The delivery rules hold in every adapter (`delivery.withheld`): a `delivery: manual` fact reaches
 recall, the prompt hook, MCP and the HTTP retrieve only when its id is named; done and cancelled tasks
 are not injected (a done one still comes along an edge, labelled, and `search --all` finds both);
 naming a superseded fact brings the one in force."""

@@ -150,6 +150,8 @@ def test_one_session_and_its_blob_as_plain_text(repo, logged):
     status, data = get(repo, f"/api/memory/sessions/{logged['first']}")
     assert status == 200 and data["session"]["agent"] == "claude-code" and data["session"]["entries"] == 3
     assert [e["type"] for e in data["entries"]] == ["note", "decision", "outcome"]
+    # the same view `stele session show --json` prints (session/view.py builds both)
+    assert list(data) == ["session", "entries", "promoted", "delivered"]
     r = handle(Project(repo), f"/api/memory/sessions/{logged['first']}/blob", {})
     text = r.body.decode()
     assert r.status == 200 and r.content_type == "text/plain; charset=utf-8"

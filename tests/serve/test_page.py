@@ -16,7 +16,7 @@ import pytest
 
 from stele.project import Project
 from stele.record.scaffold import example_repository as build
-from stele.serve.server import Server
+from stele.serve.server import WebServer
 
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -32,7 +32,7 @@ def site(tmp_path_factory):
     from stele.snapshot.build import Request, take
 
     root = build(tmp_path_factory.mktemp("example") / "harbor")
-    srv = Server(Project(root), "127.0.0.1", 0, quiet=True)
+    srv = WebServer(Project(root), "127.0.0.1", 0, quiet=True)
     srv.run = take(srv.project, Request(task="TASK-V5VH"), save=True).run  # what a claim stores
     from stele.session import sessions
 
@@ -179,7 +179,7 @@ def hostile(tmp_path_factory):
     for n, text in enumerate(XSS[1:]):
         write_fact(root, f"LSN-000{n + 1}", "lesson", title=text[:100], body=text,
                    links={"relates-to": ["DEC-AAAA"]})
-    srv = Server(Project(root), "127.0.0.1", 0, quiet=True)
+    srv = WebServer(Project(root), "127.0.0.1", 0, quiet=True)
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
     srv.shutdown()

@@ -10,13 +10,13 @@ import pytest
 
 from stele.project import Project
 from stele.record import edit
-from stele.serve.server import Server, host_allowed, is_loopback
+from stele.serve.server import WebServer, host_allowed, is_loopback
 
 
 @pytest.fixture
 def server(repo):
     edit.remember(Project(repo), "Rate limiting runs before auth.", kind="decision")
-    srv = Server(Project(repo), "127.0.0.1", 0, quiet=True)
+    srv = WebServer(Project(repo), "127.0.0.1", 0, quiet=True)
     thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield srv

@@ -321,6 +321,13 @@ def test_the_session_end_hook_ships_what_the_session_wrote(clones, creds, monkey
 
     a, b = clones
     in_clone(a, monkeypatch, "host-a")
+    # what the hook ships, not how fast: on a loaded machine (load ~22 on 2 cores) a hook's process
+    # start and boto3 import alone passed the 3 s sync deadline, and the whole hook its 8 s budget
+    # (the deadline itself: tests/hooks/test_imports.py; the budget: tests/e2e/test_degraded.py)
+    config = a / ".stele" / "config.yaml"
+    config.write_text(config.read_text().replace("sync_deadline_ms: 3000", "sync_deadline_ms: 120000")
+                      .replace("hook_budget_ms: 8000", "hook_budget_ms: 240000"))
+    assert "sync_deadline_ms: 120000" in config.read_text() and "hook_budget_ms: 240000" in config.read_text()
     ids = log_notes(a, "sess-end", ["the ion drive cools for ninety seconds between burns"], "claude-code")
     r = hook("session-end", {"session_id": "sess-end", "transcript_path": str(a / "t.jsonl"), "cwd": str(a),
                              "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}, "--harness", "claude")

@@ -4,7 +4,6 @@ import gzip
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -29,9 +28,7 @@ def test_a_gzip_bomb_is_read_only_to_a_bound(project, monkeypatch):
     bomb = _entry(1) + b"0" * (64 << 20)  # 64 MiB of one line, packed to ~64 KiB
     (folder / "s1.01JD3KX0000000000000000000.jsonl.gz").write_bytes(gzip.compress(bomb, compresslevel=9))
     report = wal.ReadReport()
-    started = time.monotonic()
-    entries = list(wal.read_all(project, report))
-    assert time.monotonic() - started < 5
+    entries = list(wal.read_all(project, report))  # the report's line proves the read stopped at the bound
     assert [e.text for e in entries] == ["entry 1"]
     assert any("expands to over" in s and "not a session log" in s for s in report.skipped), report.skipped
 

@@ -4,6 +4,7 @@ import datetime as dt
 
 import pytest
 
+from stele import clock
 from stele.errors import SteleError, UsageError
 from stele.project import Project
 from stele.record.load import find_one
@@ -66,7 +67,7 @@ def test_a_renewal_whose_snapshot_fails_keeps_the_claim(project, repo):
     write_fact(repo, "INS-BBBB", "instruction", "Huge rule", body="x" * 13000)
     with pytest.raises(SteleError, match="INS-BBBB"):
         claim_mod.claim(project, "TASK-AAAA", ALICE, lease=HOUR)
-    assert claims.read(project, "TASK-AAAA").live(claims.utcnow())
+    assert claims.read(project, "TASK-AAAA").live(clock.utcnow())
 
 
 def test_an_unknown_named_record_fails_before_anything_is_claimed(project):

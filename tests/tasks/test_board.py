@@ -125,7 +125,7 @@ def test_claims_releases_and_outcomes_go_to_the_session_log(project):
     entries = [(e.session, e.type, e.text, e.extra.get("token")) for e in wal.read_all(project)]
     assert entries == [
         ("sess-a", "claim", f"claimed {task} until 2026-11-29T19:00:00Z (token 1)", 1),
-        ("sess-c", "claim", f"took over {task} until 2026-11-29T22:00:00Z (token 2) from alice, whose lease "
+        ("sess-c", "claim", f"took over {task} until 2026-11-29T22:00:00Z (token 2); the lease of alice "
                             "ended 2026-11-29T19:00:00Z", 2),
         ("sess-c", "release", f"released {task}", 2),
     ]

@@ -22,6 +22,7 @@ import ast
 import copy
 import hashlib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from . import patterns as pat
@@ -52,7 +53,7 @@ def of_symbol(text: str, symbol: str, path: str) -> str | None:
     return _text_print(text, span, symbol.rsplit(".", 1)[-1]) if span else None
 
 
-def of_anchor(anchor: str, read) -> str | None:
+def of_anchor(anchor: str, read: Callable[[str], str | None]) -> str | None:
     """The fingerprint of what `anchor` names now, reading files with `read(path) -> text | None`;
     None for a glob or when the anchor does not resolve."""
     path, symbol = split(anchor)

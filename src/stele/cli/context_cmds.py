@@ -82,8 +82,8 @@ def doctor(
 ) -> int:
     """Flag records that break or bloat snapshots: `always` records over budget (error), expired,
     review-overdue, oversized and near-duplicate records (warnings)."""
+    from ..delivery import today
     from ..doctor.context import check
-    from ..lifecycle import today
     from ..record.load import load
     from ..snapshot.model import Budgets
 

@@ -93,8 +93,8 @@ def _write_sarif(path: Path, report: Report) -> None:
 
 
 def _fix(p, dry_run: bool, yes: bool) -> None:
+    from ..delivery import today
     from ..doctor import fix
-    from ..lifecycle import today
 
     repairs = fix.plan(p, today())
     if not repairs:

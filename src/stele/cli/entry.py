@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
 def here(args: list[str]) -> int:
     """Run the command in this process."""
     if args[:1] == ["resident-serve"] and len(args) == 2:  # started by a hook (cli/resident/client.py)
+        from . import fast  # noqa: F401 (preloaded for the children; the server may not name a layer above it)
         from .resident import server
 
         return server.serve(args[1], here)

@@ -146,6 +146,7 @@ def release(argv: list[str]) -> int:
 
 def claim(argv: list[str]) -> int:
     args = claim_parser().parse_args(argv)
+    from .. import clock
     from ..project import find
     from ..snapshot.claim import claim as claim_run
     from ..tasks import claims
@@ -156,13 +157,11 @@ def claim(argv: list[str]) -> int:
     run = claim_run(project, args.task, me, lease=lease, remote=_remote(project, args), records=args.record)
     c, claimed, snap = run.claimed.claim, run.claimed, run.snapshot
     if args.json or args.format == "json":
-        emit_json({"action": claimed.action, "claim": c.as_dict(claims.utcnow()),
+        emit_json({"action": claimed.action, "claim": c.as_dict(clock.utcnow()),
                    "previous": claimed.previous.as_dict() if claimed.previous else None,
                    "snapshot": snap.as_dict(), "elapsed_ms": run.timings()})
         return 0
-    line = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
-    if c.took_over and claimed.action == "took over":
-        line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
+    line = claims.claimed_line(claimed)
     _warn(snap.warnings)
     term.write(line + (f"; pushed to {c.remote}" if c.remote else "") + "\n"
                + f"context snapshot {snap.run} stored ({snap.stored}); it follows.\n\n" + snap.text)

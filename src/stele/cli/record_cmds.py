@@ -165,8 +165,8 @@ def list_(
 ) -> None:
     """List facts, filtered."""
     from ..anchors.paths import about
+    from ..delivery import inactive, today
     from ..kinds import KINDS
-    from ..lifecycle import inactive, today
     from ..record.load import load
 
     for k in kind:

@@ -34,13 +34,13 @@ def serve(
     from ..errors import SteleError, UsageError
     from ..project import find
     from ..render import term
-    from ..serve.server import Server, is_loopback
+    from ..serve.server import WebServer, is_loopback
 
     if not 0 <= port <= 65535:
         raise UsageError(f"--port {port}: use 1-65535, or 0 for a free port")
     p = find(root)
     try:
-        server = Server(p, host, port, quiet=quiet)
+        server = WebServer(p, host, port, quiet=quiet)
     except OSError as e:
         raise SteleError(f"cannot listen on {host}:{port} ({e.strerror or e}): pick another --port, or stop "
                          "what uses it") from None

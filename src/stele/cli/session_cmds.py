@@ -144,37 +144,32 @@ def show(
     """Show a session's entries in order, or one entry."""
     from ..ids import SESSION_ID_RE
     from ..record.load import load
-    from ..session.promote import promotions
+    from ..session.promote import promoted_to
+    from ..session.view import session_view
 
     p, report = project(), wal.ReadReport()
-    promoted = promotions(load(p))
     if SESSION_ID_RE.match(ident.upper()):
         entry = sessions.find_entry(p, ident, report)
         wal.warn_skipped(report)
+        promoted = promoted_to(load(p), entry.id)
         if wants_json(fmt, json_):
-            emit_json({"entry": entry.as_dict(), "promoted_to": promoted.get(entry.id, [])})
+            emit_json({"entry": entry.as_dict(), "promoted_to": promoted})
         else:
-            _print_entry(entry, promoted.get(entry.id, []), full=True)
+            _print_entry(entry, promoted, full=True)
         return
-    entries = sessions.entries_of(p, wal.check_session_name(ident), report)
+    view = session_view(p, ident, report)
     wal.warn_skipped(report)
-    if not entries:
-        raise SteleError(f"no session {ident} in {p.rel(p.wal_dir)}/: `stele session list` shows sessions")
-    info = sessions.summarize(ident, entries)
     if wants_json(fmt, json_):
-        emit_json({"session": info.as_dict(), "entries": [e.as_dict() for e in entries],
-                   "promoted": {e.id: promoted[e.id] for e in entries if e.id in promoted},
-                   "delivered": [{"entry": e.id, "ts": e.ts, "hook": e.extra.get("hook"),
-                                  "ids": sessions.delivered_ids(e)}
-                                 for e in entries if sessions.delivered_ids(e)]})
+        emit_json(view.as_dict())
         return
+    info = view.session
     head = [f"agent: {info.agent or '-'}  thread: {info.thread or '-'}  task: {info.task or '-'}",
             f"started: {info.started}  last: {info.last}  entries: {info.entries}  restarts: {info.restarts}"]
     if info.goal:
         head.append(f"goal: {info.goal}")
     term.section(info.id, "\n".join(head))
-    for e in entries:
-        _print_entry(e, promoted.get(e.id, []), full=False)
+    for e in view.entries:
+        _print_entry(e, view.promoted.get(e.id, []), full=False)
 
 
 def _print_entry(e: wal.Entry, promoted: list[str], full: bool) -> None:

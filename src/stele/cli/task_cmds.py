@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .. import clock
 from ..render import term
 from ..render.jsonout import emit_json
 from ..tasks import claims
@@ -40,7 +41,7 @@ def _remote(p, remote: bool, remote_name: str | None) -> str | None:
 
 
 def _rows_out(found: list[board.TaskRow], as_json: bool, empty: str) -> None:
-    now = claims.utcnow()
+    now = clock.utcnow()
     if as_json:
         emit_json({"tasks": [r.as_dict(now) for r in found]})
         return
@@ -54,7 +55,7 @@ def _rows_out(found: list[board.TaskRow], as_json: bool, empty: str) -> None:
 def _claim_cell(claim: claims.Claim | None, now) -> str:
     if claim is None or claim.state != "held":
         return ""
-    return f"{claim.holder.agent} until {claims.iso(claim.until)}" if claim.live(now) else "expired"
+    return f"{claim.holder.agent} until {clock.iso(claim.until)}" if claim.live(now) else "expired"
 
 
 @task_app.command("new")
@@ -116,7 +117,7 @@ def show(task_id: IdArg, fmt: FormatOpt = Format.text, json_: JsonOpt = False) -
     from ..tasks import board
 
     r = board.resume(project(), claims.Identity.current(), task_id, history_limit=0)
-    now = claims.utcnow()
+    now = clock.utcnow()
     if wants_json(fmt, json_):
         emit_json({k: v for k, v in r.as_dict(now).items() if k != "history"})
         return
@@ -161,7 +162,7 @@ def list_claims(
     name = _remote(p, remote, remote_name or remote_arg)
     found = claims.remote_claims(p, name) if name else claims.local_claims(p)
     found = [c for c in found if all_ or c.state == "held"]
-    now = claims.utcnow()
+    now = clock.utcnow()
     if wants_json(fmt, json_):
         emit_json({"remote": name, "claims": [c.as_dict(now) for c in found]})
         return
@@ -169,7 +170,7 @@ def list_claims(
         term.line("no claims" + (f" on {name}" if name else ""))
         return
     term.table(("task", "status", "holder", "since", "until", "token"), (
-        (c.task, c.status(now), c.holder.describe(), claims.iso(c.since), claims.iso(c.until), str(c.token))
+        (c.task, c.status(now), c.holder.describe(), clock.iso(c.since), clock.iso(c.until), str(c.token))
         for c in found))
 
 
@@ -223,7 +224,7 @@ def resume(
     from ..tasks import board
 
     r = board.resume(project(), claims.Identity.current(agent, session), task_id)
-    now = claims.utcnow()
+    now = clock.utcnow()
     if wants_json(fmt, json_):
         emit_json(r.as_dict(now))
         return

@@ -7,6 +7,7 @@ pull request shows, plus anything not yet committed when run locally.
 from __future__ import annotations
 
 from .. import gitrepo
+from ..kinds import FIRST_KINDS
 from ..record.load import Record, load_at
 from ..retrieve import anchored
 from ..retrieve.cochange import ACK_TRAILER, cochanges, content, parse_acks
@@ -46,7 +47,7 @@ def co_change(record: Record, base_record: Record, since: str, base: str, has_he
     change = anchored.Change(gitrepo.diff(root, ref=since), None, since)
     acks = parse_acks(gitrepo.trailers(root, f"{since}..HEAD", ACK_TRAILER)) if has_head else {}
     found = []
-    for cc in cochanges(record.project, change, base_record, record, acks, kinds=anchored.FIRST_KINDS):
+    for cc in cochanges(record.project, change, base_record, record, acks, kinds=FIRST_KINDS):
         if cc.settled:
             continue
         f = cc.entry.fact

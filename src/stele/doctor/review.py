@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from .. import gitrepo
 from ..anchors.resolve import CommitTree, resolve
 from ..errors import SteleError, UsageError
-from ..kinds import ENDED_STATUSES
+from ..kinds import ENDED_STATUSES, FIRST_KINDS
 from ..project import Project
 from ..record.load import load_at
 from ..record.model import Fact
 from ..retrieve import anchored
-from ..retrieve.anchored import FIRST_KINDS
 from ..retrieve.cochange import ACK_TRAILER, CoChange, cochanges, parse_acks
 
 SKIPPED_FIELDS = ("id", "path", "summary", "body", "fingerprints")  # fingerprints: Stele's bookkeeping

@@ -19,8 +19,8 @@ from .findings import CHECKS, Finding, Report
 def run(project: Project, *, base: str | None = None, gate: bool = False,
         today: dt.date | None = None) -> Report:
     """Every check; `base` adds the checks against a base revision, `gate` the co-change gate."""
+    from ..delivery import today as today_
     from ..errors import SteleError, UsageError
-    from ..lifecycle import today as today_
 
     if gate and not base:
         raise UsageError("--gate needs --base REF: the change to gate is the one since REF")

@@ -2,7 +2,7 @@
 agent is about to change it, and a session log line once it has.
 
 An anchor makes editing the file the trigger, so a fact reaches the agent even when nothing in the
-conversation would have retrieved it. Risks come first. A `path::Symbol` anchor counts when the edit
+conversation would have retrieved it. Risks and constraints come first. A `path::Symbol` anchor counts when the edit
 touches the symbol's lines (found with `anchors/symbols.py`), or when either cannot be located. Each fact is
 shown once per session, and the session's first edit carries a one-time nudge to check the record
 before changing settled things.
@@ -117,7 +117,7 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     sections = []
     if shown:
         more = len(facts) - len(shown)
-        sections.append("Anchored to the file(s) being edited, risks first:\n"
+        sections.append("Anchored to the file(s) being edited, risks and constraints first:\n"
                         + "\n".join(block(f, BODY_CHARS) for f in shown)
                         + (f"\n({more} more: `stele list --anchor {paths[0]}`)" if more > 0 else ""))
     if nudge:
@@ -184,7 +184,7 @@ def post_edit(ctx: Context) -> Reply | None:
 
 
 def main_pre(args: Namespace) -> int:
-    """The facts anchored to the file the agent is about to change, risks first."""
+    """The facts anchored to the file the agent is about to change, risks and constraints first."""
     return run(args, pre_edit)
 
 

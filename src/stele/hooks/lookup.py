@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
+from ..delivery import anchored_order
 from ..errors import say
-from ..lifecycle import rule_order
 from ..project import Project
 from ..render.facts import Line
 
@@ -74,18 +74,18 @@ def _first_warning() -> Callable[[str], None]:
 
 
 def _pushable(nodes: Iterable[Node]) -> list[Node]:
-    from ..lifecycle import today, withheld
+    from ..delivery import today, withheld
 
     on = today()
     return [n for n in nodes if n.source == "committed" and withheld(n, on) is None]
 
 
 def always(index: Opened) -> Iterator[Line]:
-    """The standing rules (`lifecycle.standing_rules`, as `stele context` gives them), whole, in
+    """The standing rules (`delivery.standing_rules`, as `stele context` gives them), whole, in
     order. SQLite orders them by `rule_order`'s parts and `is_standing_rule` picks them as they come,
     each read (and its body) only when taken: a hook stops once its answer is full."""
+    from ..delivery import is_standing_rule, today
     from ..kinds import KINDS, PRIORITIES, priority_rank
-    from ..lifecycle import is_standing_rule, today
 
     on = today()
     weights = {name: kind.weight for name, kind in KINDS.items()}
@@ -98,8 +98,9 @@ def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line],
     """The first `limit` tasks not done or cancelled, each with who holds a live claim on it, and how
     many there are: the ones claimed by this agent (`stele task list --mine`'s identity) first, then in
     progress, blocked, open, then by `rule_order`. SQLite sorts them and reads only the rows shown."""
+    from ..clock import utcnow
     from ..kinds import PRIORITIES, priority_rank
-    from ..tasks.claims import Identity, known_claims, utcnow
+    from ..tasks.claims import Identity, known_claims
 
     held = {tid: c for tid, c in known_claims(project).items() if c.live(utcnow())}
     me = Identity.current()
@@ -118,11 +119,11 @@ def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line],
 
 def anchored(index: Opened, paths: Iterable[str],
              touches: Callable[[str, str], bool] | None = None) -> list[Line]:
-    """Pushable facts with an anchor covering any of `paths` (repo-relative): risks first, then by
-    priority and weight. Tasks are left out: they are work, not knowledge about the file.
-    `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file)."""
+    """Pushable facts with an anchor covering any of `paths` (repo-relative), in `anchored_order`
+    (risks and constraints first, then by priority and weight). Tasks are left out: they are work,
+    not knowledge about the file. `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file)."""
     ids = {i for i, path, symbol, _ in index.catalog.anchored(list(paths))
            if symbol is None or touches is None or touches(path, symbol)}
     nodes = [n for n in _pushable(index.catalog.nodes(ids).values()) if n.kind != "task"]
-    nodes.sort(key=lambda n: (n.kind != "risk", rule_order(n)))
+    nodes.sort(key=anchored_order)
     return [Line(n.id, n.kind, n.title, n.status, n.excerpt or n.summary) for n in nodes]

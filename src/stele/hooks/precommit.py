@@ -13,11 +13,11 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from ..kinds import FIRST_KINDS
 from ..project import Project, find_root
 from ..render import term
 from ..render.anchored import text
 from ..retrieve import anchored
-from ..retrieve.anchored import FIRST_KINDS
 
 if TYPE_CHECKING:
     from argparse import Namespace

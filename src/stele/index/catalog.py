@@ -377,7 +377,7 @@ class Catalog:
     def ranked_committed(self, column: str, value: str, priorities: tuple[str, ...], default_priority: int,
                          weights: dict[str, float]) -> Iterator[Node]:
         """Committed items whose `column` (delivery, kind, ...) equals `value`, streamed in the order
-        of `lifecycle.rule_order` given as its parts: the position of the priority in `priorities`
+        of `delivery.rule_order` given as its parts: the position of the priority in `priorities`
         (`default_priority` for any other value), then the kind's weight in `weights`, heaviest first
         (0 for a kind not there), then the id. A caller that needs the first few builds no more (the
         standing rules: ~2,000 at 50,000 facts, of which a session-start answer holds ~20)."""

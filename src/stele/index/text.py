@@ -5,11 +5,14 @@ Shaped by what tantivy 0.27 does and does not do (DESIGN.md section 9):
 - The query parser rejects raw user text (`TS2769: No overload`), so user text never reaches it: the
   query is analyzed with the same analyzer as the documents and built from term queries.
 - One writer per index: `Writer` is only used under the index lock held by `build.py`.
-- No merge policy can be set, and merges run in threads after a commit: a writer dropped without
-  `wait_merging_threads()` abandons them (tantivy's segment updater is killed; nothing half-merged is
+- No merge policy can be set, and merges run in threads after a commit. A merge that finishes while
+  the writer is alive is published; one still running when the writer is dropped without
+  `wait_merging_threads()` is abandoned (tantivy's segment updater is killed; nothing half-merged is
   published). So a hook commits without waiting (`commit(merge=False)`: a merge that rewrites the
-  10,000-document segment costs ~150 ms) and the background builder calls `merge()`, an empty commit
-  that lets the LogMergePolicy merge what the hooks left, once there are MERGE_AT segments.
+  10,000-document segment costs ~150 ms), and how many segments its commits leave depends on thread
+  timing; the background builder calls `merge()`, an empty commit that waits for the LogMergePolicy
+  to merge what the hooks left, once there are MERGE_AT segments. What is guaranteed: hooks never wait
+  for a merge, and after the builder fewer than MERGE_AT segments remain.
 
 The code-aware analysis: tokens are `\\w+` runs (so `processed_events_pkey`, `TS2769` and `psycopg2`
 stay whole and match exactly), lowercased and English-stemmed; compound identifiers are also indexed

@@ -5,7 +5,7 @@ This is the library API the CLI, the hooks and the MCP server all call; each fun
 record's write lock (`write.changing`), loads what it needs, checks everything before writing, and
 writes through `write.save` (validated, atomic), so concurrent commands serialize instead of losing
 each other's changes. Field values are checked by the file's own validator (`model.check_flag`),
-status changes by the knowledge lifecycle (`stages`). Secrets are redacted from every text field
+status changes by the knowledge lifecycle (`lifecycle`). Secrets are redacted from every text field
 before anything reaches the disk. (`supersede` changes two facts and follows the lifecycle's
 supersession rule, so it lives with the lifecycle's transitions in `knowledge.py`.)
 """
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import gitrepo, textcut
+from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, new_id
 from ..kinds import DECLARABLE_RELATIONS, KINDS, TITLE_MAX
-from ..lifecycle import today
 from ..project import Project
 from ..redact import Tally, describe
-from . import stages, write
+from . import lifecycle, write
 from .load import Record, load
 from .model import Fact, as_date, check_flag, parse_fact
 from .similar import Similar, similar_to
@@ -133,7 +133,7 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
                              ("--review-after", "review_after", review_after)):
         if value is not None:
             check_flag(flag, key, value, KINDS[kind])
-    stages.check_new(kind, status)
+    lifecycle.check_new(kind, status)
     body = body.strip("\n")
     if not body.strip():
         raise UsageError("the body is empty: give the fact some text (argument, --body-file or - for stdin)")
@@ -207,7 +207,7 @@ def _check_changes(fact: Fact, changes: Changes) -> None:
         if value is not None:
             check_flag(flag, key, value.strip() if key == "title" else value, kind)
     if changes.status is not None:
-        stages.check_status(fact, changes.status)
+        lifecycle.check_status(fact, changes.status)
     if changes.body is not None and not changes.body.strip():
         raise UsageError("--body is empty: a fact needs some text")
     _check_anchors(changes.add_anchors, "--add-anchor")
@@ -220,7 +220,7 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
     with write.changing(project):
         record = load(project)
         fact = record.get(fact_id)
-        stages.check_edit(fact)
+        lifecycle.check_edit(fact)
         _check_changes(fact, changes)
         added: dict[str, list[str]] = {}
         for spec in changes.add_links:
@@ -254,7 +254,7 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
         for rel, targets in added.items():
             for target in targets:
                 add_link(fact, rel, target)
-        extra = stages.clears_review(fact)  # an edit clears a review, and the note of that review
+        extra = lifecycle.clears_review(fact)  # an edit clears a review, and the note of that review
         if changes.status is not None:
             fact.status = changes.status
         tally = Tally()
@@ -284,7 +284,7 @@ def open_copy(project: Project, fact_id: str) -> Copy:
     """Copy a fact to a private temporary file for $EDITOR, after checking it may be edited."""
 
     fact = load(project).get(fact_id)
-    stages.check_edit(fact)
+    lifecycle.check_edit(fact)
     original = (project.root / fact.path).read_text(encoding="utf-8")
     return Copy(fact.id, fact.path, _private_copy(original, fact.id), original)
 
@@ -328,16 +328,16 @@ def replace(project: Project, copy: Copy) -> Written:
         if new.id != fact.id:
             raise SteleError(f"the id must stay {fact.id}{keep}")
         try:
-            stages.check_edit(fact)
+            lifecycle.check_edit(fact)
             if new.status != fact.status:
-                stages.check_status(fact, new.status, "`status:`")
+                lifecycle.check_status(fact, new.status, "`status:`")
             _check_targets(record, {rel: [t for t in ts if t not in fact.links.get(rel, [])]
                                     for rel, ts in new.links.items()}, fact.id)
         except SteleError as e:
             raise SteleError(f"{e}{keep}") from None
         extra = None
         if new.status == fact.status:
-            extra = stages.clears_review(new)
+            extra = lifecycle.clears_review(new)
         tally = Tally()
         write.save(project, new, extra=extra, tally=tally)
         renamed = write.retitled_path(new) if new.title != fact.title else None

@@ -4,8 +4,8 @@ superseded, and supersession of any fact.
 Agents treat knowledge as current truth, so writing it and accepting it are separate steps, each its
 own function here. Every transition checks the status it starts from and refuses anything else with
 one line naming the transition, why it is not allowed, and the step to take instead; the rules
-themselves live in `stages` (which `edit` asks too: only drafts are edited, an edit clears a review).
-`supersede` is the one supersession, for short records and knowledge alike: `stages` says which, and
+themselves live in `lifecycle` (which `edit` asks too: only drafts are edited, an edit clears a review).
+`supersede` is the one supersession, for short records and knowledge alike: `lifecycle` says which, and
 both files are written as one journaled change (`write.save_all`), so a kill between them is finished
 by the next write instead of leaving OLD current beside the fact that replaced it. `export` is the
 only way knowledge becomes a file outside the record.
@@ -13,16 +13,17 @@ only way knowledge becomes a file outside the record.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import atomic
+from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..kinds import KINDS
-from ..lifecycle import today
 from ..project import Project
-from . import edit, stages, write
+from . import edit, lifecycle, write
+from .lifecycle import REVIEW_KEY, refused
 from .load import Record, load
 from .model import Fact
-from .stages import REVIEW_KEY, refused
 
 DRAFT_BODY = """\
 ## Summary
@@ -41,7 +42,7 @@ Tasks, sessions, files and facts this was written from.
 
 def document(record: Record, fact_id: str) -> Fact:
     fact = record.get(fact_id)
-    if not stages.is_knowledge(fact):
+    if not lifecycle.is_knowledge(fact):
         raise SteleError(f"{fact.id} is a {fact.kind} edited in place, not a knowledge document: "
                          "`stele knowledge` handles documents and drafts (`stele edit` changes this one)")
     return fact
@@ -52,7 +53,7 @@ def _ended(action: str, fact: Fact) -> SteleError:
                    "write a new draft with `stele knowledge draft`")
 
 
-def draft(project: Project, title: str, body: str | None = None, **fields) -> edit.Written:
+def draft(project: Project, title: str, body: str | None = None, **fields: Any) -> edit.Written:
     """A new document in status draft (`fields`: anchors, tags, links, summary, source)."""
     return edit.remember(project, body or DRAFT_BODY, kind="document", title=title, status="draft",
                            **fields)
@@ -104,7 +105,7 @@ def supersede(project: Project, old_id: str, new_id: str) -> tuple[Fact, Fact]:
         if "superseded" not in KINDS[old.kind].statuses:
             raise SteleError(f"{old.id} is a {old.kind}; a {old.kind} is cancelled, not superseded "
                              f"(`stele task cancel {old.id}`)")
-        knowledge = stages.check_supersede(old, new)
+        knowledge = lifecycle.check_supersede(old, new)
         if _reaches(record, old.id, new.id):
             raise SteleError(f"{old.id} already supersedes {new.id} (directly or through others): that would "
                              "be a cycle; nothing changed")

@@ -76,10 +76,10 @@ def templates_dir() -> Path:
 
 def template_text(project: Project, kind: str, title: str | None) -> tuple[str, str]:
     """A new fact of `kind` from its template, not yet written: (repo-relative path, text)."""
+    from ..delivery import today
     from ..errors import UsageError
     from ..ids import new_id
     from ..kinds import KINDS
-    from ..lifecycle import today
     from .frontmatter import dump_key
     from .load import load
     from .model import Fact, check_flag

@@ -137,16 +137,6 @@ def redact_fact(fact: Fact, redactor: Redactor, tally: Tally) -> None:
     fact.links = {rel: kept(targets) for rel, targets in fact.links.items()}
 
 
-def _redact_extra(value: Any, redactor: Redactor, tally: Tally) -> Any:
-    if isinstance(value, str):
-        return tally.add(redactor.redact(value))
-    if isinstance(value, dict):
-        return {k: _redact_extra(v, redactor, tally) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_extra(v, redactor, tally) for v in value]
-    return value
-
-
 def state_dir(project: Project) -> Path:
     """Per-worktree write state of the record: its lock, temporary files and pending journal."""
     git_dir = project.git_dir
@@ -240,7 +230,7 @@ def _checked(project: Project, fact: Fact, extra: dict | None, tally: Tally,
     redactor = Redactor(project.config["redaction.patterns"])
     redact_fact(fact, redactor, tally)
     fact.fingerprints = pinned(project, fact, repin)
-    text = fact.render(_redact_extra(extra, redactor, tally) if extra else extra)
+    text = fact.render(redactor.redact_data(extra, tally) if extra else extra)
     rel = fact.path or project.rel(new_fact_path(project, fact))
     # the net under the fields: a key the model does not know (typed in $EDITOR) is rendered as is
     rest = redactor.apply(text, [s for s in redactor.spans(text) if not in_fingerprints(text, s[0])])

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ..clock import iso
 from ..kinds import KINDS
 from ..record.model import Fact
 from ..tasks.board import Resume
-from ..tasks.claims import Claim, iso
+from ..tasks.claims import Claim
 
 _GROUPS = (("decision", "Decisions"), ("risk", "Risks"))
 

@@ -22,9 +22,9 @@ from .. import gitrepo
 from ..anchors import symbols
 from ..anchors.paths import AnchorIndex, normalize, path_matches, split
 from ..anchors.paths import inside as lies_in  # `inside` is a parameter below
+from ..delivery import anchored_order
 from ..gitrepo import FileDiff
 from ..kinds import CLOSED_STATUSES as CLOSED
-from ..kinds import priority_rank
 from ..project import Project
 
 if TYPE_CHECKING:
@@ -33,9 +33,6 @@ if TYPE_CHECKING:
 
     # A fact as parsed, or its catalog row: both have the id, kind, title, status, priority and path.
     Head = Fact | Node
-
-FIRST_KINDS = ("risk", "constraint")
-
 
 @dataclass(frozen=True)
 class Hit:
@@ -87,8 +84,7 @@ def revisions(root: Path, ref: str, flag: str) -> tuple[str, str | None]:
 
 
 def order(found: Iterable[Anchored]) -> list[Anchored]:
-    return sorted(found, key=lambda a: (a.fact.kind not in FIRST_KINDS, priority_rank(a.fact.priority),
-                                        a.fact.kind, a.fact.id))
+    return sorted(found, key=lambda a: anchored_order(a.fact))
 
 
 def _code_only(project: Project, paths: Iterable[str]) -> list[str]:

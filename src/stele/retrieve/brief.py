@@ -62,8 +62,8 @@ class Brief:
 
 
 def brief(project: Project, question: str) -> Brief:
+    from ..delivery import inactive, today
     from ..index.build import open_index
-    from ..lifecycle import inactive, today
     from .gate import check
     from .recall import gather
     from .search import search_in

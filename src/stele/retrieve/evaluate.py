@@ -224,7 +224,7 @@ def check(case: Case, out: dict[str, Any], shown: frozenset[str] = frozenset()) 
 
 def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     """Every case (or those whose id or type starts with `only`) over one open index."""
-    from .. import lifecycle
+    from .. import delivery
     from ..index.build import open_index
     from .explain import describe
     from .recall import recall_in
@@ -237,7 +237,7 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     settings = Settings.from_config(project.config)
     results = []
     sessions: dict[str, set[str]] = defaultdict(set)  # what each session's earlier prompts delivered
-    with open_index(project) as index, lifecycle.pinned(cases.today or lifecycle.today()):
+    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
         for case in chosen:
             shown = frozenset(sessions[case.session]) if case.session else frozenset()
             result = recall_in(index, case.prompt, case.files, settings, exclude=shown)
@@ -329,13 +329,13 @@ def starter_text(project: Project) -> str:
     out by design: a component (weight 0), a container, a `manual` fact, anything withheld."""
     import json
 
-    from .. import lifecycle
+    from .. import delivery
     from ..kinds import KINDS
     from ..record.load import load
 
     record = load(project)
-    on = lifecycle.today()
-    eligible = {f.id: f for f in record.facts.values() if lifecycle.withheld(f, on) is None
+    on = delivery.today()
+    eligible = {f.id: f for f in record.facts.values() if delivery.withheld(f, on) is None
                 and KINDS[f.kind].weight > 0 and not KINDS[f.kind].is_container}
     # the kinds an agent most needs first (decisions, rules, risks)
     active = sorted(eligible.values(), key=lambda f: (-KINDS[f.kind].weight, f.kind, f.id))

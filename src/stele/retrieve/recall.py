@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import lifecycle
+from .. import delivery
 from ..plain import dataclass, field
 from ..project import Project
 from . import gate as gate_mod
@@ -191,11 +191,11 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     from .seeds import FTS, HYBRID, hybrid, relevant
     from .walk import walk
 
-    today = lifecycle.today()
+    today = delivery.today()
     trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "vector_z": s.vector_z,
                                   "support": s.seed_support, "window_cut": s.window_cut}, settings=s)
     # the walk may reach a done task (history of a fact that matched); a seed never is one
-    hood = Neighbourhood(index.catalog, lambda node: lifecycle.withheld(node, today, reached_by_edge=True) is None)
+    hood = Neighbourhood(index.catalog, lambda node: delivery.withheld(node, today, reached_by_edge=True) is None)
     seeds: list[Seed] = []
     hood.load_nodes(g.ids)
     for i in g.ids:
@@ -216,7 +216,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             hood.load_nodes(ids)
             ok = set()
             for i in dict.fromkeys(ids):
-                why = lifecycle.withheld(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
+                why = delivery.withheld(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
                 if why:
                     trace.filtered[i] = why
                 elif i not in taken:
@@ -367,7 +367,7 @@ def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Set
             best[item_id] = (strength, path + (f"::{symbol}" if symbol else ""))
     hood.load_nodes(best)
     usable = [i for i in best if i not in taken and hood.nodes.get(i) is not None
-              and lifecycle.withheld(hood.nodes[i], today) is None]
+              and delivery.withheld(hood.nodes[i], today) is None]
     usable.sort(key=lambda i: (-best[i][0], -s.kind_weight(hood.nodes[i].kind), i))
     return [Seed(i, best[i][0], ORIGIN_ANCHOR, anchor=best[i][1]) for i in usable[:s.max_seeds]]
 

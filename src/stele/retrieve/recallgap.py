@@ -56,11 +56,13 @@ def since_time(project: Project, since: str | None) -> str | None:
 
     sha = gitrepo.require_commit(project.root, since, "--since")
     when = gitrepo.run(project.root, "show", "-s", "--format=%cI", sha).decode().strip()
-    return dt.datetime.fromisoformat(when).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    from ..clock import iso
+
+    return iso(dt.datetime.fromisoformat(when))
 
 
 def recall_gap(project: Project, since: str | None = None) -> Gap:
-    from .. import lifecycle
+    from .. import delivery
     from ..session import wal
     from ..session.sessions import delivered_ids, edited_paths, order_key
     from .anchored import Anchored, facts_anchored_to, order
@@ -72,7 +74,7 @@ def recall_gap(project: Project, since: str | None = None) -> Gap:
         by_session.setdefault(entry.session, []).append(entry)
     wal.warn_skipped(report)
     gap = Gap(since=start)
-    today = lifecycle.today()
+    today = delivery.today()
     edits: list[tuple[str, str]] = []
     delivered: dict[str, set[str]] = {}
     for session, entries in sorted(by_session.items()):
@@ -89,7 +91,7 @@ def recall_gap(project: Project, since: str | None = None) -> Gap:
     found = facts_anchored_to(project, sorted({p for _, p in edits}))
     for session, path in edits:
         facts = order(Anchored(f) for f in {f.id: f for _, f in found.get(path, [])}.values()
-                      if lifecycle.withheld(f, today) is None)  # what the edit hook may deliver
+                      if delivery.withheld(f, today) is None)  # what the edit hook may deliver
         if not facts:
             continue
         gap.anchored_edits += 1

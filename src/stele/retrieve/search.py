@@ -63,7 +63,7 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
     """`search` over an open index (`stele brief` searches one index several times). With
     `relevant_only`, only hits that pass recall's relevance floors (`seeds.relevant`): what a snapshot
     and a briefing take, which must bring nothing when the record has nothing on the question."""
-    from ..lifecycle import today, withheld
+    from ..delivery import today, withheld
     from .seeds import FTS, HYBRID, hybrid, relevant
 
     if not query.strip() or limit <= 0:

@@ -15,9 +15,9 @@ from typing import Any
 
 from .. import textcut
 from ..anchors.paths import about
+from ..delivery import inactive, today
 from ..errors import SteleError, UsageError
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
-from ..lifecycle import inactive, today
 from ..neutralize import neutralize_data
 from ..project import Project
 from ..record.load import Record, load
@@ -256,12 +256,17 @@ def _session_entries(project: Project, session_id: str) -> list:
 
 
 def session(project: Project, q: Query, session_id: str) -> Response:
-    """GET /api/memory/sessions/{id} -> the session's summary and every entry, in log order."""
-    from ..session import sessions as sessions_mod
+    """GET /api/memory/sessions/{id} -> the session as `stele session show --json` gives it: summary,
+    every entry in log order, promotions, deliveries (`session.view`)."""
+    from ..session.view import NoSuchSession, session_view
 
-    entries = _session_entries(project, session_id)
-    return json_response({"session": sessions_mod.summarize(session_id, entries).as_dict(),
-                          "entries": [e.as_dict() for e in entries]})
+    try:
+        view = session_view(project, session_id)
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    except NoSuchSession:
+        raise ApiError(404, f"no session {session_id} in {project.rel(project.wal_dir)}/") from None
+    return json_response(view.as_dict())
 
 
 def deliveries(project: Project, q: Query) -> Response:

@@ -31,8 +31,8 @@ from functools import wraps
 from typing import Any
 
 from .. import textcut
-from ..errors import SteleError, safe_message, say
-from ..neutralize import neutralize
+from ..errors import SteleError, say
+from ..neutralize import neutralize, shown
 from ..project import Project
 from ..record import edit
 from ..record.load import Record, load
@@ -173,6 +173,7 @@ def claim_text(project: Project, task_id: str, records: Sequence[str] = ()) -> s
     """Claim a task for this agent (STELE_AGENT / STELE_SESSION, else the OS user) exactly as `stele
     task claim` does: decided first, then the run's snapshot (with `records` named in it) for the
     winner, then the task itself. The snapshot comes before the task so a cut never loses its rules."""
+    from .. import clock
     from ..render.task_text import task_text
     from ..snapshot.claim import claim
     from ..tasks import board, claims
@@ -180,11 +181,11 @@ def claim_text(project: Project, task_id: str, records: Sequence[str] = ()) -> s
     me = claims.Identity.current()
     run = claim(project, task_id, me, records=list(records))
     c, snap = run.claimed.claim, run.snapshot
-    head = (f"{run.claimed.action} {c.task} for {me.describe()} until {claims.iso(c.until)} "
-            f"(token {c.token})\ncontext snapshot {snap.run} stored ({snap.stored})")
+    head = (claims.claimed_line(run.claimed, me.describe())
+            + f"\ncontext snapshot {snap.run} stored ({snap.stored})")
     warnings = "".join(w + "\n" for w in snap.warnings)
     return (head + "\n\n" + warnings + snap.text + "\n" + task_text(board.resume(project, me, c.task),
-                                                                   claims.utcnow()))
+                                                                   clock.utcnow()))
 
 
 def argument_error(tool: str, exc: Any) -> str:
@@ -255,7 +256,7 @@ def build(project: Project) -> Any:
                     with redirect_stdout(sys.stderr):
                         return cap(neutralize(fn(*args, **kwargs)))
                 except SteleError as e:  # the one-line message is what the model needs to retry
-                    raise ToolError(safe_message(str(e))) from None
+                    raise ToolError(shown(str(e))) from None
 
             # one line: the docstring's indentation would cost tokens in every session
             description = " ".join((fn.__doc__ or "").split())

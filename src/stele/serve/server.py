@@ -57,7 +57,7 @@ def host_allowed(host: str | None) -> bool:
 
 class Handler(BaseHTTPRequestHandler):
     server_version = "stele"
-    server: Server
+    server: WebServer
 
     def do_GET(self) -> None:
         self._answer(self._route(), head=False)
@@ -103,7 +103,7 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write(f"stele serve: {self.address_string()} {format % args}\n")
 
 
-class Server(ThreadingHTTPServer):
+class WebServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, project: Project, host: str, port: int, quiet: bool = False) -> None:

@@ -12,9 +12,9 @@ from ..kinds import KINDS, TITLE_MAX
 from ..project import Project
 from ..record.edit import Written
 from ..record.knowledge import draft
+from ..record.lifecycle import refused
 from ..record.load import load
 from ..record.model import first_sentence
-from ..record.stages import refused
 from . import wal
 
 DISTILL_TYPES = ("note", "decision", "outcome")  # listed one by one; stages and steering are folded

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import clock
 from ..errors import SteleError
 from ..project import Project
 from . import segment as seg
@@ -200,7 +201,7 @@ def push(project: Project, remote: Remote, store: Any, result: Result,
         if st.get("head_due"):
             agent = next((e.agent for e in entries if e.agent), None)
             store.put(seg.head_key(remote.prefix, session, me),
-                      seg.head(session, me, here, agent, int(st["seq"]), int(st["shipped"]), wal.now_iso()))
+                      seg.head(session, me, here, agent, int(st["seq"]), int(st["shipped"]), clock.now_iso()))
         st.update(files=files, head_due=False)
         _save(project, "push.json", state)
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import clock
 from ..errors import SteleError, UsageError, say
 from ..ids import session_entry_id
 from ..plain import dataclass, field
@@ -105,12 +106,6 @@ def wal_path(project: Project, session: str) -> Path:
     return project.wal_dir / f"{check_session_name(session)}.jsonl"
 
 
-def now_iso() -> str:
-    import datetime as dt
-
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def append(project: Project, entry: Entry, extra_patterns: tuple[str, ...] | None = None,
            found: Counter | None = None, durable: bool = True) -> Entry:
     """Redact and append one entry to its session's log (locked, flushed, fsynced unless not
@@ -170,7 +165,7 @@ def redact_entry(data: dict[str, Any], patterns: tuple[str, ...] | list[str],
     from ..redact import Redactor, Tally
 
     tally = Tally()
-    clean = _redact_values(data, Redactor(patterns), tally)
+    clean = Redactor(patterns).redact_data(data, tally)
     found.update(tally.found)  # one secret in two fields is told once
     return clean
 
@@ -185,16 +180,6 @@ def is_replaced(fd: int, path: Path) -> bool:
     return (mine.st_ino, mine.st_dev) != (now.st_ino, now.st_dev)
 
 
-def _redact_values(value: Any, redactor: Any, found: Any) -> Any:
-    if isinstance(value, str):
-        return found.add(redactor.redact(value))
-    if isinstance(value, dict):
-        return {k: _redact_values(v, redactor, found) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_values(v, redactor, found) for v in value]
-    return value
-
-
 def _repair_torn_tail(fd: int) -> None:
     """If a crashed writer left a line without its newline, end it so ours starts on a fresh line.
     (The torn text itself stays: nothing is ever rewritten, readers skip it.)"""
@@ -204,7 +189,7 @@ def _repair_torn_tail(fd: int) -> None:
 
 
 def new_entry(session: str, type_: str, text: str, **fields: Any) -> Entry:
-    return Entry(id=session_entry_id(), ts=now_iso(), session=session, type=type_, text=text, **fields)
+    return Entry(id=session_entry_id(), ts=clock.now_iso(), session=session, type=type_, text=text, **fields)
 
 
 @dataclass

@@ -14,12 +14,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from ..delivery import inactive, is_rule, rule_order, standing_rules, withheld
 from ..errors import SteleError, UsageError
 from ..kinds import NOT_CONTEXT_RECORDS
-from ..lifecycle import inactive, is_rule, rule_order, standing_rules, withheld
-from ..neutralize import neutralize
+from ..neutralize import shown, shown_many
 from ..record.model import Fact
-from ..redact import Redactor, redact
 from ..textcut import counted
 from .model import Budgets, Item, Skip, Snapshot
 
@@ -50,7 +49,7 @@ class Chunk(Protocol):
 
 
 def withheld_rules(facts: Iterable[Fact], on: dt.date) -> list[str]:
-    """One warning per rule (`lifecycle.is_rule`) left out only for the calendar (expired, or its
+    """One warning per rule (`delivery.is_rule`) left out only for the calendar (expired, or its
     review overdue): a snapshot leaves such a rule out, as every auto-injection does, but never
     without naming it. (Retired, superseded and draft rules were taken out on purpose: not named.)"""
     found = []
@@ -68,29 +67,17 @@ def may_rank(fact: Fact, on: dt.date) -> bool:
 
 
 def always_records(facts: Iterable[Fact], on: dt.date) -> list[Fact]:
-    """The standing rules (`lifecycle.standing_rules`, as the session-start hook gives them)."""
+    """The standing rules (`delivery.standing_rules`, as the session-start hook gives them)."""
     return standing_rules(facts, on)
 
 
-def deliverable(text: str) -> str:
-    """What a run may receive of `text`: redacted (code is copied from the working tree as it is, and a
-    snapshot is stored and sent to the agent) and neutralized (no escape or hidden character reaches
-    the agent or a terminal). Budgets count these bytes."""
-    return neutralize(redact(text).text)
-
-
-def deliverables(texts: Sequence[str]) -> list[str]:
-    """`deliverable` of each text of a batch, redacted in one pass (`Redactor.redact_many`)."""
-    return [neutralize(r.text) for r in Redactor().redact_many(texts)]
-
-
 def record_text(fact: Fact, on: dt.date) -> str:
-    return deliverable(_record_source(fact, on))
+    return shown(_record_source(fact, on))
 
 
 def record_texts(facts: Sequence[Fact], on: dt.date) -> list[str]:
     """`record_text` of each fact, for a whole record at once (`doctor`'s oversized check)."""
-    return deliverables([_record_source(f, on) for f in facts])
+    return shown_many([_record_source(f, on) for f in facts])
 
 
 def _record_source(fact: Fact, on: dt.date) -> str:
@@ -184,9 +171,9 @@ def code_text(chunk: Chunk, anchored_by: list[str]) -> str:
     if anchored_by:
         head += f" (anchored by {', '.join(anchored_by)})"
     code = chunk.text if chunk.text.endswith("\n") else chunk.text + "\n"
-    code = deliverable(code)
+    code = shown(code)
     fence = _fence(code)
-    return deliverable(head) + f"\n{fence}\n{code}{fence}\n"
+    return shown(head) + f"\n{fence}\n{code}{fence}\n"
 
 
 def fit_code(candidates: Iterable[tuple[Chunk, list[str]]], limit: int) -> tuple[list[Item], list[Skip]]:
@@ -228,7 +215,7 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
             skipped.append(Skip("briefing", "*", f"{len(docs) - n} more current documents, past the "
                                                  f"{budgets.briefing_items}-item briefing budget"))
             break
-        item = Item("briefing", doc.id, deliverable(f"- [{doc.id}] {doc.title}: {doc.summary_text}\n"),
+        item = Item("briefing", doc.id, shown(f"- [{doc.id}] {doc.title}: {doc.summary_text}\n"),
                     {"title": doc.title, "summary": doc.summary_text})
         if used + item.size > budgets.briefing_bytes:
             why = f"{item.size} bytes, past the {budgets.briefing_bytes}-byte briefing budget"
@@ -253,7 +240,7 @@ def render_text(snap: Snapshot) -> str:
     task = snap.inputs.get("task")
     head = "Stele context snapshot"  # no run id: an unsaved snapshot has none to look up
     if task:
-        head += deliverable(f" for {task['id']}: {task['title']}")
+        head += shown(f" for {task['id']}: {task['title']}")
     r_n, r_bytes = snap.used("always", "named", "ranked")
     c_n, c_bytes = snap.used("code")
     k_n, k_bytes = snap.used("briefing")

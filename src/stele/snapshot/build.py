@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import gitrepo
+from .. import clock, gitrepo
+from ..delivery import today
 from ..errors import UsageError
 from ..ids import ulid
 from ..kinds import KINDS
-from ..lifecycle import today
 from ..project import Project
 from ..record.load import Record, load
 from ..record.model import Fact
@@ -153,7 +153,7 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     code_items, code_skipped = fit_code(code_for(project, chosen, parts, warnings), code_limit)
     brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
     snap = Snapshot(
-        run=ulid(), created=wal.now_iso(), budgets=budgets, records_limit=records_limit,
+        run=ulid(), created=clock.now_iso(), budgets=budgets, records_limit=records_limit,
         code_limit=code_limit,
         inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
                 "records": [r.upper() for r in request.records], "prompt": request.prompt, "query": query,

@@ -28,6 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .. import clock
 from ..errors import SteleError, UsageError
 from ..plain import dataclass
 from ..project import Project
@@ -100,7 +101,7 @@ def _refuse_if_held(local: claims.Claim | None, me: Identity, remote: str | None
     """A live claim of someone else's, as this clone's own ref records it, needs no more than that
     ref to answer. (Not for a claim decided on a remote: the local copy may be behind it.)"""
     if remote is None and local is not None and local.remote is None and not me.owns(local) \
-            and local.live((now or claims.utcnow()).replace(microsecond=0)):
+            and local.live((now or clock.utcnow()).replace(microsecond=0)):
         raise ClaimHeld(local)
 
 

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .. import clock
+from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..kinds import CLOSED_STATUSES, CONTAINERS, ENDED_STATUSES, KINDS, WORK_KINDS, priority_rank
-from ..lifecycle import today
 from ..project import Project
 from ..record.load import Record, find_one, load
 from ..record.model import Fact
@@ -80,7 +81,7 @@ def list_tasks(project: Project, record: Record, *, statuses: Sequence[str] = ()
                now: dt.datetime | None = None) -> list[TaskRow]:
     """Tasks and containers: open ones by default; `statuses` picks exactly; `mine` keeps live claims of
     that agent (and session, when it has one)."""
-    now = now or claims.utcnow()
+    now = now or clock.utcnow()
     for status in statuses:
         if status not in KINDS["task"].statuses:
             raise UsageError(f"--status {status!r} is not a task status: use one of "
@@ -97,7 +98,7 @@ def list_tasks(project: Project, record: Record, *, statuses: Sequence[str] = ()
 
 def ready(project: Project, record: Record, now: dt.datetime | None = None) -> list[TaskRow]:
     """Work to pick up: open tasks (never containers) with no open blocker and no live claim."""
-    now = now or claims.utcnow()
+    now = now or clock.utcnow()
     return [r for r in rows(project, record)
             if r.fact.kind == "task" and r.fact.status == "open" and not r.blocked_by and not r.held(now)]
 
@@ -183,10 +184,7 @@ def _undo(project: Project, claimed: Claimed, me: Identity) -> None:
 
 def _log_claim(project: Project, me: Identity, claimed: Claimed) -> None:
     c = claimed.claim
-    text = f"{claimed.action} {c.task} until {claims.iso(c.until)} (token {c.token})"
-    if claimed.action == "took over" and c.took_over:
-        text += f" from {c.took_over['agent']}, whose lease ended {c.took_over['until']}"
-    _log(project, me, "claim", text, c.task, token=c.token, until=claims.iso(c.until))
+    _log(project, me, "claim", claims.claimed_line(claimed), c.task, token=c.token, until=clock.iso(c.until))
 
 
 def withdraw(project: Project, claimed: Claimed, me: Identity, why: str) -> Claim | None:
@@ -240,7 +238,7 @@ def _close(project: Project, record: Record, task_id: str, status: str, me: Iden
            force: bool, now: dt.datetime | None) -> Closed:
     from ..record import edit
 
-    now = now or claims.utcnow()
+    now = now or clock.utcnow()
     fact = work_fact(record, task_id)
     if fact.status in CLOSED_STATUSES:
         raise SteleError(f"{fact.id} is already {fact.status}; nothing changed")
@@ -296,7 +294,7 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     its neighbours, and its session history."""
     from ..session import wal
 
-    now = now or claims.utcnow()
+    now = now or clock.utcnow()
     record = load(project).usable()
     entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))
     known = claims.known_claims(project)

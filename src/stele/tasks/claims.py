@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import gitrepo
+from ..clock import iso, parse_time, utcnow
 from ..config import duration_seconds
 from ..errors import SteleError, UsageError
 from ..plain import dataclass, replace
@@ -48,22 +49,6 @@ def hostname() -> str:
 def default_lease(project: Project) -> dt.timedelta:
     """`tasks.lease` from `.stele/config.yaml` (its parse is cached, so this costs no YAML parser)."""
     return parse_lease(str(project.config["tasks.lease"]), "tasks.lease in .stele/config.yaml")
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-def iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_time(text: str) -> dt.datetime:
-    """`2026-12-01T15:32:35Z` exactly (what `iso` writes). Not `strptime`: its import (`_strptime`,
-    `calendar`, `locale`) is ~6 ms of every racing claimer's CPU."""
-    if len(text) != 20 or text[10] != "T" or text[-1] != "Z":
-        raise ValueError(f"not a claim time: {text!r}")
-    return dt.datetime.fromisoformat(text[:-1]).replace(tzinfo=dt.UTC)
 
 
 def parse_lease(text: str, flag: str = "--lease") -> dt.timedelta:
@@ -193,6 +178,16 @@ class Claimed:
     claim: Claim
     action: str  # claimed | renewed | took over
     previous: Claim | None
+
+
+def claimed_line(claimed: Claimed, holder: str = "") -> str:
+    """What a claim just decided says, the same in `stele task claim`, the session log and the MCP
+    tool: `claimed TASK-1 [for HOLDER] until ... (token N)[; the lease of X ended ...]`."""
+    c = claimed.claim
+    line = f"{claimed.action} {c.task}{f' for {holder}' if holder else ''} until {iso(c.until)} (token {c.token})"
+    if claimed.action == "took over" and c.took_over:
+        line += f"; the lease of {c.took_over['agent']} ended {c.took_over['until']}"
+    return line
 
 
 class ClaimHeld(SteleError):

@@ -47,7 +47,8 @@ SETTLE_S = 1.0
 
 # Everything a hook, `recall` or `search` imports on its way (tests/cli/test_resident.py checks that
 # a call imports nothing more): what a child imports it pays for on every call, regexes compiled too.
-PRELOAD = ("stele.cli.fast", "stele.hooks.dispatch", "stele.hooks.prompt",
+# (`cli.fast`, a layer above, is imported by `cli.entry` before it starts the server.)
+PRELOAD = ("stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
            "stele.retrieve.recall", "stele.retrieve.search", "stele.retrieve.seeds", "stele.retrieve.callout",
            "stele.render.agent", "stele.index.build", "stele.index.text", "stele.index.background",

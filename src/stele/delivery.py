@@ -15,12 +15,36 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .errors import SteleError
-from .kinds import ENDED_STATUSES, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
+from .kinds import ENDED_STATUSES, FIRST_KINDS, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
+
+
+class Deliverable(Protocol):
+    """What the delivery rules read: a parsed `Fact` (dates as `date`) or an index `Node` (dates as
+    ISO text), read-only so either satisfies it. (A session entry's node says `source == "session"`;
+    a Fact's `source` is its provenance list, so `_is_session` asks with getattr.)"""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def delivery(self) -> str: ...
+    @property
+    def priority(self) -> str: ...
+    @property
+    def expires(self) -> dt.date | str | None: ...
+    @property
+    def review_after(self) -> dt.date | str | None: ...
+
+
+D = TypeVar("D", bound=Deliverable)
 
 TODAY_ENV = "STELE_TODAY"
 MANUAL = "delivery manual"
@@ -50,7 +74,7 @@ def today() -> dt.date:
     return dt.date.today()
 
 
-def inactive(item: Any, on: dt.date) -> str | None:
+def inactive(item: Deliverable, on: dt.date) -> str | None:
     """`inactive_reason` for anything with `status`, `expires` and `review_after` (a Fact, or an index
     node whose dates are ISO text). Session entries never end. (A Fact's `source` is its provenance list,
     so only an index node can say "session" there.)"""
@@ -80,7 +104,7 @@ def inactive_reason(status: str, expires: dt.date | None, review_after: dt.date 
     return None
 
 
-def withheld(item: Any, on: dt.date, reached_by_edge: bool = False) -> str | None:
+def withheld(item: Deliverable, on: dt.date, reached_by_edge: bool = False) -> str | None:
     """Why retrieval must not deliver `item` unasked, or None when it may. Naming its id overrides
     all of these (the caller checks that first).
 
@@ -97,12 +121,12 @@ def withheld(item: Any, on: dt.date, reached_by_edge: bool = False) -> str | Non
     return None
 
 
-def is_standing_rule(item: Any, on: dt.date) -> bool:
+def is_standing_rule(item: Deliverable, on: dt.date) -> bool:
     """Delivered whole to every session and every run: a rule (`is_rule`) not expired or overdue."""
     return is_rule(item) and inactive(item, on) is None
 
 
-def is_rule(item: Any) -> bool:
+def is_rule(item: Deliverable) -> bool:
     """`delivery: always`, current (drafts and proposals are not rules yet), and a context record:
     never work (task progress stays with the task) and never a document, even one marked `always`
     (knowledge is pulled, not pushed: a run gets its title and summary in the briefing, and reads it
@@ -111,11 +135,17 @@ def is_rule(item: Any) -> bool:
             and item.status == "current" and item.kind not in NOT_CONTEXT_RECORDS)
 
 
-def rule_order(item: Any) -> tuple:
+def rule_order(item: Deliverable) -> tuple:
     """Critical first, then the heavier kind, then the id: the same record always gives the same order."""
     kind = KINDS.get(item.kind)
     return (priority_rank(item.priority), -(kind.weight if kind else 0), item.id)
 
 
-def standing_rules(items: Any, on: dt.date) -> list[Any]:
+def anchored_order(item: Deliverable) -> tuple:
+    """Facts anchored to a file, as `stele anchored`, the pre-edit and the pre-commit hooks list them:
+    risks and constraints first (what a change can break), then `rule_order`."""
+    return (item.kind not in FIRST_KINDS, *rule_order(item))
+
+
+def standing_rules(items: Iterable[D], on: dt.date) -> list[D]:
     return sorted((i for i in items if is_standing_rule(i, on)), key=rule_order)

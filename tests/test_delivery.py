@@ -2,7 +2,7 @@ def test_inactive_reads_facts_and_index_nodes_alike():
     import datetime as dt
     from types import SimpleNamespace as NS
 
-    from stele.lifecycle import inactive
+    from stele.delivery import inactive
     from stele.record.model import Fact
 
     on = dt.date(2026, 11, 29)
@@ -26,7 +26,7 @@ def test_a_standing_rule_is_a_current_always_context_record_for_facts_and_nodes_
     import datetime as dt
     from types import SimpleNamespace as NS
 
-    from stele.lifecycle import is_standing_rule, standing_rules
+    from stele.delivery import is_standing_rule, standing_rules
     from stele.record.model import Fact
 
     on = dt.date(2026, 11, 29)
@@ -56,7 +56,7 @@ def test_withheld_names_why_retrieval_must_not_deliver_a_fact_unasked():
     import datetime as dt
     from types import SimpleNamespace as NS
 
-    from stele.lifecycle import withheld
+    from stele.delivery import withheld
 
     on = dt.date(2026, 11, 29)
 
