@@ -29,7 +29,6 @@ import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from .. import atomic
 from ..anchors.fingerprint import LENGTH

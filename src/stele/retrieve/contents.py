@@ -33,7 +33,7 @@ def area(path: str) -> str:
 
 def table(catalog: Catalog, budget: int = BUDGET) -> str:
     """The table of contents, or "" when the record holds nothing it would list."""
-    from ..lifecycle import today, withheld
+    from ..delivery import today, withheld
 
     on = today()
     groups: dict[str, list[tuple[Node, int, str]]] = {}

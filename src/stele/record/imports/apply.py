@@ -17,13 +17,14 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ... import gitrepo
 from ...anchors.resolve import WorkTree, resolve
+from ...delivery import today
 from ...ids import new_id
 from ...kinds import CLOSED_STATUSES
-from ...lifecycle import today
 from ...project import Project
 from .. import write
 from ..load import Record, load
@@ -151,7 +152,7 @@ def _link(planned: list[tuple[Draft, Fact]], record: Record, out: Outcome) -> No
     out.changed = list(changed.values())
 
 
-def _supersede(old: Fact, new: Fact, touch) -> None:
+def _supersede(old: Fact, new: Fact, touch: Callable[[Fact], None]) -> None:
     if old.id not in new.links.get("supersedes", []):
         new.links.setdefault("supersedes", []).append(old.id)
         touch(new)
