@@ -29,9 +29,9 @@ Determinism: torch runs on the CPU with a fixed seed and the distillation has no
 runs on one machine give identical bytes. Float results of the forward pass and of the PCA can differ in
 the last bits with another CPU, BLAS or thread count; int8 quantization hides nearly all of that, but a
 value sitting on a rounding boundary can still flip (measured: with OMP_NUM_THREADS=1 against the
-default two threads, 292 of the 7,558,400 int8 values differ, each by one step). `--check` on a different machine may therefore
-report a mismatch that is noise, not tampering: the model is still valid. The versions used are written
-into README.md so a mismatch can be traced to a changed tool first.
+default two threads, 292 of the 7,558,400 int8 values differ, each by one step). `--check` on a
+different machine may therefore report a mismatch that is noise, not tampering: the model is still
+valid. The versions used are written into README.md so a mismatch can be traced to a changed tool first.
 """
 from __future__ import annotations
 
