@@ -29,11 +29,11 @@ def untrusted(record: Record, max_line: int) -> list[Finding]:
             seen.add(s.check)
             found.append(Finding(s.check, rel, line, s.message, fact.id if fact else None))
         if fact is not None:
-            found.extend(_parsed(fact, text, rel, seen, max_line))
+            found.extend(parsed_values(fact, text, rel, seen, max_line))
     return found
 
 
-def _parsed(fact: Fact, raw: str, rel: str, seen: set[str], max_line: int) -> list[Finding]:
+def parsed_values(fact: Fact, raw: str, rel: str, seen: set[str], max_line: int) -> list[Finding]:
     """What the file's escaping hides: YAML and JSON escapes (`"\\u001b[2J"` in a title is an ESC
     once parsed) and HTML entities (`&#x202E;`) are read as what they decode to, and each finding
     the raw scan did not already make is reported on the line of the field that holds it."""
