@@ -79,6 +79,11 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     kinds = tuple(kinds)
     boosts = {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
     bm25 = index.text.search(text, POOL, boosts, kinds=kinds)
+    if len(bm25) >= POOL:  # a full pool may be all session notes: draw the committed facts apart
+        seen = {i for i, _ in bm25}
+        bm25 += [(i, sc) for i, sc in index.text.search(text, POOL, boosts, kinds=kinds, source="committed")
+                 if i not in seen]
+        bm25.sort(key=lambda h: -h[1])
     if keep is not None:
         allowed = keep([i for i, _ in bm25])
         bm25 = [(i, s) for i, s in bm25 if i in allowed]
@@ -93,7 +98,9 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     vec: list[tuple[str, float]] = []
     error = None if index.model_id else no_vectors(index.project)
     if error is None and share < settings.strong_match:  # a strong full-text match needs no embedding
-        vec, error = vector_hits(index, text, POOL)
+        vec, error = vector_hits(index, text, 4 * POOL)
+        vec = sorted([h for h in vec if not h[0].startswith("S-")][:POOL]  # drawn per source, too
+                     + [h for h in vec if h[0].startswith("S-")][:POOL], key=lambda h: -h[1])
     if kinds and vec:
         found = index.catalog.nodes(i for i, _ in vec)
         vec = [(i, c) for i, c in vec if i in found and found[i].kind in kinds]
@@ -102,12 +109,22 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
         vec = [(i, c) for i, c in vec if i in allowed]
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
     strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
-    hits = hits[:limit]
+    hits = per_source(hits, limit)
     covered = Coverage(index.text, text)
     covered.load([h.id for h in hits])
     for h in hits:
         h.coverage = covered.of(h.id)
     return HybridResult(hits, FTS if error else HYBRID, error)
+
+
+def per_source(hits: list[Hit], limit: int) -> list[Hit]:
+    """The best `limit` committed facts and the best `limit` session entries, in fused order: drawn
+    per source, so any number of matching session notes never pushes a committed fact out of the
+    window (committed memory outranks session memory; the rank puts session entries below)."""
+    committed = [h for h in hits if not h.id.startswith("S-")][:limit]
+    session = [h for h in hits if h.id.startswith("S-")][:limit]
+    keep = {id(h) for h in committed} | {id(h) for h in session}
+    return [h for h in hits if id(h) in keep]
 
 
 UNRELATED_COSINE = 0.2  # the bundled model's mean cosine between unrelated texts: no evidence at all

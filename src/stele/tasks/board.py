@@ -303,10 +303,26 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     linked = [(f"-> {e.rel}" if e.src == fact.id else f"<- {e.rel}", record.facts[other])
               for e, other in record.graph.neighbors(fact.id)
               if other in record.facts and not (e.rel == "blocks" and work(record.facts[other]))]
-    history = [e for e in entries if e.task == fact.id]
+    history = task_history(entries, fact.id)
     shown = history[max(0, len(history) - history_limit):]
     return Resume(row, [f for f in dependents(record, fact.id) if work(f)],
                   [f for f in blockers(record, fact.id) if work(f)], linked, shown, len(history))
+
+
+def task_history(entries: list, task: str) -> list:
+    """Entries about `task`: those tagged with it, and those logged without a task in a session while
+    that session held its claim (between its `claim` and `release` lines): an agent working on a
+    claimed task does not tag every note `--task`."""
+    holding: dict[str, str] = {}
+    out = []
+    for e in entries:
+        if e.type == "claim" and e.task:
+            holding[e.session] = e.task
+        elif e.type == "release" and e.task and holding.get(e.session) == e.task:
+            del holding[e.session]
+        if e.task == task or (not e.task and holding.get(e.session) == task):
+            out.append(e)
+    return out
 
 
 def _current_task(known: dict[str, Claim], me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:
