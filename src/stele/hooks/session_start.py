@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 MAX_TASKS = 10
 RULE_CHARS = 600
+COLD_FILES = 1000  # with no index yet, past this many fact files a build outlasts the hook's budget
 FORGETFUL_SOURCES = frozenset({"clear", "compact"})
 
 
@@ -36,12 +37,22 @@ def handle(ctx: Context) -> Reply:
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         with state.update(ctx.project, ctx.payload.session) as st:
             st.injected = []
-    # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known race):
-    # there the catalog is read as the last refresh left it, without the freshness scan of every file
-    with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
-        rules, full = _rules(lookup.always(index), ctx.max_chars)
-        # rules that fill the answer leave no room for the tasks: their query and the claims are skipped
-        tasks, total = ([], 0) if full else lookup.open_tasks(index, ctx.project, MAX_TASKS)
+    if not lookup.has_index(ctx.project) and lookup.fact_files(ctx.project) > COLD_FILES:
+        # a first session on a record never indexed: the standing rules from the files, and the index
+        # built in the background for the next hook (building it here would pass the hook's budget)
+        from ..index import background
+
+        rules, _ = _rules(lookup.always_from_files(ctx.project), ctx.max_chars)
+        background.start(ctx.project)
+        tasks: list[Line] = []
+        total = 0
+    else:
+        # Cursor's IDE applies sessionStart's additional_context only if it arrives quickly (a known
+        # race): there the catalog is read as the last refresh left it, without the freshness scan
+        with lookup.open_index(ctx.project, fresh=ctx.harness != "cursor") as index:
+            rules, full = _rules(lookup.always(index), ctx.max_chars)
+            # rules that fill the answer leave no room for the tasks: their query and claims are skipped
+            tasks, total = ([], 0) if full else lookup.open_tasks(index, ctx.project, MAX_TASKS)
     sections = []
     if rules:
         sections.append("Standing instructions and constraints:\n" + "\n".join(rules.values()))
