@@ -11,6 +11,13 @@ from tests.helpers import git
 
 
 def fact_text(fid: str, kind: str, title: str | None = None, body: str = "Body text.", **meta) -> str:
+    if kind == "document" and meta.get("status") in ("reviewed", "current") and "review" not in meta:
+        # a document at reviewed or current went through review: record one of this content (pass
+        # review=None for a document set current by hand)
+        from stele.record.lifecycle import content_digest
+
+        meta["review"] = {"on": "2026-01-01", "note": "checked", "digest": content_digest(
+            title or f"{fid} title", meta.get("summary"), body)}
     head = dump_key("id", fid) + dump_key("kind", kind) + dump_key("title", title or f"{fid} title")
     head += "".join(dump_key(k, v) for k, v in meta.items() if v is not None)
     return f"---\n{head}---\n{body}\n"

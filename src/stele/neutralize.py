@@ -116,7 +116,7 @@ def is_clean(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Suspect:
-    check: str      # hidden-character | escape-sequence | instruction-like | long-line
+    check: str      # hidden-character | escape-sequence | instruction-like | dangerous-content | long-line
     offset: int
     message: str
 
@@ -293,6 +293,7 @@ def suspects(text: str, *, kind: str | None = None, max_line: int = 4000) -> lis
         for m in _matches(_DANGEROUS, text, starts):
             found.append(Suspect("instruction-like", m.start(), f"a command that destroys or sends data "
                                  f"({m.group().strip()[:50]!r}) in a {kind or 'non-instruction'} record"))
+    found.extend(dangerous(text, plain))
     pos = 0
     for line in text.split("\n") if len(text) > max_line else ():  # no line is longer than the text
         if len(line) > max_line:
@@ -317,3 +318,81 @@ def shown_many(texts: Sequence[str]) -> list[str]:
     from .redact import Redactor
 
     return [neutralize(r.text) for r in Redactor().redact_many(texts)]
+
+
+# ---- dangerous content: in any kind, instructions included -----------------------------------------
+# An `instruction` may tell an agent to run commands, so "run rm -rf" is its business; fetching code
+# from the network into a shell, sending data to a link, script links and hidden encodings are never
+# a project's rule, whatever the kind. Each pattern is tried only when its cheap marker occurs.
+
+_DOWNLOAD_RUN = (
+    r"\b(?:curl|wget|iwr|invoke-webrequest|fetch)\b[^\n|;]{0,300}\|\s*(?:sudo\s+)?(?:-?\w+=\S+\s+)*"
+    r"(?:ba|z|da|k|fi)?sh\b|\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node|iex|powershell|pwsh)\b"
+    r"|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
+    r"|\b(?:curl|wget)\b[^\n]{0,300}(?:&&|;)\s*(?:chmod\s+\+x|(?:ba|z)?sh\s|\./)"
+    r"|\biex\s*\(\s*(?:new-object|iwr|invoke-webrequest)"), re.IGNORECASE
+_EXFIL_LINK = (
+    r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]+\?[^)\s]*=[^)\s]*"        # an image with a query
+    r"|\[[^\]\n]{0,200}\]\(\s*<?https?://[^)\s]*(?:\$\(|\$\{|\{\{|%24%7B)[^)\s]*"  # a link that expands data
+    r"|https?://[^\s)\"'<>]*[?&](?:d|data|q|payload|secret|token|key|env|creds?)=(?:\$|\{\{|%24)"), re.IGNORECASE
+_HTML = (
+    r"<\s*(?:script|iframe|object|embed|form|meta\s+http-equiv|svg[^>]*\bonload|img[^>]*\bsrc\s*=)"
+    r"|\bjavascript\s*:|\bvbscript\s*:|\bdata\s*:\s*text/html"
+    r"|<[a-z][^>\n]{0,200}\bon(?:error|load|click|mouseover|focus)\s*="), re.IGNORECASE
+_BASE64_RUN = (r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=_-])", 0)
+# Cyrillic and Greek letters drawn like Latin ones: a word of them among Latin text reads as English.
+_LATIN_LOOKALIKES = frozenset("аеорсхуіјѕԁԛԝһӏАВЕКМНОРСТХУІЈЅԚԜΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοκνρτυχ")
+_WORD = (r"[^\W\d_]{2,}", 0)
+
+
+def dangerous(text: str, plain: bool | None = None) -> list[Suspect]:
+    """Download-and-run, exfiltrating links and images, HTML and script links, base64 that decodes to
+    text, and words spelled with look-alike letters from another script."""
+    lower = text.lower()
+    found: list[Suspect] = []
+    if "curl" in lower or "wget" in lower or "iwr" in lower or "iex" in lower or "invoke-webrequest" in lower \
+            or "fetch" in lower:
+        for m in _rx(*_DOWNLOAD_RUN).finditer(text):
+            found.append(Suspect("dangerous-content", m.start(), f"downloads code and runs it "
+                                 f"({m.group().strip()[:60]!r}): never a rule to follow from memory"))
+    if "](" in text or "://" in text:
+        for m in _rx(*_EXFIL_LINK).finditer(text):
+            found.append(Suspect("dangerous-content", m.start(), f"a link or image that sends data out "
+                                 f"when rendered or followed ({m.group()[:60]!r})"))
+    if "<" in text or ":" in text:
+        for m in _rx(*_HTML).finditer(text):
+            found.append(Suspect("dangerous-content", m.start(), f"HTML or a script link ({m.group()[:40]!r}): "
+                                 "a renderer may run it"))
+    for m in _rx(*_BASE64_RUN).finditer(text):
+        said = _decoded_text(m.group())
+        if said:
+            found.append(Suspect("dangerous-content", m.start(), f"base64 that decodes to text ({said[:60]!r}): "
+                                 "an encoded message a reviewer cannot read"))
+    if not (plain if plain is not None else text.isascii()):
+        for m in _rx(*_WORD).finditer(text):
+            word = m.group()
+            alike = sum(c in _LATIN_LOOKALIKES for c in word)
+            latin = sum("a" <= c.lower() <= "z" for c in word)
+            if alike and (latin or (alike == len(word) and _mostly_latin(text))):
+                found.append(Suspect("dangerous-content", m.start(), f"the word {word!r} is spelled with "
+                                     f"{alike} look-alike letter(s) from another script (a homoglyph)"))
+    return found
+
+
+def _decoded_text(run: str) -> str | None:
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
+        said = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    if not said.isprintable() or said.count(" ") < 2 or sum(c.isalpha() for c in said) < len(said) / 2:
+        return None
+    return said
+
+
+def _mostly_latin(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum("a" <= c.lower() <= "z" for c in letters) > 0.8 * len(letters)

@@ -14,6 +14,7 @@ and every session-log line come through here (docs/security.md says why no detec
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -116,7 +117,9 @@ class Redactor:
                     continue  # inside a longer token
                 group = "s" if "s" in rx.groupindex and m.group("s") is not None else 0
                 start, end = m.span(group)
-                if start < end and (not shape.check or CHECKS[shape.check](m.group(group))):
+                exact = shape.check == "exact"
+                if start < end and (exact or not written_out(m.group(group))) and \
+                        (not shape.check or exact or CHECKS[shape.check](m.group(group))):
                     found.append((start, end, rank, shape.kind))
         for start, end, kind in assignments(text, lower, rules.hints):
             found.append((start, end, len(SHAPES), kind))
@@ -228,13 +231,16 @@ _ALL = _Rules(_KEYWORDS, _HINT_WORDS)
 _ASSIGN = (
     r"(?P<name>[A-Za-z_$@][\w.$@-]{0,80}?)(?P<nq>[\"'`\]]?)"
     r"(?:\s*:\s*[A-Za-z_][\w\[\]., |]{0,40}?(?=\s*=[^=>]))?"          # a type annotation: `key: str = ...`
-    r"(?P<sp>[ \t]*)(?P<op>:=|=>|\?=|\|\|=|<-|=(?!=)|:(?![:/\\]))[ \t]*"
+    r"(?:[ \t]+(?:string|String|\[\]byte)(?=[ \t]*=))?"                   # Go's `var key string = ...`
+    # operators: Makefile `:=`, `::=`, `:::=`, `?=`; PHP `.=`, `??=`; `+=`; `,` between a quoted name
+    # and a quoted value (`System.setProperty("X_TOKEN", "...")`, checked in `assignments`)
+    r"(?P<sp>[ \t]*)(?P<op>:{1,3}=|=>|\?\??=|\|\|=|\.=|\+=|<-|=(?!=)|:(?![:/\\])|,(?=[ \t]*[\"'`]))[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q)).){1,400}?)(?P=q)|(?P<bare>[^\s\"'`,;]{1,400}))")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 # What must follow a hint for `_ASSIGN` to match with the hint inside its name: the rest of the name,
 # an optional closing quote, then (after blanks or a type annotation's `:`) an operator's first
 # character. Most hint words in prose ("rotate the key monthly") fail here, before the full pattern.
-_VIABLE = re.compile(r"[\w.$@-]*[\"'`\]]?\s*[:=?|<]")
+_VIABLE = re.compile(r"[\w.$@-]*[\"'`\]]?\s*(?:(?:string|String|\[\]byte)\s*)?[:=?|<.+,]")
 _TRAILING = ".,;)}]>"
 
 
@@ -242,7 +248,11 @@ def name_kind(name: str) -> tuple[str, str] | None:
     """(kind, strength) for an assigned name that says a secret follows, else None. The last word
     decides (`token_url`, `API_KEY_ID`, `secret_name` are not secrets); strength is "any" (every
     non-reference value), "random" or "strong" (random and at least 16 characters)."""
+    if _BUNDLER.fullmatch(name):
+        return "registry credentials", "any"
     words = [w.lower() for w in _WORDS.findall(name.lstrip("$@"))]
+    while len(words) > 1 and (words[-1].isdigit() or words[-1] in _TYPE_SUFFIXES):
+        words.pop()  # `api_token_123`, `mySecretString`: the word before says what it holds
     if not words:
         return None
     last = words[-1]
@@ -251,15 +261,23 @@ def name_kind(name: str) -> tuple[str, str] | None:
     if last in SECRET_WORDS or last.endswith(("secret", "token", "apikey", "secretkey", "passphrase")):
         return "secret", "random"
     vendor = next((VENDORS[w] for w in words if w in VENDORS), None)
+    if len(words) > 1 and words[-2] in _PUBLIC_QUALIFIERS and last in ("key", "keys", "token"):
+        return None  # `public_key`, `primaryKey`, `foreignKey`, `publicToken`: not credentials
     if last in ("key", "keys"):
         if len(words) > 1 and (words[-2] in KEY_QUALIFIERS or vendor):
             return (f"{vendor} credential" if vendor else "secret"), "random"
         return "secret", "strong"
+    if vendor == "Sumo Logic" and (last == "accessid" or words[-2:] == ["access", "id"]):
+        return "Sumo Logic credential", "random"  # an access id is half of a Sumo Logic login pair
     if vendor and last not in _NOT_SECRET_SUFFIXES:
         return f"{vendor} credential", "strong"
     return None
 
 
+_PUBLIC_QUALIFIERS = frozenset({"public", "primary", "foreign", "pub"})
+_TYPE_SUFFIXES = frozenset({"string", "str", "value", "val", "text"})
+# Bundler's per-host credentials (`BUNDLE_GEMS__CONTRIBSYS__COM=user:password`, dots written `__`)
+_BUNDLER = re.compile(r"(?:export\s+)?BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+")
 _NOT_SECRET_SUFFIXES = frozenset({
     "id", "ids", "sid", "name", "names", "url", "uri", "urls", "host", "hostname", "port", "region", "zone",
     "endpoint", "path", "file", "dir", "env", "version", "user", "username", "email", "account", "org",
@@ -295,6 +313,8 @@ def assignments(text: str, lower: str | None = None, hints: tuple[str, ...] = _H
         m = assign.match(text, start)
         if m is None or m.end("name") < hint.end():
             continue
+        if m.group("op") == "," and m.group("nq") not in ("\"", "'", "`"):
+            continue  # a comma follows a quoted name only: `("API_TOKEN", "...")`, never prose
         judged = name_kind(m.group("name"))
         if judged is None:
             continue
@@ -310,6 +330,47 @@ def assignments(text: str, lower: str | None = None, hints: tuple[str, ...] = _H
                 strength = "random"  # "password: hunter2 was rotated" yes, "password: see the vault" no
         if value and _value_is_secret(value, strength):
             out.append((start, start + len(value), kind))
+    if "</" in text:
+        out.extend(_elements(text))
+    if "data:" in lower and "secret" in lower:
+        out.extend(_kubernetes_data(text))
+    return out
+
+
+_K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret\b")
+_K8S_DATA = re.compile(r"(?m)^(?P<indent>[ \t]*)data:[ \t]*\n")
+_K8S_ENTRY = re.compile(r"[ \t]*[\w.-]+:[ \t]*(?:[|>][-+]?[ \t]*\n[ \t]*)?[\"']?(?P<v>[A-Za-z0-9+/]{8,}={0,3})[\"']?")
+
+
+def _kubernetes_data(text: str) -> list[tuple[int, int, str]]:
+    """The base64 values under `data:` of a Kubernetes Secret manifest (each is a secret, however
+    plain its name)."""
+    if not _K8S_KIND.search(text):
+        return []
+    out = []
+    for block in _K8S_DATA.finditer(text):
+        pos, indent = block.end(), len(block.group("indent").expandtabs(2))
+        for line in text[pos:].split("\n"):
+            if line.strip() and len(line) - len(line.lstrip()) <= indent and \
+                    len(line.expandtabs(2)) - len(line.expandtabs(2).lstrip()) <= indent:
+                break
+            m = _K8S_ENTRY.match(text, pos)
+            if m and m.start() == pos:
+                out.append((m.start("v"), m.end("v"), "Kubernetes secret"))
+            pos += len(line) + 1
+    return out
+
+
+_ELEMENT = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,80})>\s*(?P<v>[^<>\s]{1,400})\s*</(?P=name)>")
+
+
+def _elements(text: str) -> list[tuple[int, int, str]]:
+    """XML elements named like a secret: `<apiToken>\n  value\n</apiToken>`."""
+    out = []
+    for m in _ELEMENT.finditer(text):
+        judged = name_kind(m.group("name"))
+        if judged and _value_is_secret(m.group("v"), judged[1]):
+            out.append((m.start("v"), m.end("v"), judged[0]))
     return out
 
 
@@ -354,7 +415,8 @@ def _value_is_secret(value: str, strength: str) -> bool:
                                                      value)
     if strength == "strong" and len(value) < 16:
         return False
-    return looks_random(value)
+    # 16+ digits under a secret's name: an id issued as a credential (a timestamp has at most 13)
+    return looks_random(value) or bool(re.fullmatch(r"\d{16,}", value))
 
 
 # ---- value-shape checks ------------------------------------------------------------------------
@@ -369,7 +431,7 @@ _PLACEHOLDER_WORDS = frozenset({
 })
 _DOCUMENTED_EXAMPLES = ("EXAMPLE", "EXAMPLEKEY", "EXAMPLE1", "EXAMPLE2")
 _REFERENCE = (
-    r"^\$\{?[A-Za-z_][\w.:-]*\}?$|^\$\{[^}]*\}$|^\$\(.*\)$|^%[A-Za-z_]\w*%$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|"
+    r"^\$\{?[A-Za-z_][\w.:-]*\}?$|^\$\d$|^\$\{[^}]*\}$|^\$\(.*\)$|^%[A-Za-z_]\w*%$|^\{\{.*\}\}$|^\$\{\{.*\}\}$|"
     r"^<[^<>]*>$|^@[A-Za-z_]\w*@$|^#\{.*\}$|^\{[A-Za-z_][\w.]*\}$|^\[REDACTED|^\*+$|^x+$|^\.{3,}$|"
     r"^(?:your|my|insert|enter|put|replace|add)[-_ ]|[-_ ](?:here|goes[-_ ]here)$|"
     r"os\.environ|os\.getenv|getenv\(|process\.env|ENV\[|ENV\.fetch|System\.getenv|env\(|"
@@ -391,6 +453,18 @@ def is_reference(value: str) -> bool:
     return v.endswith(_DOCUMENTED_EXAMPLES)
 
 
+def written_out(value: str, run: int = 8) -> bool:
+    """A token typed as a placeholder: `run` letters in alphabet order (`klmnopqr`); a drawn token
+    holds one with odds below one in 10^9. Digit runs are left to other checks: test fixtures write
+    real-shaped tokens as `xoxb-1234567890-...` and expect them masked."""
+    count = 1
+    for a, b in itertools.pairwise(value):
+        count = count + 1 if ord(b) == ord(a) + 1 and a.isalpha() and b.isalpha() else 1
+        if count >= run:
+            return True
+    return False
+
+
 def entropy(value: str) -> float:
     counts = Counter(value)
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
@@ -403,6 +477,8 @@ def looks_random(value: str) -> bool:
     """A machine-made value rather than words, paths, URLs, versions or identifiers."""
     if len(value) < 8 or is_reference(value) or re.match(r"^(?:https?://|/|\./|~/|[A-Za-z]:\\)", value):
         return False
+    if "abcdefghij" in value.lower():
+        return False  # an alphabet written out (a base64 table, a placeholder), not a draw
     if re.fullmatch(r"v?\d+(?:\.\d+){1,3}(?:[-+.][\w.]+)?|\d{4}-\d\d-\d\d(?:[T ][\d:.]+Z?)?", value):
         return False
     for segment in re.split(r"[-_./:+=~]", value):
@@ -437,7 +513,23 @@ def _basic(value: str) -> bool:
     return ":" in plain and plain.isprintable() and not is_reference(plain.split(":", 1)[1])
 
 
-CHECKS = {"random": looks_random, "ref": lambda v: not is_reference(v), "basic": _basic, "aws_id": _aws_id}
+def _curl_user(value: str) -> bool:
+    """`curl -u`'s argument: a password after the colon, or a key alone (`-u "sk_live_...:"`)."""
+    user, _, password = (_unwrap(p) for p in value.partition(":"))
+    if password:
+        return not is_reference(password)
+    return "@" not in user and looks_random(user)
+
+
+def _unwrap(part: str) -> str:
+    """A quoted part, or one in braces (`"{id}":"{secret}"`); a template (`{{ x }}`) stays whole."""
+    part = part.strip("\"'")
+    if part.startswith("{") and part.endswith("}") and not part.startswith("{{"):
+        part = part[1:-1]
+    return part
+
+
+CHECKS = {"curl_user": _curl_user, "random": looks_random, "ref": lambda v: not is_reference(v), "basic": _basic, "aws_id": _aws_id}
 
 
 def precompile() -> None:

@@ -61,6 +61,8 @@ SHAPES: tuple[Shape, ...] = (
        r"(?![A-Za-z0-9/+=])", "aws_id"),
     _p("AWS Bedrock API key", "absk bedrock-api-key-",
        _B + r"(?:ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]*)"),
+    # the full format (93 characters, then `AA`) is a key even when typed as a written-out alphabet
+    _p("Anthropic API key", "sk-ant-", _B + r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{93}AA" + _E, "exact"),
     _p("Anthropic API key", "sk-ant-", _B + r"sk-ant-(?:api|admin|sid|oat|ort)\d\d-[A-Za-z0-9_-]{20,}" + _E),
     _p("OpenAI API key", "sk-", _B + r"sk-(?:proj-|svcacct-|admin-|None-)?(?!ant-)[A-Za-z0-9_-]{20,}" + _E,
        "random"),
@@ -143,7 +145,7 @@ SHAPES: tuple[Shape, ...] = (
     _p("Prefect token", "pnu_", _B + r"pnu_[A-Za-z0-9]{36}" + _E),
     _p("ReadMe token", "rdme_", _B + r"rdme_[a-z0-9]{70}" + _E),
     _p("Scalingo token", "tk-us-", _B + r"tk-us-[\w-]{48}" + _E),
-    _p("Infracost token", "ico-", _B + r"ico-[A-Za-z0-9]{32}" + _E),
+    _p("Infracost token", "ico-", r"ico-[A-Za-z0-9]{32}" + _E, left="." + BOUNDARY),  # not `video.ico-<hash>.png`
     _p("Octopus Deploy key", "api-", _B + r"API-[A-Z0-9]{26}" + _E),
     _p("OpenShift token", "sha256~", _B + r"sha256~[\w-]{43}" + _E),
     _p("Mapbox token", "sk.eyj", _B + r"sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}" + _E),
@@ -173,16 +175,18 @@ SHAPES: tuple[Shape, ...] = (
     _p("Plaid token", "access-sandbox- access-development- access-production-",
        _B + r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
        + _E),
+    _p("Facebook token", "|", _B + r"\d{15,16}\|[0-9A-Za-z_-]{27}" + _E),
     # Credentials outside assignments
     _p("password in URL", "://", r"://[^\s:/@'\"<>]*:(?P<s>[^\s@/'\"<>]{3,})@", "ref"),
     _p("authorization header", "authorization",
        r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|digest|negotiate|"
-       r"api-?key|sso-key|splunk)\s+)?(?P<s>[A-Za-z0-9._~+/=-]{8,}(?::[A-Za-z0-9._~+/=-]+)?)", "ref"),
+       r"api-?key|api-?token|sso-key|splunk)\s+)?(?P<s>[A-Za-z0-9._~+/=-]{8,}(?::[A-Za-z0-9._~+/=-]+)?)", "ref"),
     _p("bearer token", "bearer", r"(?i)" + _B + r"bearer\s+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)", "random"),
     _p("basic auth credentials", "basic", r"(?i)" + _B + r"basic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
        "basic"),
-    _p("password on a command line", "curl", r"curl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s+)[\"']?"
-       r"[^\s:\"']*:(?P<s>[^\s\"']{3,})", "ref"),
+    # `-u user:password`, `-u "key:"`, `--user "id":"secret"`, also after a `\` line continuation
+    _p("password on a command line", "curl", r"curl\b[\s\S]{0,400}?\s(?:-u|--user)(?:=|\s+)"
+       r"(?P<s>(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"':]+)(?::(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"']*))?)", "curl_user"),
     _p("password on a command line", "--pass --token --secret --api-key --apikey --auth",
        r"(?i)--(?:[a-z]+-)*(?:password|passwd|pass|token|secret|api-?key|auth-token)(?:=|\s+)"
        r"[\"']?(?P<s>[^\s\"']{4,})", "ref", r"\w-"),
@@ -190,7 +194,7 @@ SHAPES: tuple[Shape, ...] = (
     _p("password on a command line", "mysql", r"mysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'-][^\s\"']{2,})",
        "ref"),
     _p("password in XML", "password secret token apikey",
-       r"(?i)<(?P<tag>[\w:-]*(?:password|passwd|secret|token|apikey|api_key)[\w:-]*)>(?P<s>[^<\n]{4,})</(?P=tag)>",
+       r"(?i)<(?P<tag>[\w:-]*(?:password|passwd|secret|token|apikey|api_key)s?)>(?P<s>[^<\n]{4,})</(?P=tag)>",
        "ref"),
     _p("password in XML", "<add key=", r"(?i)<add\s+key=\"(?:ClearText)?Password\"\s+value=\"(?P<s>[^\"]{4,})\""),
 )
@@ -227,8 +231,8 @@ VENDORS = {
     "netlify": "Netlify", "newrelic": "New Relic", "nytimes": "NYTimes", "okta": "Okta", "openai": "OpenAI",
     "plaid": "Plaid", "privateai": "Private AI", "rapidapi": "RapidAPI", "sendbird": "Sendbird",
     "sendgrid": "SendGrid", "sentry": "Sentry", "sidekiq": "Sidekiq", "contribsys": "Sidekiq",
-    "slack": "Slack", "snyk": "Snyk", "sonar": "Sonar", "squarespace": "Squarespace", "stripe": "Stripe",
-    "sumo": "Sumo Logic", "telegram": "Telegram", "travis": "Travis CI", "twilio": "Twilio",
+    "slack": "Slack", "snyk": "Snyk", "sonar": "Sonar", "sourcegraph": "Sourcegraph", "squarespace": "Squarespace", "stripe": "Stripe",
+    "sumo": "Sumo Logic", "sumologic": "Sumo Logic", "telegram": "Telegram", "travis": "Travis CI", "twilio": "Twilio",
     "twitch": "Twitch", "twitter": "Twitter", "typeform": "Typeform", "vault": "Vault", "yandex": "Yandex",
     "zendesk": "Zendesk", "github": "GitHub", "gitlab": "GitLab", "aws": "AWS", "azure": "Azure",
     "gcp": "Google", "google": "Google", "huggingface": "Hugging Face", "hf": "Hugging Face",

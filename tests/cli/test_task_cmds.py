@@ -243,3 +243,14 @@ def test_registering_the_task_and_knowledge_commands_loads_no_record_parser():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("command", [("task", "new"), ("knowledge", "draft")])
+def test_a_repeated_title_is_refused_with_a_flag_that_exists(repo, command):
+    """`task new` and `knowledge draft` pointed to --allow-duplicate, which they did not have: a
+    recurring task could not be created."""
+    title = "Rotate the staging certificates"
+    assert invoke(*command, title).code == 0
+    again = invoke(*command, title)
+    assert again.code == 1 and "--allow-duplicate" in again.err
+    assert invoke(*command, title, "--allow-duplicate").code == 0

@@ -316,3 +316,18 @@ def test_the_prompt_hook_delivers_the_preamble_of_the_active_stele_session(recor
     later = context(hook("prompt", claude("UserPromptSubmit", record, session="h9",
                                           prompt="and what about the middleware order?")))
     assert "Goal: Keep auth floods away from bcrypt" in later
+
+
+def test_steering_past_the_hook_limit_is_kept_whole(record, monkeypatch):
+    """Steering over the 9,000-character cap was cut off the end of the preamble: it goes first, whole."""
+    sid = invoke("session", "start", "--goal", "Keep auth floods away from bcrypt").out.split()[-1].split("=")[-1]
+    for n in range(6):
+        invoke("session", "log", "stage", f"stage {n} " + "done and checked; " * 120, "--stage", f"s{n}",
+               "--session", sid)
+    steering = "Never move the limiter after auth. " + " ".join(f"rule{n}" for n in range(1400)) + " END-OF-STEERING"
+    assert len(steering) > 9000
+    invoke("session", "log", "steering", steering, "--session", sid)
+    monkeypatch.setenv("STELE_SESSION", sid)
+    text = context(hook("prompt", claude("UserPromptSubmit", record, session="h9",
+                                         prompt="why does the rate limiter run before auth?")))
+    assert "END-OF-STEERING" in text and "rule1399" in text and "Never move the limiter after auth." in text

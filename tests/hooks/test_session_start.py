@@ -32,3 +32,22 @@ def test_rules_past_the_cap_are_not_read_and_the_answer_is_what_the_cap_leaves(r
     text = json.loads(out.out)["hookSpecificOutput"]["additionalContext"]
     assert text == textcut.lines(neutralize(whole), 3000, CUT_MARK)
     assert 0 < len(read) < 10  # a rule's block is up to ~600 characters: a few fill 3,000
+
+
+def test_a_cold_first_session_on_a_big_record_still_gets_its_standing_rules(record, monkeypatch):
+    """With no index yet, a 10,000-fact record builds for longer than a hook may wait, and the first
+    session start injected nothing: the standing rules are read from the files instead."""
+    import shutil
+
+    monkeypatch.setattr(session_start, "COLD_FILES", 50)  # the path a 10,000-fact record takes
+    monkeypatch.setenv("STELE_BACKGROUND", "0")
+    for n in range(60):
+        write_fact(record, f"NOTE-1{n:03d}", "note", f"Note number {n}", "an ordinary note")
+    write_fact(record, "INS-9AAA", "instruction", "Run the payment tests before pushing", "Always.")
+    write_fact(record, "CON-9BBB", "constraint", "Never store card numbers", "PCI scope.", delivery="always")
+    shutil.rmtree(record / ".stele" / "index", ignore_errors=True)
+    out = hook("session-start", {"session_id": "s1", "cwd": str(record), "hook_event_name": "SessionStart",
+                                 "source": "startup"})
+    text = json.loads(out.out)["hookSpecificOutput"]["additionalContext"]
+    assert "Run the payment tests before pushing" in text and "Never store card numbers" in text
+    assert not (record / ".stele" / "index" / "catalog.sqlite").exists()  # nothing was built in the hook

@@ -497,3 +497,26 @@ def test_a_read_waits_for_a_refresh_caught_between_its_batch_and_its_end(proj):
     with build.open_index(proj, deadline=time.monotonic() + 8) as index:
         assert index.behind is None
         assert index.catalog.nodes(["NOTE-100A"])["NOTE-100A"].title == "Note number 1, now about refunds"
+
+
+def test_a_read_only_checkout_answers_from_the_index_without_the_lock(proj, monkeypatch):
+    """recall, search and the prompt hook opened `.stele/index/lock` for writing, so a read-only
+    checkout (a CI cache, a mounted volume) got no memory. (Tests run as root, which no file mode
+    stops: the read-only file system is simulated at `os.open`.)"""
+    import errno
+
+    from stele.retrieve.recall import recall
+
+    build.rebuild(proj)
+    backdate(proj.root, 60)
+    real_open = os.open
+    index_dir = str(proj.index_dir)
+
+    def read_only(path, flags, *args, **kwargs):
+        if str(path).startswith(index_dir) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    r = recall(proj, "how do retries back off after a failure?")
+    assert "DEC-AAAA" in [e.id for e in r.entries], (r.mode, r.warnings)

@@ -211,7 +211,9 @@ def _corrupt(tmp_path: Path, name: str, content: bytes | None) -> ModelRef:
     lambda tmp: _corrupt(tmp, "tokenizer.json", b'{"not": "a tokenizer"}'),
     lambda tmp: _corrupt(tmp, "model.safetensors", b"\x00" * 64),
     lambda tmp: _corrupt(tmp, "config.json", b"{truncated"),
-], ids=["missing-folder", "no-tokenizer", "bad-tokenizer", "bad-safetensors", "bad-config"])
+    # a cut download: the header is whole, the rows are not (rebuild crashed reading past the end)
+    lambda tmp: _corrupt(tmp, "model.safetensors", (BUNDLED_DIR / "model.safetensors").read_bytes()[:3_000_000]),
+], ids=["missing-folder", "no-tokenizer", "bad-tokenizer", "bad-safetensors", "bad-config", "truncated"])
 @pytest.mark.parametrize("factory", [query_encoder, index_encoder], ids=["query", "index"])
 def test_unusable_model_raises_one_line(tmp_path: Path, make, factory) -> None:
     with pytest.raises(EncoderUnavailable) as info:

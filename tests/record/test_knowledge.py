@@ -177,3 +177,47 @@ def test_distill_drafts_from_a_finished_task_with_its_provenance(project):
     assert "outcome: The limiter now runs first. Login is safe." in body
     assert "a prompt is not distilled" not in body and "another task" not in body
     assert f"- facts: {dec}" in body and f"- sessions: {sid} ({len(used)} entries)" in body
+
+
+def _unreviewed(project: Project) -> set[str]:
+    from stele.doctor.run import run as doctor_run
+
+    return {f.fact for f in doctor_run(project).findings if f.check == "unreviewed-knowledge"}
+
+
+def _briefed(project: Project) -> str:
+    from tests.helpers import invoke
+
+    r = invoke("context", "--prompt", "how does login work?")
+    assert r.code == 0, r.err
+    return r.out
+
+
+def test_a_document_set_current_by_hand_is_flagged_and_left_out_of_briefings(project):
+    """An $EDITOR that writes `status: current` into `stele new document` made a current, unreviewed
+    document that went straight into briefings with doctor saying "no problems"."""
+    fid = knowledge.draft(project, "How login works", "## Summary\n\nLogin checks the limiter first.\n").fact.id
+    path = project.root / load(project).get(fid).path
+    path.write_text(path.read_text().replace("status: draft", "status: current"), encoding="utf-8")
+    assert _unreviewed(project) == {fid}
+    assert fid not in _briefed(project)
+    reviewed = current_doc(project, "How logout works")
+    assert _unreviewed(project) == {fid} and reviewed in _briefed(project)
+
+
+def test_a_reviewed_draft_edited_by_hand_is_not_promoted(project):
+    fid = knowledge.draft(project, "How login works", "## Summary\n\nLogin checks the limiter first.\n").fact.id
+    knowledge.review(project, fid, "matches the code")
+    path = project.root / load(project).get(fid).path
+    path.write_text(path.read_text().replace("limiter first", "limiter last"), encoding="utf-8")
+    assert _unreviewed(project) == {fid}
+    with pytest.raises(SteleError, match="edited after its review"):
+        knowledge.promote(project, fid)
+
+
+def test_a_current_document_edited_by_hand_is_flagged(project):
+    fid = current_doc(project)
+    assert _unreviewed(project) == set()
+    path = project.root / load(project).get(fid).path
+    path.write_text(path.read_text().replace("limiter first", "limiter never"), encoding="utf-8")
+    assert _unreviewed(project) == {fid} and fid not in _briefed(project)

@@ -112,3 +112,11 @@ def test_to_meta_keeps_unknown_keys_and_new_facts_spell_out_status():
 ])
 def test_anchor_syntax(anchor, ok):
     assert (anchor_problem(anchor) is None) == ok
+
+
+@pytest.mark.parametrize("title", ["Line one\nline two", "Carriage\rreturn", "Unicode\u2028separator"])
+def test_a_multi_line_title_is_refused(title):
+    from stele.record.model import value_problem
+
+    assert "one line" in (value_problem("title", title) or "")
+    assert value_problem("title", "One line") is None

@@ -166,3 +166,26 @@ def test_hits_far_weaker_than_the_best_are_not_seeds():
                                                                 "S-01JAAAAAAAAAAAAAAAAAAAAAAA"]
     assert [x.id for x in text_seeds(hits, nodes, 1, 0.0)] == ["LSN-AAAA"]  # a session hit below the top 1
     assert len(text_seeds(hits, nodes, 10, 0.0)) == 4
+
+
+@pytest.mark.parametrize("notes", [0, 100])
+def test_a_hundred_matching_session_notes_never_take_a_committed_facts_seat(repo, fake_model, notes):
+    """One decision and many session notes on its topic, each note a closer match than the decision:
+    the fused window held only notes and recall answered without the decision. Candidates are drawn
+    per source."""
+    from stele.index.build import open_index
+    from stele.retrieve.seeds import hybrid
+    from stele.retrieve.settings import Settings
+    from stele.session import sessions
+
+    write_fact(repo, "DEC-PG4K", "decision", "Job leasing uses Postgres advisory locks, never Redis",
+               "Leases are pg_try_advisory_lock on the job id; a crashed worker's lock is freed with its "
+               "connection, which Redis keys with a TTL could not promise during the 2025 outage.")
+    p = Project(repo)
+    for n in range(notes):
+        sessions.log(p, "s-notes", "note", f"job leasing advisory locks redis {n}", durable=False)
+    with open_index(p) as index:
+        hits = hybrid(index, "job leasing advisory locks redis", Settings.defaults(), 20).hits
+    ids_ = [h.id for h in hits]
+    assert "DEC-PG4K" in ids_, ids_
+    assert sum(i.startswith("S-") for i in ids_) == min(notes, 20)

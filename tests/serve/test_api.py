@@ -206,6 +206,12 @@ def test_retrieve_answers_a_short_explicit_query_and_honours_fts(repo, facts):
     assert status == 200 and [r["id"] for r in data["results"]] == [facts["dec"]]
     assert get(repo, "/api/memory/retrieve", q="rate limiting and auth", fts="nowhere")[1]["results"] == []
     assert get(repo, "/api/memory/retrieve", q="rate limiting and auth", fts=" ")[0] == 400
+    # whole tokens, never a substring of an id or a word
+    fid = facts["dec"]
+    assert get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?",
+               fts=fid.split("-")[1][:2])[1]["results"] == []
+    assert get(repo, "/api/memory/retrieve", q="where does rate limiting sit relative to auth?",
+               fts="BEFO")[1]["results"] == []
 
 
 def test_retrieve_mode_says_what_ran(repo, facts, no_model):

@@ -287,3 +287,18 @@ def test_with_a_stele_session_set_what_recall_showed_goes_into_its_log(repo, mon
     recall_text(Project(repo), "why does rate limiting sit in front of auth?")
     [note] = [e for e in wal.read_all(Project(repo)) if sessions.event(e) == sessions.DELIVERED]
     assert note.extra["hook"] == "mcp:recall" and sessions.delivered_ids(note) == ["DEC-0001"]
+
+
+def test_a_deeply_nested_request_is_answered_and_the_server_keeps_serving(repo):
+    """10,000 nested brackets raised RecursionError out of the JSON parser and `stele mcp` exited."""
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    frames = _exchange(repo, [
+        init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        "[" * 10_000 + "]" * 10_000,
+        '{"jsonrpc": "2.0", "id": 3, "params": ' + "[" * 10_000 + "]" * 10_000 + "}",
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ])
+    errors = [f for f in frames if "error" in f]
+    assert len(errors) == 2 and all("nested too deeply" in f["error"]["message"] for f in errors)
+    assert any(f.get("id") == 2 and f["result"]["tools"] for f in frames)

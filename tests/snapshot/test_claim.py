@@ -56,10 +56,11 @@ def test_a_snapshot_that_fails_withdraws_the_claim(project, repo):
     with pytest.raises(claim_mod.Withdrawn) as failed:
         claim_mod.claim(project, "TASK-AAAA", ALICE, lease=HOUR)
     assert "INS-BBBB" in str(failed.value) and "record_max_bytes" in str(failed.value)
-    assert str(failed.value).endswith("so the claim on TASK-AAAA was released again")
+    assert str(failed.value).endswith("so TASK-AAAA was not claimed (nothing was written)")
     assert failed.value.exit_code == 1
-    record = claims.read(project, "TASK-AAAA")
-    assert (record.state, record.token) == ("released", 1)  # the task is free again; history says so
+    assert claims.read(project, "TASK-AAAA") is None  # no claim and no release: it never happened
+    wal = "".join(p.read_text() for p in (repo / ".stele").rglob("*.jsonl"))
+    assert "TASK-AAAA" not in wal
 
 
 def test_a_renewal_whose_snapshot_fails_keeps_the_claim(project, repo):

@@ -158,3 +158,23 @@ def test_resume_finds_my_task_its_neighbours_and_its_history(project):
     assert board.resume(project, ALICE, now=T0).row.fact.id == task
     with pytest.raises(SteleError, match="nothing to resume: bob"):
         board.resume(project, BOB, now=T0)
+
+
+def test_notes_logged_while_a_session_holds_a_task_are_in_its_resume(project):
+    """Notes logged in the session of a claimed task were missing from `task resume` unless tagged
+    `--task`: the session's claim says what it was working on, until its release."""
+    from stele.session import sessions
+
+    task = new(project, "Rate limit login")
+    other = new(project, "Rotate the signing keys")
+    sessions.log(project, "sess-a", "note", "before the claim: not about it")
+    board.claim_task(project, task, ALICE, now=T0)
+    sessions.log(project, "sess-a", "note", "the limiter must run before auth")
+    sessions.log(project, "sess-b", "note", "another session's note")
+    sessions.log(project, "sess-a", "note", "tagged elsewhere", task=other)
+    board.release_task(project, task, ALICE, now=T0)
+    sessions.log(project, "sess-a", "note", "after the release: not about it")
+    texts = [e.text for e in board.resume(project, ALICE, task, now=T0).history]
+    assert "the limiter must run before auth" in texts
+    assert not any(t in texts for t in ("before the claim: not about it", "another session's note",
+                                        "tagged elsewhere", "after the release: not about it"))

@@ -235,3 +235,17 @@ def test_a_lock_outside_stele_refs_is_named_not_touched(tmp_path):
     with pytest.raises(SteleError, match=r"packed-refs\.lock blocks the update: .* delete it"):
         gitrepo.wait_or_recover_lock(lock, tmp_path / "refs" / "stele")
     assert lock.exists()
+
+
+def test_a_plain_claim_honours_a_known_remote_claim(clones):
+    """Clone A claimed on the remote; clone B listed the remote claims (so B knew alice held it), then a
+    plain `task claim` by bob exited 0, and after a local claim and release `task ready` listed it."""
+    a, b = clones
+    claims.claim(a, "TASK-AAAA", ALICE, HOUR, now=T0, remote="origin")
+    claims.remote_claims(b, "origin")  # `stele task claims --remote`: b now knows
+    with pytest.raises(ClaimHeld, match="held by alice") as held:
+        claims.claim(b, "TASK-AAAA", BOB, HOUR, now=T0 + HOUR / 2)
+    assert "since" in str(held.value) and claims.read(b, "TASK-AAAA") is None
+    # once alice's lease has run out, bob's local claim takes a token past hers
+    late = claims.claim(b, "TASK-AAAA", BOB, HOUR, now=T0 + 2 * HOUR)
+    assert late.claim.token == 2

@@ -34,6 +34,8 @@ def draft(
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
     link: Annotated[list[str], Opt("--link", "-l", help="REL:ID; repeatable.")] = [],
     summary: Annotated[str | None, Opt(help="One line for briefings.")] = None,
+    allow_duplicate: Annotated[bool, Opt("--allow-duplicate",
+                                         help="Draft it even if a live document says the same.")] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -42,7 +44,8 @@ def draft(
     from .record_cmds import _read_body
 
     text = _read_body(body, body_file) if body is not None or body_file is not None else None
-    written = knowledge.draft(project(), title, text, anchors=anchor, tags=tag, links=link, summary=summary)
+    written = knowledge.draft(project(), title, text, anchors=anchor, tags=tag, links=link, summary=summary,
+                              allow_duplicate=allow_duplicate)
     _done(written.fact, "drafted", wants_json(fmt, json_))
     if written.redacted:
         term.warn(f"redacted before writing: {written.redaction_summary}")

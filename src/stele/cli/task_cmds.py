@@ -68,6 +68,9 @@ def new(
     priority: Annotated[str | None, Opt(help="critical | high | normal | low")] = None,
     anchor: Annotated[list[str], Opt("--anchor", "-a", help="PATH, glob or PATH::Symbol; repeatable.")] = [],
     tag: Annotated[list[str], Opt("--tag", "-t", help="Repeatable.")] = [],
+    allow_duplicate: Annotated[bool, Opt("--allow-duplicate",
+                                         help="Create it even if an open task has the same title (a recurring task).")
+                               ] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -76,7 +79,7 @@ def new(
     from .record_cmds import _written
 
     w = board.new_task(project(), title, kind=kind, parent=parent, links=link, body=body, priority=priority,
-                       anchors=anchor, tags=tag)
+                       anchors=anchor, tags=tag, allow_duplicate=allow_duplicate)
     _written(w, "created", wants_json(fmt, json_))
 
 

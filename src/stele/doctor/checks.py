@@ -43,6 +43,7 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]), *needs_review(record),
+            *unreviewed_knowledge(record),
             *oversized(record, cfg["doctor.oversized_bytes"], Budgets.from_config(cfg), on),
             *near_duplicates(record, cfg["doctor.near_duplicate"]),
             *untrusted(record, cfg["doctor.long_line"])]
@@ -206,6 +207,22 @@ def staleness(record: Record, on: dt.date, unverified_days: int) -> list[Finding
                                  f"{fact.id} not verified for {days} days (over {unverified_days}, "
                                  f"doctor.unverified_days): `stele verify {fact.id}` if it still holds",
                                  fact.id))
+    return found
+
+
+def unreviewed_knowledge(record: Record) -> list[Finding]:
+    """Documents the lifecycle did not bring where they are: `status: current` (or reviewed) written
+    by hand, or a reviewed document edited by hand since. Briefings leave them out."""
+    from ..record.lifecycle import unreviewed
+
+    found = []
+    for f in sorted(record.facts.values(), key=lambda f: f.id):
+        why = unreviewed(f)
+        if why:
+            found.append(Finding("unreviewed-knowledge", f.path, _line(f, "status"),
+                                 f"{f.id} is {f.status} but {why.format(status=f.status)}; briefings leave it out: "
+                                 f"set `status: draft`, `stele knowledge review {f.id} --note ...`, then "
+                                 f"`stele knowledge promote {f.id}`", f.id))
     return found
 
 

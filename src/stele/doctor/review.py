@@ -21,6 +21,7 @@ from ..record.model import Fact
 from ..retrieve import anchored
 from ..retrieve.cochange import ACK_TRAILER, CoChange, cochanges, parse_acks
 
+RULE_KINDS = ("instruction", "constraint")
 SKIPPED_FIELDS = ("id", "path", "summary", "body", "fingerprints")  # fingerprints: Stele's bookkeeping
 
 
@@ -49,6 +50,12 @@ class Review:
     untouched: list[CoChange] = field(default_factory=list)
 
     @property
+    def rules_changed(self) -> list[Fact]:
+        """Instructions and constraints this change adds or edits: injected into every session, so
+        listed first, with what doctor finds in them."""
+        return [f for f in [*self.added, *(e.after for e in self.edited)] if f.kind in RULE_KINDS]
+
+    @property
     def new_risks(self) -> list[Fact]:
         return [f for f in self.added if f.kind in FIRST_KINDS]
 
@@ -56,6 +63,9 @@ class Review:
         brief = lambda f: {"id": f.id, "kind": f.kind, "title": f.title, "status": f.status, "path": f.path}  # noqa: E731
         return {
             "version": 1, "base": self.base, "head": self.head, "range": self.label,
+            "rules_changed": [{**brief(f), "findings": [{"line": line, "check": check, "message": m}
+                                                        for g, line, check, m in self.untrusted if g is f]}
+                              for f in self.rules_changed],
             "added": [{**brief(f), "anchors": f.anchors} for f in self.added],
             "edited": [{**brief(e.after), "fields": [{"field": k, "before": _plain(a), "after": _plain(b)}
                                                      for k, a, b in e.fields], "body_diff": e.body_diff}
@@ -148,6 +158,7 @@ def _untrusted(project: Project, rev: str, facts: list[Fact]) -> list[tuple[Fact
     """doctor's untrusted-input and secret checks on the files a change adds or edits, as committed."""
     from ..neutralize import suspects
     from ..redact import Redactor
+    from .untrusted import parsed_values
 
     blobs = gitrepo.read_blobs(project.root, [f"{rev}:{f.path}" for f in facts])
     redactor, found = Redactor(project.config["redaction.patterns"]), []
@@ -158,6 +169,9 @@ def _untrusted(project: Project, rev: str, facts: list[Fact]) -> list[tuple[Fact
         hits += [(offset, "secret", f"{kind}: remove it and rotate the credential")
                  for kind, offset in redactor.find(text)]
         found += [(fact, text.count("\n", 0, offset) + 1, check, m) for offset, check, m in sorted(hits)]
+        found += [(fact, f.line, f.check, f.message)
+                  for f in parsed_values(fact, text, fact.path, {c for _, c, _ in hits},
+                                         project.config["doctor.long_line"])]
     return found
 
 

@@ -94,6 +94,41 @@ def always(index: Opened) -> Iterator[Line]:
             yield Line(n.id, n.kind, n.title, n.status, index.catalog.body(n.id))
 
 
+def always_from_files(project: Project) -> list[Line]:
+    """The standing rules read from the fact files, for a session that starts before any index exists
+    (a fresh clone of a 10,000-fact record builds for longer than a hook may wait): only the files
+    whose text can hold one (`delivery: always`, or an instruction or constraint) are parsed."""
+    from ..delivery import standing_rules, today
+    from ..record.load import parse_fact
+
+    root, facts = project.root, []
+    for path in sorted(project.memory_dir.rglob("*.md")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "delivery: always" not in text and "kind: instruction" not in text and "kind: constraint" not in text:
+            continue
+        fact, _ = parse_fact(text, path.relative_to(root).as_posix())
+        if fact is not None:
+            facts.append(fact)
+    return [Line(f.id, f.kind, f.title, f.status, f.body) for f in standing_rules(facts, today())]
+
+
+def fact_files(project: Project) -> int:
+    return sum(1 for _ in project.memory_dir.rglob("*.md")) if project.memory_dir.is_dir() else 0
+
+
+def has_index(project: Project) -> bool:
+    from ..index.build import open_catalog
+
+    try:
+        open_catalog(project).close()
+    except Exception:
+        return False
+    return True
+
+
 def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line], int]:
     """The first `limit` tasks not done or cancelled, each with who holds a live claim on it, and how
     many there are: the ones claimed by this agent (`stele task list --mine`'s identity) first, then in

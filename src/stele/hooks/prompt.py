@@ -44,15 +44,21 @@ def active_session(ctx: Context) -> str | None:
     return None
 
 
-def preamble(ctx: Context) -> str:
+def preamble(ctx: Context) -> tuple[str, str]:
     """The active Stele session's preamble (goal, completed stages folded with visit counts, steering)
-    under the session's fidelity rules, or ''."""
+    under the session's fidelity rules, or ''; and '' for the steering, unless the preamble passes the
+    hook's cap: then the preamble comes without its steering and the steering comes apart, to be
+    shown first and whole (steering is never cut)."""
     sid = active_session(ctx)
     if not sid:
-        return ""
+        return "", ""
     from ..session.preamble import for_scope
 
-    return for_scope(ctx.project, session=sid).render()
+    pre = for_scope(ctx.project, session=sid)
+    text = pre.render()
+    if len(text) < ctx.max_chars or not pre.steering:
+        return text, ""
+    return pre.render(steering=False), pre.render_steering()
 
 
 def handle(ctx: Context) -> Reply | None:
@@ -62,9 +68,9 @@ def handle(ctx: Context) -> Reply | None:
     prompt = ctx.payload.prompt
     if not prompt.strip() or prompt.startswith(NUDGE_OPENING):  # Gemini and Copilot re-prompt with the nudge
         return None
-    history = preamble(ctx)
+    history, steering = preamble(ctx)
     # the preamble first and whole where it fits (steering is never cut); the recall gets the rest
-    room = ctx.max_chars - len(history) - 1
+    room = ctx.max_chars - len(history) - len(steering) - 1
     result = recall(ctx.project, prompt, exclude=frozenset(ctx.seen().injected))
     if result.warnings:
         say(result.warnings[0])
@@ -73,10 +79,10 @@ def handle(ctx: Context) -> Reply | None:
     result.entries = [e for e in result.entries if e.id in mine]
     result.risks = [r for r in result.risks if r.id in mine]
     if (not result.entries and not result.risks) or room < 400:
-        return Reply(history) if history else None
+        return Reply(history, whole=steering) if history or steering else None
     ids = tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)
     recalled = recall_text(result, room)
-    return Reply(f"{history}\n{recalled}" if history else recalled, ids)
+    return Reply(f"{history}\n{recalled}" if history else recalled, ids, whole=steering)
 
 
 def main(args: Namespace) -> int:

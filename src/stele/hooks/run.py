@@ -93,6 +93,7 @@ class Reply:
     text: str
     ids: tuple[str, ...] = ()
     hold: bool = False
+    whole: str = ""  # shown first and never cut (steering), even past the cap; `text` gets the rest
 
 
 Handler = Callable[[Context], "Reply | None"]
@@ -191,11 +192,14 @@ def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer 
     try:
         reply = handler(ctx)
         settled = True
-        if not (reply and reply.text and shows):
+        if not (reply and (reply.text or reply.whole) and shows):
             _remember_shown(ctx, (), "")  # give back what was claimed for an answer not given
             return None
         # no hidden or control character reaches the agent
-        text = textcut.lines(neutralize(reply.text), ctx.max_chars, CUT_MARK)
+        whole = neutralize(reply.whole)
+        room = ctx.max_chars - len(whole) - 1
+        rest = textcut.lines(neutralize(reply.text), room, CUT_MARK) if reply.text and room > 0 else ""
+        text = f"{whole}\n{rest}" if whole and rest else whole or rest
         _remember_shown(ctx, reply.ids, text)
         return harness_mod.Answer(text, reply.hold)
     finally:

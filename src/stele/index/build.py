@@ -22,6 +22,7 @@ the batch under way and reaches the caller.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -117,11 +118,28 @@ class Index:
 
 
 class _Lock:
+    """An flock on a file in the index folder. In a read-only checkout (a CI cache, a mounted volume)
+    the file is opened read-only, which still takes a shared lock, or, when it cannot be created,
+    not at all: nothing can write the index there, so readers need no lock to agree with a writer."""
+
     def __init__(self, folder: Path, name: str = LOCK) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o644)
+        self.fd = -1
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.fd = os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            if e.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise
+            try:
+                self.fd = os.open(folder / name, os.O_RDONLY)
+            except OSError:
+                self.fd = -1
 
     def acquire(self, exclusive: bool, deadline: float | None) -> None:
+        if self.fd < 0:
+            if exclusive:
+                raise IndexUnavailable("the index folder is read-only; it can be read, not updated")
+            return
         try:
             atomic.lock_fd(self.fd, exclusive=exclusive, deadline=deadline)
         except atomic.LockTimeout:
@@ -129,7 +147,8 @@ class _Lock:
                                    "try again shortly") from None
 
     def unlock(self) -> None:
-        atomic.unlock_fd(self.fd)
+        if self.fd >= 0:
+            atomic.unlock_fd(self.fd)
 
     def release(self) -> None:
         if self.fd >= 0:

@@ -342,6 +342,11 @@ def _safetensors_header(path: Path) -> tuple[dict, int]:
         header = json.loads(f.read(size))
     if not isinstance(header, dict):
         raise ValueError(f"{path.name} has no safetensors header")
+    ends = [int(t["data_offsets"][1]) for k, t in header.items()
+            if k != "__metadata__" and isinstance(t, dict) and "data_offsets" in t]
+    have = path.stat().st_size
+    if ends and 8 + size + max(ends) > have:  # a cut download or copy: reading rows past the end
+        raise ValueError(f"{path.name} is truncated ({have} of {8 + size + max(ends)} bytes)")
     return header, 8 + size
 
 

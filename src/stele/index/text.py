@@ -178,10 +178,10 @@ class TextIndex:
         hits = searcher.search(Q.boolean_query(must), limit=limit, count=False).hits
         return sorted(searcher.doc(a)["id"][0] for _, a in hits)
 
-    def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = ()
-               ) -> list[tuple[str, float]]:
-        """BM25 over the search fields (each term weighted by its field's boost), only `kinds` when
-        given: (id, score), best first."""
+    def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = (),
+               source: str | None = None) -> list[tuple[str, float]]:
+        """BM25 over the search fields (each term weighted by its field's boost), only `kinds` and only
+        items of `source` (committed, session) when given: (id, score), best first."""
         import tantivy
 
         counts = Counter(self.terms(text))
@@ -200,6 +200,8 @@ class TextIndex:
         if kinds:
             query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.boolean_query(
                 [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]))])
+        if source:
+            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.term_query(self.schema, "source", source))])
         searcher = self.index.searcher()
         hits = searcher.search(query, limit=limit, count=False).hits
         return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]

@@ -21,7 +21,7 @@ from ..errors import SteleError, UsageError
 from ..kinds import KINDS
 from ..project import Project
 from . import edit, lifecycle, write
-from .lifecycle import REVIEW_KEY, refused
+from .lifecycle import REVIEW_KEY, fact_digest, refused, unreviewed
 from .load import Record, load
 from .model import Fact
 
@@ -75,7 +75,8 @@ def review(project: Project, fact_id: str, note: str) -> Fact:
         if fact.status != "draft":
             raise _ended("review", fact)
         fact.status = "reviewed"
-        write.save(project, fact, extra={REVIEW_KEY: {"on": today().isoformat(), "note": note}})
+        write.save(project, fact, extra={REVIEW_KEY: {"on": today().isoformat(), "note": note,
+                                                      "digest": fact_digest(fact)}})
     return fact
 
 
@@ -90,6 +91,10 @@ def promote(project: Project, fact_id: str) -> Fact:
             raise refused("promote", fact, "it is already current", "nothing changed")
         if fact.status != "reviewed":
             raise _ended("promote", fact)
+        why = unreviewed(fact)
+        if why:
+            raise refused("promote", fact, f"it {why.format(status=fact.status)}",
+                          f"set it back to draft, then `stele knowledge review {fact.id} --note TEXT`")
         fact.status = "current"
         write.save(project, fact)
     return fact

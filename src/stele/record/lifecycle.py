@@ -72,6 +72,34 @@ def check_status(fact: Fact, status: str, flag: str = "--status") -> None:
                          f"`stele knowledge review {fact.id} --note ...`, then `stele knowledge promote {fact.id}`")
 
 
+def content_digest(title: str, summary: str | None, body: str) -> str:
+    """What a review vouches for: the title, summary and body as read (frontmatter bookkeeping such as
+    `verified` or fingerprints is not content)."""
+    import hashlib
+
+    text = f"{title}\n{summary or ''}\n{body.strip()}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def fact_digest(fact: Fact) -> str:
+    return content_digest(fact.title, fact.summary, fact.body)
+
+
+def unreviewed(fact: Fact) -> str | None:
+    """Why a reviewed or current document is not backed by a review of what it now says (None when it
+    is): no review at all (written `status: current` by hand), or a review of other content (edited
+    by hand after it). A review recorded before reviews carried a digest is taken as it is."""
+    if fact.kind != "document" or fact.status not in ("reviewed", "current") or fact.doc is None:
+        return None  # (a fact built in memory, not read from a file, has no review to compare)
+    review = fact.doc.meta.get(REVIEW_KEY) if fact.doc is not None else None
+    if not isinstance(review, dict):
+        return "has no review: it was set to {status} by hand"
+    digest = review.get("digest")
+    if digest is not None and str(digest) != fact_digest(fact):
+        return "was edited after its review: the review vouches for other content"
+    return None
+
+
 def clears_review(fact: Fact) -> dict | None:
     """After an edit of a reviewed draft: it is a draft again and its review note goes. Returns the
     frontmatter change to write with it (None when there was no review to clear)."""

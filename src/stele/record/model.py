@@ -172,6 +172,8 @@ def value_problem(key: str, value: Any, kind: Kind | None = None) -> str | None:
             return f"is empty: give a one-line title of at most {TITLE_MAX} characters"
         if len(value) > TITLE_MAX:
             return f"is {len(value)} characters; shorten it to at most {TITLE_MAX}"
+        if any(c in value.strip() for c in "\n\r\u2028\u2029\x0b\x0c\x85"):
+            return "spans more than one line: a title is one line (put the rest in the body)"
     elif key == "kind":
         if not isinstance(value, str) or value not in KINDS:
             return f"{value!r} is not a kind: use one of " + ", ".join(KINDS)

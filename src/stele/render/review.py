@@ -45,6 +45,14 @@ def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
     def fact(f: Fact | Node) -> str:
         return f"{b(f.id)} {f.kind}: {f.title}"
 
+    if r.rules_changed:
+        lines = []
+        for rule in r.rules_changed:
+            found = [(line, check, m) for g, line, check, m in r.untrusted if g is rule]
+            lines.append(f"- {fact(rule)}" + (f" ({len(found)} finding(s): check before merging)" if found
+                                              else " (no findings)"))
+            lines += [f"  - {code(f'{rule.path}:{line}')} [{check}]: {m}" for line, check, m in found]
+        out.append(("Standing rules added or changed (injected into every session)", lines))
     if r.untrusted:
         out.append(("Text that could steer an agent or a terminal", [
             f"- {code(f'{f.path}:{line}')} {b(f.id)} [{check}]: {m}" for f, line, check, m in r.untrusted]))

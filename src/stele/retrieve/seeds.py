@@ -91,6 +91,11 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     kinds = tuple(kinds)
     boosts = {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
     bm25 = index.text.search(text, POOL, boosts, kinds=kinds)
+    if len(bm25) >= POOL:  # a full pool may be all session notes: draw the committed facts apart
+        seen = {i for i, _ in bm25}
+        bm25 += [(i, sc) for i, sc in index.text.search(text, POOL, boosts, kinds=kinds, source="committed")
+                 if i not in seen]
+        bm25.sort(key=lambda h: -h[1])
     if keep is not None:
         allowed = keep([i for i, _ in bm25])
         bm25 = [(i, s) for i, s in bm25 if i in allowed]
@@ -104,11 +109,12 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     wb, wv = weights(settings, share)
     vec: list[tuple[str, float]] = []
     error = None if index.model_id else no_vectors(index.project)
-    backgrounds: dict[str, tuple[float, float]] = {}
     covered = Coverage(index.text, text)
     if error is None and (share < settings.strong_match or not _covered(covered, overall, settings)):
         # a strong full-text match needs no embedding, unless it still misses the coverage floor
-        vec, error = vector_hits(index, text, POOL, backgrounds)
+        vec, error = vector_hits(index, text, 4 * POOL)
+        vec = sorted([h for h in vec if not h[0].startswith("S-")][:POOL]  # drawn per source, too
+                     + [h for h in vec if h[0].startswith("S-")][:POOL], key=lambda h: (-h[1], h[0]))
     if kinds and vec:
         found = index.catalog.nodes(i for i, _ in vec)
         vec = [(i, c) for i, c in vec if i in found and found[i].kind in kinds]
@@ -119,8 +125,10 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     hits = fuse(bm25, vec, wb, wv if error is None else 0.0, settings.rrf_k)
     hits += [Hit(i) for i in named if i not in {h.id for h in hits}]
     strengths(hits, wb, wv if vec else 0.0, settings.rrf_k)
-    hits = hits[:limit] + [h for h in hits[limit:] if h.id in named]
+    chosen = per_source(hits, limit)
+    hits = chosen + [h for h in hits if h.id in named and h not in chosen]
     named_hits(hits, named, strong=max((h.strength for h in hits), default=1.0))
+    backgrounds = background_of(index, [h.id for h in hits if h.cosine is not None])
     covered.load([h.id for h in hits])
     bodies = index.catalog.long_bodies([h.id for h in hits], LONG_FACT)
     for h in hits:
@@ -179,6 +187,16 @@ def named_hits(hits: list[Hit], named: dict[str, str], strong: float) -> None:
 def _covered(covered: Coverage, bm25: list[tuple[str, float]], s: Settings) -> bool:
     """Whether one of the best full-text hits reaches the coverage floor."""
     return covered.best([i for i, _ in bm25[:5]]) >= s.text_floor
+
+
+def per_source(hits: list[Hit], limit: int) -> list[Hit]:
+    """The best `limit` committed facts and the best `limit` session entries, in fused order: drawn
+    per source, so any number of matching session notes never pushes a committed fact out of the
+    window (committed memory outranks session memory; the rank puts session entries below)."""
+    committed = [h for h in hits if not h.id.startswith("S-")][:limit]
+    session = [h for h in hits if h.id.startswith("S-")][:limit]
+    keep = {id(h) for h in committed} | {id(h) for h in session}
+    return [h for h in hits if id(h) in keep]
 
 
 UNRELATED_COSINE = 0.2  # the bundled model's mean cosine between unrelated texts: no evidence at all
@@ -404,10 +422,8 @@ def weights(s: Settings, share: float) -> tuple[float, float]:
     return s.bm25_weight * (1 - 0.5 * t), s.vector_weight + (1.0 - s.vector_weight) * t
 
 
-def vector_hits(index: Index, text: str, k: int, backgrounds: dict[str, tuple[float, float]] | None = None
-                ) -> tuple[list[tuple[str, float]], str | None]:
-    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used. Given
-    `backgrounds`, fills it with each hit's (mean, deviation) of cosines to unrelated text."""
+def vector_hits(index: Index, text: str, k: int) -> tuple[list[tuple[str, float]], str | None]:
+    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used."""
     from ..index import vectors
     from ..index.encoder import EncoderUnavailable
 
@@ -423,13 +439,26 @@ def vector_hits(index: Index, text: str, k: int, backgrounds: dict[str, tuple[fl
         return [], f"the vectors cannot be read ({e}); `stele rebuild` rebuilds them"
     top = vectors.top_k(matrix, query[0], k)
     ids = index.catalog.ids_at_rows([r for r, _ in top])
-    if backgrounds is not None:
-        background = background_rows(index, enc)
-        for r, stats in vectors.background_stats(matrix, [r for r, _ in top if r in ids], background).items():
-            backgrounds[ids[r]] = stats
     # ties (two facts with the same text) by id, never by row: rows follow the index's history
-    found = sorted(((ids[r], c) for r, c in top if r in ids), key=lambda x: (-x[1], x[0]))
-    return found, None
+    return sorted(((ids[r], c) for r, c in top if r in ids), key=lambda x: (-x[1], x[0])), None
+
+
+def background_of(index: Index, ids: list[str]) -> dict[str, tuple[float, float]]:
+    """Each item's (mean, deviation) of cosines to unrelated text (`vectors.background_stats`), for the
+    few hits whose cosine is judged; {} when the vectors cannot be used."""
+    from ..index import vectors
+    from ..index.encoder import EncoderUnavailable
+
+    if not ids or not index.model_id:
+        return {}
+    try:
+        matrix = index.matrix()
+        background = background_rows(index, query_encoder(index.project))
+    except (EncoderUnavailable, OSError, ValueError):
+        return {}
+    rows = {i: row for i, (row, _) in index.catalog.vector_rows(ids).items()}
+    stats = vectors.background_stats(matrix, list(rows.values()), background)
+    return {i: stats[row] for i, row in rows.items() if row in stats}
 
 
 _BACKGROUNDS: dict[str, bytes] = {}

@@ -87,6 +87,12 @@ def _words(q: str | None) -> list[str]:
     return q.lower().split() if q else []
 
 
+def _tokens(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"\w+", text.lower()))
+
+
 def _matches(fact: Fact, words: list[str]) -> bool:
     """Every word of `q` somewhere in the fact's id, title, tags, summary or body (case-insensitive)."""
     hay = " ".join([fact.id, fact.title, " ".join(fact.tags), fact.summary or "", fact.body]).lower()
@@ -197,10 +203,9 @@ def retrieve(project: Project, q: Query) -> Response:
         raise ApiError(400, "fts is empty: give the words every result must contain, or leave it out")
     result = recall(project, text, files=[path] if path else [], gate=False)
     entries = result.entries
-    words = _words(q.one("fts"))
-    if words:
-        entries = [e for e in entries if all(w in f"{e.id} {e.title} {e.body or e.excerpt}".lower()
-                                               for w in words)]
+    words = _tokens(q.one("fts") or "")
+    if words:  # whole tokens: `fts=4F` does not match inside DEC-4F7K
+        entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
     if any(q.one(k) is not None for k in ("issue", "pr", "path")):
         try:
             filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)

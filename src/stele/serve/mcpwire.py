@@ -71,6 +71,8 @@ class Screen:
             message = json.loads(line)
         except ValueError as e:
             return (None, -32700, f"parse error: the line is not JSON ({e})")
+        except RecursionError:
+            return (None, -32700, "parse error: the JSON is nested too deeply to read")
         if isinstance(message, list):
             return None  # a batch: the SDK's to judge
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":

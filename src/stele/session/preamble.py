@@ -89,10 +89,19 @@ class Preamble:
             return []
         return [(s, trim(s.text, self.fidelity) or "") for s in self.stages]
 
-    def render(self) -> str:
-        """Plain, byte-stable text for the agent ('' when there is nothing to say)."""
+    def render_steering(self) -> str:
+        """The steering block alone: what a hook keeps whole when the preamble does not fit."""
+        if not self.steering:
+            return ""
+        out = ["Steering (from the operator; it still applies):"]
+        out += [f"-{_by(agent_of(e), host_of(e))} " + _indent(e.text) for e in self.steering]
+        return "\n".join(out) + "\n"
+
+    def render(self, steering: bool = True) -> str:
+        """Plain, byte-stable text for the agent ('' when there is nothing to say); without the
+        steering block when `steering` is False (`render_steering` gives it apart)."""
         shown = self.shown_stages
-        if not (self.goal or shown or self.steering):
+        if not (self.goal or shown or (self.steering and steering)):
             return ""
         where = f"thread {self.thread}, " if self.thread else ""
         out = [f"Session history ({where}iteration {self.iteration}, fidelity {self.fidelity})"]
@@ -103,7 +112,7 @@ class Preamble:
             for stage, text in shown:
                 visits = f" ({stage.visits} visits)" if stage.visits > 1 else ""
                 out.append(f"- {stage.name}{visits}{_by(stage.agent, stage.host)}: " + _indent(text))
-        if self.steering:
+        if self.steering and steering:
             out += ["", "Steering (from the operator; it still applies):"]
             out += [f"-{_by(agent_of(e), host_of(e))} " + _indent(e.text) for e in self.steering]
         return "\n".join(out) + "\n"

@@ -198,7 +198,10 @@ def fit_code(candidates: Iterable[tuple[Chunk, list[str]]], limit: int) -> tuple
 
 
 def is_current_knowledge(fact: Fact, on: dt.date) -> bool:
-    return fact.kind == "document" and fact.status == "current" and inactive(fact, on) is None
+    from ..record.lifecycle import unreviewed
+
+    return fact.kind == "document" and fact.status == "current" and inactive(fact, on) is None \
+        and unreviewed(fact) is None  # `status: current` by hand, or edited since its review
 
 
 def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,

@@ -18,8 +18,9 @@ The imports below are lazy for that reason, and the classes are `plain` ones (`d
 or the named records cost more than the parser.
 
 A snapshot can still fail for the winner (an `always` rule too big for the budget, a named record
-that does not exist). Then the claim is withdrawn (released, and the release logged with the
-reason), so a claim never stands without the snapshot its run was promised.
+that does not exist). Then the claim is taken back as if it had not been made (a first claim's ref is
+deleted, a takeover released) and nothing is logged: the claim line goes to the session log only
+once the snapshot is kept, so a claim never stands without the snapshot its run was promised.
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ class Withdrawn(SteleError):
     def __init__(self, cause: SteleError, task: str) -> None:
         self.cause = cause
         self.exit_code = cause.exit_code
-        super().__init__(f"{cause}\nstele: so the claim on {task} was released again")
+        super().__init__(f"{cause}\nstele: so {task} was not claimed (nothing was written)")
 
 
 @dataclass
@@ -74,24 +75,31 @@ def claim(project: Project, task_id: str, me: Identity, *, lease: dt.timedelta |
         claimed = claims.claim(project, task, me, lease or claims.default_lease(project), now=now, local=local)
         from ..tasks import board  # the winner's, from here on
 
-        board.accept(project, claimed, me)
+        board.accept(project, claimed, me, log=False)
     else:
         from ..tasks import board
 
         record = _record_if_needed(project, named)
-        claimed = board.claim_task(project, task_id, me, lease=lease, remote=remote, now=now, record=record)
+        claimed = board.claim_task(project, task_id, me, lease=lease, remote=remote, now=now, record=record,
+                                   log=False)
     decided = time.perf_counter()
     c = claimed.claim
+    logged = False
     try:
         from .build import Request, keep, take
 
         snap = take(project, Request(task=c.task, records=named), record=record)
         snap.inputs["claim"] = {"agent": c.holder.agent, "session": c.holder.session, "token": c.token}
+        logged = True
+        board.log_claim(project, me, claimed)  # before the snapshot's own line, as a session reads them
         keep(project, snap, me.session)  # every claim stores what its run is told
     except BaseException as e:  # a Ctrl-C too: no claim stands without its snapshot
-        why = " ".join(str(e).split()) if isinstance(e, SteleError) else type(e).__name__
-        released = board.withdraw(project, claimed, me, f"its snapshot failed: {why}")
-        if isinstance(e, SteleError) and released is not None:
+        if claimed.action == "renewed":
+            if not logged:
+                board.log_claim(project, me, claimed)  # the lease was extended: that stands
+            raise
+        board.undo(project, claimed, me)  # a first claim's ref deleted; nothing logged unless kept failed
+        if isinstance(e, SteleError):
             raise Withdrawn(e, c.task) from e
         raise
     return ClaimRun(claimed, snap, (decided - start) * 1000, (time.perf_counter() - decided) * 1000)

@@ -105,8 +105,10 @@ def ready(project: Project, record: Record, now: dt.datetime | None = None) -> l
 
 def new_task(project: Project, title: str, *, kind: str = "task", parent: str | None = None,
              links: Sequence[str] = (), body: str | None = None, priority: str | None = None,
-             anchors: Sequence[str] = (), tags: Sequence[str] = ()) -> edit.Written:
-    """Create an open task (or container); `parent` becomes `blocks: [PARENT]` on the new task."""
+             anchors: Sequence[str] = (), tags: Sequence[str] = (), allow_duplicate: bool = False
+             ) -> edit.Written:
+    """Create an open task (or container); `parent` becomes `blocks: [PARENT]` on the new task.
+    `allow_duplicate`: a recurring task repeats an open one's title on purpose."""
     from ..record import edit
 
     if kind not in WORK_KINDS:
@@ -120,7 +122,8 @@ def new_task(project: Project, title: str, *, kind: str = "task", parent: str | 
                              "milestone")
         wanted.append(f"blocks:{up.id}")
     return edit.remember(project, body or title, kind=kind, title=title, links=wanted, status="open",
-                           priority=priority, anchors=anchors, tags=tags, record=record)
+                           priority=priority, anchors=anchors, tags=tags, record=record,
+                           allow_duplicate=allow_duplicate)
 
 
 def work_fact(record: Record, task_id: str) -> Fact:
@@ -149,16 +152,17 @@ def claimable(project: Project, task_id: str, record: Record | None = None) -> F
 
 def claim_task(project: Project, task_id: str, me: Identity, *, lease: dt.timedelta | None = None,
                remote: str | None = None, now: dt.datetime | None = None,
-               record: Record | None = None) -> Claimed:
+               record: Record | None = None, log: bool = True) -> Claimed:
     """Claim a task for `me` (see `claims.claim`) and log it to `me`'s session. The returned Claimed is
     what a caller hands on to whatever a claim sets off (a run's snapshot, for instance)."""
     fact = claimable(project, task_id, record)
     claimed = claims.claim(project, fact.id, me, lease or claims.default_lease(project), now=now, remote=remote)
-    _log_claim(project, me, claimed)
+    if log:
+        log_claim(project, me, claimed)
     return claimed
 
 
-def accept(project: Project, claimed: Claimed, me: Identity) -> Claimed:
+def accept(project: Project, claimed: Claimed, me: Identity, log: bool = True) -> Claimed:
     """Check a claim that was decided before its task was read (`snapshot.claim`: so that racing
     losers never pay for the record's parser) the way `claim_task` checks first, and log it. A claim
     on something that is not a claimable task (a typo, a done task, an epic) is undone before the
@@ -167,13 +171,16 @@ def accept(project: Project, claimed: Claimed, me: Identity) -> Claimed:
     try:
         claimable(project, claimed.claim.task)
     except BaseException:
-        _undo(project, claimed, me)
+        undo(project, claimed, me)
         raise
-    _log_claim(project, me, claimed)
+    if log:
+        log_claim(project, me, claimed)
     return claimed
 
 
-def _undo(project: Project, claimed: Claimed, me: Identity) -> None:
+def undo(project: Project, claimed: Claimed, me: Identity) -> None:
+    """Take back a claim that was just decided, as if it had not been made: a first claim is forgotten
+    (its ref deleted), a takeover released; a renewal stands (the task was held before)."""
     if claimed.action == "renewed" or (claimed.previous is None and claims.forget(project, claimed.claim)):
         return
     try:
@@ -182,19 +189,9 @@ def _undo(project: Project, claimed: Claimed, me: Identity) -> None:
         pass  # someone else's record is on top by now: nothing of ours is left to undo
 
 
-def _log_claim(project: Project, me: Identity, claimed: Claimed) -> None:
+def log_claim(project: Project, me: Identity, claimed: Claimed) -> None:
     c = claimed.claim
     _log(project, me, "claim", claims.claimed_line(claimed), c.task, token=c.token, until=clock.iso(c.until))
-
-
-def withdraw(project: Project, claimed: Claimed, me: Identity, why: str) -> Claim | None:
-    """Undo a claim that was just won because what it set off failed (its run's snapshot): the claim is
-    released and the release logged with `why`. A renewal is left as it was: the task was held before."""
-    if claimed.action == "renewed":
-        return None
-    released = claims.release(project, claimed.claim.task, me)
-    _log(project, me, "release", f"released {released.task}: {why}", released.task, token=released.token)
-    return released
 
 
 def release_task(project: Project, task_id: str, me: Identity, *, force: bool = False,
@@ -304,10 +301,26 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     linked = [(f"-> {e.rel}" if e.src == fact.id else f"<- {e.rel}", record.facts[other])
               for e, other in record.graph.neighbors(fact.id)
               if other in record.facts and not (e.rel == "blocks" and work(record.facts[other]))]
-    history = [e for e in entries if e.task == fact.id]
+    history = task_history(entries, fact.id)
     shown = history[max(0, len(history) - history_limit):]
     return Resume(row, [f for f in dependents(record, fact.id) if work(f)],
                   [f for f in blockers(record, fact.id) if work(f)], linked, shown, len(history))
+
+
+def task_history(entries: list, task: str) -> list:
+    """Entries about `task`: those tagged with it, and those logged without a task in a session while
+    that session held its claim (between its `claim` and `release` lines): an agent working on a
+    claimed task does not tag every note `--task`."""
+    holding: dict[str, str] = {}
+    out = []
+    for e in entries:
+        if e.type == "claim" and e.task:
+            holding[e.session] = e.task
+        elif e.type == "release" and e.task and holding.get(e.session) == e.task:
+            del holding[e.session]
+        if e.task == task or (not e.task and holding.get(e.session) == task):
+            out.append(e)
+    return out
 
 
 def _current_task(known: dict[str, Claim], me: Identity, entries: list[wal.Entry], now: dt.datetime) -> str:

@@ -254,6 +254,16 @@ def newest(*claims: Claim | None) -> Claim | None:
     return max(known, key=lambda c: (c.token, c.state == "held")) if known else None
 
 
+def known_remote(project: Project, task: str) -> Claim | None:
+    """The newest copy of `task`'s claim among the remotes' last fetched claims (no network)."""
+    found = None
+    for ref, sha, body in gitrepo.read_ref_bodies(project.root, REMOTE_CLAIMS_REF):
+        remote, _, name = ref[len(REMOTE_CLAIMS_REF):].rpartition("/")
+        if name == task:
+            found = newest(found, Claim.parse(task, body, sha, remote))
+    return found
+
+
 def known_claims(project: Project) -> dict[str, Claim]:
     """The latest record per task, from local claims and every remote's last fetched claims (no network)."""
     latest: dict[str, Claim] = {}
@@ -274,9 +284,15 @@ def claim(project: Project, task: str, me: Identity, lease: dt.timedelta, *, now
     `local`: the task's local record as the caller has just read it (`read`), so it is not read twice."""
     now = (now or utcnow()).replace(microsecond=0)
     action = "claimed"
+    # what the remotes last said about this task (fetched by `task claims --remote` or a remote claim):
+    # a plain claim honours a teammate's live remote claim, and its token never falls behind it
+    elsewhere = known_remote(project, task) if remote is None else None
 
     def decide(base: Claim | None, remote: str | None) -> Claim:
         nonlocal action
+        if elsewhere is not None and (base is None or elsewhere.token >= base.token) \
+                and elsewhere.live(now) and not me.owns(elsewhere):
+            raise ClaimHeld(elsewhere)
         if base is not None and base.state == "held" and me.owns(base):
             action = "renewed"
             return replace(base, until=now + lease, remote=remote or base.remote, took_over=None)
@@ -286,7 +302,8 @@ def claim(project: Project, task: str, me: Identity, lease: dt.timedelta, *, now
         if base is not None and base.state == "held":
             took_over = {**base.holder.as_dict(), "token": base.token, "until": iso(base.until)}
         action = "took over" if took_over else "claimed"
-        return Claim(task, "held", me, now, now + lease, (base.token if base else 0) + 1, remote=remote,
+        floor = elsewhere.token if elsewhere is not None else 0
+        return Claim(task, "held", me, now, now + lease, max(base.token if base else 0, floor) + 1, remote=remote,
                      took_over=took_over)
 
     new, previous = _swap(project, task, decide, remote, now, local)
