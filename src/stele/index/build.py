@@ -46,7 +46,7 @@ QUEUE_LOCK = "queue.lock"  # held by a background builder from its start until i
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "5"
+INDEX_VERSION = "6"  # 6: search fields hold analyzed terms, with their lengths (exact live BM25)
 GARBAGE = 0.25  # compact a model's vectors when more than this share of its rows belong to no item
 BATCH_FILES = 500
 BATCH_VECTORS = 2048

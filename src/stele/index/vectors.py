@@ -318,7 +318,7 @@ def load(index_dir: Path, model_id: str, rows: int, dim: int) -> Matrix:
 
 def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, float]]:
     """The `k` rows most similar to `query` (one normalised vector): (row, cosine), best first, ties
-    by row. Three passes, each over fewer rows and more exact than the one before: the int8 cosine over
+    by row, and more than `k` when rows tie with the k-th (the caller orders ties by id). Three passes, each over fewer rows and more exact than the one before: the int8 cosine over
     every row picks the candidates (all within MARGIN of the k-th), simsimd's float32 dot over their
     float32 rows keeps those within F32_SLACK of its k-th, and a float64 dot over those few decides the
     order and the cosines (float64 sums of float32 products, as the pure-Python scan this replaced
@@ -348,6 +348,8 @@ def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, flo
     exact_rows = array("d", array("f", b"".join([gathered[i * size:(i + 1) * size] for _, i in close])))
     exact = _dots(simsimd, exact_rows.tobytes(), array("d", [float(x) for x in query]), dim, "d", "float64")
     scored = sorted(zip(exact, (r for r, _ in close), strict=True), key=lambda x: (-x[0], x[1]))
+    while len(scored) > k and scored[k][0] == scored[k - 1][0]:
+        k += 1  # rows tied with the k-th all come: rows follow the index's history, so no tie is cut by row
     return [(r, cos) for cos, r in scored[:k]]
 
 
