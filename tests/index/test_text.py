@@ -91,7 +91,7 @@ def test_long_runs_of_word_characters_cost_linear_time(tmp_path):
     assert expand("short_one " + "q" * 300) == "short_one " + "q" * 300 + "\nshort one"
 
 
-WORDS = "registry token garbage blob sweep manifest layer cache build worker queue upload".split()
+WORDS = ["registry", "token", "garbage", "blob", "sweep", "manifest", "layer", "cache", "build", "worker", "queue", "upload"]
 
 
 def _items(n, seed, prefix="A"):

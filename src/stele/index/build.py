@@ -104,6 +104,15 @@ class Index:
                                         int(self.catalog.meta("dim") or 0))
         return self._matrix
 
+    def unembedded(self) -> list[str]:
+        """Items a refresh left to the background builder to embed (their vector is missing or holds an
+        older text), by id: [] when there are none, or when the index does not track them one by one
+        (a bulk change: then `behind` says the index is still being built)."""
+        ids = _pending(self.catalog)
+        if not ids:
+            return []
+        return [i for i, _ in self.catalog.needing_vectors(int(self.catalog.meta("rows") or 0), sorted(ids))]
+
     def close(self) -> None:
         self._matrix = None
         self.catalog.close()

@@ -304,6 +304,16 @@ class Catalog:
             out.update(self.db.execute(f"SELECT vec_row, id FROM items WHERE vec_row IN ({marks})", chunk))
         return out
 
+    def items_at_rows(self, rows: list[int]) -> dict[int, list[str]]:
+        """Vector row -> the ids of every item that points at it (items with one text share a row), by id."""
+        out: dict[int, list[str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(rows))):
+            marks = ",".join("?" * len(chunk))
+            for row, item_id in self.db.execute(
+                    f"SELECT vec_row, id FROM items WHERE vec_row IN ({marks}) ORDER BY id", chunk):
+                out.setdefault(row, []).append(item_id)
+        return out
+
     def edges(self, ids: Iterable[str]) -> list[tuple[str, str, str]]:
         """Every edge with either end in `ids`, as (src, rel, dst)."""
         ids = list(dict.fromkeys(ids))

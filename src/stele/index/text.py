@@ -266,21 +266,27 @@ class TextIndex:
             query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(Q.boolean_query(
                 [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]), 0.0))])
         live = Live(self)
-        found = live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN), count=False).hits
-        weight = {(f, t): boosts.get(f, 1.0) * n * live.idf(f, t) * (1 + K1) for f in fields for t, n in counts.items()}
-        scored = []
-        for _, addr in found:
-            doc = live.searcher.doc(addr)
-            score = 0.0
-            for f in fields:
-                terms = (doc.get_first(f) or "").split()
-                norm = K1 * (1 - B + B * fieldnorm(len(terms)) / (live.average(f) or 1.0))
-                for t in counts:
-                    tf = terms.count(t)
-                    if tf:
-                        score += weight[(f, t)] * tf / (tf + norm)
-            scored.append((doc["id"][0], score))
-        scored.sort(key=lambda x: (-x[1], x[0]))
+        found = [a for _, a in live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN),
+                                                      count=False).hits]
+        docs = [live.searcher.doc(a) for a in found]
+        scores = [0.0] * len(found)
+        for f in fields:  # one field at a time, each term summed in the query's order: the same floats every time
+            # (" term ", its weight): the stored field is " t1  t2 ", so str.count finds every occurrence
+            weights = [(f" {t} ", boosts.get(f, 1.0) * n * live.idf(f, t) * (1 + K1)) for t, n in counts.items()]
+            weights = [(pattern, w) for pattern, w in weights if w > 0]
+            if not weights:
+                continue
+            average = live.average(f) or 1.0
+            lengths = live.searcher.fast_field_values(LENGTH[f], found)
+            for n, doc in enumerate(docs):
+                stored = doc.get_first(f) or ""
+                norm = K1 * (1 - B + B * fieldnorm(int(lengths[n] or 0)) / average)
+                for pattern, w in weights:
+                    if pattern in stored:
+                        tf = stored.count(pattern)
+                        scores[n] += w * tf / (tf + norm)
+        scored = sorted(((doc["id"][0], score) for doc, score in zip(docs, scores, strict=True)),
+                        key=lambda x: (-x[1], x[0]))
         return scored[:limit]
 
     def ceiling(self, text: str, boosts: dict[str, float]) -> float:
@@ -330,7 +336,7 @@ class Writer:
         doc: dict[str, object] = {"id": item.id, "kind": item.kind, "status": item.status, "source": item.source}
         for field, text in texts.items():
             terms = self.text.analyzer.analyze(text)
-            doc[field] = " ".join(terms)
+            doc[field] = f" {'  '.join(terms)} " if terms else ""  # each term between two spaces of its own
             doc[LENGTH[field]] = len(terms)
         self.w.add_document(tantivy.Document(**doc))
 

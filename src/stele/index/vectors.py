@@ -345,12 +345,24 @@ def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, flo
     kth = heapq.nlargest(min(k, len(approx)), approx)[-1]
     close = [(r, i) for i, (r, v) in enumerate(zip(candidates, approx, strict=True)) if v >= kth - F32_SLACK]
 
-    exact_rows = array("d", array("f", b"".join([gathered[i * size:(i + 1) * size] for _, i in close])))
-    exact = _dots(simsimd, exact_rows.tobytes(), array("d", [float(x) for x in query]), dim, "d", "float64")
+    exact = cosines(b"".join([gathered[i * size:(i + 1) * size] for _, i in close]), query)
     scored = sorted(zip(exact, (r for r, _ in close), strict=True), key=lambda x: (-x[0], x[1]))
     while len(scored) > k and scored[k][0] == scored[k - 1][0]:
         k += 1  # rows tied with the k-th all come: rows follow the index's history, so no tie is cut by row
     return [(r, cos) for cos, r in scored[:k]]
+
+
+def cosines(float_rows: bytes, query: Sequence[float]) -> list[float]:
+    """The cosine of `query` with each of `float_rows` (normalised float32 rows, packed): float64 sums
+    of float32 products, the figures `top_k` ranks by (any vector compared with its results must be
+    compared this way, or an exact tie could part on the last bit)."""
+    from array import array
+
+    import simsimd
+
+    dim = len(query)
+    rows = array("d", array("f", float_rows))
+    return _dots(simsimd, rows.tobytes(), array("d", [float(x) for x in query]), dim, "d", "float64")
 
 
 def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d"], dtype: str) -> list[float]:
@@ -416,22 +428,28 @@ def read_background(index_dir: Path, model_id: str, dim: int) -> bytes | None:
 
 def background_stats(matrix: Matrix, rows: Sequence[int], background: bytes) -> dict[int, tuple[float, float]]:
     """Row -> (mean, standard deviation) of its cosines to the background prompts."""
+    rows = [r for r in dict.fromkeys(rows) if 0 <= r < matrix.count]
+    return dict(zip(rows, background_of([matrix.float_row(r) for r in rows], background), strict=True))
+
+
+def background_of(float_rows: Sequence[bytes], background: bytes) -> list[tuple[float, float]]:
+    """(mean, standard deviation) of each float32 row's cosines to the background prompts ([] without
+    a background)."""
     import simsimd
 
-    dim, size = matrix.dim, 4 * matrix.dim
-    rows = [r for r in dict.fromkeys(rows) if 0 <= r < matrix.count]
-    if not rows or not background:
-        return {}
-    gathered = b"".join([matrix.floats[r * size:(r + 1) * size] for r in rows])
-    a = memoryview(gathered).cast("B").cast("f", (len(rows), dim))
+    if not float_rows or not background:
+        return []
+    size = len(float_rows[0])
+    dim = size // 4
+    a: Any = memoryview(b"".join(float_rows)).cast("B").cast("f", (len(float_rows), dim))
     nb = len(background) // size
-    b = memoryview(background).cast("B").cast("f", (nb, dim))
+    b: Any = memoryview(background).cast("B").cast("f", (nb, dim))
     found: Any = simsimd.cdist(a, b, metric="dot", dtype="float32")
-    dots: list[float] = memoryview(found).cast("B").cast("d").tolist()
-    out = {}
-    for n, r in enumerate(rows):
+    dots: list[float] = [float(x) for x in memoryview(found).cast("B").cast("d").tolist()]
+    out = []
+    for n in range(len(float_rows)):
         values = dots[n * nb:(n + 1) * nb]
         mean = sum(values) / nb
         var = sum((v - mean) ** 2 for v in values) / nb
-        out[r] = (mean, var ** 0.5)
+        out.append((mean, var ** 0.5))
     return out

@@ -410,26 +410,23 @@ def vector_hits(index: Index, text: str, k: int, backgrounds: dict[str, tuple[fl
     `backgrounds`, fills it with each hit's (mean, deviation) of cosines to unrelated text."""
     from ..index import vectors
     from ..index.encoder import EncoderUnavailable
+    from ..index.nearest import nearest
 
     if not index.model_id:
         return [], no_vectors(index.project)
     try:
         enc = query_encoder(index.project)
-        matrix = index.matrix()
         query = enc.encode([text])
+        # ties by id, never by row (rows follow the index's history); items still to be embedded included
+        found = nearest(index, enc, query[0], k)
     except EncoderUnavailable as e:
         return [], str(e)
     except (OSError, ValueError) as e:
         return [], f"the vectors cannot be read ({e}); `stele rebuild` rebuilds them"
-    top = vectors.top_k(matrix, query[0], k)
-    ids = index.catalog.ids_at_rows([r for r, _ in top])
     if backgrounds is not None:
-        background = background_rows(index, enc)
-        for r, stats in vectors.background_stats(matrix, [r for r, _ in top if r in ids], background).items():
-            backgrounds[ids[r]] = stats
-    # ties (two facts with the same text) by id, never by row: rows follow the index's history
-    found = sorted(((ids[r], c) for r, c in top if r in ids), key=lambda x: (-x[1], x[0]))
-    return found, None
+        stats = vectors.background_of([n.row for n in found], background_rows(index, enc))
+        backgrounds.update((n.id, s) for n, s in zip(found, stats, strict=False))  # none without a background
+    return [(n.id, n.cosine) for n in found], None
 
 
 _BACKGROUNDS: dict[str, bytes] = {}
