@@ -33,12 +33,14 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .items import Item
 
 TOKENIZER = "stele_terms"  # the search fields hold analyzed terms (`Writer.add`): tantivy splits them by whitespace
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
-LENGTH = {f: f"len_{f}" for f in SEARCH_FIELDS}  # fast fields: each field's length in terms, for the live averages
+LENGTH = {f: f"len_{f}" for f in SEARCH_FIELDS}
+EVERY = "every"  # a raw field holding "1" in every document: its document frequency counts the deleted ones too  # fast fields: each field's length in terms, for the live averages
 CANDIDATES = 2  # tantivy finds this many times the hits asked for, which `search` scores again...
 CANDIDATES_MIN = 50  # ...and at least this many, so its history-bound ranking cannot decide the top
 K1, B = 1.2, 0.75  # tantivy's BM25 parameters
@@ -100,7 +102,7 @@ def _schema():
     import tantivy
 
     b = tantivy.SchemaBuilder()
-    for name in ("id", "kind", "status", "source"):
+    for name in ("id", "kind", "status", "source", EVERY):
         # raw: one exact term, so delete-by-term and kind filters work
         b.add_text_field(name, stored=name == "id", tokenizer_name="raw")
     for name in SEARCH_FIELDS:
@@ -122,25 +124,30 @@ def fieldnorm(length: int) -> int:
 
 
 class Live:
-    """BM25 statistics of the live documents of one searcher: deleted documents are in none of them
-    (tantivy's own keep them until a merge). Each term's document frequency is a count query, asked
-    once; the average field lengths are sums of the `LENGTH` fast fields."""
+    """BM25 statistics of the live documents of one searcher (a snapshot of the index): deleted
+    documents are in none of them (tantivy's own keep them until a merge). A term's document frequency
+    is tantivy's when the index holds no deleted document or no document at all holds the term, else
+    a count query (~0.1 ms), asked once; the average field lengths are sums of the `LENGTH` fast fields."""
 
-    def __init__(self, text: TextIndex) -> None:
+    def __init__(self, text: TextIndex, searcher: Any, key: tuple[int, int, int]) -> None:
         self.text = text
-        self.searcher = text.index.searcher()
-        self.n = int(self.searcher.num_docs)
+        self.searcher = searcher
+        self.key = key  # (live documents, segments, documents deleted ones included)
+        self.n = key[0]
         self._df: dict[tuple[str, str], int] = {}
         self._avg: dict[str, float] | None = None
 
     def df(self, field: str, term: str) -> int:
         key = (field, term)
         if key not in self._df:
-            import tantivy
+            df = int(self.searcher.doc_freq(field, term))  # deleted documents included
+            if df and self.key[2] != self.n:
+                import tantivy
 
-            query = tantivy.Query.term_query(self.text.schema, field, term)
-            found = self.searcher.search(query, limit=1, count=True)
-            self._df[key] = int(found.count or 0)  # type: ignore[attr-defined]  # missing from tantivy's stubs
+                found = self.searcher.search(tantivy.Query.term_query(self.text.schema, field, term),
+                                             limit=1, count=True)
+                df = int(found.count or 0)
+            self._df[key] = df
         return self._df[key]
 
     def idf(self, field: str, term: str) -> float:
@@ -179,6 +186,16 @@ class TextIndex:
         self.index.register_tokenizer(TOKENIZER, _splitter())
         self.schema = self.index.schema
         self._function: frozenset[str] | None = None
+        self._live: Live | None = None
+
+    def live(self) -> Live:
+        """The live statistics of the index as it stands, kept while it stays so: a read asks search,
+        ceiling and rarity about the same terms."""
+        searcher = self.index.searcher()
+        key = (int(searcher.num_docs), int(searcher.num_segments), int(searcher.doc_freq(EVERY, "1")))
+        if self._live is None or self._live.key != key:
+            self._live = Live(self, searcher, key)
+        return self._live
 
     def terms(self, text: str) -> list[str]:
         return self.analyzer.analyze(expand(text))
@@ -226,7 +243,7 @@ class TextIndex:
         word the record lacks twice one it holds, so a fact's own question would not cover it."""
         import math
 
-        live = Live(self)
+        live = self.live()
         n = max(live.n, RARITY_MIN_ITEMS)
         out = {}
         for term in dict.fromkeys(terms):
@@ -254,6 +271,8 @@ class TextIndex:
         """BM25 over the search fields (each term weighted by its field's boost, and by how often the
         query says it), only `kinds` when given: (id, score), best first, ties by id. tantivy finds
         the candidates; their scores are tantivy's formula over the live documents (`Live`)."""
+        from bisect import bisect_right
+
         import tantivy
 
         counts = Counter(self.terms(text))
@@ -265,7 +284,7 @@ class TextIndex:
         if kinds:  # a filter, not a term: it adds nothing to the score
             query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(Q.boolean_query(
                 [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]), 0.0))])
-        live = Live(self)
+        live = self.live()
         found = [a for _, a in live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN),
                                                       count=False).hits]
         docs = [live.searcher.doc(a) for a in found]
@@ -278,13 +297,23 @@ class TextIndex:
                 continue
             average = live.average(f) or 1.0
             lengths = live.searcher.fast_field_values(LENGTH[f], found)
-            for n, doc in enumerate(docs):
-                stored = doc.get_first(f) or ""
-                norm = K1 * (1 - B + B * fieldnorm(int(lengths[n] or 0)) / average)
-                for pattern, w in weights:
-                    if pattern in stored:
-                        tf = stored.count(pattern)
-                        scores[n] += w * tf / (tf + norm)
+            # every candidate's field in one string: a term is looked for once, each occurrence counted
+            # for the candidate it falls in (the work goes with the occurrences, not candidates x terms)
+            texts = [doc.get_first(f) or "" for doc in docs]
+            starts, at = [], 0
+            for text in texts:
+                starts.append(at)
+                at += len(text) + 1
+            joined = "\n".join(texts)
+            for pattern, w in weights:
+                tf: dict[int, int] = {}
+                pos = joined.find(pattern)
+                while pos >= 0:
+                    n = bisect_right(starts, pos) - 1
+                    tf[n] = tf.get(n, 0) + 1
+                    pos = joined.find(pattern, pos + len(pattern))
+                for n, c in tf.items():
+                    scores[n] += w * c / (c + K1 * (1 - B + B * fieldnorm(int(lengths[n] or 0)) / average))
         scored = sorted(((doc["id"][0], score) for doc, score in zip(docs, scores, strict=True)),
                         key=lambda x: (-x[1], x[0]))
         return scored[:limit]
@@ -293,7 +322,7 @@ class TextIndex:
         """Roughly the best BM25 score a document could get for `text`: per query term, its highest
         boost x IDF over the fields (term frequency saturation taken as 1). The top hit's share of it
         says how much of the query full text actually matched."""
-        live = Live(self)
+        live = self.live()
         total = 0.0
         for term, count in Counter(self.terms(text)).items():
             best = 0.0
@@ -333,7 +362,8 @@ class Writer:
         texts = {"title": expand(item.title), "body": expand(item.text),
                  # people name facts by kind ("the checkout objective"): the kind is searchable with the tags
                  "tags": " ".join([item.kind, *item.tags]), "anchors": expand(" ".join(item.anchors))}
-        doc: dict[str, object] = {"id": item.id, "kind": item.kind, "status": item.status, "source": item.source}
+        doc: dict[str, object] = {"id": item.id, "kind": item.kind, "status": item.status, "source": item.source,
+                                  EVERY: "1"}
         for field, text in texts.items():
             terms = self.text.analyzer.analyze(text)
             doc[field] = f" {'  '.join(terms)} " if terms else ""  # each term between two spaces of its own
