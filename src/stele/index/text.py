@@ -21,11 +21,12 @@ Scores do not depend on the index's history. tantivy counts a deleted document i
 ask for that merge, so an index that saw facts come and go ranked differently from a fresh build of the
 same record. So tantivy only finds the candidates (`CANDIDATES` times what was asked for), and `search`
 scores them again with BM25 over the live documents alone, exactly as tantivy would on a fresh index:
-N is the live count, each term's document frequency a count query (deleted documents are not counted),
-the average field lengths sums over live documents of the lengths kept in fast fields, and a
-candidate's term frequencies and length come from its analyzed fields, stored as their terms (the
-analysis runs once, in `Writer.add`; tantivy indexes the terms by whitespace). Ties go by id.
-`rarity` and `ceiling` read the same live statistics.
+N is the live count, each term's document frequency a count query (deleted documents are not counted;
+tantivy's own when the index holds none, which the `EVERY` field tells), the average field lengths
+sums over live documents of the lengths kept in fast fields, and a candidate's term frequencies and
+length come from its analyzed fields, stored as their terms (the analysis runs once, in `Writer.add`;
+tantivy indexes the terms by whitespace). Ties go by id. `rarity` and `ceiling` read the same live
+statistics (`TextIndex.live`, kept while the index stays as it is).
 """
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ from .items import Item
 
 TOKENIZER = "stele_terms"  # the search fields hold analyzed terms (`Writer.add`): tantivy splits them by whitespace
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
-LENGTH = {f: f"len_{f}" for f in SEARCH_FIELDS}
-EVERY = "every"  # a raw field holding "1" in every document: its document frequency counts the deleted ones too  # fast fields: each field's length in terms, for the live averages
+LENGTH = {f: f"len_{f}" for f in SEARCH_FIELDS}  # fast fields: each field's length in terms, for the live averages
+EVERY = "every"  # a raw field holding "1" in every document: its document frequency counts deleted ones too
 CANDIDATES = 2  # tantivy finds this many times the hits asked for, which `search` scores again...
 CANDIDATES_MIN = 50  # ...and at least this many, so its history-bound ranking cannot decide the top
 K1, B = 1.2, 0.75  # tantivy's BM25 parameters
@@ -290,7 +291,7 @@ class TextIndex:
         docs = [live.searcher.doc(a) for a in found]
         scores = [0.0] * len(found)
         for f in fields:  # one field at a time, each term summed in the query's order: the same floats every time
-            # (" term ", its weight): the stored field is " t1  t2 ", so str.count finds every occurrence
+            # (" term ", its weight): the stored field is " t1  t2 ", so each occurrence is found whole
             weights = [(f" {t} ", boosts.get(f, 1.0) * n * live.idf(f, t) * (1 + K1)) for t, n in counts.items()]
             weights = [(pattern, w) for pattern, w in weights if w > 0]
             if not weights:
