@@ -36,7 +36,7 @@ sys.stdout.write(json.dumps(recall(find(), sys.argv[1]).as_dict()))
 FLOOR = """
 import sys, tantivy
 idx = tantivy.Index.open(sys.argv[1])
-idx.register_tokenizer("stele_code", tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\\w+"))
+idx.register_tokenizer("stele_terms", tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\\w+"))
                        .filter(tantivy.Filter.lowercase()).build())
 q = idx.parse_query_lenient(sys.argv[2], ["title", "body"])[0]
 s = idx.searcher()

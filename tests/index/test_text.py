@@ -89,3 +89,76 @@ def test_long_runs_of_word_characters_cost_linear_time(tmp_path):
     assert time.process_time() - t0 < 5.0
     assert expand("x" * 300 + "_y") == "x" * 300 + "_y"  # too long to be an identifier: not split
     assert expand("short_one " + "q" * 300) == "short_one " + "q" * 300 + "\nshort one"
+
+
+WORDS = ["registry", "token", "garbage", "blob", "sweep", "manifest", "layer", "cache", "build", "worker", "queue", "upload"]
+
+
+def _items(n, seed, prefix="A"):
+    import random
+
+    rng = random.Random(seed)
+    return [item(f"{prefix}-{i:03}", " ".join(rng.choices(WORDS, k=rng.randint(1, 8))),
+                 " ".join(rng.choices(WORDS, k=rng.randint(1, 1500 if i % 9 == 0 else 90))), tags=rng.choices(WORDS, k=rng.randint(0, 2)),
+                 anchors=["src/registry/gc.py::Sweeper.run"] if i % 3 else []) for i in range(n)]
+
+
+def test_scores_are_tantivys_own_bm25_on_a_fresh_index(tmp_path):
+    """`search` scores candidates again itself; on an index without deletes that is tantivy's BM25 to
+    float32 rounding (the boosts, the query's repeated terms and the one-byte field lengths included)."""
+    import tantivy
+
+    text = index_of(tmp_path, *_items(200, 1))
+    query = "registry garbage sweep sweep of the layer cache"
+    Q, Occur = tantivy.Query, tantivy.Occur
+    counts: dict[str, int] = {}
+    for t in text.terms(query):
+        counts[t] = counts.get(t, 0) + 1
+    own = Q.boolean_query([(Occur.Should, Q.boost_query(Q.term_query(text.schema, f, t, index_option="freq"),
+                                                        BOOSTS[f] * n)) for f in BOOSTS for t, n in counts.items()])
+    searcher = text.index.searcher()
+    theirs = {searcher.doc(a)["id"][0]: s for s, a in searcher.search(own, limit=200).hits}
+    ours = dict(text.search(query, 200, BOOSTS))
+    assert ours.keys() == theirs.keys() and len(ours) > 100
+    assert all(abs(ours[i] - theirs[i]) <= 1e-5 * theirs[i] for i in ours)
+
+
+def test_deleted_documents_weigh_in_no_statistic(tmp_path):
+    """After documents were added and deleted (tantivy keeps them in its statistics until a merge),
+    scores, ranks, rarity and the ceiling are those of an index that never held them."""
+    live = _items(60, 2)
+    fresh = index_of(tmp_path / "fresh", *live)
+    churned = TextIndex(tmp_path / "churned" / "text", create=True)
+    w = churned.writer()
+    for it in live[:30] + _items(40, 3, prefix="B") + live[30:]:
+        w.add(it)
+    w.commit(merge=False)
+    w = churned.writer()
+    for it in _items(40, 3, prefix="B") + live[:5]:
+        w.delete(it.id)
+    for it in live[:5]:  # edited and put back: deleted and added again
+        w.add(it)
+    w.commit(merge=False)
+    assert churned.index.searcher().num_docs == 60
+    for query in ["registry token", "garbage sweep of blobs by the worker queue", "cache", "upload upload layer"]:
+        before, after = fresh.search(query, 20, BOOSTS), churned.search(query, 20, BOOSTS)
+        assert [i for i, _ in after] == [i for i, _ in before]
+        assert [round(s, 9) for _, s in after] == [round(s, 9) for _, s in before]
+        assert churned.ceiling(query, BOOSTS) == fresh.ceiling(query, BOOSTS)
+        assert churned.rarity(fresh.terms(query)) == fresh.rarity(fresh.terms(query))
+
+
+def test_ties_go_by_id(tmp_path):
+    twins = [item(f"DEC-{c}", "the registry sweeps blobs", "the registry sweeps blobs") for c in "QBXA"]
+    text = TextIndex(tmp_path / "text", create=True)
+    for twin in twins:  # one commit each: four segments, in an order that is not the ids'
+        w = text.writer()
+        w.add(twin)
+        w.commit(merge=False)
+    assert [i for i, _ in text.search("registry sweeps", 3, BOOSTS)] == ["DEC-A", "DEC-B", "DEC-Q"]
+
+
+def test_field_lengths_round_as_tantivys_one_byte_norms():
+    from stele.index.text import fieldnorm
+
+    assert [fieldnorm(n) for n in (0, 23, 24, 39, 40, 41, 42, 43, 100, 1000)] == [0, 23, 24, 39, 40, 40, 42, 42, 96, 984]

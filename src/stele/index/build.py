@@ -47,7 +47,7 @@ QUEUE_LOCK = "queue.lock"  # held by a background builder from its start until i
 CATALOG = "catalog.sqlite"
 TEXT_DIR = "text"
 # Bumped whenever what is indexed changes shape (analysis, schema, item fields): forces a rebuild.
-INDEX_VERSION = "5"
+INDEX_VERSION = "6"  # 6: search fields hold analyzed terms, with their lengths (exact live BM25)
 GARBAGE = 0.25  # compact a model's vectors when more than this share of its rows belong to no item
 BATCH_FILES = 500
 BATCH_VECTORS = 2048
@@ -104,6 +104,15 @@ class Index:
             self._matrix = vectors.load(self.dir, self.model_id, int(self.catalog.meta("rows") or 0),
                                         int(self.catalog.meta("dim") or 0))
         return self._matrix
+
+    def unembedded(self) -> list[str]:
+        """Items a refresh left to the background builder to embed (their vector is missing or holds an
+        older text), by id: [] when there are none, or when the index does not track them one by one
+        (a bulk change: then `behind` says the index is still being built)."""
+        ids = _pending(self.catalog)
+        if not ids:
+            return []
+        return [i for i, _ in self.catalog.needing_vectors(int(self.catalog.meta("rows") or 0), sorted(ids))]
 
     def close(self) -> None:
         self._matrix = None

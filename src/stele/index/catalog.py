@@ -304,6 +304,16 @@ class Catalog:
             out.update(self.db.execute(f"SELECT vec_row, id FROM items WHERE vec_row IN ({marks})", chunk))
         return out
 
+    def items_at_rows(self, rows: list[int]) -> dict[int, list[str]]:
+        """Vector row -> the ids of every item that points at it (items with one text share a row), by id."""
+        out: dict[int, list[str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(rows))):
+            marks = ",".join("?" * len(chunk))
+            for row, item_id in self.db.execute(
+                    f"SELECT vec_row, id FROM items WHERE vec_row IN ({marks}) ORDER BY id", chunk):
+                out.setdefault(row, []).append(item_id)
+        return out
+
     def edges(self, ids: Iterable[str]) -> list[tuple[str, str, str]]:
         """Every edge with either end in `ids`, as (src, rel, dst)."""
         ids = list(dict.fromkeys(ids))
@@ -321,7 +331,8 @@ class Catalog:
 
     def covering(self, paths: Iterable[str]) -> dict[str, list[Anchor]]:
         """normalized path -> (id, anchor path, symbol, is glob) of every anchor covering it (symbol
-        anchors by their file): the file's own first, then each folder up, each in the order written.
+        anchors by their file): the file's own first, then each folder up, each by item id and an item's
+        in the order written (never by when it was indexed: that follows the index's history).
         `anchors.paths.path_matches` decides; the `key` column only narrows the query to the rows it
         could accept (`filed_under`)."""
         chains = {p: ancestors(p) for p in dict.fromkeys(normalize(p) for p in paths)}
@@ -330,7 +341,7 @@ class Catalog:
         for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
             for key, *row in self.db.execute(f"SELECT key, id, path, symbol, glob FROM anchors WHERE key IN "
-                                              f"({marks}) ORDER BY rowid", chunk):
+                                              f"({marks}) ORDER BY id, rowid", chunk):
                 by_key.setdefault(key, []).append(row)
         out: dict[str, list[Anchor]] = {}
         for p, chain in chains.items():
@@ -341,11 +352,12 @@ class Catalog:
 
     def anchors_inside(self, folder: str) -> list[Anchor]:
         """Anchors whose path (a glob's pattern) lies inside `folder`, or is it ("": every anchor), as
-        `anchors.paths.inside` decides; the query only narrows the rows to the folder's range."""
+        `anchors.paths.inside` decides; the query only narrows the rows to the folder's range. By item id,
+        an item's in the order written."""
         folder = normalize(folder)
         sql = "SELECT id, path, symbol, glob FROM anchors"
-        rows = (self.db.execute(sql + " ORDER BY rowid") if not folder else self.db.execute(
-            sql + " WHERE path = ? OR (path > ? AND path < ?) ORDER BY rowid",
+        rows = (self.db.execute(sql + " ORDER BY id, rowid") if not folder else self.db.execute(
+            sql + " WHERE path = ? OR (path > ? AND path < ?) ORDER BY id, rowid",
             (folder, folder + "/", folder + "0")))  # "0" sorts right after "/": the folder's range
         return [(i, path, symbol, bool(glob)) for i, path, symbol, glob in rows if inside(path, folder)]
 

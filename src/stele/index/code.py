@@ -27,7 +27,7 @@ from .. import atomic, gitrepo
 from ..project import Project
 from .chunks import Span, spans
 
-VERSION = 2  # bumped when chunking changes: the next refresh rebuilds
+VERSION = 3  # bumped when chunking or the text index changes: the next refresh rebuilds
 DIR = "code"  # under .stele/index/, beside the record index, which leaves it alone
 MAX_FILE_BYTES = 256 * 1024
 SOURCE_SUFFIXES = frozenset([

@@ -18,6 +18,18 @@ The code-aware analysis: tokens are `\\w+` runs (so `processed_events_pkey`, `TS
 stay whole and match exactly), lowercased and English-stemmed; compound identifiers are also indexed
 by their parts (`UniqueViolation` -> unique, violation; `_mark_processed` -> mark, processed), on both
 sides, so a pasted identifier and a prose description of it meet.
+
+Scores do not depend on the index's history. tantivy counts a deleted document in its BM25 statistics
+(documents, document frequencies, average field lengths) until a merge purges it, and tantivy-py cannot
+ask for that merge, so an index that saw facts come and go ranked differently from a fresh build of the
+same record. So tantivy only finds the candidates (`CANDIDATES` times what was asked for), and `search`
+scores them again with BM25 over the live documents alone, exactly as tantivy would on a fresh index:
+N is the live count, each term's document frequency a count query (deleted documents are not counted;
+tantivy's own when the index holds none, which the `EVERY` field tells), the average field lengths
+sums over live documents of the lengths kept in fast fields, and a candidate's term frequencies and
+length come from its analyzed fields, stored as their terms (the analysis runs once, in `Writer.add`;
+tantivy indexes the terms by whitespace). Ties go by id. `rarity` and `ceiling` read the same live
+statistics (`TextIndex.live`, kept while the index stays as it is).
 """
 from __future__ import annotations
 
@@ -25,11 +37,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .items import Item
 
-TOKENIZER = "stele_code"
+TOKENIZER = "stele_terms"  # the search fields hold analyzed terms (`Writer.add`): tantivy splits them by whitespace
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
+LENGTH = {f: f"len_{f}" for f in SEARCH_FIELDS}  # fast fields: each field's length in terms, for the live averages
+EVERY = "every"  # a raw field holding "1" in every document: its document frequency counts deleted ones too
+CANDIDATES = 2  # tantivy finds this many times the hits asked for, which `search` scores again...
+CANDIDATES_MIN = 50  # ...and at least this many, so its history-bound ranking cannot decide the top
+K1, B = 1.2, 0.75  # tantivy's BM25 parameters
 # Words that say nothing about what a prompt is about (the Snowball project's English stop list, plus
 # the pieces `\w+` leaves of its contractions). The analyzer keeps most of them, which suits BM25
 # (their IDF is small where they are common); but in a record that never says "why" or "should", a
@@ -78,16 +96,80 @@ def _analyzer():
             .build())
 
 
+def _splitter():
+    import tantivy
+
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+
+
 def _schema():
     import tantivy
 
     b = tantivy.SchemaBuilder()
-    for name in ("id", "kind", "status", "source"):
+    for name in ("id", "kind", "status", "source", EVERY):
         # raw: one exact term, so delete-by-term and kind filters work
         b.add_text_field(name, stored=name == "id", tokenizer_name="raw")
     for name in SEARCH_FIELDS:
-        b.add_text_field(name, tokenizer_name=TOKENIZER)
+        b.add_text_field(name, stored=True, tokenizer_name=TOKENIZER)
+        b.add_integer_field(LENGTH[name], fast=True)
     return b.build()
+
+
+def fieldnorm(length: int) -> int:
+    """The field length tantivy scores a document by: stored on one byte, exact below 24 and rounded down
+    to 4 significant bits above (Lucene's `SmallFloat.intToByte4`, which tantivy's table follows)."""
+    if length < 24:
+        return length
+    rest = length - 24
+    shift = rest.bit_length() - 4
+    if shift < 0:
+        return length
+    return 24 + ((rest >> shift) << shift)
+
+
+class Live:
+    """BM25 statistics of the live documents of one searcher (a snapshot of the index): deleted
+    documents are in none of them (tantivy's own keep them until a merge). A term's document frequency
+    is tantivy's when the index holds no deleted document or no document at all holds the term, else
+    a count query (~0.1 ms), asked once; the average field lengths are sums of the `LENGTH` fast fields."""
+
+    def __init__(self, text: TextIndex, searcher: Any, key: tuple[int, int, int]) -> None:
+        self.text = text
+        self.searcher = searcher
+        self.key = key  # (live documents, segments, documents deleted ones included)
+        self.n = key[0]
+        self._df: dict[tuple[str, str], int] = {}
+        self._avg: dict[str, float] | None = None
+
+    def df(self, field: str, term: str) -> int:
+        key = (field, term)
+        if key not in self._df:
+            df = int(self.searcher.doc_freq(field, term))  # deleted documents included
+            if df and self.key[2] != self.n:
+                import tantivy
+
+                found = self.searcher.search(tantivy.Query.term_query(self.text.schema, field, term),
+                                             limit=1, count=True)
+                df = int(found.count or 0)
+            self._df[key] = df
+        return self._df[key]
+
+    def idf(self, field: str, term: str) -> float:
+        """tantivy's IDF over the live documents (0 when no live document holds the term)."""
+        import math
+
+        df = self.df(field, term)
+        return math.log(1 + (self.n - df + 0.5) / (df + 0.5)) if df else 0.0
+
+    def average(self, field: str) -> float:
+        if self._avg is None:
+            import tantivy
+
+            sums = self.searcher.aggregate(tantivy.Query.all_query(),
+                                           {f: {"sum": {"field": LENGTH[f]}} for f in SEARCH_FIELDS})
+            self._avg = {f: float(sums.get(f, {}).get("value") or 0.0) / self.n if self.n else 0.0
+                         for f in SEARCH_FIELDS}
+        return self._avg[field]
 
 
 class TextIndex:
@@ -104,10 +186,20 @@ class TextIndex:
             if not (path / "meta.json").is_file():
                 raise FileNotFoundError(f"no text index at {path}")
             self.index = tantivy.Index.open(str(path))
-        self.analyzer = _analyzer()
-        self.index.register_tokenizer(TOKENIZER, self.analyzer)
+        self.analyzer = _analyzer()  # what documents and queries are analyzed with, in Python
+        self.index.register_tokenizer(TOKENIZER, _splitter())
         self.schema = self.index.schema
         self._function: frozenset[str] | None = None
+        self._live: Live | None = None
+
+    def live(self) -> Live:
+        """The live statistics of the index as it stands, kept while it stays so: a read asks search,
+        ceiling and rarity about the same terms."""
+        searcher = self.index.searcher()
+        key = (int(searcher.num_docs), int(searcher.num_segments), int(searcher.doc_freq(EVERY, "1")))
+        if self._live is None or self._live.key != key:
+            self._live = Live(self, searcher, key)
+        return self._live
 
     def terms(self, text: str) -> list[str]:
         return self.analyzer.analyze(expand(text))
@@ -155,11 +247,11 @@ class TextIndex:
         word the record lacks twice one it holds, so a fact's own question would not cover it."""
         import math
 
-        searcher = self.index.searcher()
-        n = max(searcher.num_docs, RARITY_MIN_ITEMS)
+        live = self.live()
+        n = max(live.n, RARITY_MIN_ITEMS)
         out = {}
         for term in dict.fromkeys(terms):
-            df = max(searcher.doc_freq(field, term) for field in SEARCH_FIELDS)
+            df = max(live.df(field, term) for field in SEARCH_FIELDS)
             out[term] = (math.log(1 + (n - df + 0.5) / (df + 0.5)), df)
         return out
 
@@ -180,48 +272,72 @@ class TextIndex:
 
     def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = (),
                source: str | None = None) -> list[tuple[str, float]]:
-        """BM25 over the search fields (each term weighted by its field's boost), only `kinds` and only
-        items of `source` (committed, session) when given: (id, score), best first."""
+        """BM25 over the search fields (each term weighted by its field's boost, and by how often the
+        query says it), only `kinds` and only items of `source` (committed, session) when given: (id,
+        score), best first, ties by id. tantivy finds the candidates; their scores are tantivy's formula
+        over the live documents (`Live`)."""
+        from bisect import bisect_right
+
         import tantivy
 
         counts = Counter(self.terms(text))
-        if not counts:
+        fields = [f for f in SEARCH_FIELDS if boosts.get(f, 1.0) > 0]
+        if not counts or not fields or limit <= 0:
             return []
         Q, Occur = tantivy.Query, tantivy.Occur
-        should = []
-        for field in SEARCH_FIELDS:
-            boost = boosts.get(field, 1.0)
-            if boost <= 0:
+        query = Q.boolean_query([(Occur.Should, Q.term_query(self.schema, f, t)) for f in fields for t in counts])
+        if kinds:  # a filter, not a term: it adds nothing to the score
+            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(Q.boolean_query(
+                [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]), 0.0))])
+        if source:  # likewise
+            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(
+                Q.term_query(self.schema, "source", source), 0.0))])
+        live = self.live()
+        found = [a for _, a in live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN),
+                                                      count=False).hits]
+        docs = [live.searcher.doc(a) for a in found]
+        scores = [0.0] * len(found)
+        for f in fields:  # one field at a time, each term summed in the query's order: the same floats every time
+            # (" term ", its weight): the stored field is " t1  t2 ", so each occurrence is found whole
+            weights = [(f" {t} ", boosts.get(f, 1.0) * n * live.idf(f, t) * (1 + K1)) for t, n in counts.items()]
+            weights = [(pattern, w) for pattern, w in weights if w > 0]
+            if not weights:
                 continue
-            for term, n in counts.items():
-                query = Q.term_query(self.schema, field, term, index_option="freq")
-                should.append((Occur.Should, Q.boost_query(query, boost * n)))
-        query = Q.boolean_query(should)
-        if kinds:
-            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.boolean_query(
-                [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]))])
-        if source:
-            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.term_query(self.schema, "source", source))])
-        searcher = self.index.searcher()
-        hits = searcher.search(query, limit=limit, count=False).hits
-        return [(searcher.doc(addr)["id"][0], float(score)) for score, addr in hits]
+            average = live.average(f) or 1.0
+            lengths = live.searcher.fast_field_values(LENGTH[f], found)
+            # every candidate's field in one string: a term is looked for once, each occurrence counted
+            # for the candidate it falls in (the work goes with the occurrences, not candidates x terms)
+            texts = [doc.get_first(f) or "" for doc in docs]
+            starts, at = [], 0
+            for text in texts:
+                starts.append(at)
+                at += len(text) + 1
+            joined = "\n".join(texts)
+            for pattern, w in weights:
+                tf: dict[int, int] = {}
+                pos = joined.find(pattern)
+                while pos >= 0:
+                    n = bisect_right(starts, pos) - 1
+                    tf[n] = tf.get(n, 0) + 1
+                    pos = joined.find(pattern, pos + len(pattern))
+                for n, c in tf.items():
+                    scores[n] += w * c / (c + K1 * (1 - B + B * fieldnorm(int(lengths[n] or 0)) / average))
+        scored = sorted(((doc["id"][0], score) for doc, score in zip(docs, scores, strict=True)),
+                        key=lambda x: (-x[1], x[0]))
+        return scored[:limit]
 
     def ceiling(self, text: str, boosts: dict[str, float]) -> float:
         """Roughly the best BM25 score a document could get for `text`: per query term, its highest
         boost x IDF over the fields (term frequency saturation taken as 1). The top hit's share of it
         says how much of the query full text actually matched."""
-        import math
-
-        searcher = self.index.searcher()
-        n = searcher.num_docs
+        live = self.live()
         total = 0.0
         for term, count in Counter(self.terms(text)).items():
             best = 0.0
             for field in SEARCH_FIELDS:
                 boost = boosts.get(field, 1.0)
-                df = searcher.doc_freq(field, term) if boost > 0 else 0
-                if df:
-                    best = max(best, boost * math.log(1 + (n - df + 0.5) / (df + 0.5)))
+                if boost > 0:
+                    best = max(best, boost * live.idf(field, term))
             total += count * best
         return total
 
@@ -247,13 +363,20 @@ class Writer:
         self.w.delete_documents_by_term("id", item_id)
 
     def add(self, item: Item) -> None:
+        """Index `item`: each search field as its analyzed terms (tantivy splits them by whitespace, and
+        `search` counts them), with its length in terms."""
         import tantivy
 
-        self.w.add_document(tantivy.Document(
-            id=item.id, kind=item.kind, status=item.status, source=item.source, title=expand(item.title),
-            body=expand(item.text),
-            # people name facts by kind ("the checkout objective"): the kind is searchable with the tags
-            tags=" ".join([item.kind, *item.tags]), anchors=expand(" ".join(item.anchors))))
+        texts = {"title": expand(item.title), "body": expand(item.text),
+                 # people name facts by kind ("the checkout objective"): the kind is searchable with the tags
+                 "tags": " ".join([item.kind, *item.tags]), "anchors": expand(" ".join(item.anchors))}
+        doc: dict[str, object] = {"id": item.id, "kind": item.kind, "status": item.status, "source": item.source,
+                                  EVERY: "1"}
+        for field, text in texts.items():
+            terms = self.text.analyzer.analyze(text)
+            doc[field] = f" {'  '.join(terms)} " if terms else ""  # each term between two spaces of its own
+            doc[LENGTH[field]] = len(terms)
+        self.w.add_document(tantivy.Document(**doc))
 
     def commit(self, merge: bool = True) -> None:
         """Publish the changes; with `merge`, wait for the merges the commit starts (else they are

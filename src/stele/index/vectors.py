@@ -318,7 +318,7 @@ def load(index_dir: Path, model_id: str, rows: int, dim: int) -> Matrix:
 
 def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, float]]:
     """The `k` rows most similar to `query` (one normalised vector): (row, cosine), best first, ties
-    by row. Three passes, each over fewer rows and more exact than the one before: the int8 cosine over
+    by row, and more than `k` when rows tie with the k-th (the caller orders ties by id). Three passes, each over fewer rows and more exact than the one before: the int8 cosine over
     every row picks the candidates (all within MARGIN of the k-th), simsimd's float32 dot over their
     float32 rows keeps those within F32_SLACK of its k-th, and a float64 dot over those few decides the
     order and the cosines (float64 sums of float32 products, as the pure-Python scan this replaced
@@ -345,10 +345,24 @@ def top_k(matrix: Matrix, query: Sequence[float], k: int) -> list[tuple[int, flo
     kth = heapq.nlargest(min(k, len(approx)), approx)[-1]
     close = [(r, i) for i, (r, v) in enumerate(zip(candidates, approx, strict=True)) if v >= kth - F32_SLACK]
 
-    exact_rows = array("d", array("f", b"".join([gathered[i * size:(i + 1) * size] for _, i in close])))
-    exact = _dots(simsimd, exact_rows.tobytes(), array("d", [float(x) for x in query]), dim, "d", "float64")
+    exact = cosines(b"".join([gathered[i * size:(i + 1) * size] for _, i in close]), query)
     scored = sorted(zip(exact, (r for r, _ in close), strict=True), key=lambda x: (-x[0], x[1]))
+    while len(scored) > k and scored[k][0] == scored[k - 1][0]:
+        k += 1  # rows tied with the k-th all come: rows follow the index's history, so no tie is cut by row
     return [(r, cos) for cos, r in scored[:k]]
+
+
+def cosines(float_rows: bytes, query: Sequence[float]) -> list[float]:
+    """The cosine of `query` with each of `float_rows` (normalised float32 rows, packed): float64 sums
+    of float32 products, the figures `top_k` ranks by (any vector compared with its results must be
+    compared this way, or an exact tie could part on the last bit)."""
+    from array import array
+
+    import simsimd
+
+    dim = len(query)
+    rows = array("d", array("f", float_rows))
+    return _dots(simsimd, rows.tobytes(), array("d", [float(x) for x in query]), dim, "d", "float64")
 
 
 def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d"], dtype: str) -> list[float]:
@@ -371,7 +385,7 @@ def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d
 # above what the same fact scores against unrelated text. `background.txt` beside this module holds a
 # fixed set of unrelated prompts (general programming and everyday requests, written once and never
 # tuned to a record); their embeddings are kept in the model's store, and a fact's background is the
-# mean and spread of its cosines to them (`background_stats`).
+# mean and spread of its cosines to them (`background_of`).
 
 BACKGROUND_TEXT = Path(__file__).with_name("background.txt")
 
@@ -412,25 +426,24 @@ def read_background(index_dir: Path, model_id: str, dim: int) -> bytes | None:
     return data if dim and data and len(data) % (4 * dim) == 0 else None
 
 
-def background_stats(matrix: Matrix, rows: Sequence[int], background: bytes) -> dict[int, tuple[float, float]]:
-    """Row -> (mean, standard deviation) of its cosines to the background prompts."""
+def background_of(float_rows: Sequence[bytes], background: bytes) -> list[tuple[float, float]]:
+    """(mean, standard deviation) of each float32 row's cosines to the background prompts ([] without
+    a background)."""
     import simsimd
 
-    dim, size = matrix.dim, 4 * matrix.dim
-    rows = [r for r in dict.fromkeys(rows) if 0 <= r < matrix.count]
-    if not rows or not background:
-        return {}
-    gathered = b"".join([matrix.floats[r * size:(r + 1) * size] for r in rows])
-    a: Any = memoryview(gathered).cast("B").cast("f", (len(rows), dim))
+    if not float_rows or not background:
+        return []
+    size = len(float_rows[0])
+    dim = size // 4
+    a: Any = memoryview(b"".join(float_rows)).cast("B").cast("f", (len(float_rows), dim))
     nb = len(background) // size
     b: Any = memoryview(background).cast("B").cast("f", (nb, dim))
     found: Any = simsimd.cdist(a, b, metric="dot", dtype="float32")
-    view: Any = memoryview(found).cast("B")
-    dots: list[float] = view.cast("d").tolist()
-    out = {}
-    for n, r in enumerate(rows):
+    dots: list[float] = [float(x) for x in memoryview(found).cast("B").cast("d").tolist()]
+    out = []
+    for n in range(len(float_rows)):
         values = dots[n * nb:(n + 1) * nb]
         mean = sum(values) / nb
         var = sum((v - mean) ** 2 for v in values) / nb
-        out[r] = (mean, var ** 0.5)
+        out.append((mean, var ** 0.5))
     return out

@@ -42,7 +42,7 @@ class Hit:
     vector_rank: int | None = None
     cosine: float | None = None
     coverage: float = 0.0          # share of the prompt's content-term weight this hit holds, 0..1
-    background: float | None = None  # the fact's mean cosine to unrelated text (`vectors.background_stats`)
+    background: float | None = None  # the fact's mean cosine to unrelated text (`vectors.background_of`)
     spread: float | None = None      # ...and its standard deviation
     named: str = ""                # an identifier the prompt names that this hit holds (rare in the record)
     leads: bool = False            # it holds far more of a long prompt than any other hit (`leading`)
@@ -110,9 +110,10 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     vec: list[tuple[str, float]] = []
     error = None if index.model_id else no_vectors(index.project)
     covered = Coverage(index.text, text)
+    found_rows: dict[str, bytes] = {}
     if error is None and (share < settings.strong_match or not _covered(covered, overall, settings)):
         # a strong full-text match needs no embedding, unless it still misses the coverage floor
-        vec, error = vector_hits(index, text, 4 * POOL)
+        vec, error = vector_hits(index, text, 4 * POOL, found_rows)
         vec = sorted([h for h in vec if not h[0].startswith("S-")][:POOL]  # drawn per source, too
                      + [h for h in vec if h[0].startswith("S-")][:POOL], key=lambda h: (-h[1], h[0]))
     if kinds and vec:
@@ -128,7 +129,7 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     chosen = per_source(hits, limit)
     hits = chosen + [h for h in hits if h.id in named and h not in chosen]
     named_hits(hits, named, strong=max((h.strength for h in hits), default=1.0))
-    backgrounds = background_of(index, [h.id for h in hits if h.cosine is not None])
+    backgrounds = background_of(index, found_rows, [h.id for h in hits if h.cosine is not None])
     covered.load([h.id for h in hits])
     bodies = index.catalog.long_bodies([h.id for h in hits], LONG_FACT)
     for h in hits:
@@ -422,43 +423,43 @@ def weights(s: Settings, share: float) -> tuple[float, float]:
     return s.bm25_weight * (1 - 0.5 * t), s.vector_weight + (1.0 - s.vector_weight) * t
 
 
-def vector_hits(index: Index, text: str, k: int) -> tuple[list[tuple[str, float]], str | None]:
-    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used."""
-    from ..index import vectors
+def vector_hits(index: Index, text: str, k: int, rows: dict[str, bytes] | None = None
+                ) -> tuple[list[tuple[str, float]], str | None]:
+    """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used. Given
+    `rows`, fills it with each hit's float32 vector (what `background_of` judges it by)."""
     from ..index.encoder import EncoderUnavailable
+    from ..index.nearest import nearest
 
     if not index.model_id:
         return [], no_vectors(index.project)
     try:
         enc = query_encoder(index.project)
-        matrix = index.matrix()
         query = enc.encode([text])
+        # ties by id, never by row (rows follow the index's history); items still to be embedded included
+        found = nearest(index, enc, query[0], k)
     except EncoderUnavailable as e:
         return [], str(e)
     except (OSError, ValueError) as e:
         return [], f"the vectors cannot be read ({e}); `stele rebuild` rebuilds them"
-    top = vectors.top_k(matrix, query[0], k)
-    ids = index.catalog.ids_at_rows([r for r, _ in top])
-    # ties (two facts with the same text) by id, never by row: rows follow the index's history
-    return sorted(((ids[r], c) for r, c in top if r in ids), key=lambda x: (-x[1], x[0])), None
+    if rows is not None:
+        rows.update((n.id, n.row) for n in found)
+    return [(n.id, n.cosine) for n in found], None
 
 
-def background_of(index: Index, ids: list[str]) -> dict[str, tuple[float, float]]:
-    """Each item's (mean, deviation) of cosines to unrelated text (`vectors.background_stats`), for the
-    few hits whose cosine is judged; {} when the vectors cannot be used."""
+def background_of(index: Index, rows: dict[str, bytes], ids: list[str]) -> dict[str, tuple[float, float]]:
+    """Each of `ids`' (mean, deviation) of cosines to unrelated text (`vectors.background_of`), from the
+    float rows `vector_hits` found them by: only the few hits whose cosine is judged."""
     from ..index import vectors
     from ..index.encoder import EncoderUnavailable
 
-    if not ids or not index.model_id:
+    ids = [i for i in ids if i in rows]
+    if not ids:
         return {}
     try:
-        matrix = index.matrix()
         background = background_rows(index, query_encoder(index.project))
     except (EncoderUnavailable, OSError, ValueError):
         return {}
-    rows = {i: row for i, (row, _) in index.catalog.vector_rows(ids).items()}
-    stats = vectors.background_stats(matrix, list(rows.values()), background)
-    return {i: stats[row] for i, row in rows.items() if row in stats}
+    return dict(zip(ids, vectors.background_of([rows[i] for i in ids], background), strict=False))
 
 
 _BACKGROUNDS: dict[str, bytes] = {}
