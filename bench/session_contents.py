@@ -35,8 +35,8 @@ def main() -> int:
     args = ap.parse_args()
     os.chdir(args.root)
     from stele.index.build import open_index
+    from stele.index.contents import table
     from stele.project import Project
-    from stele.retrieve.contents import table
 
     with open_index(Project(args.root)) as index:
         t0 = time.perf_counter()

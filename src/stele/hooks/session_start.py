@@ -68,9 +68,9 @@ def handle(ctx: Context) -> Reply:
             # what is left after the rules and tasks (the claim below can only shorten them)
             room = ctx.max_chars - sum(len(x) + 2 for x in rules.values()) - 100 * len(tasks) - 1200
             if not full and room > MIN_CONTENTS:
-                from ..retrieve.contents import BUDGET, table
+                from ..index.contents import BUDGET, cached
 
-                toc = table(index.catalog, min(BUDGET, room))
+                toc = cached(index.catalog, min(BUDGET, room))
     rules = {i: rules[i] for i in ctx.claim(rules)}  # a prompt hook running beside this one may have shown some
     sections = []
     if rules:

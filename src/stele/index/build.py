@@ -37,6 +37,7 @@ from ..plain import dataclass, field
 from ..project import Project
 from ..textcut import error_line
 from . import catalog as catalog_mod
+from . import contents
 from .catalog import IndexUnavailable
 from .items import COMMITTED, Item
 from .sources import Scan, Stamp, is_wal, racy, read_items, rewritten, scan
@@ -601,6 +602,8 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
                 dropped = c.vector_rows([i for i in gone if i not in fresh])
                 c.delete(gone + list(fresh))
                 c.add(list(fresh.values()))
+                if gone or any(item.source == COMMITTED for item in fresh.values()):
+                    c.set_meta(**{contents.META_KEY: ""})  # the record changed: `contents.keep` remakes it
                 c.restore_vector_rows(kept)
                 changed_text = [i for i, item in fresh.items() if kept.get(i, (0, ""))[1] != item.content_hash]
                 _track_vectors(c, changed_text, {row for row, _ in dropped.values()}
@@ -622,6 +625,7 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
         _update_vectors(project, commit, report, on_stage, until, warn)
         if report.done:
             with commit as c:
+                contents.keep(c)
                 c.set_manifest(found.parts, manifest)
                 c.set_meta(racy=json.dumps(hashes) if hashes else "", built_at=str(int(time.time())),
                            settled="1")

@@ -57,7 +57,7 @@ PRELOAD = ("stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.index.query", "stele.index.wordpiece", "stele.index.packs", "stele.index.code",
            "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
            "stele.cli.resident.spare", "stele.cli.resident.child", "stele.retrieve.distill",
-           "stele.retrieve.contents", "simsimd",
+           "stele.index.contents", "simsimd",
            "tantivy", "sqlite3", "json", "shutil")
 
 

@@ -1,9 +1,9 @@
 """The record's table of contents at session start: bounded, grouped by kind, byte-stable until the
 record changes, and never listing what the session start already shows or a lifecycle rule withholds."""
 from stele.index.build import open_index
+from stele.index.contents import BUDGET, area, cached, table
 from stele.project import Project
 from stele.record.scaffold import example_repository
-from stele.retrieve.contents import BUDGET, area, table
 from tests.fakes import write_fact
 
 
@@ -44,3 +44,16 @@ def test_area_is_two_folders_at_most():
     assert area("pkg/store/bucket.go") == "pkg/store"
     assert area("a/b/c/d.py") == "a/b"
     assert area("main.tf") == "main.tf"
+
+
+def test_the_index_keeps_the_table_until_the_record_changes(repo):
+    write_fact(repo, "DEC-0001", "decision", "Invoices are numbered per tenant and year")
+    project = Project(repo)
+    with open_index(project) as index:
+        kept = index.catalog.meta("contents")
+        assert kept and "DEC-0001" in kept and cached(index.catalog) == table(index.catalog)
+    write_fact(repo, "DEC-0002", "decision", "Refunds are new invoices with negative lines")
+    with open_index(project) as index:
+        assert "DEC-0002" in index.catalog.meta("contents") and "DEC-0002" in cached(index.catalog)
+        short = cached(index.catalog, 120)
+        assert len(short) <= 120 + len("(more: `stele list`)") + 1 and short.endswith("(more: `stele list`)")
