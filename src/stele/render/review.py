@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..doctor.review import Review
 from ..neutralize import neutralize
+from ..textcut import counted
 
 if TYPE_CHECKING:
     from ..index.catalog import Node
@@ -49,7 +50,7 @@ def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
         lines = []
         for rule in r.rules_changed:
             found = [(line, check, m) for g, line, check, m in r.untrusted if g is rule]
-            lines.append(f"- {fact(rule)}" + (f" ({len(found)} finding(s): check before merging)" if found
+            lines.append(f"- {fact(rule)}" + (f" ({counted(len(found), 'finding')}: check before merging)" if found
                                               else " (no findings)"))
             lines += [f"  - {code(f'{rule.path}:{line}')} [{check}]: {m}" for line, check, m in found]
         out.append(("Standing rules added or changed (injected into every session)", lines))

@@ -90,8 +90,8 @@ def read_codex(path: Path, root: Path) -> tuple[list[Draft], list[str]]:
     drafts = []
     for sec in kept:
         drafts += [_note(shown(path), b.text, b.start, b.end, "codex-memories") for b in sec.blocks if b.bullet]
-    notes = [f"{shown(path)}: {skipped} section(s) name no file or folder of this repository: left out"] \
-        if skipped else []
+    notes = [f"{shown(path)}: left out {textcut.counted(skipped, 'section')} naming no file or folder of this "
+             "repository"] if skipped else []
     return drafts, notes
 
 
