@@ -375,7 +375,7 @@ def dangerous(text: str, plain: bool | None = None) -> list[Suspect]:
             latin = sum("a" <= c.lower() <= "z" for c in word)
             if alike and (latin or (alike == len(word) and _mostly_latin(text))):
                 found.append(Suspect("dangerous-content", m.start(), f"the word {word!r} is spelled with "
-                                     f"{alike} look-alike letter(s) from another script (a homoglyph)"))
+                                     f"{counted(alike, 'look-alike letter')} from another script (a homoglyph)"))
     return found
 
 

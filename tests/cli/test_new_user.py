@@ -58,7 +58,7 @@ def test_a_new_users_path_from_a_clean_venv(tmp_path):
 
     assert _run([stele, "init"], repo, env).returncode == 0
     imported = _run([stele, "import", "adr"], repo, env)
-    assert imported.returncode == 0 and "3 new fact(s)" in imported.stdout, imported.stderr
+    assert imported.returncode == 0 and "3 new facts" in imported.stdout, imported.stderr
     installed = _run([stele, "install", "claude"], repo, env)
     assert installed.returncode == 0, installed.stderr
     assert "created .claude/settings.json" in installed.stdout

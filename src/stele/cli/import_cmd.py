@@ -7,6 +7,7 @@ import typer
 
 from ..render import term
 from ..render.jsonout import emit_json
+from ..textcut import counted
 from .app import Format, FormatOpt, JsonOpt, app, project, wants_json
 
 
@@ -44,9 +45,9 @@ def import_(
         term.warn(note)
     n = len(out.written)
     if out.dry_run:
-        term.line(f"dry run: {n} new fact(s), {len(out.skipped)} skipped; nothing was written")
+        term.line(f"dry run: {counted(n, 'new fact')}, {len(out.skipped)} skipped; nothing was written")
     elif n or out.changed:
-        term.line(f"{n} new fact(s), {len(out.skipped)} skipped: review them (`git diff`, `stele doctor`), "
+        term.line(f"{counted(n, 'new fact')}, {len(out.skipped)} skipped: review them (`git diff`, `stele doctor`), "
                   "then commit docs/memory/ for review in a pull request")
     else:
         term.line(f"nothing new: {len(out.skipped)} already in the record")
