@@ -75,27 +75,27 @@ def describe(result: Recall) -> dict[str, Any]:
 
 
 def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
-    """One of the best search hits and the one reason it is, or is not, a seed (`seeds.verdict`)."""
-    from .seeds import evidence, verdict
+    """One of the best search hits and the one reason it is, or is not, a seed (`seeds.passed`,
+    `seeds.missed`)."""
+    from .seeds import evidence, missed, passed
 
     s = t.settings
-    seed = next((x for x in t.seeds if x.id == h.id), None)
-    test = verdict(h, s)
-    reached = evidence(h, s) >= 1.0
-    if seed is not None:
-        why = f"a seed: {test}" if reached else \
-              f"a seed: {evidence(h, s):.2f} of the way to a floor, past the {s.seed_support:g} further seeds need"
+    test, way = passed(h, s), evidence(h, s)
+    seed = any(x.id == h.id for x in t.seeds)
+    if seed:
+        why = f"a seed: {test}" if test else \
+              f"a seed: {way:.2f} of the way to a floor, past the {s.seed_support:g} further seeds need"
     elif h.id in t.rejected:
         why = f"not a seed: {t.rejected[h.id]}"
-    elif not reached and evidence(h, s) >= s.seed_support:
+    elif not test and way >= s.seed_support:
         why = "not a seed: no hit reached a floor, so nothing counts as support"
     else:
-        why = f"not a seed: {test}"
+        why = f"not a seed: {test or missed(h, s)}"
     z = h.z
     return {"id": h.id, "coverage": round(h.coverage, 3), "cosine": None if h.cosine is None else round(h.cosine, 3),
             "background_z": None if z is None else round(z, 2), "named": h.named or None,
-            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": seed is not None,
-            "evidence": round(evidence(h, s), 3), "why": why}
+            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": seed,
+            "evidence": round(way, 3), "why": why}
 
 
 def _not_lifted(x: Scored, t: Trace) -> str:

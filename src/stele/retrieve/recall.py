@@ -329,9 +329,9 @@ def matched_risks(starts: list[Seed], hood: Neighbourhood) -> dict[str, Via]:
 
 def confident(seed: Seed, s: Settings) -> bool:
     """A seed that may start a risk callout: named, anchored, or a search hit that reached a floor."""
-    from .seeds import evidence
+    from .seeds import passed
 
-    return seed.hit is None or evidence(seed.hit, s) >= 1.0
+    return seed.hit is None or passed(seed.hit, s) is not None
 
 
 def _named(x: Scored) -> bool:

@@ -7,6 +7,7 @@ thresholded. The weights are tuned on both evaluations: BM25 is what wins on lon
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -211,64 +212,34 @@ def by_text(hit: Hit, s: Settings) -> float:
 
 def by_vector(hit: Hit, s: Settings, alone: bool = False) -> float:
     """How far the cosine goes toward the vector test (1 when passed): it must reach `vector_floor`
-    (counted from what unrelated texts score) and stand `vector_z` background deviations above the
+    (counted from what unrelated texts score) and stand `z_needed` background deviations above the
     fact's own background, when the index has one: a long or generic fact near everything needs a
     cosine far above what it scores against unrelated text."""
     if hit.cosine is None or s.vector_floor <= UNRELATED_COSINE:
         return 0.0
     way = max(0.0, (hit.cosine - UNRELATED_COSINE) / (s.vector_floor - UNRELATED_COSINE))
-    z = hit.z
-    if z is not None and s.vector_z > 0:
-        need = s.vector_alone_z if alone and hit.coverage < ALONE and s.vector_alone_z > s.vector_z else s.vector_z
-        way = min(way, max(0.0, z / need))
+    need = z_needed(hit, s, alone)
+    if hit.z is not None and need > 0:
+        way = min(way, max(0.0, hit.z / need))
     return way
 
 
+def z_needed(hit: Hit, s: Settings, alone: bool) -> float:
+    """The background deviations a cosine must stand above: `vector_alone_z` for a hit holding almost
+    none of the prompt's words when it is to make a seed on its own (`alone`), else `vector_z`."""
+    return max(s.vector_z, s.vector_alone_z) if alone and hit.coverage < ALONE else s.vector_z
+
+
 AGREE = 0.9  # of the way to a floor: the other evidence a weak name or a lead needs to count
+NEAR = 0.99  # what a hit that supports seeds but may not make one counts for
 
 
-def evidence(hit: Hit, s: Settings) -> float:
-    """How far `hit` goes toward the relevance floors: 1 at a floor, by the stronger of its figures. A
-    rare identifier the prompt names is a floor reached (a plain two-word CamelCase name such as
-    `GitHub` or `QuerySet` only when the hit's figures nearly reach one too: prose is full of those);
-    so is a clear lead on a long prompt that the embeddings do not contradict."""
-    own = max(by_text(hit, s), by_vector(hit, s))
-    if hit.named and (strong_name(hit.named) or own >= AGREE):
-        return max(1.0, own)
-    if hit.leads and (hit.cosine is None or by_vector(hit, s) >= AGREE):
-        return max(1.0, own)
-    if own >= 1.0 and by_text(hit, s) < 1.0 and by_vector(hit, s, alone=True) < 1.0:
-        return NEAR  # a cosine with no word of note in common supports a seed, it does not make one
-    return own
-
-
-NEAR = 0.99
-
-
-def strong_name(name: str) -> bool:
-    """A name only code has: snake_case, a dotted or `::` path, lowerCamel, or three or more parts."""
-    import re
-
-    if re.search(r"_|\.|::|^[a-z]+[A-Z]", name):
-        return True
-    return len(re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", name)) >= 3
-
-
-def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
-    """The hits that pass the absolute test (on top of the relative `min_seed_strength`), best first.
-    The prompt has something on the record only when a hit reaches a floor: it holds `text_floor` of
-    the prompt's content-word weight, its embedding passes the vector test, it holds a rare identifier
-    the prompt names, or it leads a long prompt clearly. Then the other hits need `seed_support` of
-    the way there: a second fact bearing on one part of a two-part question covers less of it.
-    Without this a prompt the record has nothing on still found "the best" of what was there, and
-    everything walked and called out from it followed."""
-    if not any(evidence(h, s) >= 1.0 for h in hits):
-        return []
-    return [h for h in hits if evidence(h, s) >= s.seed_support]
-
-
-def verdict(hit: Hit, s: Settings) -> str:
-    """Which test `hit` passed, or the one reason it is short of them (what `stele why` shows)."""
+def passed(hit: Hit, s: Settings) -> str | None:
+    """The relevance test `hit` passes on its own, in `stele why`'s words, or None. A rare identifier the
+    prompt names passes (a plain two-word CamelCase name such as `GitHub` or `QuerySet` only when the
+    hit's figures nearly reach a floor too: prose is full of those); so does a clear lead on a long
+    prompt that the embeddings do not contradict; so do coverage at `text_floor` and the vector test
+    with the deviations a hit holding almost none of the prompt's words needs."""
     t, v = by_text(hit, s), by_vector(hit, s)
     if hit.named and (strong_name(hit.named) or max(t, v) >= AGREE):
         return f"names {hit.named}, which few facts hold"
@@ -277,9 +248,37 @@ def verdict(hit: Hit, s: Settings) -> str:
     if t >= 1.0:
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
     if by_vector(hit, s, alone=True) >= 1.0:
-        return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (f", {hit.z:.1f} deviations above its background"
-                                                                   if hit.z is not None else "")
-    return missed(hit, s)
+        return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (
+            f", {hit.z:.1f} deviations above its background" if hit.z is not None else "")
+    return None
+
+
+def evidence(hit: Hit, s: Settings) -> float:
+    """How far `hit` goes toward the relevance floors: at least 1 when it `passed` one, else the stronger
+    of its two figures, short of 1 (a cosine with no word of note in common supports a seed, it does
+    not make one)."""
+    own = max(by_text(hit, s), by_vector(hit, s))
+    return max(1.0, own) if passed(hit, s) else min(own, NEAR)
+
+
+_SEPARATED = re.compile(r"_|\.|::|^[a-z]+[A-Z]")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def strong_name(name: str) -> bool:
+    """A name only code has: snake_case, a dotted or `::` path, lowerCamel, or three or more parts."""
+    return bool(_SEPARATED.search(name)) or len(_PARTS.findall(name)) >= 3
+
+
+def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
+    """The hits that pass the absolute test (on top of the relative `min_seed_strength`), best first.
+    The prompt has something on the record only when a hit `passed` a test; then the other hits need
+    `seed_support` of the way there: a second fact bearing on one part of a two-part question covers
+    less of it. Without this a prompt the record has nothing on still found "the best" of what was
+    there, and everything walked and called out from it followed."""
+    if not any(passed(h, s) for h in hits):
+        return []
+    return [h for h in hits if evidence(h, s) >= s.seed_support]
 
 
 def missed(hit: Hit, s: Settings) -> str:
@@ -289,8 +288,8 @@ def missed(hit: Hit, s: Settings) -> str:
     elif hit.cosine < s.vector_floor:
         cos = f"cosine {hit.cosine:.2f} < {s.vector_floor:g}"
     else:
-        need = s.vector_alone_z if hit.coverage < ALONE else s.vector_z
-        cos = f"cosine {hit.cosine:.2f} only {hit.z or 0:.1f} deviations above its background (< {need:g})"
+        cos = (f"cosine {hit.cosine:.2f} only {hit.z or 0:.1f} deviations above its background "
+               f"(< {z_needed(hit, s, alone=True):g})")
     return f"coverage {hit.coverage:.2f} < {s.text_floor:g} and {cos}"
 
 
