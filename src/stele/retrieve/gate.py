@@ -20,6 +20,7 @@ from ..plain import dataclass, field
 from .distill import distill
 
 ANALYSIS_CHARS = 4000  # of a prompt, searched: the first and the last half of it
+DISTILL_CHARS = 4 * ANALYSIS_CHARS  # of a prompt, read for its problem lines (`distill`) before that cut
 MAX_NAMED_PATHS = 100  # path-like tokens of one prompt taken as anchor queries (a paste may hold thousands)
 
 # A path-like token: has a slash, or ends in a short extension (retry.py, CheckoutForm.tsx). The
@@ -65,7 +66,8 @@ def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Ga
     if not long_enough and not ids and not edited:
         return Gate(text="", skipped=True)
     named = prompt_paths(prompt) if long_enough else []
-    text = textcut.ends(distill(prompt), ANALYSIS_CHARS) if long_enough else ""
+    # distilled within a bounded window (a paste may be megabytes), then cut to what is searched
+    text = textcut.ends(distill(textcut.ends(prompt, DISTILL_CHARS)), ANALYSIS_CHARS) if long_enough else ""
     return Gate(text=text, ids=ids, named_paths=named, paths=edited + [p for p in named if p not in edited],
                 identifiers=identifiers(text, named) if text else [])
 
