@@ -227,6 +227,8 @@ def by_vector(hit: Hit, s: Settings, alone: bool = False) -> float:
 def z_needed(hit: Hit, s: Settings, alone: bool) -> float:
     """The background deviations a cosine must stand above: `vector_alone_z` for a hit holding almost
     none of the prompt's words when it is to make a seed on its own (`alone`), else `vector_z`."""
+    if s.vector_z <= 0:  # the background test is off
+        return 0.0
     return max(s.vector_z, s.vector_alone_z) if alone and hit.coverage < ALONE else s.vector_z
 
 
