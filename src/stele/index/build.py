@@ -61,14 +61,12 @@ def _stale(project: Project, cat: catalog_mod.Catalog, found: Scan) -> bool:
         return True  # racy: `update` checks them by content; not settled: an update was cut short
     from .vectors import wanted_model_id
 
-
     model = wanted_model_id(project)
     if model != (cat.meta("model_tried") or ""):
         return True
     rows = int(cat.meta("rows") or 0)
     if rows and model:  # the rows the catalog names must all be there (a compaction may have been cut)
         from .vectors import Store
-
 
         return Store(project.index_dir, model, int(cat.meta("dim") or 0)).count < rows
     return False
@@ -92,7 +90,6 @@ def _try_open(project: Project, found: Scan, warn: Callable[[str], None] | None)
 def open_index(project: Project, deadline: float | None = None, warn: Callable[[str], None] | None = None,
                on_stage: Stages | None = None) -> Index:
     """The index of `project`, brought up to date, open for reading under a shared lock.
-
 
     With a `deadline` (time.monotonic()), at most SLICE_S of it goes to catching up: past that the
     index is returned as it is, with `behind` saying so, while a background process finishes.
@@ -152,7 +149,6 @@ def _catch_up(project: Project, full: bool, deadline: float | None, warn: Callab
     lock meanwhile), or as far as the deadline allows; None when it is whole, else why it is not
     (another process is at it, or a background process now finishes it)."""
     from . import background
-
 
     builder = Lock(project.index_dir, BUILD_LOCK)
     report = None
@@ -258,7 +254,6 @@ def _leftovers(project: Project) -> Report:
 def _merge(project: Project) -> None:
     """Merge the text segments hooks' refreshes committed without merging, once tantivy would."""
     from .text import MERGE_AT, TextIndex
-
 
     try:
         text = TextIndex(project.index_dir / TEXT_DIR)

@@ -50,7 +50,6 @@ class Report:
 class Index:
     """An open, fresh index. Use as a context manager (it holds the shared lock until closed)."""
 
-
     def __init__(self, project: Project, lock: Lock, cat: catalog_mod.Catalog, text: Any) -> None:
         self.project = project
         self.dir = project.index_dir
@@ -60,22 +59,18 @@ class Index:
         self._matrix: Any = None
         self.behind: str | None = None  # why the index may not hold everything yet (a build under way)
 
-
     @property
     def model_id(self) -> str:
         return self.catalog.meta("model_id") or ""
-
 
     def matrix(self) -> Any:
         """The vectors (memory-mapped); ValueError when the file is damaged."""
         if self._matrix is None:
             from . import vectors
 
-
             self._matrix = vectors.load(self.dir, self.model_id, int(self.catalog.meta("rows") or 0),
                                         int(self.catalog.meta("dim") or 0))
         return self._matrix
-
 
     def unembedded(self) -> list[str]:
         """Items a refresh left to the background builder to embed (their vector is missing or holds an
@@ -86,16 +81,13 @@ class Index:
             return []
         return [i for i, _ in self.catalog.needing_vectors(int(self.catalog.meta("rows") or 0), sorted(ids))]
 
-
     def close(self) -> None:
         self._matrix = None
         self.catalog.close()
         self.lock.release()
 
-
     def __enter__(self) -> Index:
         return self
-
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
@@ -105,7 +97,6 @@ class Lock:
     """An flock on a file in the index folder. In a read-only checkout (a CI cache, a mounted volume)
     the file is opened read-only, which still takes a shared lock, or, when it cannot be created,
     not at all: nothing can write the index there, so readers need no lock to agree with a writer."""
-
 
     def __init__(self, folder: Path, name: str = LOCK) -> None:
         self.fd = -1
@@ -120,7 +111,6 @@ class Lock:
             except OSError:
                 self.fd = -1
 
-
     def acquire(self, exclusive: bool, deadline: float | None) -> None:
         if self.fd < 0:
             if exclusive:
@@ -132,11 +122,9 @@ class Lock:
             raise IndexUnavailable("the index is being rebuilt by another stele process; "
                                    "try again shortly") from None
 
-
     def unlock(self) -> None:
         if self.fd >= 0:
             atomic.unlock_fd(self.fd)
-
 
     def release(self) -> None:
         if self.fd >= 0:
@@ -173,7 +161,6 @@ def open_catalog(project: Project) -> catalog_mod.Catalog:
 def open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
     from .text import TextIndex
 
-
     cat = open_catalog(project)
     try:
         return cat, TextIndex(project.index_dir / TEXT_DIR)
@@ -185,24 +172,20 @@ def open_parts(project: Project) -> tuple[catalog_mod.Catalog, Any]:
 class Committer:
     """Commits of one update: each under the index's exclusive lock, in one SQLite transaction."""
 
-
     def __init__(self, project: Project, cat: catalog_mod.Catalog) -> None:
         self.lock = Lock(project.index_dir)
         self.cat = cat
-
 
     def __enter__(self) -> catalog_mod.Catalog:
         self.lock.acquire(True, None)
         self.cat.db.execute("BEGIN")
         return self.cat
 
-
     def __exit__(self, kind: Any, *exc: Any) -> None:
         try:
             self.cat.db.execute("COMMIT" if kind is None else "ROLLBACK")
         finally:
             self.lock.unlock()
-
 
     def close(self) -> None:
         self.lock.release()

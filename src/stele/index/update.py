@@ -40,7 +40,6 @@ def wipe(folder: Path) -> None:
 
     from .code import DIR as CODE_DIR
 
-
     for child in folder.iterdir():
         if child.name in (LOCK, BUILD_LOCK, QUEUE_LOCK, CODE_DIR):
             continue
@@ -62,7 +61,6 @@ def grown(project: Project, rel: str, before: tuple[Stamp, int] | None, now: Sta
 def create(project: Project) -> None:
     from .text import TextIndex
 
-
     lock = Lock(project.index_dir)
     try:
         lock.acquire(True, None)
@@ -82,7 +80,6 @@ def update(project: Project, full: bool, found: Scan, on_stage: Stages | None = 
     with `done` False and everything so far committed."""
     from . import background
     from .text import MERGE_AT
-
 
     t0, now = time.monotonic(), time.time_ns()  # a file modified after `now` is racy
     report = Report(full=full)

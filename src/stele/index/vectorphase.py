@@ -25,12 +25,10 @@ def update_vectors(project: Project, commit: Committer, report: Report, on_stage
     """Give every item the vector of its text under the model in use; sets `report`'s embedded,
     reused (from teammates' packs), vector_error (why there are no vectors), deferred and done.
 
-
     A text the model's store already holds (unchanged, or embedded before a switch to another model
     and back) is found by its hash; then rows a pulled pack has for the same model and text
     (`index.packs`); the rest are embedded BATCH_VECTORS at a time, each batch appended to the store
     and committed. Once more than GARBAGE of the store's rows belong to no item, it is compacted.
-
 
     Which items to look at comes from `pending_vectors` (the ids the refreshes since the last complete phase
     changed), not from a scan of every item, and whether to compact from an upper bound on the rows
@@ -40,7 +38,6 @@ def update_vectors(project: Project, commit: Committer, report: Report, on_stage
     hook ~60 ms to load): they stay pending, searchable by full text, for the builder (`finish`)."""
     from . import vectors
     from .encoder import EncoderUnavailable
-
 
     cat = commit.cat
     try:
@@ -78,7 +75,6 @@ def update_vectors(project: Project, commit: Committer, report: Report, on_stage
     if until is not None and 0 < len(need) <= vectors.LEAN_MAX:
         from . import background
 
-
         if background.enabled():  # full text already finds them: the builder looks them up and embeds
             with commit as c:
                 set_pending(c, [i for i, _ in need])
@@ -94,7 +90,6 @@ def update_vectors(project: Project, commit: Committer, report: Report, on_stage
         c.set_meta(vectors_garbage=str(garbage))
     if until is not None and len(missing) > vectors.LEAN_MAX:
         from . import background
-
 
         if background.enabled():  # loading model2vec alone takes a hook's slice: leave bulk work to it
             report.done = False
@@ -144,7 +139,6 @@ def keep_background(project: Project, ref: Any) -> None:
     from . import vectors
     from .encoder import EncoderUnavailable
 
-
     if vectors.background_file(project.index_dir, ref.model_id).is_file():
         return
     try:
@@ -191,7 +185,6 @@ def _append(commit: Committer, store: Any, batch: list[tuple[str, str]], matrix:
     store, one row per distinct text, and point the items at their rows."""
     from . import vectors
 
-
     first_row: dict[str, int] = {}
     for n, (_, h) in enumerate(batch):
         first_row.setdefault(h, n)
@@ -215,13 +208,11 @@ def _from_packs(project: Project, commit: Committer, store: Any, model_id: str,
         return set()
     from . import packs
 
-
     dim, rows_of = packs.reuse(project, commit.cat.paths([i for i, _ in missing]), missing, model_id)
     taken = [(i, h) for i, h in missing if i in rows_of]
     if not taken or (store.dim and dim != store.dim):
         return set()
     import numpy as np
-
 
     matrix = np.stack([np.frombuffer(rows_of[i], dtype="<f4") for i, _ in taken])
     _append(commit, store, taken, matrix)
