@@ -97,8 +97,6 @@ def _no_server_outlives_its_test(tmp_path_factory):
         if status and str(status.get("root", "")).startswith(base + os.sep):
             resident.request("", "stop", at=at)
             _wait_gone(int(status["pid"]))
-    for pid in _serving_under(base):  # one still starting up has no socket to be asked through yet
-        _terminate(pid)
 
 
 @pytest.fixture(scope="session", autouse=True)
