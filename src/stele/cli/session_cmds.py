@@ -276,7 +276,7 @@ def sync(
     if remote is None:
         raise SteleError(f"{proj.rel(proj.config_path)}: `session.store` is not set, so session memory "
                          "stays in this clone; set it to s3://BUCKET/PREFIX (docs/sessions.md)")
-    result = teamsync.run(proj, remote, push=not pull_only, pull=not push_only)
+    result = teamsync.command(proj, remote, push=not pull_only, pull=not push_only)
     for problem in result.problems:
         term.warn(problem)
     if result.redacted:

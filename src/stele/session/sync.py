@@ -316,6 +316,18 @@ def _valid_session(name: str) -> bool:
         return False
 
 
+def record_outcome(project: Project, error: str | None, problems: list[str]) -> None:
+    """How the last bounded sync (a hook's, run in the background) went: doctor reports it."""
+    try:
+        _save(project, "outcome.json", {"at": clock.now_iso(), "error": error, "problems": problems[:20]})
+    except OSError:
+        pass
+
+
+def outcome(project: Project) -> dict[str, Any]:
+    return _load(project, "outcome.json")
+
+
 def damaged(project: Project) -> dict[str, str]:
     """Segments the last pulls refused: key -> why (doctor lists them; no network)."""
     return {k: str(v.get("why", "")) for k, v in _load(project, "pull.json").get("bad", {}).items()}
