@@ -31,6 +31,13 @@ def check(project: Project) -> list[Finding]:
     found = [Finding("store", where, 1, f"{remote.url}/{key[len(remote.prefix):]}: {why}; skipped by sync "
                      "(delete the object or ask its writer to push again under a new session)")
              for key, why in sorted(sync.damaged(project).items())]
+    gaps, lost = sync.continuity(project)
+    found += [Finding("store", where, 1, f"session {session}: {sync.numbered('segment', seqs)} missing on "
+                      "the store (lost by it, or not sent yet); its writer's next sync sends them again if its "
+                      "log still holds them") for session, seqs in sorted(gaps.items())]
+    found += [Finding("store", where, 1, f"session {session}: {sync.numbered('segment', seqs)} of this "
+                      "clone gone from the store and from the local log: nobody has those lines any more")
+              for session, seqs in sorted(lost.items())]
     last = sync.outcome(project)
     if last.get("error"):
         found.append(Finding("store", where, 1, f"the last sync ({last.get('at')}) did not finish: "

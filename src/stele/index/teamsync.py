@@ -23,10 +23,11 @@ from . import packs
 
 
 def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = True,
-        deadline: float | None = None, attempts: int = 3, wait: bool = True,
+        deadline: float | None = None, attempts: int = 3, wait: bool = True, verify: bool = False,
         on_progress: Callable[[str, Any], None] | None = None) -> sync.Result:
-    """Push, then pull. Raises StoreError (one line) on the first store failure, Busy when another
-    sync holds the lock and `wait` is False; what was done before stays done."""
+    """Mend this clone's segments the store lost (`sync.repair`; every one with `verify`), push, then
+    pull. Raises StoreError (one line) on the first store failure, Busy when another sync holds the
+    lock and `wait` is False; what was done before stays done."""
     from ..session.objstore import ObjectStore, StoreError, Unreachable
     from . import vectors
 
@@ -57,6 +58,7 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
                 on_progress("pulled", p)
 
         if push:
+            sync.repair(project, remote, store, result, verify=verify)
             sync.push(project, remote, store, result, on_segment=pushed)
         if pull:
             sync.pull(project, remote, store, result, on_segment=pulled)
@@ -110,7 +112,8 @@ def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, t
             cat.close()
 
 
-def command(project: Project, remote: Remote, *, push: bool = True, pull: bool = True) -> sync.Result:
+def command(project: Project, remote: Remote, *, push: bool = True, pull: bool = True,
+            verify: bool = False) -> sync.Result:
     """`stele session sync`: the whole sync within `session.sync_bound_ms`. A failure (the store down,
     frozen, or the bound reached) raises one StoreError line that also says what waits for the next
     sync; what was done before it stays done."""
@@ -118,7 +121,7 @@ def command(project: Project, remote: Remote, *, push: bool = True, pull: bool =
 
     deadline = time.monotonic() + remote.bound_ms / 1000
     try:
-        result = run(project, remote, push=push, pull=pull, deadline=deadline)
+        result = run(project, remote, push=push, pull=pull, deadline=deadline, verify=verify)
     except StoreError as e:
         sync.record_outcome(project, str(e), [])
         raise StoreError(f"{e}; {_waiting(project, push, pull)}") from None
