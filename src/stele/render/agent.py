@@ -7,9 +7,11 @@ before whole entries are dropped, and a final line says how many did not fit.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .. import textcut
+from ..neutralize import flag_mark as _flag_mark
 from .facts import RULE
 
 if TYPE_CHECKING:
@@ -37,12 +39,19 @@ def _via(via: Via | None) -> str:
 def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     kind = e.kind.upper() if e.source == "committed" else f"SESSION {e.kind}"
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
-    lines = [f"{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
+    # a session log tells of commands run, so only what would be flagged in an instruction marks it
+    mark = flag_mark(f"{e.title}\n{text or ''}", e.kind if e.source == "committed" else "instruction")
+    lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
     return lines
+
+
+@lru_cache(maxsize=256)  # an entry is laid out at several lengths; it is judged once
+def flag_mark(text: str, kind: str) -> str:
+    return _flag_mark(text, kind)
 
 
 def _by(e: Entry) -> str:
@@ -59,7 +68,8 @@ def _review(item: Any) -> str:
 
 
 def _risk_lines(r: Risk, excerpt_chars: int) -> list[str]:
-    lines = [f"! RISK on your path: {r.id}{_review(r)}  {r.title}{_via(r.via)}"]
+    mark = flag_mark(f"{r.title}\n{r.excerpt or ''}", "risk")
+    lines = [f"! RISK on your path: {mark}{r.id}{_review(r)}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
         lines.append("    " + textcut.words(r.excerpt, excerpt_chars))
     return lines

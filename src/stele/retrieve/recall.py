@@ -17,7 +17,7 @@ by id), and `exclude` (ids a session has already been shown) are walked through 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import delivery
@@ -127,10 +127,11 @@ class Recall:
 
 
 def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset(),
-           gate: bool = True) -> Recall:
+           gate: bool = True, only: Callable[[Node], bool] | None = None) -> Recall:
     """Retrieve the starting set for `prompt` (and the files being edited). Never raises. `gate=False`
     is for an explicit query (the HTTP API's `q=redis`): the short-prompt gate is for prompts a hook
-    sees, not for someone who asked."""
+    sees, not for someone who asked. `only` (the API's issue/pr/path/fts filters) decides which search
+    hits may become seeds, before they are ranked and cut, so a filter never empties a full window."""
     t0 = time.monotonic()
     warnings: list[str] = []
     try:
@@ -143,7 +144,7 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
 
         settings = replace(settings, min_prompt_chars=0)
     try:
-        result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings)
+        result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings, only)
     except Exception as e:
         warnings.append(f"stele: recall failed ({type(e).__name__}: {e}); showing recent session context")
         result = prior_context(project, warnings)
@@ -153,7 +154,7 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
 
 
 def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[str], s: Settings, t0: float,
-            warnings: list[str]) -> Recall:
+            warnings: list[str], only: Callable[[Node], bool] | None = None) -> Recall:
     from ..index.build import open_index
     from ..index.catalog import IndexUnavailable
 
@@ -167,7 +168,7 @@ def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[
         warnings.append(f"stele: {e}; showing recent session context")
         return prior_context(project, warnings)
     with index:
-        return gather(index, g, exclude, s, t0, warnings)
+        return gather(index, g, exclude, s, t0, warnings, only)
 
 
 def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Settings | None = None,
@@ -185,7 +186,7 @@ def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Se
 
 
 def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
-           warnings: list[str]) -> Recall:
+           warnings: list[str], only: Callable[[Node], bool] | None = None) -> Recall:
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it)."""
     from .callout import causal_risks
     from .seeds import FTS, HYBRID, hybrid, relevant
@@ -219,6 +220,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
                 why = delivery.withheld(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
                 if why:
                     trace.filtered[i] = why
+                elif only is not None and not only(hood.nodes[i]):
+                    trace.filtered[i] = "not matching the query's filters"
                 elif i not in taken:
                     ok.add(i)
             return ok

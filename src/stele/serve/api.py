@@ -201,17 +201,28 @@ def retrieve(project: Project, q: Query) -> Response:
     path = q.one("path")
     if "fts" in q.params and q.one("fts") is None:
         raise ApiError(400, "fts is empty: give the words every result must contain, or leave it out")
-    result = recall(project, text, files=[path] if path else [], gate=False)
-    entries = result.entries
     words = _tokens(q.one("fts") or "")
-    if words:  # whole tokens: `fts=4F` does not match inside DEC-4F7K
-        entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
+    keep: set[str] | None = None
     if any(q.one(k) is not None for k in ("issue", "pr", "path")):
         try:
             filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)
         except UsageError as e:
             raise ApiError(400, str(e)) from None
         keep = {e.id for e in read_all(project) if filters.matches(e)}
+
+    def only(node: Any) -> bool:
+        """The filters, applied to search hits before they are ranked (`recall(only=...)`), then to
+        what the walk added: whole tokens for `fts` (`fts=4F` does not match inside DEC-4F7K)."""
+        if keep is not None and node.source == "session" and node.id not in keep:
+            return False
+        return not words or words <= _tokens(f"{node.id} {node.title} {node.excerpt}")
+
+    result = recall(project, text, files=[path] if path else [], gate=False,
+                    only=only if words or keep is not None else None)
+    entries = result.entries
+    if words:
+        entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
+    if keep is not None:
         entries = [e for e in entries if e.source != "session" or e.id in keep]
     results = [{**e.as_dict(), "status": e.status, "text": e.body or e.excerpt} for e in entries[:limit]]
     return json_response({"mode": _ran(result), "retrieval": result.mode, "results": results,
