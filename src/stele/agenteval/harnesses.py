@@ -5,7 +5,7 @@ Nothing here chooses a model, a sandbox or an approval mode: the harness runs wi
 configuration (their HOME, their settings, their environment), so it talks to the model their harness
 is configured for, under the permissions they set. `--harness-arg` adds flags the user chooses (a
 permission mode, a model). The one flag added is Codex's `--dangerously-bypass-hook-trust` in the
-`with` arm: Codex skips hooks nobody has approved in its `/hooks` screen, and the throwaway worktree's
+`with` arm: Codex skips hooks nobody has approved in its `/hooks` screen, and the throwaway clone's
 freshly installed hooks have never been seen; it trusts hooks only, not commands or files.
 """
 from __future__ import annotations
@@ -44,9 +44,9 @@ def binary(name: str, given: str | None, env: dict[str, str]) -> str:
 
 
 def command(name: str, exe: str, prompt: str, *, with_stele: bool, max_turns: int | None,
-            extra: list[str]) -> list[str]:
+            extra: list[str], trust: list[str] | None = None) -> list[str]:
     """The non-interactive command line of one run (the prompt as one argument, never through a shell)."""
-    trust = HOOK_TRUST.get(name, []) if with_stele else []
+    trust = (trust or []) + (HOOK_TRUST.get(name, []) if with_stele else [])
     if name == "claude":
         turns = ["--max-turns", str(max_turns)] if max_turns else []
         return [exe, "-p", prompt, "--output-format", "stream-json", "--verbose", *turns, *extra]
@@ -59,19 +59,52 @@ def command(name: str, exe: str, prompt: str, *, with_stele: bool, max_turns: in
     raise UsageError(f"--harness {name}: give one of {', '.join(TARGETS)}")
 
 
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value))
+
+
+def _codex_config(env: dict[str, str]) -> dict:
+    import tomllib
+
+    home = Path(env.get("CODEX_HOME") or _home(env) / ".codex")
+    try:
+        return tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def trust_like(name: str, repo: Path, tree: Path, env: dict[str, str]) -> list[str]:
+    """Codex keys its per-project settings (trust, and with it whether the project's `.codex/` hooks load)
+    by path: the throwaway clone gets the settings the user gave their repository, so it runs as their
+    checkout does. Only for this run (`-c`), never written to their config. Other harnesses: nothing."""
+    if name != "codex":
+        return []
+    projects = _codex_config(env).get("projects")
+    mine: dict = {}
+    if isinstance(projects, dict):
+        for path, settings in projects.items():
+            if isinstance(settings, dict) and Path(path).expanduser().resolve() == repo.resolve():
+                mine = settings
+    if not mine.get("trust_level"):
+        mine = {**mine, "trust_level": "trusted"}
+    return ["-c", "projects={" + json.dumps(str(tree)) + " = " + _toml(mine) + "}"]
+
+
 def _home(env: dict[str, str]) -> Path:
     return Path(env.get("HOME") or Path.home())
 
 
 def _codex_provider_key(env: dict[str, str]) -> bool:
     """Codex's config names a provider whose key is in the environment (or needs none)."""
-    import tomllib
-
-    home = Path(env.get("CODEX_HOME") or _home(env) / ".codex")
-    try:
-        config = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+    config = _codex_config(env)
     provider = config.get("model_provider")
     providers = config.get("model_providers") or {}
     entry = providers.get(provider) if isinstance(providers, dict) else None

@@ -1,10 +1,10 @@
 """The loop of `stele eval --agent`: every task, once per arm and run, each in its own throwaway
-worktree, under the suite's budgets.
+clone, under the suite's budgets.
 
 Runs are ordered run by run, task by task, arm by arm, so a suite stopped by its token or run ceiling
 leaves pairs (the same task and run number in both arms) rather than one arm finished and the other
 not begun. A run's harness process gets its own process group: at its timeout, or on Ctrl-C, the whole
-group is killed, the worktree removed, and (Ctrl-C) the interruption goes on up to the CLI's exit 130.
+group is killed, the clone removed, and (Ctrl-C) the interruption goes on up to the CLI's exit 130.
 """
 from __future__ import annotations
 
@@ -124,7 +124,6 @@ def run_suite(project: Project, suite: Suite, opts: Options,
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
-        gitrepo.call(project.root, "worktree", "prune")
 
 
 def _prepare(project: Project, tree: Path, task: Task, arm: str, harness: str) -> None:
@@ -148,12 +147,14 @@ def _prepare(project: Project, tree: Path, task: Task, arm: str, harness: str) -
 def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path, exe: str, opts: Options,
         env: dict[str, str]) -> RunResult:
     tree = base / f"{task.id}.{arm}.{n}"
-    workspace.create(project.root, task.branch or commit, tree)
     try:
+        start_at = commit if not task.branch else gitrepo.require_commit(project.root, task.branch, f"task {task.id}: setup.branch")
+        workspace.create(project.root, start_at, tree)
         _prepare(project, tree, task, arm, opts.harness)
         start = workspace.commit_all(tree, f"stele eval: {task.id} ({arm}) setup")
         cmd = harnesses.command(opts.harness, exe, task.prompt, with_stele=arm == "with",
-                                max_turns=task.max_turns, extra=opts.harness_args)
+                                max_turns=task.max_turns, extra=opts.harness_args,
+                                trust=harnesses.trust_like(opts.harness, project.root, tree, env))
         timeout = opts.timeout or task.timeout
         t0 = time.monotonic()
         code, stdout, timed_out = _execute(cmd, tree, env, timeout)
@@ -168,7 +169,7 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
     except SteleError as e:
         return RunResult(task.id, arm, n, False, [outcome.Check("ran", False, str(e))], error=str(e))
     finally:
-        workspace.remove(project.root, tree)
+        workspace.remove(tree)
 
 
 def _execute(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple[int | None, str, bool]:
@@ -197,7 +198,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 def injected(tree: Path) -> list[dict]:
-    """What Stele's hooks delivered in the run, from the worktree's session log: hook and fact ids."""
+    """What Stele's hooks delivered in the run, from the clone's session log: hook and fact ids."""
     from ..session import sessions, wal
 
     out = []

@@ -1,10 +1,12 @@
-"""The throwaway git worktrees one run works in, and what the agent changed there.
+"""The throwaway checkouts one run works in, and what the agent changed there.
 
-Each run gets `git worktree add --detach` of the start commit under a temporary folder outside the
-repository: the user's working tree, index and branches are never touched. The arm's setup (a patch,
-Stele's hooks or their absence) is committed in the worktree before the run, so the diff judged
-afterwards is the agent's alone. `remove` always runs (a `finally`, so Ctrl-C too), and `git worktree
-prune` forgets a folder that was deleted under it.
+Each run gets its own `git clone --shared --no-checkout` of the repository, checked out detached at the
+start commit, under a temporary folder outside the repository: the user's working tree, index, branches
+and worktree list are never touched (the clone borrows the objects read-only and writes its own). Not a
+linked worktree (`git worktree add`): Codex resolves a linked worktree's project settings to the main
+checkout's, so the hooks installed in the worktree never ran. The arm's setup (a patch, Stele's hooks
+or their absence) is committed in the clone before the run, so the diff judged afterwards is the
+agent's alone. `remove` always runs (a `finally`, so Ctrl-C too).
 """
 from __future__ import annotations
 
@@ -18,19 +20,19 @@ _ID = ("-c", "user.name=stele eval", "-c", "user.email=stele-eval@localhost", "-
 
 
 def create(repo: Path, start: str, dest: Path) -> Path:
-    gitrepo.run(repo, "worktree", "add", "--detach", "--quiet", str(dest), start)
+    """A clone of `repo` at `dest`, checked out detached at `start` (a commit sha of `repo`)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    gitrepo.run(dest.parent, "clone", "--quiet", "--shared", "--no-checkout", str(repo), dest.name)
+    gitrepo.run(dest, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", start)
     return dest
 
 
-def remove(repo: Path, dest: Path) -> None:
-    gitrepo.call(repo, "worktree", "remove", "--force", str(dest))
-    if dest.exists():
-        shutil.rmtree(dest, ignore_errors=True)
-    gitrepo.call(repo, "worktree", "prune")
+def remove(dest: Path) -> None:
+    shutil.rmtree(dest, ignore_errors=True)
 
 
 def settings(source: Path, dest: Path) -> None:
-    """Stele's committed settings (`.stele/config.yaml` and `.stele/.gitignore`) in the worktree as the
+    """Stele's committed settings (`.stele/config.yaml` and `.stele/.gitignore`) in the clone as the
     user's working tree has them, when the commit lacks them (a repository that ran `stele init` and has
     not committed yet)."""
     from .. import atomic

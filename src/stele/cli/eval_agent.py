@@ -43,7 +43,7 @@ def run(p, suite_path: Path, opts, as_json: bool) -> int:
     summary = results.summarise(outcome, [t.id for t in suite.tasks], list(opts.arms), name)
     where = results.write(p, summary, outcome)
     if as_json:
-        emit_json({**summary, "path": p.rel(where)})
+        emit_json({**summary, "run": where.name, "path": p.rel(where)})
     else:
         sys.stdout.write(results.markdown(summary))
         print(f"\nresults: {p.rel(where)}/ (result.json, report.md, runs/)")
