@@ -85,14 +85,20 @@ def check_options(opts: Options) -> None:
         raise UsageError("--runs: give at least 1")
 
 
-def run_suite(project: Project, suite: Suite, opts: Options,
-              progress: Callable[[RunResult], None] | None = None) -> Outcome:
+def preflight(opts: Options) -> tuple[dict[str, str], str]:
+    """The checks before anything runs: the flags, model credentials, the harness executable; the
+    environment the harness gets and its path."""
     check_options(opts)
     env = harnesses.environment()
     why = harnesses.missing_credentials(opts.harness, env)
     if why:
         raise SteleError(why)
-    exe = harnesses.binary(opts.harness, opts.harness_bin, env)
+    return env, harnesses.binary(opts.harness, opts.harness_bin, env)
+
+
+def run_suite(project: Project, suite: Suite, opts: Options,
+              progress: Callable[[RunResult], None] | None = None) -> Outcome:
+    env, exe = preflight(opts)
     commit = gitrepo.head_sha(project.root)
     if commit is None:
         raise SteleError(f"{project.root} has no commit yet: commit first (each task starts from the current commit)")

@@ -92,15 +92,14 @@ def starter_text(project: Project, max_tasks: int | None = None) -> str:
         else:
             lines.append(f"      cite: [{fact.id}]   # no `check:` on the fact: replace with one that can fail")
         count += 1
-    if True:  # the control task is always drafted: it is what tells help from distraction
-        ask = (f"Add a one-line comment at the top of {control} saying what the file is for." if control else
-               f"Add a small shell script {new_file} that prints today's date in ISO format.")
-        lines += ["  - id: control", "    # nothing in the record is anchored here: a difference measures distraction",
-                  f"    prompt: {_q(ask)}", "    max_turns: 10", "    expect:", f"      touched: [{control or new_file}]"]
-        count += 1
-    if not count:
+    if not count and room != 0:
         raise SteleError("the record has no anchored constraint, risk or decision to draft tasks from: anchor "
                          "some (`stele anchor ID PATH`), or write the suite by hand (docs/eval.md)")
+    # the control task is always drafted: it is what tells help from distraction
+    ask = (f"Add a one-line comment at the top of {control} saying what the file is for." if control else
+           f"Add a small shell script {new_file} that prints today's date in ISO format.")
+    lines += ["  - id: control", "    # nothing in the record is anchored here: a difference measures distraction",
+              f"    prompt: {_q(ask)}", "    max_turns: 10", "    expect:", f"      touched: [{control or new_file}]"]
     return "\n".join(lines) + "\n"
 
 

@@ -11,13 +11,14 @@ from ..render.jsonout import emit_json
 def init(p, force: bool, max_tasks: int | None, as_json: bool) -> int:
     from ..agenteval.starter import write_starter
     from ..agenteval.suite import load
+    from ..textcut import counted
 
     path = write_starter(p, force, max_tasks)
     count = len(load(path).tasks)
     if as_json:
         emit_json({"path": p.rel(path), "tasks": count})
     else:
-        print(f"wrote {p.rel(path)} ({count} tasks); run `stele eval --agent {p.rel(path)} --harness claude` "
+        print(f"wrote {p.rel(path)} ({counted(count, 'task')}); run `stele eval --agent {p.rel(path)} --harness claude` "
               "(docs/eval.md says what it costs)")
     return 0
 
@@ -27,7 +28,7 @@ def run(p, suite_path: Path, opts, as_json: bool) -> int:
     from ..agenteval.suite import load
     from ..errors import say
 
-    runner.check_options(opts)
+    runner.preflight(opts)
     suite = load(suite_path if suite_path.is_absolute() else Path.cwd() / suite_path)
     total = len(suite.tasks) * len(opts.arms) * opts.runs
 
@@ -37,7 +38,7 @@ def run(p, suite_path: Path, opts, as_json: bool) -> int:
             f" ({r.seconds:.0f} s, {r.tokens_in + r.tokens_out} tokens)")
 
     say(f"stele eval --agent: {total} runs of {opts.harness} ({len(suite.tasks)} tasks x {opts.runs} runs x "
-        f"{len(opts.arms)} arms), each in a throwaway worktree")
+        f"{len(opts.arms)} arms), each in a throwaway clone")
     outcome = runner.run_suite(p, suite, opts, progress)
     name = suite_path.name
     summary = results.summarise(outcome, [t.id for t in suite.tasks], list(opts.arms), name)

@@ -125,6 +125,8 @@ def _agent(suite: Path | None, init: bool, force: bool, harness: str | None, run
     if init:
         if suite is not None or harness is not None:
             raise UsageError("--agent --init drafts a suite from the record: give no suite file or harness")
+        if max_tasks is not None and max_tasks < 1:
+            raise UsageError(f"--max-tasks {max_tasks}: give at least 1 (the control task)")
         return eval_agent.init(project(), force, max_tasks, as_json)
     if suite is None or harness is None:
         raise UsageError("give a suite and a harness: stele eval --agent docs/memory/agent-eval.yaml --harness claude")
