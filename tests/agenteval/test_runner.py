@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from stele.agenteval import results, runner
+from stele.agenteval import process, results
 from stele.project import Project
 from tests.helpers import git, invoke
 
@@ -17,7 +17,9 @@ args = sys.argv[1:]
 prompt = args[args.index("-p") + 1]
 settings = pathlib.Path(".claude/settings.json")
 with_stele = settings.is_file() and "stele hook" in settings.read_text()
+import os
 pathlib.Path("{log}").open("a").write(str(pathlib.Path.cwd()) + "\\n")
+pathlib.Path("{log}.off").open("a").write(os.environ.get("STELE_OFF", "-") + "\\n")
 if "hang" in prompt:
     time.sleep(60)
 if with_stele:
@@ -41,6 +43,7 @@ def project(repo, tmp_path, monkeypatch):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "start")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    monkeypatch.setenv("STELE_OFF", "1")  # a user who had switched Stele off: the with arm switches it on
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     import tempfile
@@ -69,6 +72,8 @@ def test_the_arms_compare_and_the_users_tree_is_left_alone(project, tmp_path):
     assert "notes with #1: pass" in err and "hang without #2: FAIL finished in time" in err
     # every run in its own throwaway clone, all gone; the user's checkout as it was
     cwds = (tmp_path / "cwds.txt").read_text().split()
+    offs = (tmp_path / "cwds.txt.off").read_text().split()  # the without arm silences user-scope hooks too
+    assert {(Path(c).name.split(".")[1], off) for c, off in zip(cwds, offs, strict=True)} == {("with", "-"), ("without", "1")}
     assert len(cwds) == 8 == len(set(cwds)) and not any(Path(c).exists() for c in cwds)
     assert all(Path(c).parent.name.startswith("stele-eval-") for c in cwds)
     assert list((tmp_path / "tmp").iterdir()) == []
@@ -119,7 +124,7 @@ def test_ctrl_c_removes_the_clone(project, monkeypatch, tmp_path):
         assert any(p.name.startswith("notes.") for d in (tmp_path / "tmp").iterdir() for p in d.iterdir())
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "_execute", interrupted)
+    monkeypatch.setattr(process, "run", interrupted)
     got = invoke("eval", "--agent", "suite.yaml", "--harness", "claude", "--harness-bin", str(fake))
     assert got.code == 130
     assert list((tmp_path / "tmp").iterdir()) == [] and not (repo / ".stele" / "eval").exists()

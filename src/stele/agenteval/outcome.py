@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,11 +74,11 @@ def _tracked_or_changed(tree: Path, change: Change) -> list[str]:
 
 
 def _command(run: str, timeout: int, tree: Path, env: dict[str, str]) -> Check:
+    from .process import run as run_process
+
     name = f"command `{run}`"
-    try:
-        done = subprocess.run(run, shell=True, cwd=tree, env=env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
-    except subprocess.TimeoutExpired:
+    code, out, err, timed_out = run_process(run, tree, env, timeout)
+    if timed_out:
         return Check(name, False, f"timed out after {timeout} s")
-    tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [""]
-    return Check(name, done.returncode == 0, f"exit {done.returncode}: {tail[0][:200]}" if done.returncode else "")
+    tail = (out + err).strip().splitlines()[-1:] or [""]
+    return Check(name, code == 0, f"exit {code}: {tail[0][:200]}" if code else "")

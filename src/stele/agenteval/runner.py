@@ -8,9 +8,6 @@ group is killed, the clone removed, and (Ctrl-C) the interruption goes on up to 
 """
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -20,7 +17,8 @@ from pathlib import Path
 from .. import gitrepo
 from ..errors import SteleError, UsageError
 from ..project import Project
-from . import harnesses, outcome, workspace
+from ..residency import OFF_ENV
+from . import harnesses, outcome, process, workspace
 from .suite import Suite, Task
 
 ARMS = ("with", "without")
@@ -132,6 +130,15 @@ def run_suite(project: Project, suite: Suite, opts: Options,
         shutil.rmtree(base, ignore_errors=True)
 
 
+def arm_env(env: dict[str, str], arm: str) -> dict[str, str]:
+    """The harness's environment in an arm: `without` sets STELE_OFF=1, which silences Stele's hooks
+    from any scope (a user-scope install in the home folder included); `with` never has it set."""
+    out = {k: v for k, v in env.items() if k != OFF_ENV}
+    if arm == "without":
+        out[OFF_ENV] = "1"
+    return out
+
+
 def _prepare(project: Project, tree: Path, task: Task, arm: str, harness: str) -> None:
     from ..install import targets as inst
 
@@ -163,7 +170,7 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
                                 trust=harnesses.trust_like(opts.harness, project.root, tree, env))
         timeout = opts.timeout or task.timeout
         t0 = time.monotonic()
-        code, stdout, timed_out = _execute(cmd, tree, env, timeout)
+        code, stdout, _, timed_out = process.run(cmd, tree, arm_env(env, arm), timeout)
         seconds = time.monotonic() - t0
         usage = harnesses.read_output(opts.harness, stdout)
         change = workspace.changes(tree, start)
@@ -176,31 +183,6 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
         return RunResult(task.id, arm, n, False, [outcome.Check("ran", False, str(e))], error=str(e))
     finally:
         workspace.remove(tree)
-
-
-def _execute(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple[int | None, str, bool]:
-    """Run the harness in its own process group; (exit code, stdout, timed out)."""
-    try:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
-    except OSError as e:
-        raise SteleError(f"could not start {cmd[0]}: {e}") from None
-    try:
-        stdout, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, stdout, False
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        stdout, _ = proc.communicate()
-        return None, stdout or "", True
-    finally:  # Ctrl-C included: nothing of the harness outlives its run
-        _kill(proc)
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def injected(tree: Path) -> list[dict]:
