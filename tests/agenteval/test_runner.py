@@ -20,6 +20,7 @@ with_stele = settings.is_file() and "stele hook" in settings.read_text()
 import os
 pathlib.Path("{log}").open("a").write(str(pathlib.Path.cwd()) + "\\n")
 pathlib.Path("{log}.off").open("a").write(os.environ.get("STELE_OFF", "-") + "\\n")
+pathlib.Path("{log}.files").open("a").write(" ".join(sorted(p.name for p in pathlib.Path.cwd().iterdir())) + "\\n")
 if "hang" in prompt:
     time.sleep(60)
 if with_stele:
@@ -147,3 +148,25 @@ def test_harness_without_agent_is_a_usage_error(project):
     got = invoke("eval", "suite.yaml", "--harness", "claude")
     assert got.code == 2 and "go with --agent" in got.err
 
+
+
+def test_a_task_starts_from_its_patch_or_branch_and_only_the_agents_change_is_judged(project, tmp_path):
+    repo, fake = project
+    git(repo, "checkout", "-qb", "feature")
+    (repo / "branch.txt").write_text("from the branch\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "feature")
+    git(repo, "checkout", "-q", "main")
+    (repo / "start.patch").write_text("--- /dev/null\n+++ b/patched.txt\n@@ -0,0 +1 @@\n+patched\n")
+    (repo / "suite.yaml").write_text(
+        "tasks:\n"
+        "  - id: patched\n    prompt: write the notes\n    setup: {patch: start.patch}\n"
+        "    expect: {touched: [notes.txt], not_touched: [patched.txt]}\n"
+        "  - id: branched\n    prompt: write the notes\n    setup: {branch: feature}\n"
+        "    expect: {touched: [notes.txt], not_touched: [branch.txt]}\n")
+    report, _ = run(repo, fake, "--runs", "1", "--arms", "with")
+    assert [(r["task"], r["passed"]) for r in report["runs"]] == [("patched", True), ("branched", True)]
+    seen = (tmp_path / "cwds.txt.files").read_text().split("\n")
+    assert "patched.txt" in seen[0] and "branch.txt" not in seen[0]
+    assert "branch.txt" in seen[1] and "patched.txt" not in seen[1]
+    assert not (repo / "patched.txt").exists() and git(repo, "branch", "--show-current").strip() == "main"
