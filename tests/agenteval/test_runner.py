@@ -170,3 +170,12 @@ def test_a_task_starts_from_its_patch_or_branch_and_only_the_agents_change_is_ju
     assert "patched.txt" in seen[0] and "branch.txt" not in seen[0]
     assert "branch.txt" in seen[1] and "patched.txt" not in seen[1]
     assert not (repo / "patched.txt").exists() and git(repo, "branch", "--show-current").strip() == "main"
+
+
+def test_a_setup_that_fails_stops_the_suite_instead_of_failing_an_arm(project, tmp_path):
+    repo, fake = project
+    (repo / "suite.yaml").write_text("tasks:\n  - id: gone\n    prompt: write the notes\n    setup: {branch: nowhere}\n"
+                                     "    expect: {touched: [notes.txt]}\n")
+    got = invoke("eval", "--agent", "suite.yaml", "--harness", "claude", "--harness-bin", str(fake))
+    assert got.code == 1 and "task gone (with, run 1): " in got.err and "nowhere" in got.err, got.err
+    assert list((tmp_path / "tmp").iterdir()) == [] and not (repo / ".stele" / "eval").exists()

@@ -8,6 +8,7 @@ group is killed, the clone removed, and (Ctrl-C) the interruption goes on up to 
 """
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -53,14 +54,13 @@ class RunResult:
     answer: str = ""
     injected: list[dict] = field(default_factory=list)  # the session log's deliveries: hook and ids
     transcript: str = ""  # the harness's stdout (written redacted beside the report)
-    error: str = ""
 
     def as_dict(self) -> dict:
         return {"task": self.task, "arm": self.arm, "run": self.run, "passed": self.passed,
                 "checks": [c.as_dict() for c in self.checks], "tokens_in": self.tokens_in,
                 "tokens_out": self.tokens_out, "turns": self.turns, "seconds": round(self.seconds, 2),
                 "exit": self.exit, "timed_out": self.timed_out, "answer": self.answer[:2000],
-                "injected": self.injected, "error": self.error}
+                "injected": self.injected}
 
 
 @dataclass
@@ -125,8 +125,6 @@ def run_suite(project: Project, suite: Suite, opts: Options,
         return out
     finally:
         out.seconds = time.time() - started
-        import shutil
-
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -179,8 +177,8 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
             checks.insert(0, outcome.Check("finished in time", False, f"killed after {timeout} s"))
         return RunResult(task.id, arm, n, all(c.ok for c in checks), checks, usage.tokens_in, usage.tokens_out,
                          usage.turns, seconds, code, timed_out, usage.answer, injected(tree), stdout)
-    except SteleError as e:
-        return RunResult(task.id, arm, n, False, [outcome.Check("ran", False, str(e))], error=str(e))
+    except SteleError as e:  # the apparatus failed, not the agent: counting it as a failed run would bias an arm
+        raise SteleError(f"task {task.id} ({arm}, run {n}): {e}") from None
     finally:
         workspace.remove(tree)
 
