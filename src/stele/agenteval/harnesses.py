@@ -4,9 +4,11 @@ of the user's own configuration says a model is reachable, and what to read from
 Nothing here chooses a model, a sandbox or an approval mode: the harness runs with the user's own
 configuration (their HOME, their settings, their environment), so it talks to the model their harness
 is configured for, under the permissions they set. `--harness-arg` adds flags the user chooses (a
-permission mode, a model). The one flag added is Codex's `--dangerously-bypass-hook-trust` in the
-`with` arm: Codex skips hooks nobody has approved in its `/hooks` screen, and the throwaway clone's
-freshly installed hooks have never been seen; it trusts hooks only, not commands or files.
+permission mode, a model). Two things are added, both for Codex, both for one run only: the clone
+gets the per-project settings the user's Codex config gives the repository (`trust_like`), and the
+`with` arm passes `--dangerously-bypass-hook-trust`: Codex skips hooks nobody has approved in its
+`/hooks` screen, and the throwaway clone's freshly installed hooks have never been seen; it trusts
+hooks only, not commands or files.
 """
 from __future__ import annotations
 
