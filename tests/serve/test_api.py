@@ -296,3 +296,17 @@ def test_retrieve_filters_before_ranking(repo):
     assert status == 200 and [r["id"] for r in data["results"] if r["source"] == "session"] == [ids[17]], data
     status, data = get(repo, "/api/memory/retrieve", q=q, fts="zqxv9", limit="3")
     assert status == 200 and [r["id"] for r in data["results"]] == [ids[-1]], data
+
+
+def test_agent_eval_runs_list_and_one(repo):
+    from tests.agenteval.sample import stored_run
+
+    assert get(repo, "/api/eval/agent") == (200, {"runs": []})
+    run = stored_run(Project(repo))
+    status, data = get(repo, "/api/eval/agent")
+    assert status == 200 and [r["run"] for r in data["runs"]] == [run] == ["20251202T000000Z-claude"]
+    assert data["runs"][0]["difference"] == {"value": 1.0, "interval": [0.2059, 1.0]}
+    status, one = get(repo, f"/api/eval/agent/{run}")
+    assert status == 200 and one["overall"]["injected"] == {"CON-6E8B": 3} and "| con-6e8b |" in one["report"]
+    assert get(repo, "/api/eval/agent/..%2Fetc")[0] == 404
+    assert get(repo, "/api/eval/agent/20990101T000000Z-claude")[0] == 404

@@ -308,6 +308,23 @@ def session_blob(project: Project, q: Query, session_id: str) -> Response:
     return Response(200, text.encode("utf-8"), TEXT)
 
 
+def agent_evals(project: Project, q: Query) -> Response:
+    """GET /api/eval/agent -> every stored `stele eval --agent` run's headline, newest first."""
+    from ..agenteval.results import listing
+
+    return json_response({"runs": listing(project)})
+
+
+def agent_eval(project: Project, q: Query, run: str) -> Response:
+    """GET /api/eval/agent/{run} -> the run's result.json, with its Markdown report as `report`."""
+    from ..agenteval.results import read
+
+    data = read(project, run)
+    if data is None:
+        raise ApiError(404, f"no stored `stele eval --agent` run {run!r} (GET /api/eval/agent lists them)")
+    return json_response(data)
+
+
 Handler = Callable[..., Response]
 ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/facts$"), facts),
@@ -320,6 +337,8 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)/blob$"), session_blob),
     (re.compile(r"^/api/snapshots$"), snapshots),
     (re.compile(r"^/api/snapshots/(?P<run>[^/]+)$"), snapshot),
+    (re.compile(r"^/api/eval/agent$"), agent_evals),
+    (re.compile(r"^/api/eval/agent/(?P<run>[^/]+)$"), agent_eval),
 ]
 
 
