@@ -80,6 +80,8 @@ def recall_text(result: Recall, max_chars: int = 9000, excerpt_chars: int = 240)
     if not result.entries and not result.risks:
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
+    if result.when is not None:  # a question about the past says which past it answers for
+        head.append(result.when.line())
     tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
     risks = [line for r in result.risks for line in _risk_lines(r, excerpt_chars)]
     if _size(head + risks + tail) > max_chars // 2:  # the callout never crowds out everything else

@@ -1,0 +1,145 @@
+"""`--as-of`: a real repository whose one decision changed over three commits, a session log written
+across the same months, and the record asked as it stood at each commit and at a date between them.
+Each answer holds the version of its time and nothing later: no later fact text, no later session
+entry. The live index and the working tree are never touched."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stele.project import Project
+from stele.session import wal
+from tests.helpers import git, invoke, write_fact
+
+QUESTION = "which queue do the background jobs run on?"
+VERSIONS = [  # (commit time, the decision's title then, a session note written a little later)
+    ("2026-01-10T12:00:00Z", "Background jobs run on a Redis queue", "2026-02-01T09:00:00Z",
+     "Measured the Redis queue: background jobs wait 40 ms"),
+    ("2026-03-10T12:00:00Z", "Background jobs run on a RabbitMQ queue", "2026-04-01T09:00:00Z",
+     "Tuned the RabbitMQ queue prefetch for background jobs to 20"),
+    ("2026-06-10T12:00:00Z", "Background jobs run on a Postgres queue", "2026-07-01T09:00:00Z",
+     "Vacuum settings for the Postgres queue table of background jobs"),
+]
+WORDS = ["Redis", "RabbitMQ", "Postgres"]
+
+
+def _commit(repo, when: str, message: str, monkeypatch) -> str:
+    monkeypatch.setenv("GIT_AUTHOR_DATE", when)
+    monkeypatch.setenv("GIT_COMMITTER_DATE", when)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def _log(repo, ts: str, text: str) -> None:
+    entry = wal.new_entry("s-queue", "note", text)
+    entry.ts = ts
+    wal.append(Project(repo), entry)
+
+
+@pytest.fixture
+def history(repo, fake_model, monkeypatch):
+    """Three commits of DEC-0001 (Redis, then RabbitMQ, then Postgres), a session note after each,
+    and an uncommitted fourth version in the working tree."""
+    shas = []
+    for n, (when, title, noted, note) in enumerate(VERSIONS):
+        write_fact(repo, "DEC-0001", "decision", title, f"{title}; the workers poll it. Queue of record.")
+        shas.append(_commit(repo, when, f"queue v{n + 1}", monkeypatch))
+        _log(repo, noted, note)
+    write_fact(repo, "DEC-0001", "decision", "Background jobs run on a Kafka queue", "Kafka, uncommitted.")
+    monkeypatch.delenv("GIT_AUTHOR_DATE")
+    monkeypatch.delenv("GIT_COMMITTER_DATE")
+    return shas
+
+
+def _recall(*args: str) -> tuple[dict, str]:
+    done = invoke("recall", QUESTION, "--json", *args)
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    return data, json.dumps(data["entries"])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_each_commit_answers_with_its_own_version(history, n):
+    data, text = _recall("--as-of", history[n])
+    titles = {e["id"]: e["title"] for e in data["entries"]}
+    assert titles["DEC-0001"] == VERSIONS[n][1]
+    assert data["as_of"]["commit"] == history[n]
+    assert data["as_of"]["time"] == VERSIONS[n][0]
+    for later in WORDS[n + 1:] + ["Kafka"]:  # nothing from after the commit, nor the working tree
+        assert later not in text
+    # each session note was written after its commit: later than the time asked, never there
+    assert [e for e in data["entries"] if e["source"] == "session"] == []
+
+
+def test_a_date_between_commits_takes_the_last_commit_before_it(history):
+    data, text = _recall("--as-of", "2026-02-15")
+    titles = {e["id"]: e["title"] for e in data["entries"]}
+    assert titles["DEC-0001"] == VERSIONS[0][1]
+    assert data["as_of"] == {"asked": "2026-02-15", "from": "option", "time": "2026-02-15T23:59:59Z",
+                             "commit": history[0], "superseded_included": False}
+    assert "RabbitMQ" not in text and "Postgres" not in text and "Kafka" not in text
+
+
+def _notes(prompt: str, *args: str) -> list[str]:
+    done = invoke("recall", prompt, "--json", *args)
+    assert done.code == 0, done.err
+    return [e["title"] for e in json.loads(done.out)["entries"] if e["source"] == "session"]
+
+
+def test_session_entries_count_up_to_the_time_asked(history):
+    redis = "how long do background jobs wait in the Redis queue we measured?"
+    rabbit = "what prefetch did we tune for the RabbitMQ queue of background jobs?"
+    assert VERSIONS[1][3] in _notes(rabbit)  # today the April note answers it
+    assert VERSIONS[0][3] in _notes(redis, "--as-of", "2026-02-15")  # written 2026-02-01
+    assert _notes(redis, "--as-of", history[0]) == []  # the commit of 2026-01-10 is older than the note
+    assert VERSIONS[1][3] not in _notes(rabbit, "--as-of", "2026-02-15")  # April's note is in its future
+    assert VERSIONS[2][3] not in _notes("vacuum settings of the Postgres queue table", "--as-of", history[1])
+
+
+def test_the_live_answer_is_untouched(history):
+    _recall("--as-of", history[0])
+    data, text = _recall()
+    assert {e["id"]: e["title"] for e in data["entries"]}["DEC-0001"] == "Background jobs run on a Kafka queue"
+    assert "as_of" not in data
+    assert "Kafka" in text
+
+
+def test_the_window_says_what_time_it_answers_for(history):
+    done = invoke("recall", QUESTION, "--as-of", "2026-04-15T00:00:00+02:00")
+    assert done.code == 0, done.err
+    assert f"answering as of 2026-04-14T22:00:00Z: the record at commit {history[1][:7]}" in done.out
+    assert "RabbitMQ" in done.out and "Postgres" not in done.out
+
+
+def test_search_takes_the_same_option(history):
+    done = invoke("search", "queue background jobs", "--as-of", history[1], "--json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert [r["title"] for r in data["results"]] == [VERSIONS[1][1]]
+    assert data["as_of"]["commit"] == history[1]
+
+
+def test_past_states_are_cached_by_commit_and_bounded(history, monkeypatch):
+    from stele.index import asof
+
+    monkeypatch.setattr(asof, "KEEP", 2)
+    root = Project(Path.cwd())
+    for sha in history:
+        _recall("--as-of", sha)
+    states = sorted(p.name for p in (root.index_dir / asof.CACHE).iterdir())
+    assert len(states) == 2 and all(s[:12] in {h[:12] for h in history[1:]} for s in states)
+
+
+@pytest.mark.parametrize("value,says", [
+    ("2026-13-40", "--as-of '2026-13-40' is not a valid date"),
+    ("no-such-branch", "--as-of 'no-such-branch' is neither a date nor a commit here"),
+    ("2025-06-01", "--as-of '2025-06-01' is before the first commit of this branch (2026-01-10T12:00:00Z)"),
+])
+def test_bad_input_is_one_line_naming_the_option(history, value, says):
+    for command in (("recall", QUESTION), ("search", "queue")):
+        done = invoke(*command, "--as-of", value)
+        assert done.code == 1
+        assert done.err.strip().splitlines() == [done.err.strip()] and says in done.err, done.err
