@@ -143,3 +143,71 @@ def test_bad_input_is_one_line_naming_the_option(history, value, says):
         done = invoke(*command, "--as-of", value)
         assert done.code == 1
         assert done.err.strip().splitlines() == [done.err.strip()] and says in done.err, done.err
+
+
+def test_a_prompt_that_names_a_past_month_is_answered_as_of_it(history):
+    data, text = _recall_prompt("which queue did the background jobs run on in February 2026?")
+    assert {e["id"]: e["title"] for e in data["entries"]}["DEC-0001"] == VERSIONS[0][1]
+    assert data["as_of"] == {"asked": "in February 2026", "from": "prompt", "time": "2026-02-28T23:59:59Z",
+                             "commit": history[0], "superseded_included": False}
+    assert "RabbitMQ" not in text and "Kafka" not in text
+    done = invoke("recall", "which queue did the background jobs run on in February 2026?")
+    assert 'answering as of 2026-02-28T23:59:59Z' in done.out and 'asked: "in February 2026"' in done.out
+
+
+def test_a_time_before_the_history_falls_back_to_today_with_history_let_in(history):
+    data, _ = _recall_prompt("which queue did the background jobs run on in 2024?")
+    assert data["as_of"]["time"] is None and data["as_of"]["superseded_included"]
+    assert "history starts later" in data["as_of"]["note"]
+
+
+def _recall_prompt(prompt: str) -> tuple[dict, str]:
+    done = invoke("recall", prompt, "--json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    return data, json.dumps(data["entries"])
+
+
+def test_before_lets_superseded_facts_in_labelled(repo, fake_model):
+    write_fact(repo, "DEC-0002", "decision", "Login sessions are stored in Memcached",
+               "Login sessions are kept in Memcached.", status="superseded")
+    write_fact(repo, "DEC-0003", "decision", "Login sessions are stored in Redis",
+               "Login sessions are kept in Redis.", links={"supersedes": ["DEC-0002"]})
+    now, _ = _recall_prompt("where are the login sessions stored for the web app?")
+    assert [e["id"] for e in now["entries"]] == ["DEC-0003"] and "as_of" not in now
+    then, _ = _recall_prompt("where were the login sessions stored before we switched?")
+    assert {e["id"] for e in then["entries"]} == {"DEC-0002", "DEC-0003"}
+    assert then["as_of"] == {"asked": "before we switched", "from": "prompt", "time": None, "commit": None,
+                             "superseded_included": True}
+    shown = invoke("recall", "where were the login sessions stored before we switched?").out
+    assert "DECISION DEC-0002 [superseded]" in shown and "superseded facts are included" in shown
+
+
+def test_the_http_retrieve_takes_as_of(history):
+    from stele.serve.api import handle
+
+    def get(**params: str) -> tuple[int, dict]:
+        r = handle(Project(Path.cwd()), "/api/memory/retrieve", {k: [v] for k, v in params.items()})
+        return r.status, json.loads(r.body)
+
+    status, data = get(q=QUESTION, as_of=history[1])
+    assert status == 200 and data["as_of"]["commit"] == history[1]
+    assert {r["id"]: r["title"] for r in data["results"]}["DEC-0001"] == VERSIONS[1][1]
+    assert "Postgres" not in json.dumps(data["results"]) and "Kafka" not in json.dumps(data["results"])
+    status, data = get(q=QUESTION, as_of="yesterday-ish")
+    assert status == 400 and data["error"].startswith("as_of 'yesterday-ish' is neither a date nor a commit")
+    assert get(q=QUESTION, as_of=" ")[0] == 400
+    assert "as_of" not in get(q=QUESTION)[1]
+
+
+def test_the_mcp_tools_take_as_of(history):
+    from stele.errors import SteleError
+    from stele.serve.mcp import recall_text, search_text
+
+    p = Project(Path.cwd())
+    text = recall_text(p, QUESTION, as_of="2026-05-01")
+    assert VERSIONS[1][1] in text and "answering as of 2026-05-01T23:59:59Z" in text and "Postgres" not in text
+    found = search_text(p, "queue background jobs", as_of=history[0])
+    assert VERSIONS[0][1] in found and found.startswith("(answering as of 2026-01-10T12:00:00Z")
+    with pytest.raises(SteleError, match="--as-of '2020-01-01' is before the first commit"):
+        recall_text(p, QUESTION, as_of="2020-01-01")
