@@ -211,3 +211,45 @@ def test_the_mcp_tools_take_as_of(history):
     assert VERSIONS[0][1] in found and found.startswith("(answering as of 2026-01-10T12:00:00Z")
     with pytest.raises(SteleError, match="--as-of '2020-01-01' is before the first commit"):
         recall_text(p, QUESTION, as_of="2020-01-01")
+
+
+@pytest.mark.parametrize("text,moment", [
+    ("2026-03-04", "2026-03-04T23:59:59Z"),                  # a date alone: the end of that day
+    ("2026-03-04T10:00:00Z", "2026-03-04T10:00:00Z"),
+    ("2026-03-04T10:00:00.000Z", "2026-03-04T10:00:00Z"),    # JavaScript's toISOString (a benchmark's asOf)
+    ("2026-03-04T10:00:00+02:00", "2026-03-04T08:00:00Z"),
+    ("2026-03-04T10:00", "2026-03-04T10:00:00Z"),            # no zone: UTC
+    ("v1.4", None), ("abc1234", None),                       # not dates: commits to look up
+])
+def test_dates_are_read_as_utc_moments(text, moment):
+    from stele import clock
+    from stele.index.asof import parse_date
+
+    found = parse_date(text)
+    assert (clock.iso(found) if found else None) == moment
+
+
+def test_an_iso_time_with_milliseconds_works_end_to_end(history):
+    data, _ = _recall("--as-of", "2026-03-10T12:00:00.000Z")  # the second commit's own second
+    assert data["as_of"]["commit"] == history[1]
+
+
+def test_a_past_state_in_use_is_not_pruned(history, monkeypatch):
+    from stele.index import asof
+    from stele.index.build import shared_lock
+
+    monkeypatch.setattr(asof, "KEEP", 1)
+    p = Project(Path.cwd())
+    first = asof.prepare(p, asof.resolve(p, history[0]))
+    with shared_lock(first):  # another process reading it
+        asof.prepare(p, asof.resolve(p, history[1]))
+        assert first.root.is_dir()
+    asof.prepare(p, asof.resolve(p, history[2]))
+    assert not first.root.exists() and len(list((p.index_dir / asof.CACHE).iterdir())) == 1
+
+
+def test_a_session_entry_logged_later_with_an_earlier_time_is_seen(history):
+    redis = "how long do background jobs wait in the Redis queue we measured?"
+    assert _notes(redis, "--as-of", history[0]) == []
+    _log(Path.cwd(), "2026-01-05T08:00:00Z", "Measured the Redis queue once more: jobs wait 35 ms")
+    assert "Measured the Redis queue once more: jobs wait 35 ms" in _notes(redis, "--as-of", history[0])
