@@ -253,3 +253,13 @@ def test_a_session_entry_logged_later_with_an_earlier_time_is_seen(history):
     assert _notes(redis, "--as-of", history[0]) == []
     _log(Path.cwd(), "2026-01-05T08:00:00Z", "Measured the Redis queue once more: jobs wait 35 ms")
     assert "Measured the Redis queue once more: jobs wait 35 ms" in _notes(redis, "--as-of", history[0])
+
+
+def test_why_explains_a_past_recall(history):
+    done = invoke("why", QUESTION, "--as-of", history[0], "--json")
+    assert done.code == 0, done.err
+    data = json.loads(done.out)
+    assert data["as_of"]["commit"] == history[0] and "DEC-0001" in [s["id"] for s in data["seeds"]]
+    text = invoke("why", QUESTION, "--as-of", history[0]).out
+    assert f"as of: 2026-01-10T12:00:00Z (commit {history[0][:7]}); --as-of {history[0]}" in text
+    assert invoke("why", QUESTION, "--as-of", "nope-nope").code == 1

@@ -126,6 +126,11 @@ def why_text(x: dict[str, Any]) -> str:
     out = [f"mode: {x['mode']}{'  (partial: the time budget ran out)' if x['partial'] else ''}  "
            f"{x['elapsed_ms']} ms"]
     out += [f"warning: {w}" for w in x.get("warnings", [])]
+    if x.get("as_of"):
+        w = x["as_of"]
+        out.append(f"as of: {w['time']} (commit {(w['commit'] or '')[:7]})" if w["time"] else
+                   "as of: today's record, superseded facts let in")
+        out[-1] += f"; {'--as-of ' + w['asked'] if w['from'] == 'option' else 'asked: ' + repr(w['asked'])}"
     g = x.get("gate")
     if g is None:
         return "\n".join(out) + "\n"
