@@ -263,3 +263,15 @@ def test_why_explains_a_past_recall(history):
     text = invoke("why", QUESTION, "--as-of", history[0]).out
     assert f"as of: 2026-01-10T12:00:00Z (commit {history[0][:7]}); --as-of {history[0]}" in text
     assert invoke("why", QUESTION, "--as-of", "nope-nope").code == 1
+
+
+def test_the_prompt_hook_answers_a_past_question_as_of_its_time(history):
+    from tests.helpers import hook
+
+    payload = {"session_id": "past-1", "transcript_path": "/t", "cwd": str(Path.cwd()),
+               "hook_event_name": "UserPromptSubmit",
+               "prompt": "which queue did the background jobs run on in February 2026?"}
+    done = hook("prompt", payload, "--harness", "claude")
+    assert done.code == 0
+    assert VERSIONS[0][1] in done.out and "answering as of 2026-02-28T23:59:59Z" in done.out
+    assert "RabbitMQ" not in done.out and "Kafka" not in done.out
