@@ -53,6 +53,7 @@ def test_before_without_a_date_lets_history_in(prompt, phrase):
     "we may need to revisit this in may",                    # `may`, lowercase, is a verb
     "add a check before the old handler runs",
     "what was the error in compact.go:548 about overlaps",
+    "what was the limit on 2026-02-30",                      # no calendar date: no cue, no error
 ])
 def test_prompts_without_a_past_are_left_alone(prompt):
     assert cue(prompt, TODAY) is None

@@ -127,7 +127,10 @@ def cue(prompt: str, today: dt.date) -> Cue | None:
         m = pattern.search(text)
         if m is None:
             continue
-        moment = _moment(name, m, today)
+        try:
+            moment = _moment(name, m, today)
+        except (ValueError, OverflowError):  # "900 years ago", "February 30"
+            continue
         if moment is not None and moment.date() < today and past.search(text):
             return Cue(m.group(0).strip(), moment)
     m = before.search(text)
