@@ -90,6 +90,8 @@ def recall_text(result: Recall, max_chars: int = 9000, excerpt_chars: int = 240)
     if not result.entries and not result.risks:
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
+    if result.when is not None:  # a question about the past says which past it answers for
+        head.append(result.when.line())
     tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
     risks = [line for r in result.risks for line in _risk_lines(r, excerpt_chars)]
     if _size(head + risks + tail) > max_chars // 2:  # the callout never crowds out everything else
@@ -134,6 +136,11 @@ def why_text(x: dict[str, Any]) -> str:
     out = [f"mode: {x['mode']}{'  (partial: the time budget ran out)' if x['partial'] else ''}  "
            f"{x['elapsed_ms']} ms"]
     out += [f"warning: {w}" for w in x.get("warnings", [])]
+    if x.get("as_of"):
+        w = x["as_of"]
+        out.append(f"as of: {w['time']} (commit {(w['commit'] or '')[:7]})" if w["time"] else
+                   "as of: today's record, superseded facts let in")
+        out[-1] += f"; {'--as-of ' + w['asked'] if w['from'] == 'option' else 'asked: ' + repr(w['asked'])}"
     g = x.get("gate")
     if g is None:
         return "\n".join(out) + "\n"

@@ -181,8 +181,10 @@ def snapshot(project: Project, q: Query, run: str) -> Response:
 
 
 def retrieve(project: Project, q: Query) -> Response:
-    """GET /api/memory/retrieve?q=&issue=&pr=&path=&fts=&limit= -> what recall finds for `q` (the hook's
-    entries and risk callout). `path` is also a file being edited (its anchored facts are seeds);
+    """GET /api/memory/retrieve?q=&issue=&pr=&path=&fts=&limit=&as_of= -> what recall finds for `q` (the
+    hook's entries and risk callout). `as_of` (a date or a commit, as `stele recall --as-of`) answers from
+    the record as it stood then, and `as_of` in the answer says which past it was (also when the prompt
+    itself asked about one). `path` is also a file being edited (its anchored facts are seeds);
     `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay);
     `fts` keeps only results that contain every one of its words (case-insensitive, as `sessions?q=`).
     The prompt hook's short-prompt gate does not apply: `q=redis` is a question someone asked.
@@ -201,6 +203,8 @@ def retrieve(project: Project, q: Query) -> Response:
     path = q.one("path")
     if "fts" in q.params and q.one("fts") is None:
         raise ApiError(400, "fts is empty: give the words every result must contain, or leave it out")
+    if "as_of" in q.params and q.one("as_of") is None:
+        raise ApiError(400, "as_of is empty: give a date (2026-03-04) or a commit, or leave it out")
     words = _tokens(q.one("fts") or "")
     keep: set[str] | None = None
     if any(q.one(k) is not None for k in ("issue", "pr", "path")):
@@ -217,8 +221,11 @@ def retrieve(project: Project, q: Query) -> Response:
             return False
         return not words or words <= _tokens(f"{node.id} {node.title} {node.excerpt}")
 
-    result = recall(project, text, files=[path] if path else [], gate=False,
-                    only=only if words or keep is not None else None)
+    try:
+        result = recall(project, text, files=[path] if path else [], gate=False,
+                        only=only if words or keep is not None else None, as_of=q.one("as_of"))
+    except SteleError as e:  # an as_of that names no past state
+        raise ApiError(400, str(e).replace("--as-of", "as_of", 1)) from None
     entries = result.entries
     if words:
         entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
@@ -228,7 +235,8 @@ def retrieve(project: Project, q: Query) -> Response:
     return json_response({"mode": _ran(result), "retrieval": result.mode, "results": results,
                           "risks": [{**r.as_dict(), "text": r.excerpt} for r in result.risks],
                           "limit": limit, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
-                          "warnings": result.warnings})
+                          "warnings": result.warnings,
+                          **({"as_of": result.when.as_dict()} if result.when is not None else {})})
 
 
 def _ran(result: Any) -> str:
