@@ -236,7 +236,7 @@ def test_an_iso_time_with_milliseconds_works_end_to_end(history):
 
 def test_a_past_state_in_use_is_not_pruned(history, monkeypatch):
     from stele.index import asof
-    from stele.index.build import shared_lock
+    from stele.index.handle import shared_lock
 
     monkeypatch.setattr(asof, "KEEP", 1)
     p = Project(Path.cwd())
