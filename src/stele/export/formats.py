@@ -89,7 +89,7 @@ def frontmatter(harness: Harness, patterns: list[str], paths: tuple[str, ...]) -
 def entry(fact: Fact, level: str = "##") -> str:
     """One fact as every harness shows it: kind, id and title, what it is anchored to, its body (cut
     past FACT_CHARS, saying where the rest is)."""
-    anchors = ", ".join(f"`{safe(a)}`" for a in fact.anchors)
+    anchors = ", ".join(f"`{safe(a)}`" for a in sorted(set(fact.anchors)))
     body = safe(fact.body.strip())
     if len(body) > FACT_CHARS:
         body = textcut.lines(body, FACT_CHARS, "\n...") + f"\n(cut here: `stele show {fact.id}` prints all of it)"
