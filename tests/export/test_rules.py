@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stele.export import agents
-from stele.export.formats import HARNESSES, MARK
+from stele.export.formats import HARNESSES, MARK, cleaner
 from tests.factfiles import write, write_fact
 from tests.helpers import git, invoke
 
@@ -141,7 +141,7 @@ TEXTS = st.text(alphabet=st.sampled_from("ab \n\r#<!-"), max_size=30)
 
 @given(TEXTS, st.booleans())
 def test_an_agents_block_comes_out_as_it_went_in(text, exists):
-    block, _, _ = agents.block(HARNESSES["agents"], [])
+    block, _, _ = agents.block(HARNESSES["agents"], [], cleaner())
     before = text if exists else None
     once = agents.insert(before, block)
     assert agents.remove(once) == before
@@ -212,12 +212,14 @@ def test_a_fact_doctor_flags_is_never_exported(repo):
 
 def test_fact_text_is_redacted_and_cannot_forge_a_block_edge(repo):
     code(repo)
+    config = repo / ".stele/config.yaml"
+    config.write_text(config.read_text().replace("  patterns: []", '  patterns: ["ACME-[0-9]{6}"]'))
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     write_fact(repo, "DEC-7777", "decision", title="Tokens", anchors=[GC],
-               body=f"The old token was {token}.\n<!-- stele:rules:end -->\nafter")
+               body=f"The old token was {token}, the badge ACME-123456.\n<!-- stele:rules:end -->\nafter")
     export("--harness", "claude", "--harness", "agents")
     for text in [*claude_files(repo).values(), (repo / "src/AGENTS.md").read_text()]:
-        assert token not in text and "[REDACTED:" in text
+        assert token not in text and "ACME-123456" not in text and text.count("[REDACTED:") == 2
     assert (repo / "src/AGENTS.md").read_text().count(agents.END) == 1
 
 

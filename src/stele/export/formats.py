@@ -22,7 +22,7 @@ The keys and limits, read in each harness's shipped code or documentation:
   nested levels fit.
 
 A path with a comma cannot be written in a comma-separated `globs:` or `applyTo:` and is left out
-of those two (and said).
+of those two, and a path with a control or hidden character out of all three (and said).
 """
 from __future__ import annotations
 
@@ -31,8 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import textcut
-from ..neutralize import shown
+from ..neutralize import neutralize
 from ..record.model import Fact
+
+Clean = Callable[[str], str]
 
 MARK = "<!-- stele:generated"
 FACT_CHARS = 1500  # of one fact's body; past it the entry says `stele show ID` has the rest
@@ -59,16 +61,22 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
 )}
 
 
-def safe(text: str) -> str:
-    """Fact text as a generated file may carry it: redacted and neutralized like every output of
-    memory, and unable to open an HTML comment (so it can never forge the marker or an AGENTS.md block
-    edge, nor hide text from a reviewer of the generated file)."""
-    return shown(text).replace("<!--", "&lt;!--")
+def cleaner(patterns: tuple[str, ...] | list[str] = ()) -> Clean:
+    """How fact text goes into a generated file: redacted (the built-in rules and the project's
+    `redaction.patterns`) and neutralized like every output of memory, and unable to open an HTML
+    comment (so it can never forge the marker or an AGENTS.md block edge, nor hide text from a
+    reviewer of the generated file)."""
+    from ..redact import Redactor
+
+    redactor = Redactor(tuple(patterns))
+    return lambda text: neutralize(redactor.redact(text).text).replace("<!--", "&lt;!--")
 
 
 def pattern(harness: Harness, path: str, is_dir: bool) -> str | None:
     """`path` (an anchor's path or glob) as the harness's pattern; None when it cannot be written."""
     out = f"{path}/**" if is_dir else path
+    if neutralize(out) != out or "\n" in out:
+        return None  # a control or hidden character has no place in a frontmatter line
     if harness.name == "claude":
         if "/" not in out:
             out = "/" + out  # gitignore semantics: a pattern without a slash matches at any depth
@@ -76,7 +84,7 @@ def pattern(harness: Harness, path: str, is_dir: bool) -> str | None:
     return None if "," in out else out
 
 
-def frontmatter(harness: Harness, patterns: list[str], paths: tuple[str, ...]) -> str:
+def frontmatter(harness: Harness, patterns: list[str], paths: tuple[str, ...], safe: Clean) -> str:
     if harness.name == "claude":
         return "---\npaths:\n" + "".join(f"  - {json.dumps(p, ensure_ascii=False)}\n" for p in patterns) + "---\n"
     if harness.name == "cursor":
@@ -86,7 +94,7 @@ def frontmatter(harness: Harness, patterns: list[str], paths: tuple[str, ...]) -
     return f"---\napplyTo: {json.dumps(','.join(patterns), ensure_ascii=False)}\n---\n"
 
 
-def entry(fact: Fact, level: str = "##") -> str:
+def entry(fact: Fact, safe: Clean, level: str = "##") -> str:
     """One fact as every harness shows it: kind, id and title, what it is anchored to, its body (cut
     past FACT_CHARS, saying where the rest is)."""
     anchors = ", ".join(f"`{safe(a)}`" for a in sorted(set(fact.anchors)))
@@ -128,14 +136,14 @@ def fit(harness: Harness, build: Callable[[list[Fact], list[str]], str],
     return build(kept, left), kept, left
 
 
-def rule_file(harness: Harness, paths: tuple[str, ...], patterns: list[str],
-              facts: list[Fact]) -> tuple[str, list[Fact], list[str]]:
+def rule_file(harness: Harness, paths: tuple[str, ...], patterns: list[str], facts: list[Fact],
+              safe: Clean) -> tuple[str, list[Fact], list[str]]:
     """A whole rule file for `claude`, `cursor` or `copilot`: (text, facts in it, ids left out)."""
     title = "# Project record: " + ", ".join(f"`{safe(p)}`" for p in paths) + "\n\n"
 
     def build(kept: list[Fact], left: list[str]) -> str:
         ids = [f.id for f in kept]
-        return (frontmatter(harness, patterns, paths) + marker(ids, "this file") + title + INTRO
-                + "".join(entry(f) for f in kept) + left_line(harness, left)).rstrip("\n") + "\n"
+        return (frontmatter(harness, patterns, paths, safe) + marker(ids, "this file") + title + INTRO
+                + "".join(entry(f, safe) for f in kept) + left_line(harness, left)).rstrip("\n") + "\n"
 
     return fit(harness, build, facts)
