@@ -238,3 +238,12 @@ def test_install_rules_puts_the_sync_in_the_pre_commit_hook_and_keeps_it(repo):
     export("--sync", "--stage")
     staged = git(repo, "diff", "--cached", "--name-only").split()
     assert any(s.startswith(".claude/rules/stele-src-gc-py-") for s in staged)
+
+
+def test_no_agents_block_where_git_does_not_look(repo):
+    code(repo)
+    write(repo, ".gitignore", "build/\n")
+    write(repo, "build/out.py", "z = 3\n")
+    write_fact(repo, "DEC-8888", "decision", title="Build output is generated", anchors=["build/out.py"])
+    export("--harness", "agents")
+    assert not (repo / "build/AGENTS.md").exists()  # it could never be found again to be taken out

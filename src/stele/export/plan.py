@@ -97,10 +97,10 @@ def _generated(root: Path, harness: Harness) -> dict[str, bytes]:
     return found
 
 
-def _agents_files(root: Path) -> dict[str, bytes]:
+def _agents_files(root: Path, listing: list[str] | None = None) -> dict[str, bytes]:
     """Every AGENTS.md in the working tree (tracked or not ignored) that holds a generated block."""
     found = {}
-    for rel in gitrepo.ls_files(root):
+    for rel in gitrepo.ls_files(root) if listing is None else listing:
         if PurePosixPath(rel).name == agents.NAME and (root / rel).is_file():
             data = (root / rel).read_bytes()
             if agents.BEGIN.encode() in data or agents.BEGIN.encode("utf-16-le") in data \
@@ -185,7 +185,12 @@ def folder_of(path: str, is_dir: IsDir) -> str:
 
 def _plan_agents(root: Path, harness: Harness, grouped: list[Group], is_dir: IsDir, safe: Clean,
                  out: Plan) -> None:
-    old = _agents_files(root)
+    listing = gitrepo.ls_files(root)
+    old = _agents_files(root, listing)
+    # only folders git sees (tracked or not ignored): a block written where git does not look could
+    # never be found again to be kept up to date or taken out
+    folders = {rel.rsplit("/", 1)[0] if "/" in rel else "" for rel in listing}
+    folders |= {f.rsplit("/", i)[0] for f in list(folders) for i in range(1, f.count("/") + 1)} | {""}
     by_folder: dict[str, dict[str, Fact]] = {}
     for group in grouped:
         for p in group.paths:
@@ -194,8 +199,8 @@ def _plan_agents(root: Path, harness: Harness, grouped: list[Group], is_dir: IsD
                 by_folder.setdefault(folder, {})[fact.id] = fact
     wanted: dict[str, FileState] = {}
     for folder in sorted(by_folder):
-        if folder and not (root / folder).is_dir():
-            continue  # a glob's folder that is not there (doctor reports the anchor)
+        if folder not in folders:
+            continue  # not there (doctor reports the anchor), or ignored by git
         rel = f"{folder}/{agents.NAME}" if folder else agents.NAME
         facts = sorted(by_folder[folder].values(), key=anchored_order)
         text, kept, left = agents.block(harness, facts, safe)
