@@ -2,6 +2,7 @@
 touched, AGENTS.md given back byte for byte, sizes kept, and doctor saying when they are out of date."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -235,9 +236,20 @@ def test_install_rules_puts_the_sync_in_the_pre_commit_hook_and_keeps_it(repo):
     assert (repo / ".git/hooks/pre-commit").read_text() == hook
     path = repo / "docs/memory/decisions/DEC-2222.md"
     path.write_text(path.read_text().replace("No downtime for GC.", "No downtime, ever."))
-    export("--sync", "--stage")
-    staged = git(repo, "diff", "--cached", "--name-only").split()
-    assert any(s.startswith(".claude/rules/stele-src-gc-py-") for s in staged)
+    git(repo, "add", "docs/memory")
+    git(repo, "commit", "-qm", "reword DEC-2222")  # the hook rewrites the rule file and stages it
+    committed = git(repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert any(s.startswith(".claude/rules/stele-src-gc-py-") for s in committed), committed
+    assert git(repo, "status", "--porcelain").strip() == ""
+    assert "No downtime, ever." in next(t for t in claude_files(repo).values() if "DEC-2222" in t)
+
+
+def test_sync_and_json(repo):
+    facts(repo)
+    assert "nothing to sync" in export("--sync").err and not (repo / ".claude").exists()
+    export("--harness", "copilot")
+    data = json.loads(export("--sync", "--check", "--json").out)
+    assert data["harnesses"] == ["copilot"] and data["files"] == [] and data["check"] is True
 
 
 def test_no_agents_block_where_git_does_not_look(repo):
