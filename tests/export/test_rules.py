@@ -259,3 +259,12 @@ def test_no_agents_block_where_git_does_not_look(repo):
     write_fact(repo, "DEC-8888", "decision", title="Build output is generated", anchors=["build/out.py"])
     export("--harness", "agents")
     assert not (repo / "build/AGENTS.md").exists()  # it could never be found again to be taken out
+
+
+def test_a_record_with_errors_is_not_exported(repo):
+    facts(repo)
+    export("--harness", "claude")
+    before = tree(repo)
+    write(repo, "docs/memory/decisions/DEC-9999.md", "---\nid: DEC-9999\nkind: decision\n---\nno title\n")
+    result = invoke("export", "rules", "--harness", "claude")
+    assert result.code == 1 and "DEC-9999" in result.err and tree(repo) == before

@@ -15,11 +15,15 @@ class Result:
     checked: bool = False
 
 
-def current_plan(project: Project, harnesses: list[str]) -> Plan:
+def current_plan(project: Project, harnesses: list[str], *, writing: bool) -> Plan:
+    """The plan for the record as it is; for writing, a record that loads without errors (a fact file
+    that does not parse would otherwise take its rules out until it is fixed)."""
     from ..delivery import today
     from ..record.load import load
 
     record = load(project)
+    if writing:
+        record.require_valid()
     return plan(project, list(record.facts.values()), harnesses, today())
 
 
@@ -31,6 +35,6 @@ def export_rules(project: Project, harnesses: list[str] | None = None, *, sync: 
     chosen = exported(project) if sync else choose(harnesses)
     if not chosen:
         return Result([], checked=check)
-    the_plan = current_plan(project, chosen)
+    the_plan = current_plan(project, chosen, writing=not check)
     files = the_plan.stale() if check else apply(project, the_plan, stage=stage)
     return Result(chosen, files, the_plan.notes, check)
