@@ -109,6 +109,12 @@ def ls_files(root: Path, ref: str | None = None) -> list[str]:
     return sorted({p for p in out.decode("utf-8", "replace").split("\0") if p})
 
 
+def stage(root: Path, paths: list[str]) -> None:
+    """`git add` these paths, deletions included (a path git never tracked must exist)."""
+    if paths:
+        run(root, "add", "-A", "--", *paths)
+
+
 def ever_existed(root: Path, path: str) -> bool:
     """Did any commit of any ref ever hold `path` (a file, or anything under a folder)?"""
     out = call(root, "log", "--all", "-1", "--format=%H", "--", path)

@@ -113,6 +113,7 @@ CASES = {
     "store-config": (lambda r: store_config(r, store="s3://team-memory/app",
                                             endpoint="http://minio:hunter2hunter2@127.0.0.1:9000"),
                      lambda r: store_config(r, store=""), {}),
+    "stale-export": (lambda r: exported_rules(r, edit=True), lambda r: exported_rules(r, edit=False), {}),
     "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
                 lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
     "review-overdue": (lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2026-01-01"),
@@ -168,6 +169,17 @@ def new_repo(root: Path) -> Project:
     git(root, "init", "-q", "-b", "main")
     (root / "docs/memory").mkdir(parents=True)
     return Project(root)
+
+
+def exported_rules(root: Path, edit: bool) -> None:
+    """A fact exported by `stele export rules --harness claude`; with `edit`, changed since."""
+    from stele.export.run import export_rules
+
+    write(root, "src/gc.py", "x = 1\n")
+    write_fact(root, "DEC-AAAA", "decision", anchors=["src/gc.py"])
+    export_rules(Project(root), ["claude"])
+    if edit:
+        write_fact(root, "DEC-AAAA", "decision", anchors=["src/gc.py"], body="Changed since the export.")
 
 
 def test_every_check_has_fixtures():

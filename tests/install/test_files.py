@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stele.install import targets, textform
+from stele import textform
+from stele.install import targets
 from stele.install.files import Ledger, Scope
 from stele.project import Project
 

@@ -68,6 +68,9 @@ def install(
     probe: Annotated[bool, typer.Option("--probe", help="With --check: run each installed harness once on "
                                         "a probe prompt (your model, a few tokens) and check that a nonce "
                                         "from Stele's session-start hook came back.")] = False,
+    rules: Annotated[bool, typer.Option("--rules", help="Install the git pre-commit hook (alone, or with the "
+                                        "targets named) so that it also rewrites and stages the rule files of "
+                                        "`stele export rules` at each commit.")] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -81,7 +84,7 @@ def install(
     if check:
         _check(p, wants_json(fmt, json_), live=live, probe=probe)
         return
-    names = list(dict.fromkeys(target))
+    names = list(dict.fromkeys(target + (["pre-commit"] if rules else [])))
     if not names:
         detected = [t.name for t in inst.targets().values() if t.detect(p)]
         if not detected:
@@ -98,10 +101,15 @@ def install(
     if scope == ScopeChoice.project and not dry_run and not p.stele_dir.is_dir():
         raise SteleError(f"{p.root} has no .stele/ yet: run `stele init` first (the hooks stay silent "
                          "in a repository without Stele)")
-    results = [(t.name, t.install(p, dry_run=dry_run, scope=scope.value)) for t in chosen]
+    results = [(t.name, t.install(p, dry_run=dry_run, scope=scope.value, **_rules(t.name, rules)))
+               for t in chosen]
     _report(p, results, dry_run, wants_json(fmt, json_))
     if not dry_run:
         _would_run(p, [t.name for t in chosen])
+
+
+def _rules(name: str, rules: bool) -> dict:
+    return {"rules": True} if rules and name == "pre-commit" else {}
 
 
 def _would_run(p, names: list[str]) -> None:

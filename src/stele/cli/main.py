@@ -11,7 +11,7 @@ from .app import app
 
 # Each module registers its commands on import; `stele --help` lists them in this order.
 COMMAND_MODULES = ("record_cmds", "import_cmd", "demo_cmd", "install_cmd", "retrieve_cmds", "brief_cmd", "session_cmds",
-                   "task_cmds", "anchor_cmds", "doctor_cmd", "review_cmd", "eval_cmd", "context_cmds",
+                   "task_cmds", "anchor_cmds", "doctor_cmd", "export_cmd", "review_cmd", "eval_cmd", "context_cmds",
                    "knowledge_cmds", "serve_cmds", "hooks_cmds")
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__package__}.{_name}")

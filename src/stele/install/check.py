@@ -18,8 +18,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import textform
 from ..project import Project
-from . import textform
 from .jsonhooks import COMMAND_KEYS, is_ours
 
 OK, NOTE, WARN, ERROR = "ok", "note", "warning", "error"

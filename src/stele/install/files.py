@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .. import atomic
+from .. import atomic, textform
 from ..errors import SteleError, UsageError
 from ..project import Project
-from . import textform
 from .targets import Change
 
 

@@ -35,13 +35,21 @@ def _stele_command() -> str:
     return str(here) if here.is_file() else (shutil.which("stele") or "stele")
 
 
-def block() -> str:
+# `stele install --rules`: the exported rule files follow the record at each commit, and are staged
+# with it. A failure to export never blocks the commit (`stele doctor` reports what is out of date).
+RULES_LINE = ('if [ -x "$stele_bin" ]; then "$stele_bin" export rules --sync --stage || '
+              'echo "stele: the exported rule files were not updated (above)" >&2; fi\n')
+
+
+def block(rules: bool = False) -> str:
     fallback = shlex.quote(_stele_command())
     return (f"{BEGIN}\n"
             "# Lists the facts anchored to the staged changes; add --strict after `pre-commit` to block\n"
             "# commits that change code under a risk or constraint without re-verifying it.\n"
             f"stele_bin=$(command -v stele || echo {fallback})\n"
-            'if [ -x "$stele_bin" ]; then "$stele_bin" hook pre-commit || exit 1; fi\n'
+            + ("# Rewrites and stages the rule files of `stele export rules` that the record changed.\n"
+               + RULES_LINE if rules else "")
+            + 'if [ -x "$stele_bin" ]; then "$stele_bin" hook pre-commit || exit 1; fi\n'
             f"{END}\n")
 
 
@@ -75,15 +83,19 @@ class PreCommitTarget:
     def hook_path(self, project: Project) -> Path:
         return gitrepo.hooks_dir(project.root) / "pre-commit"
 
-    def install(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]:
+    def install(self, project: Project, *, dry_run: bool = False, scope: str = "project",
+                rules: bool = False) -> list[Change]:
+        """`rules`: the hook also keeps the exported rule files in sync; a hook that already does keeps
+        doing so when installed again without it."""
         _project_scope_only(scope)
         path = self.hook_path(project)
-        wanted = block()
         if not path.exists():
+            wanted = block(rules)
             self._refuse_tracked(project, path, wanted)
             return [_write(path, None, NEW_HOOK + wanted, "created", dry_run)]
         text = path.read_text(encoding="utf-8")
         parts = _split(text)
+        wanted = block(rules or (parts is not None and RULES_LINE in parts[1]))
         if parts is not None:
             if parts[1] == wanted:
                 return [Change(path, "unchanged")]
