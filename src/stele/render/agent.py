@@ -37,7 +37,7 @@ def _via(via: Via | None) -> str:
 def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     kind = e.kind.upper() if e.source == "committed" else f"SESSION {e.kind}"
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
-    lines = [f"{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
+    lines = [f"{kind} {e.id}{_by(e)}{status}{_review(e)}{_fresh(e)}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
@@ -58,8 +58,15 @@ def _review(item: Any) -> str:
     return " [needs review]" if getattr(item, "needs_review", None) else ""
 
 
+def _fresh(item: Any) -> str:
+    """How fresh an anchored item is (`retrieve/fresh.py`): `[verified 12 days ago]`,
+    `[anchor changed in 3 commits since verified (+40/-12 lines)]`, `[stale: ...]`."""
+    label = getattr(item, "fresh", None)
+    return f" [{label}]" if label else ""
+
+
 def _risk_lines(r: Risk, excerpt_chars: int) -> list[str]:
-    lines = [f"! RISK on your path: {r.id}{_review(r)}  {r.title}{_via(r.via)}"]
+    lines = [f"! RISK on your path: {r.id}{_review(r)}{_fresh(r)}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
         lines.append("    " + textcut.words(r.excerpt, excerpt_chars))
     return lines
