@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,20 +90,27 @@ def blob_id(data: bytes) -> str:
 class Checker:
     """Drift of many items against one checkout; holds the cache while it lives (`save()` to keep it)."""
 
-    def __init__(self, root: Path, head: str | None, cache_path: Path | None = None) -> None:
-        self.root, self.head, self.cache_path = root, head, cache_path
+    def __init__(self, root: Path, head: str | None, cache_path: Path | None = None, unpinned: bool = True,
+                 deadline: float | None = None) -> None:
+        """`unpinned=False` checks only anchors with a recorded fingerprint (the hooks: an anchor
+        without one would need git to find its baseline, on every HEAD). Past `deadline` (a
+        `time.monotonic()` value) git is not asked any more: a drifted anchor is then reported
+        without its commits, and asked about again next time."""
+        self.root, self.head, self.cache_path, self.unpinned = root, head, cache_path, unpinned
+        self.deadline = deadline
         self._prints: dict[str, str | None] = {}
-        self._logs: dict[str, list[list] | None] = {}
+        self._logs: dict[str, dict[str, Any]] = {}
         self._lines: dict[str, list[int]] = {}
         self._dirty = False
         self._files: dict[str, tuple[str, str] | None] = {}
+        self._compared = False
         if cache_path is not None:
             self._load()
 
     @classmethod
-    def for_project(cls, project: Project) -> Checker:
+    def for_project(cls, project: Project, unpinned: bool = True, deadline: float | None = None) -> Checker:
         head = gitrepo.head_id(project.git_dir, project.git_common_dir)
-        return cls(project.root, head, project.index_dir / "drift.json")
+        return cls(project.root, head, project.index_dir / "drift.json", unpinned, deadline)
 
     # -- the cache
     def _load(self) -> None:
@@ -154,28 +162,43 @@ class Checker:
             self._dirty = True
         return self._prints[key]
 
-    def _changes(self, path: str, base: Baseline) -> list[gitrepo.Change] | None:
+    def _changes(self, path: str, base: Baseline) -> tuple[list[gitrepo.Change] | None, str]:
+        """The commits that changed `path` since the baseline, and the baseline they were counted from
+        (the commit, or the date when git does not know that commit: a shallow clone, a rebase)."""
         key = f"{base.commit or ''}\0{base.since or ''}\0{path}"
+        if (key not in self._logs or self.head is None) and self.deadline is not None \
+                and time.monotonic() > self.deadline:
+            return None, base.commit[:7] if base.commit else (base.since or "")
         if key not in self._logs or self.head is None:
             found = gitrepo.path_changes(self.root, path, since_commit=base.commit) if base.commit else None
+            since = base.commit[:7] if found is not None and base.commit else (base.since or "")
             if found is None and base.since:
                 found = gitrepo.path_changes(self.root, path, since_time=base.since)
-            self._logs[key] = [[c.sha, c.time, c.before, c.after] for c in found] if found is not None else None
+            rows = [[c.sha, c.time, c.before, c.after] for c in found] if found is not None else None
+            self._logs[key] = {"since": since, "rows": rows}
             self._dirty = True
-        rows = self._logs[key]
-        return [gitrepo.Change(*r) for r in rows] if rows is not None else None
+        entry = self._logs[key]
+        rows = entry["rows"]
+        return ([gitrepo.Change(*r) for r in rows] if rows is not None else None), entry["since"]
 
     # -- the question
     def drift(self, base: Baseline) -> Drift | None:
         """The drift of an item's anchors since its baseline, or None when none of them changed (or it
         cannot be told: no fingerprint and no baseline to read one from)."""
+        return self.check(base)[0]
+
+    def check(self, base: Baseline) -> tuple[Drift | None, bool]:
+        """(`drift(base)`, whether any anchor could be compared at all: one that resolves now)."""
         found: list[tuple[str, list[gitrepo.Change], bool, tuple[int, int] | None]] = []
+        since = base.commit[:7] if base.commit else (base.since or "")
+        self._compared = False
         for anchor in base.anchors:
             one = self._anchor(anchor, base)
             if one is not None:
-                found.append((anchor, *one))
+                found.append((anchor, *one[:3]))
+                since = one[3]
         if not found:
-            return None
+            return None, self._compared
         commits: dict[str, gitrepo.Change] = {}
         added = removed = 0
         counted_lines = False
@@ -185,16 +208,16 @@ class Checker:
                 added, removed, counted_lines = added + lines[0], removed + lines[1], True
         ordered = sorted(commits.values(), key=lambda c: c.time)
         return Drift(len(ordered), added if counted_lines else None, removed if counted_lines else None,
-                     since=base.commit[:7] if base.commit else (base.since or ""),
-                     last=ordered[-1].sha[:7] if ordered else None,
+                     since=since, last=ordered[-1].sha[:7] if ordered else None,
                      uncommitted=any(u for _, _, u, _ in found), anchors=[a for a, *_ in found],
-                     shas=[c.sha[:7] for c in ordered])
+                     shas=[c.sha[:7] for c in ordered]), True
 
     def _anchor(self, anchor: str, base: Baseline
-                ) -> tuple[list[gitrepo.Change], bool, tuple[int, int] | None] | None:
-        """(the commits that changed it, uncommitted edits?, (added, removed) lines) when it drifted."""
+                ) -> tuple[list[gitrepo.Change], bool, tuple[int, int] | None, str] | None:
+        """(the commits that changed it, uncommitted edits?, (added, removed) lines, the baseline they
+        were counted from) when it drifted."""
         path, symbol = split(anchor)
-        if is_glob(path):
+        if is_glob(path) or (not self.unpinned and anchor not in base.prints):
             return None
         now = self._now(path)
         if now is None:
@@ -202,25 +225,30 @@ class Checker:
         print_now = self._print(now[0], now[1], symbol, path)
         if print_now is None:
             return None  # the symbol is gone: a broken anchor, doctor's business
+        self._compared = True
         recorded = base.prints.get(anchor)
         if recorded == print_now or (recorded is None and not (base.commit or base.since)):
             return None
-        changes = self._changes(path, base)
-        if changes is None:
-            changes = []
+        known, since = self._changes(path, base)
+        if known is None:  # git cannot say (no repository, past the deadline): changed, by how much unknown
+            return ([], False, None, since) if recorded is not None else None
+        changes = known
         texts = self._texts([b for c in changes for b in (c.before, c.after)], symbol, path)
         first = changes[0].before if changes else None
         prev = self._print(first, texts.get(first), symbol, path) if first and first != ZERO else None
         if recorded is None and (prev is None or prev == print_now):
             return None  # no fingerprint, and the code at the baseline is unknown or the same
-        counted, last_print = [], prev if changes else recorded
+        # each commit against the state before it, starting from what was verified; a commit that
+        # adds the file changed no code the item was written against (it was not in git then: an
+        # item written about an uncommitted file, or a record brought from another checkout)
+        counted, last_print = [], recorded if recorded is not None else prev
         for c in changes:
             p = self._print(c.after, texts.get(c.after), symbol, path) if c.after != ZERO else None
-            if p != last_print:
+            if p != last_print and c.before != ZERO:
                 counted.append(c)
             last_print = p
         lines = self._diff(first, now, symbol, path, texts) if first and first != ZERO else None
-        return counted, last_print != print_now, lines
+        return counted, last_print != print_now, lines, since
 
     def _texts(self, blobs: list[str], symbol: str | None, path: str) -> dict[str, str]:
         """The texts of those `blobs` whose fingerprint is not cached yet, in one `git cat-file`."""

@@ -8,8 +8,11 @@ into what the agent sees and into a small downrank:
   (`recorded ...` when it was never verified);
 - a session entry written before its anchored code changed: `stale: anchor changed in 2 commits since
   written`; it ranks below every session entry that is not stale;
-- a drifted item loses `retrieval.drift_penalty` (0.5) of its score. Downrank, never exclude: the
-  window's relevance cut judges it without the penalty, and a named id keeps its place.
+- an item whose anchored code changed in a commit since loses `retrieval.drift_penalty` (0.5) of its
+  score (uncommitted edits are labelled only). Downrank, never exclude: the window's relevance cut
+  judges it without the penalty, and a named id keeps its place.
+- only anchors with a recorded fingerprint are checked here (a fact written before fingerprints, an
+  old session entry: `stele doctor` reads their baseline from git), so a fresh anchor costs no git.
 
 Fails open: whatever goes wrong (no git, an unreadable cache) costs the labels, never the recall.
 """
@@ -38,8 +41,9 @@ class Freshness:
 
 
 def check(project: Project, catalog: Catalog, ids: Iterable[str], today: dt.date,
-          warn: Callable[[str], None] | None = None) -> dict[str, Freshness]:
-    """id -> its freshness, for those of `ids` that are anchored (the others have nothing to compare)."""
+          warn: Callable[[str], None] | None = None, deadline: float | None = None) -> dict[str, Freshness]:
+    """id -> its freshness, for those of `ids` that are anchored (the others have nothing to compare).
+    Past `deadline` (monotonic) git is not asked: a drifted item is labelled without its commits."""
     try:
         from ..anchors.drift import Checker
 
@@ -47,11 +51,12 @@ def check(project: Project, catalog: Catalog, ids: Iterable[str], today: dt.date
         if not bases:
             return {}
         sources = {i: n.source for i, n in catalog.nodes(bases).items()}
-        checker = Checker.for_project(project)
+        checker = Checker.for_project(project, unpinned=False, deadline=deadline)  # no git for an unpinned anchor
         out = {}
         for i, base in bases.items():
-            drift = checker.drift(base)
-            out[i] = Freshness(drift, label(base, drift, today, sources.get(i) == SESSION))
+            drift, compared = checker.check(base)
+            if compared:  # no anchor resolves: nothing to say (doctor reports broken anchors)
+                out[i] = Freshness(drift, label(base, drift, today, sources.get(i) == SESSION))
         checker.save()
         return out
     except Exception as e:  # the labels are a nicety: never the reason a recall fails
@@ -74,12 +79,14 @@ def label(base: Baseline, drift: Drift | None, today: dt.date, session: bool = F
 
 
 def downrank(scored: dict[str, Scored], found: dict[str, Freshness], s: Settings) -> None:
-    """Take `drift_penalty` off each drifted item's score (in place; `parts["drift"]` says so)."""
+    """Take `drift_penalty` off each item whose anchored code changed in a commit since it was verified
+    (in place; `parts["drift"]` says so). Uncommitted edits are labelled, not downranked: they are
+    most often the session's own work in progress, about which the fact is most relevant."""
     from .rank import pinned
 
     for i, f in found.items():
         x = scored.get(i)
-        if x is None or f.drift is None or pinned(x) or not s.drift_penalty:
+        if x is None or f.drift is None or not f.drift.commits or pinned(x) or not s.drift_penalty:
             continue
         x.parts["drift"] = -s.drift_penalty
         x.score = round(x.score - s.drift_penalty, 3)

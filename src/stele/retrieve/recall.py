@@ -257,7 +257,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         lifted = {**matched_risks(starts, hood), **causal_risks([x.id for x in starts], hood, s.callout_hops)}
     trace.reached = reached
     scored = score_all(seeds, reached, hood.nodes, s)
-    fresh = freshness.check(index.project, index.catalog, [*scored, *lifted], today, warnings.append)
+    fresh = freshness.check(index.project, index.catalog, [*scored, *lifted], today, warnings.append,
+                            deadline=t0 + s.hook_budget_ms / 1000)
     freshness.downrank(scored, fresh, s)
     risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
                    key=lambda x: (lifted[x.id].hops, -x.score, x.id))
