@@ -154,3 +154,13 @@ def test_past_the_deadline_git_is_not_asked_and_the_drift_has_no_commits(history
     d = c.drift(Baseline(("shop.py::pay",), "2026-01-01", base[:7], prints))
     assert d is not None and (d.commits, d.uncommitted) == (0, False) and d.since == base[:7]
     assert d.label() == "anchor changed since verified"
+
+
+def test_commits_count_from_the_last_one_that_left_the_code_as_verified(history):
+    """A date baseline reaches back before the fact was written: commits up to the code it recorded
+    are not drift."""
+    root, _, shas, _ = history
+    prints = {"shop.py::pay": fingerprint.of_symbol(V2, "pay", "shop.py")}  # written after v2
+    d = checker(root).drift(Baseline(("shop.py::pay",), "2001-01-01", None, prints))
+    assert d is not None and d.shas == [shas[1][:7]]  # v3 only
+    assert (d.added, d.removed) == (1, 2)  # from v2's `pay`, not v1's

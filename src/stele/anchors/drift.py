@@ -238,16 +238,21 @@ class Checker:
         prev = self._print(first, texts.get(first), symbol, path) if first and first != ZERO else None
         if recorded is None and (prev is None or prev == print_now):
             return None  # no fingerprint, and the code at the baseline is unknown or the same
-        # each commit against the state before it, starting from what was verified; a commit that
-        # adds the file changed no code the item was written against (it was not in git then: an
-        # item written about an uncommitted file, or a record brought from another checkout)
-        counted, last_print = [], recorded if recorded is not None else prev
-        for c in changes:
-            p = self._print(c.after, texts.get(c.after), symbol, path) if c.after != ZERO else None
+        baseline = recorded if recorded is not None else prev
+        after = [self._print(c.after, texts.get(c.after), symbol, path) if c.after != ZERO else None
+                 for c in changes]
+        # count from the last commit that left the code as it was verified (the window may start
+        # before it: a date, when the commit is not known), each commit against the state before it;
+        # a commit that adds the file changed no code the item was written against (it was not in git
+        # then: an item about an uncommitted file, or a record brought from another checkout)
+        start = max((k + 1 for k, p in enumerate(after) if p == baseline), default=0)
+        base_blob = changes[start - 1].after if start else first
+        counted, last_print = [], baseline
+        for c, p in zip(changes[start:], after[start:], strict=True):
             if p != last_print and c.before != ZERO:
                 counted.append(c)
             last_print = p
-        lines = self._diff(first, now, symbol, path, texts) if first and first != ZERO else None
+        lines = self._diff(base_blob, now, symbol, path, texts) if base_blob and base_blob != ZERO else None
         return counted, last_print != print_now, lines, since
 
     def _texts(self, blobs: list[str], symbol: str | None, path: str) -> dict[str, str]:
