@@ -32,12 +32,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import gitrepo
 from ..plain import dataclass, field
-from . import fingerprint, symbols
 from .paths import is_glob, split
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: a recall whose items have no fingerprints needs neither
+    from .. import gitrepo
     from ..project import Project
 
 ZERO = "0" * 40
@@ -109,6 +108,8 @@ class Checker:
 
     @classmethod
     def for_project(cls, project: Project, unpinned: bool = True, deadline: float | None = None) -> Checker:
+        from .. import gitrepo
+
         head = gitrepo.head_id(project.git_dir, project.git_common_dir)
         return cls(project.root, head, project.index_dir / "drift.json", unpinned, deadline)
 
@@ -158,6 +159,8 @@ class Checker:
         if key not in self._prints:
             if text is None:
                 return None
+            from . import fingerprint
+
             self._prints[key] = fingerprint.of_symbol(text, symbol, path) if symbol else fingerprint.of_file(text)
             self._dirty = True
         return self._prints[key]
@@ -165,6 +168,8 @@ class Checker:
     def _changes(self, path: str, base: Baseline) -> tuple[list[gitrepo.Change] | None, str]:
         """The commits that changed `path` since the baseline, and the baseline they were counted from
         (the commit, or the date when git does not know that commit: a shallow clone, a rebase)."""
+        from .. import gitrepo
+
         key = f"{base.commit or ''}\0{base.since or ''}\0{path}"
         if (key not in self._logs or self.head is None) and self.deadline is not None \
                 and time.monotonic() > self.deadline:
@@ -260,6 +265,8 @@ class Checker:
         missing = [b for b in dict.fromkeys(blobs) if b != ZERO and f"{b}\0{symbol or ''}\0{path}" not in self._prints]
         if not missing:
             return {}
+        from .. import gitrepo
+
         try:
             read = gitrepo.read_blobs(self.root, missing)
         except Exception:
@@ -272,6 +279,8 @@ class Checker:
         if key not in self._lines:
             old = texts.get(before)
             if old is None:
+                from .. import gitrepo
+
                 try:
                     blob = gitrepo.read_blobs(self.root, [before]).get(before)
                 except Exception:
@@ -286,6 +295,8 @@ class Checker:
 
 
 def _span(text: str, symbol: str | None, path: str) -> list[str]:
+    from . import symbols
+
     lines = text.splitlines()
     if symbol is None:
         return lines

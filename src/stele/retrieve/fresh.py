@@ -47,7 +47,7 @@ def check(project: Project, catalog: Catalog, ids: Iterable[str], today: dt.date
     try:
         from ..anchors.drift import Checker
 
-        bases = catalog.baselines(ids)
+        bases = {i: b for i, b in catalog.baselines(ids).items() if b.prints}  # only fingerprinted anchors
         if not bases:
             return {}
         sources = {i: n.source for i, n in catalog.nodes(bases).items()}
