@@ -67,6 +67,7 @@ retrieval:
                             #   also count in proportion to how well that seed matched)
   hop_penalty: 0.5          # subtracted per hop walked
   session_penalty: 4.0      # session entries rank this far below committed facts
+  drift_penalty: 0.5        # a fact whose anchored code changed since it was verified ranks this much lower
   walk_budget_ms: 6000      # past it, return what is ready with partial: true
   hook_budget_ms: 8000
 
@@ -288,6 +289,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "retrieval.title_boost": (0, None), "retrieval.seed_match": (0, None), "retrieval.text_floor": (0, 1),
     "retrieval.vector_floor": (0.21, 1), "retrieval.vector_z": (0, None), "retrieval.vector_alone_z": (0, None), "retrieval.seed_support": (0, 1), "retrieval.window_cut": (0, 1), "retrieval.walk_inherit": (0, 1),
     "retrieval.hop_penalty": (0, None), "retrieval.session_penalty": (0, None),
+    "retrieval.drift_penalty": (0, None),
     "retrieval.walk_budget_ms": (0, None), "retrieval.hook_budget_ms": (1, None),
     "snapshot.records_bytes": (1, None), "snapshot.records_count": (1, None),
     "snapshot.records_count_max": (1, None), "snapshot.record_max_bytes": (1, None),

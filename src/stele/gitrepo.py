@@ -512,3 +512,62 @@ def first_commit(root: Path, ref: str = "HEAD") -> str | None:
     """The oldest commit on `ref`'s first-parent history (None with no commits yet)."""
     out = run(root, "rev-list", "--first-parent", "--reverse", ref, "--", ok=(0, 128)).decode()
     return out.split("\n", 1)[0].strip() or None
+
+
+# --- freshness: what changed a file since a commit or a time (anchors/drift.py) -----------------------
+
+def head_id(git_dir: Path, common_dir: Path) -> str | None:
+    """HEAD's full sha read from the files git keeps it in, without running git (a hook asks on every
+    call, and a cache keyed by it must cost no process); None when it cannot be told this way (no
+    commit yet, an unusual ref store): the caller then treats every cached answer as unknown."""
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref:"):
+            return head if re.fullmatch(r"[0-9a-f]{40,64}", head) else None
+        ref = head[4:].strip()
+        for base in (git_dir, common_dir):
+            loose = base / ref
+            if loose.is_file():
+                sha = loose.read_text(encoding="utf-8").strip()
+                return sha if re.fullmatch(r"[0-9a-f]{40,64}", sha) else None
+        packed = common_dir / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="utf-8").splitlines():
+                sha, _, name = line.partition(" ")
+                if name == ref and re.fullmatch(r"[0-9a-f]{40,64}", sha):
+                    return sha
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One commit's change to one path: its blobs before and after (40 zeros: absent)."""
+    sha: str
+    time: int  # committer time, epoch seconds
+    before: str
+    after: str
+
+
+def path_changes(root: Path, path: str, since_commit: str | None = None, since_time: str | None = None
+                 ) -> list[Change] | None:
+    """The commits on HEAD's history that changed `path`, oldest first: after `since_commit`
+    (`since_commit..HEAD`), else committed after `since_time` (ISO), in one `git log --raw`. None when
+    git cannot answer (not a repository, `since_commit` unknown here: a shallow clone, a rebase)."""
+    spec = [f"{since_commit}..HEAD"] if since_commit else ["HEAD", f"--since={since_time}"] if since_time else ["HEAD"]
+    done = call(root, "log", "--format=%x00%H %ct", "--raw", "--no-abbrev", "--no-renames", "--reverse",
+                *spec, "--", path)
+    if done.code != 0:
+        return None
+    out = []
+    for chunk in done.out.decode("utf-8", "replace").split("\0")[1:]:
+        head, *rest = chunk.splitlines()
+        sha, _, when = head.partition(" ")
+        for line in rest:
+            meta, _, name = line.partition("\t")
+            parts = meta.split()
+            if name == path and len(parts) >= 4 and parts[0].startswith(":"):
+                out.append(Change(sha, int(when or 0), parts[2], parts[3]))
+                break
+    return out

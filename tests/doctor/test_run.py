@@ -139,11 +139,27 @@ CASES = {
                                write_fact(r, "FYI-AAAA", "fyi", anchors=["docs/runbook.md::failover"])),
                     lambda r: (write(r, "docs/runbook.md", "Wait for the TTL before failover.\n"),
                                write_fact(r, "FYI-AAAA", "fyi", anchors=["docs/runbook.md"])), {}),
+    "drift": (lambda r: drifted(r, changed=True), lambda r: drifted(r, changed=False), {}),
     "embedding-model": (lambda r: model_config(r, "./models/missing"), lambda r: model_config(r, "bundled"), {}),
     "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
                                      sync_deadline_ms=1500),
               lambda r: store_config(r, store=""), {}),
 }
+
+
+def drifted(root: Path, changed: bool) -> None:
+    """A risk verified against `RateLimiter.check`, then (`changed`) the method changed in a commit
+    (or only another part of the file did)."""
+    from stele.anchors.fingerprint import of_symbol
+
+    write(root, "src/auth.py", AUTH_PY)
+    verified_at = commit(root, "code")[:7]
+    write_fact(root, "RISK-AAAA", "risk", anchors=["src/auth.py::RateLimiter.check"], verified=TODAY,
+               verified_at=verified_at, fingerprints={"src/auth.py::RateLimiter.check":
+                                                      of_symbol(AUTH_PY, "RateLimiter.check", "src/auth.py")})
+    write(root, "src/auth.py", AUTH_PY.replace("return True", "return bool(key)") if changed
+          else AUTH_PY + "\n\nOTHER = 1\n")
+    commit(root, "change")
 
 
 def model_config(root: Path, model: str) -> None:

@@ -43,16 +43,17 @@ def test_the_json_contract_is_exact(shop):
     assert list(data) == ["mode", "entries", "risks", "elapsed_ms", "partial"]
     assert data["mode"] == "hybrid" and data["partial"] is False and isinstance(data["elapsed_ms"], int)
     # a session entry adds who wrote it: `agent`, and `host` (set for a teammate's pulled entry only)
-    assert all(list(e) == ["id", "kind", "title", "score", "source", "via"] for e in data["entries"]
+    # `drift`: null, or how the anchored code changed since the fact was verified (tests/retrieve/test_fresh.py)
+    assert all(list(e) == ["id", "kind", "title", "score", "source", "via", "drift"] for e in data["entries"]
                if e["source"] == "committed")
     sessions = [e for e in data["entries"] if e["source"] == "session"]
-    assert sessions and all(list(e) == ["id", "kind", "title", "score", "source", "via", "agent", "host"]
+    assert sessions and all(list(e) == ["id", "kind", "title", "score", "source", "via", "drift", "agent", "host"]
                             and e["host"] is None for e in sessions)
-    assert all(list(r) == ["id", "title", "via"] for r in data["risks"])
+    assert all(list(r) == ["id", "title", "via", "drift"] for r in data["risks"])
     first = data["entries"][0]
     assert first["id"] == "DEC-AGHA" and first["via"] is None and first["source"] == "committed"
     assert data["risks"] == [{"id": "RISK-V34N", "title": "Synchronised bursts prolong an outage",
-                              "via": {"from": "DEC-AGHA", "rel": "caused-by", "hops": 1}}]
+                              "via": {"from": "DEC-AGHA", "rel": "caused-by", "hops": 1}, "drift": None}]
 
 
 def test_walk_callout_lifecycle_and_session_order(shop):

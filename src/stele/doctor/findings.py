@@ -35,6 +35,7 @@ CHECKS: dict[str, str] = {
     "long-line": "warning",
     "interrupted-write": "warning",
     "word-anchor": "warning",
+    "drift": "warning",
     "embedding-model": "warning",
     "store": "warning",
 }
@@ -69,6 +70,7 @@ SUMMARIES: dict[str, str] = {
     "long-line": "A line is longer than doctor.long_line characters.",
     "interrupted-write": "A multi-file change was interrupted, or a killed writer left a temporary file.",
     "word-anchor": "A symbol anchor resolves only as a word in a file Stele has no definition rule for.",
+    "drift": "The code a live fact is anchored to changed in commits since the fact was verified.",
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
     "store": "The team session store is unreachable or holds damaged objects.",
 }

@@ -46,12 +46,13 @@ def _collector_paused() -> Iterator[None]:
 def _run(project: Project, base: str | None, gate: bool, on: dt.date) -> Report:
     from ..anchors.resolve import WorkTree
     from ..record.load import load
-    from . import anchorcheck, basecheck, checks, exportcheck, storecheck
+    from . import anchorcheck, basecheck, checks, driftcheck, exportcheck, storecheck
 
     record = load(project)
     findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]
     findings += checks.run_all(record, on)
     findings += anchorcheck.check(record, WorkTree(project.root))
+    findings += driftcheck.check(record)
     findings += storecheck.check(project)
     findings += exportcheck.check(project, record, on)
     if base:

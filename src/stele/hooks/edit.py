@@ -95,7 +95,7 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
         return None
     seen = ctx.seen()
     with lookup.open_index(ctx.project, fresh=False) as index:
-        found = lookup.anchored(index, paths, symbol_filter(ctx, paths))
+        found = lookup.anchored(index, paths, symbol_filter(ctx, paths), ctx.project)
     facts = [f for f in found if f.id not in seen.injected]
     held = hold(ctx, facts, seen)
     if held is not None:

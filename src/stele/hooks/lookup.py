@@ -153,12 +153,20 @@ def open_tasks(index: Opened, project: Project, limit: int) -> tuple[list[Line],
 
 
 def anchored(index: Opened, paths: Iterable[str],
-             touches: Callable[[str, str], bool] | None = None) -> list[Line]:
+             touches: Callable[[str, str], bool] | None = None, project: Project | None = None) -> list[Line]:
     """Pushable facts with an anchor covering any of `paths` (repo-relative), in `anchored_order`
     (risks and constraints first, then by priority and weight). Tasks are left out: they are work,
-    not knowledge about the file. `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file)."""
+    not knowledge about the file. `touches(path, symbol)` may rule out a symbol anchor (the edit is elsewhere in the file).
+    With `project`, each carries its freshness (`retrieve/fresh.py`): `verified 12 days ago`, or how
+    its anchored code changed since."""
     ids = {i for i, path, symbol, _ in index.catalog.anchored(list(paths))
            if symbol is None or touches is None or touches(path, symbol)}
     nodes = [n for n in _pushable(index.catalog.nodes(ids).values()) if n.kind != "task"]
     nodes.sort(key=anchored_order)
-    return [Line(n.id, n.kind, n.title, n.status, n.excerpt or n.summary) for n in nodes]
+    notes = {}
+    if project is not None and nodes:
+        from ..delivery import today
+        from ..retrieve.fresh import check
+
+        notes = {i: f.label or "" for i, f in check(project, index.catalog, [n.id for n in nodes], today(), say).items()}
+    return [Line(n.id, n.kind, n.title, n.status, n.excerpt or n.summary, notes.get(n.id, "")) for n in nodes]

@@ -19,20 +19,27 @@ Tables:
   `key` is the path itself, or for a glob the folder it cannot leave (`src/api/**/*.py` -> `src/api`):
   a file's lookup is one indexed query on its ancestor folders, and it is matched only against the
   globs that could cover it.
+- baselines(id, since, verified_at, prints): for each anchored item, what its freshness is measured
+  against (`anchors/drift.py`): when it was last confirmed, the commit, its anchors' fingerprints (JSON).
 """
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..anchors.paths import ancestors, filed_under, inside, is_glob, normalize, path_matches, split
 from ..errors import SteleError
 from ..plain import dataclass, fields
 from .items import Item
 
-SCHEMA = 7  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
-# 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries)
+if TYPE_CHECKING:
+    from ..anchors.drift import Baseline
+
+SCHEMA = 8  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
+# 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries),
+# 8: baselines (freshness: anchors/drift.py)
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -55,6 +62,7 @@ CREATE TABLE anchors (id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, glob IN
 CREATE INDEX anchors_key ON anchors(key);
 CREATE INDEX anchors_path ON anchors(path);
 CREATE INDEX anchors_id ON anchors(id);
+CREATE TABLE baselines (id TEXT PRIMARY KEY, since TEXT, verified_at TEXT, prints TEXT NOT NULL);
 """
 # (item id, anchor path or glob, symbol or None, is glob)
 Anchor = tuple[str, str, str | None, bool]
@@ -180,7 +188,7 @@ class Catalog:
     def delete(self, ids: list[str]) -> None:
         for chunk in _chunks(ids):
             marks = ",".join("?" * len(chunk))
-            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id")):
+            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id"), ("baselines", "id")):
                 self.db.execute(f"DELETE FROM {table} WHERE {col} IN ({marks})", chunk)
 
     def add(self, items: list[Item]) -> None:
@@ -199,6 +207,39 @@ class Catalog:
                 path, symbol = split(anchor)
                 rows.append((i.id, path, symbol, int(is_glob(path)), filed_under(path)))
         self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?, ?)", rows)
+        import json
+
+        self.db.executemany("INSERT OR REPLACE INTO baselines VALUES (?, ?, ?, ?)",
+                            [(i.id, i.verified or i.created, i.verified_at, json.dumps(i.prints, sort_keys=True))
+                             for i in items if i.anchors])
+
+    def baselines(self, ids: Iterable[str]) -> dict[str, Baseline]:
+        """id -> what its freshness is measured against (`anchors/drift.py`), for those of `ids` that
+        have anchors; each anchor in the order written."""
+        import json
+
+        from ..anchors.drift import Baseline
+
+        ids = list(dict.fromkeys(ids))
+        found: dict[str, tuple] = {}
+        anchors: dict[str, list[str]] = {}
+        for chunk in _chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT id, since, verified_at, prints FROM baselines WHERE id IN ({marks})",
+                                       chunk):
+                found[row[0]] = row[1:]
+            for i, path, symbol in self.db.execute(
+                    f"SELECT id, path, symbol FROM anchors WHERE id IN ({marks}) ORDER BY id, rowid", chunk):
+                anchors.setdefault(i, []).append(f"{path}::{symbol}" if symbol else path)
+        out = {}
+        for i, (since, commit, prints) in found.items():
+            try:
+                recorded = json.loads(prints)
+            except ValueError:
+                recorded = {}
+            out[i] = Baseline(tuple(anchors.get(i, ())), since, commit,
+                              recorded if isinstance(recorded, dict) else {})
+        return out
 
     def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:
         """id -> (vector row, hash of the embedded text), for those of `ids` that have a vector."""

@@ -48,6 +48,11 @@ class Item:
     needs_review: str | None = None  # a fact's `needs_review` mark
     agent: str | None = None  # a session entry's agent (`session.author`)
     host: str | None = None  # where a team session entry was written; None for this clone's own
+    # freshness (`anchors/drift.py`): when it was last confirmed (a fact's `verified`, a session entry's
+    # `ts`), against which commit, and its anchors' fingerprints then
+    verified: str | None = None
+    verified_at: str | None = None
+    prints: dict[str, str] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -79,7 +84,8 @@ def from_fact(fact: Fact) -> Item:
         path=fact.path, status=fact.status, priority=fact.priority, delivery=fact.delivery,
         tags=list(fact.tags), anchors=list(fact.anchors), edges=fact.edges(), created=_iso(fact.created),
         expires=_iso(fact.expires), review_after=_iso(fact.review_after), summary=fact.summary or "",
-        needs_review=fact.needs_review,
+        needs_review=fact.needs_review, verified=_iso(fact.verified), verified_at=fact.verified_at,
+        prints=dict(fact.fingerprints),
     )
 
 
@@ -99,4 +105,4 @@ def from_entry(entry: Entry, path: str) -> Item:
     anchors = entry.paths
     return Item(id=entry.id, source=SESSION, kind=entry.type, title=title, body=text, path=path,
                 status="current", anchors=anchors, edges=edges, created=entry.ts or None,
-                agent=agent_of(entry), host=host_of(entry))
+                agent=agent_of(entry), host=host_of(entry), verified=entry.ts or None, prints=entry.prints)

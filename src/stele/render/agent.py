@@ -42,7 +42,7 @@ def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     text = e.body.strip() if e.body else e.excerpt
     # a session log tells of commands run, so only what would be flagged in an instruction marks it
     mark = flag_mark(f"{e.title}\n{text or ''}", e.kind if e.source == "committed" else "instruction")
-    lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
+    lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}{_fresh(e)}  {e.title}{_via(e.via)}"]
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
@@ -67,9 +67,16 @@ def _review(item: Any) -> str:
     return " [needs review]" if getattr(item, "needs_review", None) else ""
 
 
+def _fresh(item: Any) -> str:
+    """How fresh an anchored item is (`retrieve/fresh.py`): `[verified 12 days ago]`,
+    `[anchor changed in 3 commits since verified (+40/-12 lines)]`, `[stale: ...]`."""
+    label = getattr(item, "fresh", None)
+    return f" [{label}]" if label else ""
+
+
 def _risk_lines(r: Risk, excerpt_chars: int) -> list[str]:
     mark = flag_mark(f"{r.title}\n{r.excerpt or ''}", "risk")
-    lines = [f"! RISK on your path: {mark}{r.id}{_review(r)}  {r.title}{_via(r.via)}"]
+    lines = [f"! RISK on your path: {mark}{r.id}{_review(r)}{_fresh(r)}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
         lines.append("    " + textcut.words(r.excerpt, excerpt_chars))
     return lines

@@ -33,12 +33,15 @@ class Line:
     title: str
     status: str = ""
     text: str = ""  # body or excerpt
+    note: str = ""  # how fresh it is (`retrieve/fresh.py`): `verified 12 days ago`, `anchor changed ...`
 
 
 def label(f: Line) -> str:
-    """`DECISION DEC-4F7K [draft]  Title` (the status unless it is the plain `current` or `open`)."""
+    """`DECISION DEC-4F7K [draft] [verified 3 days ago]  Title` (the status unless it is the plain
+    `current` or `open`; the freshness note when there is one)."""
     status = "" if f.status in ("current", "open", "") else f" [{f.status}]"
-    return f"{f.kind.upper()} {f.id}{status}  {f.title}"
+    note = f" [{f.note}]" if f.note else ""
+    return f"{f.kind.upper()} {f.id}{status}{note}  {f.title}"
 
 
 def block(f: Line, text_chars: int = 280) -> str:

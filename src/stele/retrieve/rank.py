@@ -4,6 +4,8 @@
     walked: kind weight + strength x (relation weight of the edge followed + walk_inherit x seed_match)
             - hop_penalty x hops, where strength is that of the seed the path started from
     session entries: minus session_penalty, and listed after every committed fact
+    drifted (anchored code changed since verified, `fresh.py`): minus drift_penalty; a stale session
+            entry is listed after every session entry that is not
 
 Downrank, never exclude: components weigh 0 and containers (epic, objective, milestone) -3, so a
 child task that `blocks` its epic outranks it, yet the epic still shows when nothing beats it. The
@@ -100,12 +102,13 @@ def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str,
 
 def order(scored: list[Scored]) -> list[Scored]:
     """Named ids first (as named), then what replaced a named superseded fact, then committed facts,
-    then session entries, each by score."""
+    then session entries (stale ones last), each by score."""
     first = {ORIGIN_ID: 0, ORIGIN_SUCCESSOR: 1}
 
     def key(x: Scored) -> tuple:
         rank = first.get(x.seed.origin, 2) if x.seed is not None else 2
-        return (rank, x.order if rank < 2 else 0, x.session, -x.score, x.order, x.id)
+        stale = x.session and x.parts.get("drift", 0) < 0  # written before its code changed (fresh.py)
+        return (rank, x.order if rank < 2 else 0, x.session, stale, -x.score, x.order, x.id)
     return sorted(scored, key=key)
 
 
@@ -120,12 +123,13 @@ class Window:
 def trim(ranked: list[Scored], s: Settings) -> tuple[list[Scored], list[Scored]]:
     """(kept, cut): entries far below the best are cut, so the window is as large as relevance
     supports rather than always full. An entry's merit is its score (a session entry's before its
-    penalty: it is already listed last); one under `window_cut` of the best merit is left out. Named
-    ids, and what replaced a named superseded fact, are never cut."""
+    penalty: it is already listed last; any item's before its drift penalty: drift downranks, never
+    excludes); one under `window_cut` of the best merit is left out. Named ids, and what replaced a
+    named superseded fact, are never cut."""
     def merit(x: Scored) -> float:
-        return x.score + (s.session_penalty if x.session else 0.0)
+        return x.score + (s.session_penalty if x.session else 0.0) - x.parts.get("drift", 0.0)
 
-    pool = [x for x in ranked if not _pinned(x)]
+    pool = [x for x in ranked if not pinned(x)]
     if not pool:
         return ranked, []
     best = max(merit(x) for x in pool)
@@ -134,7 +138,7 @@ def trim(ranked: list[Scored], s: Settings) -> tuple[list[Scored], list[Scored]]
     return [x for x in ranked if id(x) not in gone], cut
 
 
-def _pinned(x: Scored) -> bool:
+def pinned(x: Scored) -> bool:
     return x.seed is not None and x.seed.origin in (ORIGIN_ID, ORIGIN_SUCCESSOR)
 
 
@@ -143,7 +147,7 @@ def cap(ranked: list[Scored], risks: list[Scored], s: Settings, shown: Collectio
     max_callouts), a few session slots, the rest committed. `shown` (what the session already has)
     counts for the cut, so nothing new that is relevant means nothing new, and is then left out."""
     ranked, trimmed = trim(ranked, s)
-    ranked = [x for x in ranked if x.id not in shown or _pinned(x)]
+    ranked = [x for x in ranked if x.id not in shown or pinned(x)]
     limit = s.max_entries
     risks = risks[:min(s.max_callouts, limit)]
     room = limit - len(risks)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import delivery
 from ..plain import dataclass, field
 from ..project import Project
+from . import fresh as freshness
 from . import gate as gate_mod
 from .rank import (
     ORIGIN_ANCHOR,
@@ -43,6 +44,7 @@ from .walk import Neighbourhood, Via
 if TYPE_CHECKING:
     import datetime as dt
 
+    from ..anchors.drift import Drift
     from ..index.asof import Moment
     from ..index.catalog import Catalog, Node
     from ..index.handle import Index
@@ -71,10 +73,15 @@ class Entry:
     needs_review: str | None = None  # why a person must look at it again: shown, never a reason to hide it
     agent: str | None = None  # who wrote a session entry
     host: str | None = None  # where a team session entry was written (None: this clone's own)
+    drift: Drift | None = None  # its anchored code changed since it was verified (written): `fresh.py`
+    fresh: str | None = None  # the freshness label the agent reads
 
     def as_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
-                "source": self.source, "via": self.via.as_dict() if self.via else None}
+                "source": self.source, "via": self.via.as_dict() if self.via else None,
+                "drift": self.drift.as_dict() if self.drift else None}
+        if self.fresh:
+            data["freshness"] = self.fresh
         if self.needs_review:
             data["needs_review"] = self.needs_review
         if self.source == "session":  # who wrote it; `host` is set for a teammate's entry only
@@ -89,9 +96,14 @@ class Risk:
     via: Via
     excerpt: str = ""
     needs_review: str | None = None
+    drift: Drift | None = None
+    fresh: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        data = {"id": self.id, "title": self.title, "via": self.via.as_dict()}
+        data = {"id": self.id, "title": self.title, "via": self.via.as_dict(),
+                "drift": self.drift.as_dict() if self.drift else None}
+        if self.fresh:
+            data["freshness"] = self.fresh
         if self.needs_review:
             data["needs_review"] = self.needs_review
         return data
@@ -280,6 +292,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         lifted = {**matched_risks(starts, hood), **causal_risks([x.id for x in starts], hood, s.callout_hops)}
     trace.reached = reached
     scored = score_all(seeds, reached, hood.nodes, s)
+    fresh = freshness.check(index.project, index.catalog, [*scored, *lifted], today, warnings.append,
+                            deadline=t0 + s.hook_budget_ms / 1000)
+    freshness.downrank(scored, fresh, s)
     risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
                    key=lambda x: (lifted[x.id].hops, -x.score, x.id))
     risks = [x for x in risks if x.id not in exclude]
@@ -292,13 +307,15 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     # best of what is left is no measure of what is relevant (it used to let the dregs in)
     window = cap(ranked, risks, s, shown=exclude)
     trace.window = window
+    none = freshness.Freshness(None, None)
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
                      x.node.excerpt or "", index.catalog.body(x.id) if _whole(x) else None,
                      getattr(x.node, "needs_review", None), getattr(x.node, "agent", None),
-                     getattr(x.node, "host", None))
+                     getattr(x.node, "host", None), fresh.get(x.id, none).drift, fresh.get(x.id, none).label)
                for x in window.entries]
     risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
-                      getattr(x.node, "needs_review", None)) for x in window.risks]
+                      getattr(x.node, "needs_review", None), fresh.get(x.id, none).drift,
+                      fresh.get(x.id, none).label) for x in window.risks]
     return Recall(mode, entries, risks_out, partial=partial, trace=trace)
 
 

@@ -44,6 +44,7 @@ class Settings:
     walk_inherit: float
     hop_penalty: float
     session_penalty: float
+    drift_penalty: float
     walk_budget_ms: int
     hook_budget_ms: int
     kind_weights: dict[str, float]

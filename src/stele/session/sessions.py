@@ -253,6 +253,28 @@ def refs(project: Project, issue: str | None, pr: str | None, sha: str | None,
         clean.append(path)
     if clean:
         out["paths"] = list(dict.fromkeys(clean))
+        prints = pinned(project, out["paths"])
+        if prints:
+            out["prints"] = prints
+    return out
+
+
+def pinned(project: Project, paths: list[str]) -> dict[str, str]:
+    """The fingerprints of the files (or `path::Symbol`s) an entry is about, as they are when it is
+    written: what tells later that the code changed under it (`anchors/drift.py`, a stale entry)."""
+    from ..anchors.fingerprint import of_anchor
+
+    def read(path: str) -> str | None:
+        try:
+            return (project.root / path).read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+
+    out = {}
+    for path in paths:
+        found = of_anchor(path, read)
+        if found:
+            out[path] = found
     return out
 
 

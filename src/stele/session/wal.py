@@ -58,6 +58,14 @@ class Entry:
         paths = self.refs.get("paths")
         return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
+    @property
+    def prints(self) -> dict[str, str]:
+        """The fingerprints of those files when the entry was written (`refs.prints`; anything else
+        there counts as none)."""
+        prints = self.refs.get("prints")
+        return {k: v for k, v in prints.items() if isinstance(k, str) and isinstance(v, str)} \
+            if isinstance(prints, dict) else {}
+
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"v": SCHEMA_VERSION, "id": self.id, "ts": self.ts, "session": self.session}
         if self.agent:

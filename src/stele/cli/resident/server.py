@@ -58,7 +58,7 @@ PRELOAD = ("stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.index.query", "stele.index.wordpiece", "stele.index.packs", "stele.index.code",
            "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
            "stele.cli.resident.spare", "stele.cli.resident.child", "stele.retrieve.distill",
-           "stele.index.contents", "simsimd",
+           "stele.index.contents", "stele.anchors.drift", "stele.anchors.fingerprint", "simsimd",
            "tantivy", "sqlite3", "json", "shutil")
 
 
