@@ -113,6 +113,8 @@ CASES = {
     "store-config": (lambda r: store_config(r, store="s3://team-memory/app",
                                             endpoint="http://minio:hunter2hunter2@127.0.0.1:9000"),
                      lambda r: store_config(r, store=""), {}),
+    "code-check": (lambda r: checked_code(r, "import os\nos.system('kubectl login dex')\n"),
+                   lambda r: checked_code(r, "import os\n"), {"check_code": True}),
     "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
                 lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
     "review-overdue": (lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2026-01-01"),
@@ -138,11 +140,19 @@ CASES = {
                                write_fact(r, "FYI-AAAA", "fyi", anchors=["docs/runbook.md::failover"])),
                     lambda r: (write(r, "docs/runbook.md", "Wait for the TTL before failover.\n"),
                                write_fact(r, "FYI-AAAA", "fyi", anchors=["docs/runbook.md"])), {}),
+    "bad-check": (lambda r: write_fact(r, "CON-AAAA", "constraint", check={"forbid": "kubectl("}),
+                  lambda r: write_fact(r, "CON-AAAA", "constraint", check={"forbid": r"kubectl\("}), {}),
     "embedding-model": (lambda r: model_config(r, "./models/missing"), lambda r: model_config(r, "bundled"), {}),
     "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
                                      sync_deadline_ms=1500),
               lambda r: store_config(r, store=""), {}),
 }
+
+
+def checked_code(root: Path, code: str) -> None:
+    write(root, "src/login.py", code)
+    write_fact(root, "CON-AAAA", "constraint", anchors=["src/login.py"],
+               check={"forbid": "kubectl .*dex", "enforce": "deny"})
 
 
 def model_config(root: Path, model: str) -> None:

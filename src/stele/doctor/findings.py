@@ -24,6 +24,7 @@ CHECKS: dict[str, str] = {
     "unreviewed-knowledge": "error",
     "co-change": "error",
     "store-config": "error",
+    "code-check": "error",
     "expired": "warning",
     "review-overdue": "warning",
     "needs-review": "warning",
@@ -34,6 +35,7 @@ CHECKS: dict[str, str] = {
     "long-line": "warning",
     "interrupted-write": "warning",
     "word-anchor": "warning",
+    "bad-check": "warning",
     "embedding-model": "warning",
     "store": "warning",
 }
@@ -57,6 +59,7 @@ SUMMARIES: dict[str, str] = {
     "unreviewed-knowledge": "A reviewed or current document has no review of its present content.",
     "co-change": "Code anchored by a risk or constraint changed and the fact was not kept up.",
     "store-config": "The team session store's configuration is invalid.",
+    "code-check": "With --check-code: code anchored by a fact breaks the fact's check (forbid or require).",
     "expired": "A fact's expires date has passed.",
     "review-overdue": "A fact's review_after date has passed.",
     "needs-review": "A fact is marked for review (an anchor that could not be repaired).",
@@ -67,6 +70,7 @@ SUMMARIES: dict[str, str] = {
     "long-line": "A line is longer than doctor.long_line characters.",
     "interrupted-write": "A multi-file change was interrupted, or a killed writer left a temporary file.",
     "word-anchor": "A symbol anchor resolves only as a word in a file Stele has no definition rule for.",
+    "bad-check": "A fact's check: is malformed or could not run (a bad pattern, out of time).",
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
     "store": "The team session store is unreachable or holds damaged objects.",
 }
@@ -79,10 +83,11 @@ class Finding:
     line: int
     message: str
     fact: str | None = None
+    level: str | None = None  # overrides the check's severity (a code check: its fact's `enforce`)
 
     @property
     def severity(self) -> str:
-        return CHECKS[self.check]
+        return self.level or CHECKS[self.check]
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.severity}: {self.message} [{self.check}]"
@@ -91,12 +96,13 @@ class Finding:
         # by hand, not dataclasses.asdict (its deep copy of five plain fields costs 10,000 findings
         # a quarter of a second)
         return {"check": self.check, "path": self.path, "line": self.line, "message": self.message,
-                "fact": self.fact, "severity": self.severity}
+                "fact": self.fact, "level": self.level, "severity": self.severity}
 
 
 @dataclass
 class Report:
     findings: list[Finding] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # fact id -> title, for the facts a code check cites
 
     @property
     def errors(self) -> list[Finding]:

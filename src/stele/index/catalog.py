@@ -19,6 +19,8 @@ Tables:
   `key` is the path itself, or for a glob the folder it cannot leave (`src/api/**/*.py` -> `src/api`):
   a file's lookup is one indexed query on its ancestor folders, and it is matched only against the
   globs that could cover it.
+- checks(id, spec): a fact's executable `check:` entries (`anchors.codecheck.dump`), for the pre-edit
+  hook, which must not parse YAML; only facts that have some get a row.
 """
 from __future__ import annotations
 
@@ -31,8 +33,8 @@ from ..errors import SteleError
 from ..plain import dataclass, fields
 from .items import Item
 
-SCHEMA = 7  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
-# 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries)
+SCHEMA = 8  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
+# 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries), 8: checks
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -55,6 +57,7 @@ CREATE TABLE anchors (id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, glob IN
 CREATE INDEX anchors_key ON anchors(key);
 CREATE INDEX anchors_path ON anchors(path);
 CREATE INDEX anchors_id ON anchors(id);
+CREATE TABLE checks (id TEXT PRIMARY KEY, spec TEXT NOT NULL);
 """
 # (item id, anchor path or glob, symbol or None, is glob)
 Anchor = tuple[str, str, str | None, bool]
@@ -180,7 +183,7 @@ class Catalog:
     def delete(self, ids: list[str]) -> None:
         for chunk in _chunks(ids):
             marks = ",".join("?" * len(chunk))
-            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id")):
+            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id"), ("checks", "id")):
                 self.db.execute(f"DELETE FROM {table} WHERE {col} IN ({marks})", chunk)
 
     def add(self, items: list[Item]) -> None:
@@ -199,6 +202,16 @@ class Catalog:
                 path, symbol = split(anchor)
                 rows.append((i.id, path, symbol, int(is_glob(path)), filed_under(path)))
         self.db.executemany("INSERT INTO anchors VALUES (?, ?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT OR REPLACE INTO checks VALUES (?, ?)",
+                            [(i.id, i.checks) for i in items if i.checks])
+
+    def checks(self, ids: Iterable[str]) -> dict[str, str]:
+        """id -> its `check:` entries as stored (`anchors.codecheck.load` reads them), for those that have some."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT id, spec FROM checks WHERE id IN ({marks})", chunk))
+        return out
 
     def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:
         """id -> (vector row, hash of the embedded text), for those of `ids` that have a vector."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import textcut
+from ..anchors import codecheck
 from ..ids import mentioned_ids
 from ..kinds import TITLE_MAX
 from ..plain import dataclass, field
@@ -48,6 +49,7 @@ class Item:
     needs_review: str | None = None  # a fact's `needs_review` mark
     agent: str | None = None  # a session entry's agent (`session.author`)
     host: str | None = None  # where a team session entry was written; None for this clone's own
+    checks: str | None = None  # a fact's valid `check:` entries, as `anchors.codecheck.dump` writes them
 
     @property
     def text(self) -> str:
@@ -79,7 +81,7 @@ def from_fact(fact: Fact) -> Item:
         path=fact.path, status=fact.status, priority=fact.priority, delivery=fact.delivery,
         tags=list(fact.tags), anchors=list(fact.anchors), edges=fact.edges(), created=_iso(fact.created),
         expires=_iso(fact.expires), review_after=_iso(fact.review_after), summary=fact.summary or "",
-        needs_review=fact.needs_review,
+        needs_review=fact.needs_review, checks=codecheck.dump(fact.checks),
     )
 
 
