@@ -35,8 +35,8 @@ CHECKS: dict[str, str] = {
     "long-line": "warning",
     "interrupted-write": "warning",
     "word-anchor": "warning",
-    "bad-check": "warning",
     "embedding-model": "warning",
+    "bad-check": "warning",
     "store": "warning",
 }
 
@@ -70,8 +70,8 @@ SUMMARIES: dict[str, str] = {
     "long-line": "A line is longer than doctor.long_line characters.",
     "interrupted-write": "A multi-file change was interrupted, or a killed writer left a temporary file.",
     "word-anchor": "A symbol anchor resolves only as a word in a file Stele has no definition rule for.",
-    "bad-check": "A fact's check: is malformed or could not run (a bad pattern, out of time).",
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
+    "bad-check": "A fact's check: is malformed or could not run (a bad pattern, out of time).",
     "store": "The team session store is unreachable or holds damaged objects.",
 }
 
