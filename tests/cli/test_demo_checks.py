@@ -39,6 +39,13 @@ def test_the_demo_record_is_clean_and_its_code_respects_the_check(demo):
     r = invoke("doctor", "--check-code", "--json")
     assert r.code == 0, r.out
     assert not [f for f in json.loads(r.out)["findings"] if f["check"] in ("code-check", "bad-check")]
+    from stele.project import Project
+    from stele.record.load import load
+    from stele.render.facts import fact_lines
+
+    record = load(Project(demo))
+    [line] = [x for x in fact_lines(record, record.get("CON-X1MC")) if x.startswith("check: ")]
+    assert line.startswith("check: forbids /https?://(fonts") and "(deny): bundle it with Vite instead" in line
 
 
 def test_a_staged_cdn_link_is_blocked_naming_the_fact_and_line_and_a_clean_change_passes(demo):
