@@ -26,6 +26,8 @@ with open(sys.argv[1], "w") as f:
 # What the three hooks someone waits for no longer import (issue 19): argparse (and through its help
 # formatter shutil, bz2, lzma), dataclasses (and inspect, ast, dis, tokenize), shlex (the stop hook's).
 LEAN = ("argparse", "gettext", "shutil", "bz2", "lzma", "dataclasses", "inspect", "dis", "tokenize", "shlex")
+# ...nor, for a prompt of one line, the log distiller and its patterns (`gate.distilled`)
+LEAN_STELE = ("stele.retrieve.distill",)
 WAITED_FOR = ("session-start", "prompt", "pre-edit")
 CASES = [("session-start", "claude", ()), ("prompt", "claude", ()), ("pre-edit", "claude", ()),
          ("post-edit", "cursor", ()), ("post-edit", "claude", ("model2vec", "torch", "yaml")),
@@ -55,6 +57,7 @@ def test_hook_process_imports_nothing_heavy(repo, tmp_path, event, harness, allo
             assert not loaded & forbidden, sorted(loaded & forbidden)
             if event in WAITED_FOR and harness == "claude":
                 assert not loaded & set(LEAN), sorted(loaded & set(LEAN))
+                assert not set(data["modules"]) & set(LEAN_STELE), sorted(set(data["modules"]) & set(LEAN_STELE))
 
 
 def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from stele.index import background, build
+from stele.index import background, build, handle
+from stele.index import update as update_mod
 from stele.index.catalog import IndexUnavailable
 from stele.project import Project
 from tests.factfiles import backdate
@@ -29,12 +30,12 @@ def started(monkeypatch):
 
 def test_a_big_record_with_no_index_is_handed_to_the_builder_at_once(repo, fake_model, started, monkeypatch):
     project = facts(repo, 6)
-    monkeypatch.setattr(build, "BATCH_FILES", 2)  # so six files are more than a read builds itself
+    monkeypatch.setattr(update_mod, "BATCH_FILES", 2)  # so six files are more than a read builds itself
 
     def forbidden(*args, **kwargs):
         raise AssertionError("a read with a deadline must not start a full build of a big record")
 
-    monkeypatch.setattr(build, "update", forbidden)
+    monkeypatch.setattr(update_mod, "update", forbidden)
     t0 = time.monotonic()
     with pytest.raises(IndexUnavailable, match=r"being built in the background \(0 of 6 files indexed so far\)"):
         build.open_index(project, deadline=t0 + 600)
@@ -52,7 +53,7 @@ def test_a_small_record_is_still_built_by_the_read_itself(repo, fake_model, star
 
 def test_without_a_builder_reads_build_slice_by_slice(repo, fake_model, monkeypatch):
     project = facts(repo, 6)
-    monkeypatch.setattr(build, "BATCH_FILES", 2)  # 1 file a batch under a time limit
+    monkeypatch.setattr(update_mod, "BATCH_FILES", 2)  # 1 file a batch under a time limit
     monkeypatch.setattr(build, "SLICE_S", 0.0)
     with build.open_index(project, deadline=time.monotonic() + 8) as index:  # STELE_BACKGROUND=0 (conftest)
         assert 0 < index.catalog.count() < 6 and "being built" in index.behind
@@ -62,10 +63,10 @@ def _builder_done(project: Project, limit: float) -> None:
     """Wait (at most `limit` seconds) until the builder has settled the index and let go of the build
     lock (polling, however slowly a loaded machine starts it)."""
     end = time.monotonic() + limit
-    while build._meta(project, "settled") != "1":
+    while handle.catalog_meta(project, "settled") != "1":
         assert time.monotonic() < end, "the builder did not finish"
         time.sleep(0.1)
-    fd = os.open(project.index_dir / build.BUILD_LOCK, os.O_RDWR)
+    fd = os.open(project.index_dir / handle.BUILD_LOCK, os.O_RDWR)
     try:
         while True:
             try:
@@ -83,13 +84,13 @@ def test_the_detached_builder_builds_the_whole_index_and_the_next_read_is_fresh(
     project = facts(repo, 12)
     backdate(repo)  # files older than the build: none is racy, so the builder leaves nothing to check
     monkeypatch.setenv(background.ENV, "1")
-    monkeypatch.setattr(build, "BATCH_FILES", 4)  # this process hands over; the builder uses its own
+    monkeypatch.setattr(update_mod, "BATCH_FILES", 4)  # this process hands over; the builder uses its own
     with pytest.raises(IndexUnavailable, match="being built in the background"):
         build.open_index(project, deadline=time.monotonic() + 8)
     _builder_done(project, 120)
     calls = []
-    real = build.update
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = update_mod.update
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(1) or real(*a, **k))
     with build.open_index(project, deadline=time.monotonic() + 8) as index:
         assert index.behind is None and index.catalog.count() == 12
         assert index.model_id and index.catalog.meta("vectors_done") == "1"  # embedded by the builder

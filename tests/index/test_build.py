@@ -3,7 +3,8 @@ import os
 
 import pytest
 
-from stele.index import build, vectors
+from stele.index import build, handle, vectorphase, vectors
+from stele.index import update as update_mod
 from stele.index.text import MERGE_AT
 from stele.project import Project
 from tests.factfiles import backdate
@@ -39,8 +40,8 @@ def test_an_edit_reparses_one_file_and_embeds_one_item(proj, fake_model, monkeyp
     write_fact(proj.root, "NOTE-200A", "note", "Note number 2 about retries", priority="high")  # same text
     backdate(proj.root)
     calls = []
-    real = build.update
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    real = update_mod.update
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     assert refresh(proj) == 6
     (report,) = calls
     assert (report.full, report.parsed, report.embedded) == (False, 2, 1)
@@ -58,7 +59,7 @@ def test_a_racy_file_is_checked_by_content_until_it_is_old_enough(proj, monkeypa
     backdate(proj.root)
     refresh(proj)  # old enough now: the last check by content
     calls = []
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(1))
     assert refresh(proj) == 6 and calls == []
 
 
@@ -80,8 +81,8 @@ def test_a_new_model_reembeds_everything(proj, fake_model, monkeypatch):
     build.rebuild(proj)
     fake_model.model_id = "fake@2"
     calls = []
-    real = build.update
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    real = update_mod.update
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     refresh(proj)
     assert calls[0].embedded == 6 and calls[0].parsed == 0
 
@@ -112,7 +113,7 @@ def test_deleting_the_index_loses_nothing(proj):
 
 def test_a_damaged_catalog_is_reported_once_and_rebuilt(proj):
     build.rebuild(proj)
-    (proj.index_dir / build.CATALOG).write_bytes(b"garbage" * 100)
+    (proj.index_dir / handle.CATALOG).write_bytes(b"garbage" * 100)
     warnings = []
     with build.open_index(proj, warn=warnings.append) as index:
         assert index.catalog.count() == 6
@@ -121,12 +122,12 @@ def test_a_damaged_catalog_is_reported_once_and_rebuilt(proj):
 
 @pytest.mark.parametrize("key,stamp", [
     ("schema", f"schema 0; this one reads {build.catalog_mod.SCHEMA}"),
-    ("index_version", f"index version 0; this one reads {build.INDEX_VERSION}")])
+    ("index_version", f"index version 0; this one reads {handle.INDEX_VERSION}")])
 def test_an_index_from_another_version_is_rebuilt_and_called_that(proj, key, stamp):
     import sqlite3
 
     build.rebuild(proj)
-    db = sqlite3.connect(proj.index_dir / build.CATALOG)
+    db = sqlite3.connect(proj.index_dir / handle.CATALOG)
     db.execute("UPDATE meta SET value = '0' WHERE key = ?", (key,))
     db.commit()
     db.close()
@@ -186,10 +187,10 @@ def check_vectors(proj, fake_model) -> int:
 def test_vectors_stay_right_through_edits_appends_and_compaction(proj, fake_model, monkeypatch):
     build.rebuild(proj)
     assert check_vectors(proj, fake_model) == 6
-    monkeypatch.setattr(build, "GARBAGE", 10.0)  # never compact: edits append
+    monkeypatch.setattr(vectorphase, "GARBAGE", 10.0)  # never compact: edits append
     write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
     assert check_vectors(proj, fake_model) == 7  # one stale row kept, one appended
-    monkeypatch.setattr(build, "GARBAGE", 0.0)   # always compact
+    monkeypatch.setattr(vectorphase, "GARBAGE", 0.0)   # always compact
     (proj.root / "docs/memory/notes/NOTE-200A.md").unlink()
     assert check_vectors(proj, fake_model) == 5
 
@@ -199,8 +200,8 @@ def test_a_damaged_vectors_file_is_embedded_again_by_the_next_refresh(proj, fake
     (vectors.store_dir(proj.index_dir, "fake@1") / vectors.ROWS).write_bytes(b"garbage")
     write_fact(proj.root, "NOTE-100A", "note", "Note one, rewritten")
     calls = []
-    real = build.update
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    real = update_mod.update
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     assert check_vectors(proj, fake_model) == 6  # nothing appended to the damaged rows
     assert (calls[0].full, calls[0].parsed, calls[0].embedded) == (False, 1, 6)  # a refresh, not a rebuild
 
@@ -239,7 +240,7 @@ def test_running_out_of_time_in_a_refresh_stops_there_instead_of_rebuilding(proj
         calls.append(full)
         raise HookTimeout("the hook ran out of its time budget")
 
-    monkeypatch.setattr(build, "update", slow)
+    monkeypatch.setattr(update_mod, "update", slow)
     with pytest.raises(HookTimeout):
         build.open_index(proj)
     assert calls == [False]
@@ -247,8 +248,8 @@ def test_running_out_of_time_in_a_refresh_stops_there_instead_of_rebuilding(proj
 
 def test_switching_the_model_and_back_embeds_nothing_the_second_time(proj, fake_model, monkeypatch):
     calls = []
-    real = build.update
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    real = update_mod.update
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     refresh(proj)
     fake_model.model_id = "fake@2"
     refresh(proj)
@@ -275,7 +276,7 @@ def test_a_live_session_log_that_grew_is_read_from_where_the_last_refresh_stoppe
     assert refresh(proj) == 8
     reads = []
     real = sources.read_items
-    monkeypatch.setattr(build, "read_items", lambda p, rel, s, start=0: reads.append(start) or real(p, rel, s, start))
+    monkeypatch.setattr(update_mod, "read_items", lambda p, rel, s, start=0: reads.append(start) or real(p, rel, s, start))
     with open(log, "a") as f:
         f.write(line(2) + line(3)[:20])  # one whole line and one being written
     assert refresh(proj) == 9 and reads == [len(line(0) + line(1))]
@@ -289,9 +290,9 @@ def test_a_live_session_log_that_grew_is_read_from_where_the_last_refresh_stoppe
 def test_a_build_cut_short_keeps_its_batches_and_the_next_read_carries_on(proj, monkeypatch):
     from stele.index.sources import scan
 
-    monkeypatch.setattr(build, "BATCH_FILES", 10)  # 2 at a time under a time limit
-    build._create(proj)
-    report = build.update(proj, False, scan(proj), until=0.0)  # the deadline has passed: one batch
+    monkeypatch.setattr(update_mod, "BATCH_FILES", 10)  # 2 at a time under a time limit
+    update_mod.create(proj)
+    report = update_mod.update(proj, False, scan(proj), until=0.0)  # the deadline has passed: one batch
     assert not report.done and report.parsed == 2
     cat = build.open_catalog(proj)
     assert cat.count() == 2  # what a hook can read meanwhile
@@ -302,7 +303,7 @@ def test_a_build_cut_short_keeps_its_batches_and_the_next_read_carries_on(proj, 
 def test_a_read_with_a_deadline_answers_from_what_is_there_and_says_so(proj, monkeypatch):
     import time
 
-    monkeypatch.setattr(build, "BATCH_FILES", 1)
+    monkeypatch.setattr(update_mod, "BATCH_FILES", 1)
     monkeypatch.setattr(build, "SLICE_S", 0.0)
     with build.open_index(proj, deadline=time.monotonic() + 8) as index:
         assert 0 < index.catalog.count() < 6
@@ -340,8 +341,8 @@ def test_a_hooks_read_finds_a_new_session_line_by_full_text_and_leaves_its_vecto
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(_session_line(0, "the ledger export retries the refund worker"))
     calls = []
-    real = build.update
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    real = update_mod.update
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     fake_model.encoder.calls.clear()
     with build.open_index(proj, deadline=time.monotonic() + 8) as index:  # what a hook does
         assert index.behind is None
@@ -366,12 +367,12 @@ def test_the_builder_scans_when_the_last_update_was_cut_short(proj, fake_model, 
 
     build.rebuild(proj)
     write_fact(proj.root, "NOTE-900A", "note", "A new note about invoices")
-    real = build._update_vectors
-    monkeypatch.setattr(build, "_update_vectors", lambda *a, **k: setattr(a[2], "done", False))
+    real = update_mod.update_vectors
+    monkeypatch.setattr(update_mod, "update_vectors", lambda *a, **k: setattr(a[2], "done", False))
     with build.open_index(proj, deadline=time.monotonic() + 8) as index:
         assert index.behind is not None  # cut short: settled stays 0
-    monkeypatch.setattr(build, "_update_vectors", real)
-    assert build._meta(proj, "settled") == "0"
+    monkeypatch.setattr(update_mod, "update_vectors", real)
+    assert handle.catalog_meta(proj, "settled") == "0"
     build.finish(proj, leftover=True)
     cat = build.open_catalog(proj)
     try:
@@ -404,7 +405,7 @@ def test_hooks_commit_text_without_merging_and_the_builder_merges(proj, fake_mod
     assert merges == [False] * (MERGE_AT + 1)  # one commit a read, none waiting for a merge
     merges.clear()
     build.finish(proj)
-    text = TextIndex(proj.index_dir / build.TEXT_DIR)
+    text = TextIndex(proj.index_dir / handle.TEXT_DIR)
     assert text.segments() < MERGE_AT
     with build.open_index(proj) as index:
         assert len(index.text.search("ledger", 20, {})) == MERGE_AT + 1
@@ -447,11 +448,11 @@ def test_items_written_by_a_refresh_cut_short_before_its_vectors_get_them_next_t
     def killed(*a, **k):
         raise KeyboardInterrupt  # the process dies after the items' batch committed
 
-    real = build._update_vectors
-    monkeypatch.setattr(build, "_update_vectors", killed)
+    real = update_mod.update_vectors
+    monkeypatch.setattr(update_mod, "update_vectors", killed)
     with pytest.raises(KeyboardInterrupt):
         build.open_index(proj)
-    monkeypatch.setattr(build, "_update_vectors", real)
+    monkeypatch.setattr(update_mod, "update_vectors", real)
     assert check_vectors(proj, fake_model) >= 7  # NOTE-100A and NOTE-900A have their own vectors
 
 
@@ -464,12 +465,12 @@ def test_a_builder_started_while_another_waits_for_its_turn_leaves_the_work_to_i
     log.write_text(_session_line(0, "the ledger export retries the refund worker"))
     with build.open_index(proj, deadline=time.monotonic() + 8):
         pass
-    waiting = build._Lock(proj.index_dir, build.QUEUE_LOCK)  # a builder still waiting for build.lock
+    waiting = handle.Lock(proj.index_dir, handle.QUEUE_LOCK)  # a builder still waiting for build.lock
     waiting.acquire(True, None)
     try:
         assert build.main([str(proj.root)]) == 0
         cat = build.open_catalog(proj)
-        assert build._pending(cat) == {"S-01JFZS31V0ZJ1D2PYVE21AVN00"}  # left to the waiting one
+        assert handle.pending_vectors(cat) == {"S-01JFZS31V0ZJ1D2PYVE21AVN00"}  # left to the waiting one
         cat.close()
     finally:
         waiting.release()
@@ -488,9 +489,9 @@ def test_a_read_waits_for_a_refresh_caught_between_its_batch_and_its_end(proj):
 
     build.rebuild(proj)
     write_fact(proj.root, "NOTE-100A", "note", "Note number 1, now about refunds")
-    holder = build._Lock(proj.index_dir, build.BUILD_LOCK)
+    holder = handle.Lock(proj.index_dir, handle.BUILD_LOCK)
     holder.acquire(True, None)
-    cat = catalog.Catalog(proj.index_dir / build.CATALOG)
+    cat = catalog.Catalog(proj.index_dir / handle.CATALOG)
     cat.set_meta(settled="0")  # what the refresh holding the lock has committed so far
     cat.close()
     threading.Timer(0.2, holder.release).start()

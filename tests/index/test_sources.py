@@ -8,6 +8,7 @@ import json
 import os
 
 from stele.index import build
+from stele.index import update as update_mod
 from stele.index.sources import scan
 from stele.project import Project
 from tests.factfiles import backdate, commit
@@ -101,7 +102,7 @@ def test_a_scan_is_one_comparison_when_nothing_changed(repo, monkeypatch):
     first, second = scan(p), scan(p)
     assert first.parts == second.parts and len([x for x in first.paths if x.startswith("docs/")]) == 6
     calls = []
-    monkeypatch.setattr(build, "update", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(update_mod, "update", lambda *a, **k: calls.append(1))
     with build.open_index(p):
         pass
     assert calls == []
@@ -116,8 +117,8 @@ def test_a_file_added_and_deleted_while_a_build_was_cut_short_leaves_nothing_beh
         pass
     extra = write_fact(repo, "DEC-CCCC", "decision", "Zanzibar quorum protocol for a moment")
     backdate(repo, 30)
-    monkeypatch.setattr(build, "BATCH_FILES", 5)
-    report = build.update(p, False, scan(p), until=0.0)
+    monkeypatch.setattr(update_mod, "BATCH_FILES", 5)
+    report = update_mod.update(p, False, scan(p), until=0.0)
     cat = build.open_catalog(p)
     assert "DEC-CCCC" in cat.nodes(["DEC-CCCC"])  # indexed by the refresh that was cut short
     cat.close()

@@ -155,3 +155,14 @@ def test_the_starter_cases_come_from_the_record_and_pass_on_it(shop):
     report = evaluate.run(Project(shop), cases)
     assert all(r.ok for r in report.cases if r.case.type != "offtopic"), [r.as_dict() for r in report.cases]
     assert invoke("doctor").code == 0  # the starter file beside the facts is not read as one
+
+
+def test_a_miss_found_by_search_names_its_one_reason(shop):
+    path = write_cases(shop, """
+today: 2026-11-29
+queries:
+  - {id: weak-1, type: paraphrase, prompt: "are invoices ever printed on paper for the weather office?", expect: [LSN-WGV9]}
+""")
+    why = evaluate.run(Project(shop), load_cases(path)).cases[0].why
+    assert any(line.startswith("LSN-WGV9: found by search, not a seed: ") for line in why), why
+    assert not any("not a seed: not a seed" in line for line in why), why

@@ -58,6 +58,18 @@ def test_distill_keeps_prose_and_problem_lines_without_noise():
     assert distill("a plain question\nover two lines") == "a plain question\nover two lines"
 
 
+def test_a_one_line_prompt_is_never_a_paste():
+    """The gate skips the distiller for one line (`gate.distilled`): that holds while a paste needs
+    two log lines at least."""
+    from stele.retrieve import distill as distill_mod
+    from stele.retrieve.gate import distilled
+
+    assert distill_mod.MIN_LOG_LINES >= 2
+    line = "2026-11-30T10:22:01Z ERROR claim failed: QueryCanceled"
+    assert distilled(line) == distill(line) == line
+    assert distilled(f"{line}\n{line}") == distill(f"{line}\n{line}") != f"{line}\n{line}"
+
+
 def test_dotted_names_are_identifiers_not_paths():
     g = check("does Cart.total round before psycopg.errors are raised in retry.py?", [], 25)
     assert g.named_paths == ["retry.py"]

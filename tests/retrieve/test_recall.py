@@ -135,12 +135,12 @@ def test_a_model_that_breaks_after_indexing_degrades_the_query_only(shop, monkey
 
 
 def test_without_any_index_it_falls_back_to_recent_session_entries(shop, monkeypatch):
-    from stele.index import build
+    from stele.index import update as update_mod
 
     def fail(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(build, "update", fail)
+    monkeypatch.setattr(update_mod, "update", fail)
     r = recall(shop, PROMPT)
     assert r.mode == "prior_context" and ids(r) == ["S-01JFZS31V0ZJ1D2PYVE21AVN5S"]
     assert r.entries[0].score == 0.0 and any("disk full" in w for w in r.warnings)

@@ -19,8 +19,8 @@ from ..project import Project
 from ..render.facts import Line
 
 if TYPE_CHECKING:
-    from ..index.build import Index
     from ..index.catalog import Catalog, Node
+    from ..index.handle import Index
 
 OPEN_TASK_STATUSES = ("in-progress", "blocked", "open")
 
@@ -50,8 +50,8 @@ def open_index(project: Project, fresh: bool = True) -> Index | _AsIs:
     file first, its first warning (rebuilt, unreadable) the hook's one stderr line. `fresh=False` takes
     the catalog as it is when there is a readable one, and refreshes (or builds) the index only when
     there is not."""
-    from ..index.build import open_catalog
     from ..index.build import open_index as open_
+    from ..index.handle import open_catalog
 
     if not fresh:
         try:
@@ -120,7 +120,7 @@ def fact_files(project: Project) -> int:
 
 
 def has_index(project: Project) -> bool:
-    from ..index.build import open_catalog
+    from ..index.handle import open_catalog
 
     try:
         open_catalog(project).close()

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from ..plain import dataclass
 
 if TYPE_CHECKING:
-    from .build import Index
     from .encoder import Encoder
+    from .handle import Index
 
 
 @dataclass

@@ -87,8 +87,8 @@ def _pull_pack(project: Project, remote: Remote, store: Any, model_id: str, pull
 
 def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, tuple[str, bytes]]] | None:
     """(model id, dim, id -> (content hash, float32 row bytes)) from the index as it stands, or None."""
-    from .build import CATALOG, shared_lock
     from .catalog import Catalog
+    from .handle import CATALOG, shared_lock
 
     if not (project.index_dir / CATALOG).is_file():
         return None

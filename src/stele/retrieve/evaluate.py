@@ -284,7 +284,7 @@ def explain_miss(case: Case, why: dict[str, Any], catalog: Any) -> list[str]:
         elif i in seeds:
             lines.append(f"{i}: a seed, but not in the window")
         elif i in candidates:
-            lines.append(f"{i}: found by search, not a seed: {candidates[i]['why']}")
+            lines.append(f"{i}: found by search, {candidates[i]['why']}")
         else:
             lines.append(f"{i}: not reached: " + _no_path(i, seeds, catalog))
     for key, label in (("absent", "should be absent"), ("no_callout", "wrongly called out")):

@@ -17,7 +17,6 @@ from .. import textcut
 from ..anchors.paths import normalize
 from ..ids import mentioned_ids
 from ..plain import dataclass, field
-from .distill import distill
 
 ANALYSIS_CHARS = 4000  # of a prompt, searched: the first and the last half of it
 DISTILL_CHARS = 4 * ANALYSIS_CHARS  # of a prompt, read for its problem lines (`distill`) before that cut
@@ -67,9 +66,19 @@ def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Ga
         return Gate(text="", skipped=True)
     named = prompt_paths(prompt) if long_enough else []
     # distilled within a bounded window (a paste may be megabytes), then cut to what is searched
-    text = textcut.ends(distill(textcut.ends(prompt, DISTILL_CHARS)), ANALYSIS_CHARS) if long_enough else ""
+    text = textcut.ends(distilled(textcut.ends(prompt, DISTILL_CHARS)), ANALYSIS_CHARS) if long_enough else ""
     return Gate(text=text, ids=ids, named_paths=named, paths=edited + [p for p in named if p not in edited],
                 identifiers=identifiers(text, named) if text else [])
+
+
+def distilled(prompt: str) -> str:
+    """`distill.distill(prompt)`, its module imported only for a prompt of several lines: one line is
+    never a paste (`distill.MIN_LOG_LINES`), and its patterns take a few ms of a hook's process to compile."""
+    if "\n" not in prompt:
+        return prompt
+    from .distill import distill
+
+    return distill(prompt)
 
 
 def identifiers(text: str, paths: list[str]) -> list[str]:

@@ -42,8 +42,8 @@ from .walk import Neighbourhood, Via
 if TYPE_CHECKING:
     import datetime as dt
 
-    from ..index.build import Index
     from ..index.catalog import Catalog, Node
+    from ..index.handle import Index
     from .seeds import Hit
 
 SKIPPED, IDENTIFIER, PRIOR_CONTEXT, NO_MATCH = "skipped", "identifier", "prior_context", "no_match"

@@ -19,8 +19,8 @@ from ..project import Project
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from ..index.build import Index
     from ..index.catalog import Node
+    from ..index.handle import Index
 
 
 @dataclass

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..index.build import Index
     from ..index.encoder import Encoder
+    from ..index.handle import Index
     from ..index.text import TextIndex
     from ..project import Project
     from .settings import Settings

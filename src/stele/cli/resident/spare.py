@@ -32,7 +32,7 @@ from . import child
 from .protocol import MAX_HEADER, fd_bytes
 
 if TYPE_CHECKING:
-    from ...index.build import Index
+    from ...index.handle import Index
 
 READY = b"r"  # what a spare says when it is warm
 LOCK_WAIT_S = 1.0
