@@ -54,7 +54,7 @@ def checks_of(project: Project, heads: Iterable[Head]) -> dict[str, list[Check]]
         else:
             rows.append(head.id)
     if rows:
-        from ..index.build import open_catalog
+        from ..index.handle import open_catalog
 
         catalog = open_catalog(project)
         try:
