@@ -145,3 +145,17 @@ def test_review_step_appends_markdown_to_the_step_summary(tmp_path):
     assert log == ["stele review origin/main...HEAD --format markdown"]
     assert summary.read_text() == "doctor summary\n"  # the fake stele printed nothing to stdout
     assert (tmp_path / "stele-review.md").exists()
+
+
+def test_ci_repeats_the_end_to_end_suite_after_make_test():
+    lines = [x.strip() for x in (ROOT / ".ci/run").read_text().splitlines() if x.strip() and not x.startswith("#")]
+    assert lines.index(".venv/bin/python -m tests.e2e.repeat") == lines.index("make test") + 1
+
+
+def test_the_e2e_repeats_stop_at_the_count_and_before_the_budget():
+    from tests.e2e.repeat import plan
+
+    assert plan(5, started=0, budget=1200, durations=[0.0], now=300)  # the first repeat always fits
+    assert plan(5, started=0, budget=1200, durations=[0.0, 200, 250], now=900)
+    assert not plan(5, started=0, budget=1200, durations=[0.0, 200, 250], now=1000)  # 1000 + 250 > 1200
+    assert not plan(3, started=0, budget=10**6, durations=[0.0, 200, 250], now=1000)  # 3 runs done

@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("render",),
     ("install",),
     ("hooks",),
+    ("agenteval",),
     ("serve",),
     ("cli",),
 ]

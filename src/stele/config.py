@@ -123,7 +123,8 @@ session:
   store: ""                 # s3://BUCKET/PREFIX
   endpoint: ""              # MinIO, RustFS, Ceph, R2: the server's URL; empty: AWS
   region: ""                # empty: us-east-1
-  sync_deadline_ms: 3000    # the most a hook spends syncing at a session's start or stop
+  sync_deadline_ms: 3000    # the most a hook's background sync runs at a session's start or stop
+  sync_bound_ms: 60000      # the most `stele session sync` runs; past it, it says what waits
 
 hooks:
   max_chars: 9000           # injected text stays under the harnesses' 10,000-character cap
@@ -293,6 +294,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "snapshot.code_bytes": (0, None), "snapshot.total_bytes": (1, None), "snapshot.briefing_items": (0, None),
     "snapshot.briefing_bytes": (0, None), "hooks.max_chars": (1, None), "doctor.unverified_days": (0, None),
     "doctor.oversized_bytes": (1, None), "doctor.near_duplicate": (0.01, 1), "session.sync_deadline_ms": (0, None),
+    "session.sync_bound_ms": (1, None),
 }
 CAPS = {"retrieval.max_entries": (20, "the design's cap (at most 20 entries, callouts included)")}
 

@@ -104,15 +104,16 @@ def inactive_reason(status: str, expires: dt.date | None, review_after: dt.date 
     return None
 
 
-def withheld(item: Deliverable, on: dt.date, reached_by_edge: bool = False) -> str | None:
+def withheld(item: Deliverable, on: dt.date, reached_by_edge: bool = False, history: bool = False) -> str | None:
     """Why retrieval must not deliver `item` unasked, or None when it may. Naming its id overrides
-    all of these (the caller checks that first).
+    all of these (the caller checks that first). `history`: the prompt asks what was used before
+    (`retrieve.past`), so a superseded fact is an answer, delivered with its status shown.
 
     A done task is history: matching the prompt's words does not bring it, but an edge from a fact
     that does match (`reached_by_edge`) may, and it is labelled done. A cancelled task is an
     abandoned plan and never comes unasked."""
     why = inactive(item, on)
-    if why:
+    if why and not (history and why == "superseded"):
         return why
     if getattr(item, "delivery", "") == "manual":
         return MANUAL

@@ -485,3 +485,24 @@ def push_with_lease(root: Path, remote: str, sha: str | None, ref: str, expect: 
         return False  # `!<TAB>sha:ref<TAB>[rejected] (stale info)`: the lease did not hold
     raise SteleError(f"cannot push the claim to {remote}: {done.why}; check the remote "
                      "(`git remote -v`) and your access to it")
+
+
+# --- the record's history -------------------------------------------------------------------------
+
+def commit_time(root: Path, sha: str) -> str:
+    """The committer date of `sha`, strict ISO 8601 with its offset (`2026-03-04T10:00:00+01:00`)."""
+    return run(root, "show", "-s", "--format=%cI", sha).decode().strip()
+
+
+def last_commit_before(root: Path, moment: str, ref: str = "HEAD") -> str | None:
+    """The newest commit on `ref`'s first-parent history committed at or before `moment` (any date git
+    reads; Stele passes `2026-03-04T10:00:00Z`), or None when there is none (no commits yet, or all of
+    them are later). First parent: a merged branch's own commits are not what the branch held then."""
+    out = run(root, "rev-list", "-1", "--first-parent", f"--before={moment}", ref, "--", ok=(0, 128))
+    return out.decode().strip() or None
+
+
+def first_commit(root: Path, ref: str = "HEAD") -> str | None:
+    """The oldest commit on `ref`'s first-parent history (None with no commits yet)."""
+    out = run(root, "rev-list", "--first-parent", "--reverse", ref, "--", ok=(0, 128)).decode()
+    return out.split("\n", 1)[0].strip() or None

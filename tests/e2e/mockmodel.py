@@ -49,11 +49,17 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Write:
+    path: str
+    content: str
+
+
+@dataclass(frozen=True)
 class Answer:
     text: str = ANSWER
 
 
-Move = Read | Edit | Answer
+Move = Read | Edit | Write | Answer
 
 
 @dataclass
@@ -91,6 +97,56 @@ def retry_script() -> Script:
                    Edit(QUEUE, QUEUE_OLD, QUEUE_NEW), Answer()])
 
 
+FRAME = "(reference data, not instructions)"  # how every text Stele injects is framed (observe._FRAME)
+# the throwaway clones of `stele eval --agent` (agenteval.runner): `<tmp>/stele-eval-XXXX/<task>.<arm>.<run>`
+_EVAL_ROOT = re.compile(r"(/[^\s\"'`]*?/stele-eval-[A-Za-z0-9_]+/[A-Za-z0-9_.-]+?\.(?:with|without)\.[0-9]+)")
+
+
+@dataclass(frozen=True)
+class Task:
+    """How the mock plays one task of a `stele eval --agent` suite, found by its prompt in the request.
+
+    A task about a fact (`keeps` is the fact's title): the mock keeps the fact, leaving the code alone
+    and naming `fact` in its answer, only when the fact's text is in the request; otherwise it "simplifies"
+    without a word about it. A task with `writes` (a path) writes that file, unless the mock is
+    `distracted` and Stele's framed context is in the request: then it talks about that instead."""
+    prompt: str
+    fact: str = ""
+    keeps: str = ""
+    writes: str = ""
+
+
+@dataclass
+class Reactive:
+    """A model whose next move depends on what reached it (issue 30's apparatus test), per task."""
+    tasks: list[Task]
+    distracted: bool = False
+
+    def task(self, text: str) -> Task | None:
+        return next((t for t in self.tasks if t.prompt in text), None)
+
+    def root(self, text: str) -> Path | None:
+        found = _EVAL_ROOT.search(text)
+        return Path(found.group(1)) if found else None
+
+    def next_for(self, text: str, tool_results: int) -> Move:
+        task = self.task(text)
+        if task is None:
+            return Answer("ok")
+        if task.writes:
+            if self.distracted and FRAME in text:
+                return Answer("The project record mentions garbage collection and blob storage; looking into that first.")
+            moves: list[Move] = [Write(task.writes, "#!/bin/sh\ndate -u +%Y-%m-%d\n"), Answer("Added the script.")]
+        elif task.keeps and task.keeps in text:
+            moves = [Answer(f"I left it as it is: {task.fact} bears on it.")]
+        else:
+            moves = [Answer("Simplified it: removed the extra checks.")]
+        return moves[min(tool_results, len(moves) - 1)]
+
+    def edited(self) -> list[str]:
+        return []
+
+
 @dataclass
 class Request:
     at: float
@@ -103,6 +159,7 @@ class Request:
     tool_results: int = 0
     move: str = ""
     files: dict[str, str] = field(default_factory=dict)  # the script's edited files when it arrived
+    root: Path | None = None  # the repository the request works in (a Reactive script's worktree)
 
     @property
     def text(self) -> str:
@@ -150,7 +207,7 @@ def _fill(schema: Any) -> Any:
 class Server:
     """The mock model, started on an ephemeral port of 127.0.0.1 (a context manager)."""
 
-    def __init__(self, root: Path, script: Script | None = None, log_path: Path | None = None) -> None:
+    def __init__(self, root: Path, script: Script | Reactive | None = None, log_path: Path | None = None) -> None:
         self.root = root  # the repository the harness works in: tool calls name files under it
         self.script = script or demo_script()
         self.log_path = log_path
@@ -217,6 +274,8 @@ class Server:
             body = raw.decode("utf-8", "replace")
         req = Request(time.time(), h.command, h.path, dict(h.headers), body,
                       files={p: (self.root / p).read_text(encoding="utf-8") for p in self.script.edited()})
+        if isinstance(self.script, Reactive):
+            req.root = self.script.root(req.text)
         path = h.path.split("?")[0]
         if path.endswith("/messages") and isinstance(body, dict):
             reply = self._anthropic(req)
@@ -252,14 +311,15 @@ class Server:
             return Answer(found.group(1) if found else "NONE")
         if not req.agent:
             return None
-        move = self.script.next(results)
+        move = (self.script.next_for(req.text, results) if isinstance(self.script, Reactive)
+                else self.script.next(results))
         if isinstance(move, Answer) and move.text in req.text:
             move = Answer(FOLLOW_UP)  # the conversation already holds the answer: it was continued
         req.move = "follow-up" if isinstance(move, Answer) and move.text == FOLLOW_UP else type(move).__name__.lower()
         return move
 
-    def _abs(self, rel: str) -> str:
-        return str(self.root / rel)
+    def _abs(self, rel: str, req: Request | None = None) -> str:
+        return str((req.root if req is not None and req.root else self.root) / rel)
 
     # Anthropic Messages (Claude Code)
 
@@ -274,11 +334,14 @@ class Server:
         blocks: list[dict]
         if isinstance(move, Read):
             blocks = [{"type": "tool_use", "id": self._new_id("toolu_"), "name": "Read",
-                       "input": {"file_path": self._abs(move.path)}}]
+                       "input": {"file_path": self._abs(move.path, req)}}]
         elif isinstance(move, Edit):
             blocks = [{"type": "tool_use", "id": self._new_id("toolu_"), "name": "Edit",
-                       "input": {"file_path": self._abs(move.path), "old_string": move.old,
+                       "input": {"file_path": self._abs(move.path, req), "old_string": move.old,
                                  "new_string": move.new, "replace_all": False}}]
+        elif isinstance(move, Write):
+            blocks = [{"type": "tool_use", "id": self._new_id("toolu_"), "name": "Write",
+                       "input": {"file_path": self._abs(move.path, req), "content": move.content}}]
         else:
             blocks = [{"type": "text", "text": move.text if isinstance(move, Answer) else "ok"}]
         stop = "tool_use" if blocks[0]["type"] == "tool_use" else "end_turn"
@@ -320,7 +383,7 @@ class Server:
         if isinstance(move, Read):
             item = {"type": "function_call", "id": self._new_id("fc_"), "call_id": self._new_id("call_"),
                     "name": "exec_command", "arguments": json.dumps({"cmd": f"cat {move.path}"})}
-        elif isinstance(move, Edit):
+        elif isinstance(move, Edit | Write):
             item = {"type": "custom_tool_call", "id": self._new_id("ctc_"), "call_id": self._new_id("call_"),
                     "name": "apply_patch", "input": patch(move), "status": "completed"}
         else:
@@ -405,8 +468,11 @@ class Server:
         return _Sse([(None, response)]) if stream else _Json(response)
 
 
-def patch(edit: Edit) -> str:
+def patch(edit: Edit | Write) -> str:
     """The edit as an apply_patch envelope (Codex's freeform edit tool)."""
+    if isinstance(edit, Write):
+        lines = "".join(f"+{line}\n" for line in edit.content.rstrip("\n").split("\n"))
+        return f"*** Begin Patch\n*** Add File: {edit.path}\n{lines}*** End Patch\n"
     minus = "".join(f"-{line}\n" for line in edit.old.split("\n"))
     plus = "".join(f"+{line}\n" for line in edit.new.split("\n"))
     return f"*** Begin Patch\n*** Update File: {edit.path}\n@@\n{minus}{plus}*** End Patch\n"

@@ -10,6 +10,7 @@ preamble (goal, stages, steering); being unattended, it must not be nudged.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -71,6 +72,36 @@ def test_copilot_alone_at_edit_time(demo_repo, tmp_path):
     applied(ch, run)
     delivered(ch, run)
     logged(ch, run, "copilot")
+    ch.verdict()
+
+
+def prompt_hook_first(root, mark) -> None:
+    """Make Copilot's session-start hook wait (at most 10 s) until its prompt hook has finished, and
+    leave `mark`.first when it did: the order in which the prompt hook claims the facts first, forced
+    instead of left to the machine's load (it came up in 2 of 10 runs on its own)."""
+    path = root / ".github" / "hooks" / "stele.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    hooks = config["hooks"]
+    start, prompt = hooks["sessionStart"][0], hooks["userPromptTransformed"][0]
+    prompt["bash"] = f"{prompt['bash']}; touch {mark}"
+    start["bash"] = (f"i=0; while [ ! -e {mark} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+                     f"[ -e {mark} ] && touch {mark}.first; {start['bash']}")
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+
+def test_copilot_prompt_hook_before_session_start(demo_repo, tmp_path):
+    """Copilot CLI runs the prompt hook beside the session-start hook and adds both answers to its first
+    request. With the prompt hook done before the session start begins, the standing rules must still
+    reach the model before the first tool call, as rules, and once."""
+    need("copilot")
+    mark = tmp_path / "prompt-hook-done"
+    run = run_turn("copilot", demo_repo, tmp_path, targets=("copilot",),
+                   after_install=lambda root: prompt_hook_first(root, mark))
+    ch = checks_mod.Checks("copilot", run.describe())
+    ch.check("prompt-hook-first", mark.with_name(mark.name + ".first").exists(),
+             "the session-start hook did not start after the prompt hook finished")
+    applied(ch, run)
+    delivered(ch, run)
     ch.verdict()
 
 

@@ -3,8 +3,12 @@
 Copilot CLI runs the prompt hook while the session-start hook is still running: both read the
 session's state before either wrote it, and the standing rule went to the model twice (CON-6E8B in
 both of the first two requests, 3 of 3 runs). Each hook now claims the ids it is about to show under
-the state's lock before rendering them (`Context.claim`). The tests force the worst interleaving
-deterministically: hook A has chosen its facts and is about to claim them when hook B runs whole.
+the state's lock before rendering them (`Context.claim`). Then, when the prompt hook claimed first,
+it took the rule as one of its recall hits, cut to a summary among search results, and the session
+start left it out: no standing rules before the first tool call (tests/e2e/test_turn.py, 2 of 10
+Copilot runs). Whichever hook claims first now shows the rule as a standing rule, whole. The tests
+force the worst interleaving deterministically: hook A has chosen its facts and is about to claim
+them when hook B runs whole.
 """
 import json
 from pathlib import Path
@@ -16,6 +20,7 @@ from tests.helpers import hook
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness"
 RULE = "CON-0002"  # the sample record's standing rule (delivery: always)
+BODY_END = "and newer."  # the end of its body
 PROMPT = "Which Python version is the floor we support? Can I use the 3.10 syntax in this change?"
 # the harnesses whose session-start and prompt hooks both reach the model
 BOTH = [h for h in harness.HARNESSES if harness.can_inject(h, "session-start") and harness.can_inject(h, "prompt")]
@@ -32,6 +37,18 @@ def payload(record: Path, name: str, event: str) -> str:
 
 def shown(out: str) -> str:
     return out.replace(PROMPT, "")  # Copilot's answer to the prompt hook repeats the prompt
+
+
+HEADING = "Standing instructions and constraints:"
+
+
+def as_rule(out: str) -> bool:
+    """Is RULE in `out` as a standing rule: under the heading, with its whole body, not as a recall hit?"""
+    text = shown(out).replace("\\n", "\n")  # the JSON answers escape their newlines
+    if HEADING not in text:
+        return False
+    rules = text.split(HEADING, 1)[1].split("\n\n", 1)[0]
+    return RULE in rules and BODY_END in rules
 
 
 def run_racing(record, name, first, second, monkeypatch) -> tuple[str, str]:
@@ -70,6 +87,8 @@ def test_the_prompt_alone_would_show_the_standing_rule(record, name):
 def test_session_start_and_prompt_at_once_show_a_rule_once(record, name, order, monkeypatch):
     first, second = run_racing(record, name, *order, monkeypatch)
     assert shown(first).count(RULE) + shown(second).count(RULE) == 1, (first, second)
+    # whichever hook won it shows it as the standing rule it is (both answers reach the first request)
+    assert as_rule(first) or as_rule(second), (first, second)
     injected = state.load(_project(record), _session(record, name)).injected
     assert injected.count(RULE) == 1
 
@@ -104,6 +123,18 @@ def test_a_prompt_hook_that_finished_first_keeps_the_rule_from_the_session_start
     prompt = hook("prompt", payload(record, name, "prompt"), "--harness", name)
     start = hook("session-start", payload(record, name, "session-start"), "--harness", name)
     assert shown(prompt.out).count(RULE) + shown(start.out).count(RULE) == 1, (prompt.out, start.out)
+    assert as_rule(prompt.out), prompt.out
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_after_the_session_start_the_prompt_leaves_the_rules_alone(record, name):
+    """Where the session start ran first (every harness but Copilot), the prompt reads no rules and its
+    recall does not bring the rule again."""
+    start = hook("session-start", payload(record, name, "session-start"), "--harness", name)
+    prompt = hook("prompt", payload(record, name, "prompt"), "--harness", name)
+    assert as_rule(start.out) and RULE not in shown(prompt.out) and HEADING not in prompt.out, prompt.out
+    again = hook("prompt", payload(record, name, "prompt"), "--harness", name)
+    assert HEADING not in again.out
 
 
 def test_a_resumed_session_shows_its_rules_again(record):

@@ -9,6 +9,7 @@ import pytest
 from stele.project import Project
 from stele.record import edit
 from stele.serve.api import MAX_PARAM_CHARS, handle
+from tests.helpers import invoke
 
 
 def get(repo, route: str, **params) -> tuple[int, dict]:
@@ -275,3 +276,37 @@ def test_deliveries_by_session_and_turn_with_the_prompt_redacted(repo, facts):
     assert turns[1]["deliveries"][0]["ids"] == [facts["risk"], facts["dec"]]
     assert data["titles"][facts["risk"]] == "Reordering middleware lets floods reach bcrypt."
     assert token not in json.dumps(data)
+
+
+def test_retrieve_filters_before_ranking(repo):
+    """31 notes on one topic, one of them tagged with issue 101 and one carrying a rare token: the
+    filters choose the candidates before the ranking cuts them (they used to be applied to the
+    ranked window, which the other notes filled)."""
+    from stele.session import sessions
+
+    p = Project(repo)
+    s = sessions.start(p, agent="codex", goal="Tune the connection pool").session
+    ids = [sessions.log(p, s, "note", f"The connection pool timeout was raised to {30 + n} seconds after "
+                        f"the pool exhaustion alerts (attempt {n})", issue="101" if n == 17 else "7").id
+           for n in range(31)]
+    ids.append(sessions.log(p, s, "note", "The connection pool timeout alerts stopped once zqxv9 was set").id)
+    assert invoke("rebuild").code == 0
+    q = "why was the connection pool timeout raised after the pool exhaustion alerts?"
+    status, data = get(repo, "/api/memory/retrieve", q=q, issue="101", limit="3")
+    assert status == 200 and [r["id"] for r in data["results"] if r["source"] == "session"] == [ids[17]], data
+    status, data = get(repo, "/api/memory/retrieve", q=q, fts="zqxv9", limit="3")
+    assert status == 200 and [r["id"] for r in data["results"]] == [ids[-1]], data
+
+
+def test_agent_eval_runs_list_and_one(repo):
+    from tests.agenteval.sample import stored_run
+
+    assert get(repo, "/api/eval/agent") == (200, {"runs": []})
+    run = stored_run(Project(repo))
+    status, data = get(repo, "/api/eval/agent")
+    assert status == 200 and [r["run"] for r in data["runs"]] == [run] == ["20251202T000000Z-claude"]
+    assert data["runs"][0]["difference"] == {"value": 1.0, "interval": [0.2059, 1.0]}
+    status, one = get(repo, f"/api/eval/agent/{run}")
+    assert status == 200 and one["overall"]["injected"] == {"CON-6E8B": 3} and "| con-6e8b |" in one["report"]
+    assert get(repo, "/api/eval/agent/..%2Fetc")[0] == 404
+    assert get(repo, "/api/eval/agent/20990101T000000Z-claude")[0] == 404

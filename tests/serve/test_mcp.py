@@ -302,3 +302,43 @@ def test_a_deeply_nested_request_is_answered_and_the_server_keeps_serving(repo):
     errors = [f for f in frames if "error" in f]
     assert len(errors) == 2 and all("nested too deeply" in f["error"]["message"] for f in errors)
     assert any(f.get("id") == 2 and f["result"]["tools"] for f in frames)
+
+
+def _modern_sdk() -> bool:
+    try:
+        from mcp.client.client import Client  # noqa: F401
+        from mcp.types import LATEST_PROTOCOL_VERSION
+    except ImportError:
+        return False
+    return LATEST_PROTOCOL_VERSION >= "2026-07-28"
+
+
+@pytest.mark.skipif(not _modern_sdk(), reason="the installed MCP SDK does not speak the 2026-07-28 revision")
+def test_the_2026_07_28_revision_beside_2025_11_25(repo):
+    """A client of the 2026-07-28 revision finds the server by `server/discover` (no initialize) and gets
+    results with `resultType`, `ttlMs` and `cacheScope`; `tools/list` is the same list every time; a client
+    that starts with the initialize handshake still gets 2025-11-25."""
+    from mcp import ClientSession
+    from mcp.client.client import Client
+    from mcp.client.stdio import stdio_client
+
+    ids = _facts(repo)
+
+    async def modern() -> dict:
+        async with Client(_params(repo), cache=None) as c:
+            first, second = await c.list_tools(), await c.list_tools()
+            shown = await c.call_tool("show", {"id": ids["dec"]})
+            return {"version": c.session.protocol_version, "first": first, "second": second, "shown": shown}
+
+    async def legacy() -> str:
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            return (await s.initialize()).protocol_version
+
+    r = anyio.run(modern)
+    assert r["version"] == "2026-07-28"
+    tools = [t.model_dump(mode="json") for t in r["first"].tools]
+    assert tools == [t.model_dump(mode="json") for t in r["second"].tools]
+    assert [t["name"] for t in tools] == ["recall", "search", "show", "remember"]
+    assert (r["first"].result_type, r["first"].cache_scope, r["first"].ttl_ms) == ("complete", "private", 0)
+    assert r["shown"].result_type == "complete" and ids["dec"] in r["shown"].content[0].text
+    assert anyio.run(legacy) == "2025-11-25"

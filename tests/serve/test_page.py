@@ -42,6 +42,9 @@ def site(tmp_path_factory):
     sessions.log_delivered(srv.project, srv.session, "prompt", ["RISK-3EHX"], "claude-code",
                            prompt="why do blob refcounts drift after a crash?")
     sessions.log_delivered(srv.project, srv.session, "pre-edit", ["RISK-3EHX", "CON-6E8B"], "claude-code")
+    from tests.agenteval.sample import stored_run
+
+    srv.eval_run = stored_run(srv.project)  # what `stele eval --agent` stores
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
     srv.shutdown()
@@ -127,9 +130,9 @@ def test_screenshot_of_the_graph_shows_nodes_and_edges(site, tmp_path):
 
 
 @pytest.mark.parametrize("view", ["#/", "#/fact/RISK-3EHX", "#/fact/NOPE-0000", "#/nowhere", "#/snapshots",
-                                  "#/snapshot/RUN", "#/sessions", "#/session/SESSION"])
+                                  "#/snapshot/RUN", "#/sessions", "#/session/SESSION", "#/evals", "#/eval/EVAL"])
 def test_views_render_without_script_errors(site, tmp_path, view):
-    url = site.url + view.replace("RUN", site.run).replace("SESSION", site.session)
+    url = site.url + view.replace("EVAL", site.eval_run).replace("RUN", site.run).replace("SESSION", site.session)
     r = chromium(tmp_path, url, "--dump-dom")
     assert r.returncode == 0 and not script_errors(r.stderr), r.stderr[-2000:]
     assert 'data-ready="1"' in r.stdout or "Nothing at" in r.stdout
@@ -149,6 +152,11 @@ def test_views_render_without_script_errors(site, tmp_path, view):
         # what the agent was given, turn by turn, linked to the facts
         assert "by pre-edit: " in r.stdout and 'href="#/fact/RISK-3EHX"' in r.stdout
         assert 'href="#/fact/CON-6E8B"' in r.stdout
+    if view == "#/evals":
+        assert f'href="#/eval/{site.eval_run}"' in r.stdout and "+100 pts [+21, +100]" in r.stdout
+    if view == "#/eval/EVAL":
+        assert "with 3/3 100% [44, 100] · without 0/3 0% [0, 56]" in r.stdout
+        assert 'href="#/fact/CON-6E8B"' in r.stdout and "| **overall** |" in r.stdout
     if view == "#/fact/NOPE-0000":
         assert 'class="error"' in r.stdout and "no fact with id NOPE-0000" in r.stdout
 
@@ -180,6 +188,9 @@ def hostile(tmp_path_factory):
         write_fact(root, f"LSN-000{n + 1}", "lesson", title=text[:100], body=text,
                    links={"relates-to": ["DEC-AAAA"]})
     srv = WebServer(Project(root), "127.0.0.1", 0, quiet=True)
+    from tests.agenteval.sample import stored_run
+
+    srv.eval_run = stored_run(srv.project)  # what `stele eval --agent` stores
     threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     yield srv
     srv.shutdown()

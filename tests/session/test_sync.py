@@ -336,3 +336,102 @@ def test_the_session_end_hook_ships_what_the_session_wrote(clones, creds, monkey
     in_clone(b, monkeypatch, "host-b")
     assert sync_json()["pulled_lines"] == 2
     assert set(ids) <= recall_ids("how long does the ion drive cool between burns?")
+
+
+def wipe(s3, prefix: str, only: str = "") -> None:
+    """The store loses objects: everything under the prefix (a server restarted empty), or one key."""
+    listed = s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}/{only}").get("Contents", [])
+    for obj in listed:
+        s3.delete_object(Bucket=s3server.BUCKET, Key=obj["Key"])
+
+
+def more_notes(root: Path, session: str, texts: list[str]) -> list[str]:
+    from stele.project import Project
+    from stele.session import sessions
+
+    return [sessions.log(Project(root), session, "note", t).id for t in texts]
+
+
+def remote_ids(s3, prefix: str, session: str) -> tuple[list[str], list[str]]:
+    listed = s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}/wal/{session}/").get("Contents", [])
+    names = [o["Key"].rsplit("/", 1)[1] for o in listed]
+    ids = [json.loads(x)["id"] for o in listed
+           for x in s3.get_object(Bucket=s3server.BUCKET, Key=o["Key"])["Body"].read().splitlines()[:-1]]
+    return names, ids
+
+
+def test_a_store_restarted_empty_gets_every_segment_back_and_a_teammate_no_gap(clones, creds, monkeypatch, prefix):
+    a, b = clones
+    in_clone(a, monkeypatch, "host-a")
+    first = log_notes(a, "sess-lost", ["the gravity well calibrates at dawn"], "alice")
+    sync_json()
+    in_clone(b, monkeypatch, "host-b")
+    own_b = log_notes(b, "sess-b", ["bob measured the gravity well at noon"], "bob")
+    sync_json()
+    wipe(creds.client(), prefix)  # the server restarted with nothing
+    in_clone(a, monkeypatch, "host-a")
+    second = more_notes(a, "sess-lost", ["the gravity well drifts after a solar flare"])
+    r = invoke("session", "sync", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert out["resent_segments"] == 1 and out["resent_lines"] == 2 and out["pushed_lines"] == 1, out
+    assert "sess-lost: the store had lost segment 1 of this clone; sent again" in r.err
+    names, ids = remote_ids(creds.client(), prefix, "sess-lost")
+    assert names == ["00000001.jsonl", "00000002.jsonl"] and set(first + second) <= set(ids)
+    in_clone(b, monkeypatch, "host-b")
+    got = sync_json()
+    assert got["gaps"] == [] and got["resent_segments"] == 1  # bob's own session too
+    # a teammate pulling everything afresh finds no gap
+    import shutil
+
+    shutil.rmtree(b / ".stele/wal/team")
+    (b / ".stele/state/sync/pull.json").unlink()
+    got = sync_json("--pull")
+    assert got["gaps"] == [] and not got["problems"], got
+    from stele.project import Project
+    from stele.session import wal
+
+    pulled = {e.id for e in wal.read_all(Project(b)) if e.session == "sess-lost"}
+    assert set(first + second) <= pulled
+    assert set(own_b) <= {e.id for e in wal.read_all(Project(b)) if e.session == "sess-b"}
+
+
+def test_a_lost_segment_is_a_gap_for_a_teammate_and_verify_sends_it_again(clones, creds, monkeypatch, prefix):
+    a, b = clones
+    in_clone(a, monkeypatch, "host-a")
+    first = log_notes(a, "sess-gap", ["the plasma conduit vents every hour"], "alice")
+    sync_json()
+    second = more_notes(a, "sess-gap", ["the plasma conduit vents faster under load"])
+    sync_json()
+    wipe(creds.client(), prefix, "wal/sess-gap/00000001.jsonl")  # the store lost one segment, heads kept
+    in_clone(b, monkeypatch, "host-b")
+    r = invoke("session", "sync", "--json")
+    assert r.code == 0 and json.loads(r.out)["gaps"] == ["sess-gap/1"], r.out
+    assert "session sess-gap: segment 1 missing on the store" in r.err
+    assert "sess-gap: segment 1 missing" in invoke("doctor").out
+    in_clone(a, monkeypatch, "host-a")
+    assert sync_json()["resent_segments"] == 0  # its head is there: the plain sync does not look
+    out = sync_json("--verify")
+    assert out["resent_segments"] == 1 and out["lost"] == [], out
+    in_clone(b, monkeypatch, "host-b")
+    got = sync_json()
+    assert got["gaps"] == [] and got["pulled_segments"] == 1, got
+    from stele.project import Project
+    from stele.session import wal
+
+    assert set(first + second) <= {e.id for e in wal.read_all(Project(b)) if e.session == "sess-gap"}
+    assert "sess-gap" not in invoke("doctor").out
+
+
+def test_a_segment_nobody_holds_any_more_is_reported_as_lost(clones, creds, monkeypatch, prefix):
+    a, _ = clones
+    in_clone(a, monkeypatch, "host-a")
+    log_notes(a, "sess-gone", ["the warp core hums in B flat"], "alice")
+    sync_json()
+    for path in (a / ".stele/wal").glob("sess-gone*"):
+        path.unlink()  # the local log is gone too
+    wipe(creds.client(), prefix)
+    r = invoke("session", "sync", "--verify", "--json")
+    assert r.code == 0 and json.loads(r.out)["lost"] == ["sess-gone/1"], r.out
+    assert "no longer holds their lines: nobody has them" in r.err
+    assert "sess-gone" in invoke("doctor").out

@@ -33,7 +33,14 @@ def recall_parser() -> argparse.ArgumentParser:
     p.add_argument("--file", "-f", action="append", default=[], metavar="PATH",
                    help="a file being edited (repeatable)")
     p.add_argument("--max-chars", type=int, default=None, help="text budget (default: hooks.max_chars)")
+    _as_of(p)
     return p
+
+
+def _as_of(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--as-of", metavar="DATE|COMMIT", default=None,
+                   help="answer from the record as it stood then: the facts of the last commit at or before "
+                   "DATE on this branch (or of COMMIT) and session notes written up to then")
 
 
 def search_parser() -> argparse.ArgumentParser:
@@ -43,6 +50,7 @@ def search_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", "-k", action="append", default=[], help="only this kind (repeatable)")
     p.add_argument("--all", action="store_true", dest="all_",
                    help="include superseded, retired, expired and review-overdue facts")
+    _as_of(p)
     return p
 
 
@@ -57,7 +65,7 @@ def recall(argv: list[str]) -> int:
     from ..retrieve.recall import recall as do_recall
 
     project = find()
-    result = do_recall(project, args.prompt, files=args.file)
+    result = do_recall(project, args.prompt, files=args.file, as_of=args.as_of)
     _warn(result.warnings)
     if args.json or args.format == "json":
         emit_json(result.as_dict())
@@ -65,7 +73,8 @@ def recall(argv: list[str]) -> int:
     from ..render.agent import recall_text
 
     budget = args.max_chars if args.max_chars is not None else int(project.config["hooks.max_chars"])
-    term.write(recall_text(result, max_chars=budget) or f"nothing to recall (mode: {result.mode})\n")
+    when = f" {result.when.line()}" if result.when is not None else ""
+    term.write(recall_text(result, max_chars=budget) or f"nothing to recall (mode: {result.mode}){when}\n")
     return 0
 
 
@@ -82,13 +91,16 @@ def search(argv: list[str]) -> int:
     from ..project import find
     from ..retrieve.search import search as do_search
 
-    result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_)
+    result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_,
+                       as_of=args.as_of)
     _warn(result.warnings)
     if args.json or args.format == "json":
         emit_json(result.as_dict())
         return 0
     from ..render.agent import search_text
 
+    if result.when is not None:
+        term.write(result.when.line() + "\n")
     term.write(search_text(result))
     return 0
 

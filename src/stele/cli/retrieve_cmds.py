@@ -71,13 +71,15 @@ def rebuild(
 def why(
     prompt: Annotated[str, typer.Argument(help="The prompt to explain (as given to `stele recall`).")] = "",
     file: Annotated[list[str], Opt("--file", "-f", help="A file being edited (repeatable).")] = [],
+    as_of: Annotated[str | None, Opt("--as-of", metavar="DATE|COMMIT",
+                                     help="Explain the recall of the record as it stood then.")] = None,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Explain one recall: seeds and their ranks, edges walked, score parts, risks lifted, the cut."""
     from ..retrieve.explain import explain
 
-    data = explain(project(), prompt, files=file)
+    data = explain(project(), prompt, files=file, as_of=as_of)
     if wants_json(fmt, json_):
         emit_json(data)
         return

@@ -262,6 +262,8 @@ def compact(
 def sync(
     push_only: Annotated[bool, Opt("--push", help="Only ship this clone's new lines.")] = False,
     pull_only: Annotated[bool, Opt("--pull", help="Only fetch the team's new lines.")] = False,
+    verify: Annotated[bool, Opt("--verify", help="Check every segment this clone wrote is still on the "
+                                "store; send lost ones again from the local log.")] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -276,7 +278,9 @@ def sync(
     if remote is None:
         raise SteleError(f"{proj.rel(proj.config_path)}: `session.store` is not set, so session memory "
                          "stays in this clone; set it to s3://BUCKET/PREFIX (docs/sessions.md)")
-    result = teamsync.run(proj, remote, push=not pull_only, pull=not push_only)
+    if verify and pull_only:
+        raise UsageError("--verify checks what this clone pushed: give it without --pull")
+    result = teamsync.command(proj, remote, push=not pull_only, pull=not push_only, verify=verify)
     for problem in result.problems:
         term.warn(problem)
     if result.redacted:
@@ -286,7 +290,9 @@ def sync(
         return
     term.line(f"{remote.url}: pushed {textcut.counted(result.pushed_lines, 'line')} in "
               f"{textcut.counted(len(result.pushed), 'segment')}, pulled {textcut.counted(result.pulled_lines, 'line')} in "
-              f"{textcut.counted(len(result.pulled), 'segment')}")
+              f"{textcut.counted(len(result.pulled), 'segment')}"
+              + (f", re-sent {textcut.counted(result.resent_lines, 'line')} in "
+                 f"{textcut.counted(len(result.resent), 'segment')} the store had lost" if result.resent else ""))
 
 
 @app.command("promote")

@@ -4,7 +4,8 @@ pulls refuse any segment.
 A malformed setting or a credential in the committed config is an error: the config is the
 repository's. An unreachable store, refused credentials or a missing bucket are warnings: they are
 this machine's network and environment (a CI job without credentials must still pass `doctor`).
-The reachability probe is one request within `session.sync_deadline_ms`.
+The reachability probe is one request within `session.sync_deadline_ms`. A hook's sync runs in the
+background, where nobody reads its errors: the last one it recorded is reported here.
 """
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ def check(project: Project) -> list[Finding]:
     found = [Finding("store", where, 1, f"{remote.url}/{key[len(remote.prefix):]}: {why}; skipped by sync "
                      "(delete the object or ask its writer to push again under a new session)")
              for key, why in sorted(sync.damaged(project).items())]
+    gaps, lost = sync.continuity(project)
+    found += [Finding("store", where, 1, f"session {session}: {sync.numbered('segment', seqs)} missing on "
+                      "the store (lost by it, or not sent yet); its writer's next sync sends them again if its "
+                      "log still holds them") for session, seqs in sorted(gaps.items())]
+    found += [Finding("store", where, 1, f"session {session}: {sync.numbered('segment', seqs)} of this "
+                      "clone gone from the store and from the local log: nobody has those lines any more")
+              for session, seqs in sorted(lost.items())]
+    last = sync.outcome(project)
+    if last.get("error"):
+        found.append(Finding("store", where, 1, f"the last sync ({last.get('at')}) did not finish: "
+                             f"{last['error']}; `stele session sync` retries it"))
     from ..session.objstore import ObjectStore, StoreError
 
     try:

@@ -68,10 +68,16 @@ def handle(ctx: Context) -> Reply | None:
     prompt = ctx.payload.prompt
     if not prompt.strip() or prompt.startswith(NUDGE_OPENING):  # Gemini and Copilot re-prompt with the nudge
         return None
+    from .session_start import for_prompt
+
     history, steering = preamble(ctx)
-    # the preamble first and whole where it fits (steering is never cut); the recall gets the rest
+    # the preamble first and whole where it fits (steering is never cut); the standing rules next when
+    # this hook is the first of its session to take them on (Copilot CLI runs it beside the session start)
     room = ctx.max_chars - len(history) - len(steering) - 1
-    result = recall(ctx.project, prompt, exclude=frozenset(ctx.seen().injected))
+    rules, rule_ids, looked_at = for_prompt(ctx, room)
+    head = "\n".join(x for x in (history, rules) if x)
+    room -= len(rules) + 1 if rules else 0
+    result = recall(ctx.project, prompt, exclude=frozenset(ctx.seen().injected) | looked_at)
     if result.warnings:
         say(result.warnings[0])
     # the session-start hook may be running beside this one (Copilot CLI): what it shows, this does not
@@ -79,10 +85,10 @@ def handle(ctx: Context) -> Reply | None:
     result.entries = [e for e in result.entries if e.id in mine]
     result.risks = [r for r in result.risks if r.id in mine]
     if (not result.entries and not result.risks) or room < 400:
-        return Reply(history, whole=steering) if history or steering else None
-    ids = tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)
+        return Reply(head, rule_ids, whole=steering) if head or steering else None
+    ids = rule_ids + tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)
     recalled = recall_text(result, room)
-    return Reply(f"{history}\n{recalled}" if history else recalled, ids, whole=steering)
+    return Reply(f"{head}\n{recalled}" if head else recalled, ids, whole=steering)
 
 
 def main(args: Namespace) -> int:

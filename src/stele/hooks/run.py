@@ -63,17 +63,18 @@ class Context:
             say(f"stele hook {self.event}: the session state cannot be written ({error}); not recorded: {what}")
         self.unrecorded = True
 
-    def claim(self, ids) -> list[str]:
+    def claim(self, ids, rules: bool = False) -> list[str]:
         """Of the ids this hook is about to show, those no concurrent hook of the session has shown
         since `seen()` was read, recorded as shown before anything is rendered: of two hooks the
-        harness runs at once, one shows a fact. State that cannot be written costs the guarantee,
-        never the answer."""
+        harness runs at once, one shows a fact. `rules`: these are the standing rules, taken on as a
+        set (recorded even when there are none, so no later prompt looks for them). State that cannot
+        be written costs the guarantee, never the answer."""
         ids = list(dict.fromkeys(ids))
-        if not ids or not self.payload.session:
+        if not self.payload.session or not (ids or rules):
             return ids
         known = set(self.seen().injected)
         try:
-            mine = state.claim(self.project, self.payload.session, ids, known)
+            mine = state.claim(self.project, self.payload.session, ids, known, rules)
         except OSError as e:
             self.unwritable("what is shown, so it may be shown again", e)
             return ids

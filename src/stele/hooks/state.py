@@ -32,6 +32,7 @@ class SessionState:
     stop_nudged: bool = False
     held: list[str] = field(default_factory=list)  # ids an edit was held for once (hooks.hold_edits)
     stele_session: str | None = None  # the Stele session (STELE_SESSION) this harness session works in
+    rules_claimed: bool = False  # a hook took on the standing rules (`claim(..., rules=True)`)
 
     def add_injected(self, ids) -> None:
         self.injected += [i for i in dict.fromkeys(ids) if i not in self.injected]
@@ -100,15 +101,18 @@ def update(project: Project, session: str | None) -> Iterator[SessionState]:
         _write_json(path, {"v": VERSION, **asdict(state)})
 
 
-def claim(project: Project, session: str, ids: list[str], known: set[str]) -> list[str]:
+def claim(project: Project, session: str, ids: list[str], known: set[str], rules: bool = False) -> list[str]:
     """Record `ids` as shown to the session and return them, less those another hook of the session
     showed since this one read the state (`known` is what it read then): harnesses run hooks at the
     same moment (Copilot CLI runs the prompt hook while the session-start hook is still running), so
-    which of two hooks shows a fact is decided here, under the lock, and never by two reads."""
+    which of two hooks shows a fact is decided here, under the lock, and never by two reads. `rules`:
+    the ids are the standing rules, and the session's state says they were taken on (the prompt hook
+    carries them only while no hook has)."""
     with update(project, session) as st:
         taken = set(st.injected) - known
         mine = [i for i in dict.fromkeys(ids) if i not in taken]
         st.add_injected(mine)
+        st.rules_claimed = st.rules_claimed or rules
     return mine
 
 

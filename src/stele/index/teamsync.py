@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..errors import SteleError
@@ -22,10 +23,11 @@ from . import packs
 
 
 def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = True,
-        deadline: float | None = None, attempts: int = 3, wait: bool = True,
+        deadline: float | None = None, attempts: int = 3, wait: bool = True, verify: bool = False,
         on_progress: Callable[[str, Any], None] | None = None) -> sync.Result:
-    """Push, then pull. Raises StoreError (one line) on the first store failure, Busy when another
-    sync holds the lock and `wait` is False; what was done before stays done."""
+    """Mend this clone's segments the store lost (`sync.repair`; every one with `verify`), push, then
+    pull. Raises StoreError (one line) on the first store failure, Busy when another sync holds the
+    lock and `wait` is False; what was done before stays done."""
     from ..session.objstore import ObjectStore, StoreError, Unreachable
     from . import vectors
 
@@ -56,6 +58,7 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
                 on_progress("pulled", p)
 
         if push:
+            sync.repair(project, remote, store, result, verify=verify)
             sync.push(project, remote, store, result, on_segment=pushed)
         if pull:
             sync.pull(project, remote, store, result, on_segment=pulled)
@@ -109,9 +112,44 @@ def _local_rows(project: Project, ids: list[str]) -> tuple[str, int, dict[str, t
             cat.close()
 
 
+def command(project: Project, remote: Remote, *, push: bool = True, pull: bool = True,
+            verify: bool = False) -> sync.Result:
+    """`stele session sync`: the whole sync within `session.sync_bound_ms`. A failure (the store down,
+    frozen, or the bound reached) raises one StoreError line that also says what waits for the next
+    sync; what was done before it stays done."""
+    from ..session.objstore import StoreError
+
+    deadline = time.monotonic() + remote.bound_ms / 1000
+    try:
+        result = run(project, remote, push=push, pull=pull, deadline=deadline, verify=verify)
+    except StoreError as e:
+        sync.record_outcome(project, str(e), [])
+        raise StoreError(f"{e}; {_waiting(project, push, pull)}") from None
+    sync.record_outcome(project, None, result.problems)
+    return result
+
+
+def _waiting(project: Project, push: bool, pull: bool) -> str:
+    """What a sync cut short left for the next one, in a few words."""
+    from ..textcut import counted
+
+    left = sync.pending(project) if push else []
+    parts = []
+    if left:
+        names = ", ".join(left[:3]) + (", ..." if len(left) > 3 else "")
+        parts.append(f"{counted(len(left), 'session')} not (fully) pushed ({names})")
+    if pull:
+        parts.append("the pull not finished")
+    return ("skipped: " + " and ".join(parts) if parts else "nothing was left undone") + \
+        "; run `stele session sync` again when the store answers"
+
+
 def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str], None]) -> None:
-    """What a hook does at a session edge: within `session.sync_deadline_ms`, one attempt per request,
-    never raising. Imports no S3 client when there is nothing to do."""
+    """What a hook does at a session edge: never waits on the store. When there is work it starts
+    `python -m stele.index.teamsync ROOT` (detached, like the index's background builder) and returns;
+    that process syncs within `session.sync_deadline_ms`, one attempt per request, and records how it
+    went (`sync.outcome`, which doctor reports). Imports no S3 client. With `STELE_BACKGROUND=0`
+    (tests, or a machine that cannot start processes) the same bounded sync runs in the hook."""
     from ..session.remote import configured
 
     try:
@@ -125,19 +163,67 @@ def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str],
     pull = pull and sync.pull_due(project)
     if not (push or pull):
         return
+    if _start(project, push, pull):
+        return
+    bounded(project, remote, push=push, pull=pull, warn=warn)
+
+
+def _start(project: Project, push: bool, pull: bool) -> bool:
+    from . import background
+
+    if not background.enabled():
+        return False
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "stele.index.teamsync", str(project.root)]
+    argv += ["--push"] * push + ["--pull"] * pull
+    try:
+        subprocess.Popen(argv, cwd=str(project.root), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True)
+    except OSError:
+        return False
+    return True
+
+
+def bounded(project: Project, remote: Remote, *, push: bool, pull: bool, warn: Callable[[str], None]) -> None:
+    """One sync within `session.sync_deadline_ms`, one attempt per request, never raising; what went
+    wrong is one `warn` line and the recorded outcome."""
     deadline = time.monotonic() + remote.deadline_ms / 1000
     try:
         result = run(project, remote, push=push, pull=pull, deadline=deadline, attempts=1, wait=False)
     except sync.Busy:
         return
     except SteleError as e:
+        sync.record_outcome(project, str(e), [])
         warn(f"stele: session sync: {e}")
         return
     except Exception as e:  # fail open: a sync bug must not cost the agent its hook
         warn(f"stele: session sync failed ({type(e).__name__}: {e}); the lines stay in the local log")
         return
+    sync.record_outcome(project, None, result.problems)
     if result.problems:
         extra = len(result.problems) - 1
         more = f" (and {extra} more: `stele session sync`)" if extra else ""
         warn(f"stele: session sync: {result.problems[0]}{more}")
 
+
+def main(argv: list[str]) -> int:
+    """`python -m stele.index.teamsync ROOT [--push] [--pull]`: a hook's sync, detached from it."""
+    try:
+        project = Project(Path(argv[0]))
+        from ..session.remote import configured
+
+        remote = configured(project)
+        if remote is None:
+            return 0
+        bounded(project, remote, push="--push" in argv, pull="--pull" in argv, warn=lambda _: None)
+    except Exception:  # nobody is listening: the outcome (or the next sync) says what is wrong
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

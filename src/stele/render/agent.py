@@ -7,9 +7,11 @@ before whole entries are dropped, and a final line says how many did not fit.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .. import textcut
+from ..neutralize import flag_mark as _flag_mark
 from .facts import RULE
 
 if TYPE_CHECKING:
@@ -37,12 +39,19 @@ def _via(via: Via | None) -> str:
 def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     kind = e.kind.upper() if e.source == "committed" else f"SESSION {e.kind}"
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
-    lines = [f"{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
     text = e.body.strip() if e.body else e.excerpt
+    # a session log tells of commands run, so only what would be flagged in an instruction marks it
+    mark = flag_mark(f"{e.title}\n{text or ''}", e.kind if e.source == "committed" else "instruction")
+    lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}  {e.title}{_via(e.via)}"]
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
     return lines
+
+
+@lru_cache(maxsize=256)  # an entry is laid out at several lengths; it is judged once
+def flag_mark(text: str, kind: str) -> str:
+    return _flag_mark(text, kind)
 
 
 def _by(e: Entry) -> str:
@@ -59,7 +68,8 @@ def _review(item: Any) -> str:
 
 
 def _risk_lines(r: Risk, excerpt_chars: int) -> list[str]:
-    lines = [f"! RISK on your path: {r.id}{_review(r)}  {r.title}{_via(r.via)}"]
+    mark = flag_mark(f"{r.title}\n{r.excerpt or ''}", "risk")
+    lines = [f"! RISK on your path: {mark}{r.id}{_review(r)}  {r.title}{_via(r.via)}"]
     if r.excerpt and excerpt_chars > 0:
         lines.append("    " + textcut.words(r.excerpt, excerpt_chars))
     return lines
@@ -80,6 +90,8 @@ def recall_text(result: Recall, max_chars: int = 9000, excerpt_chars: int = 240)
     if not result.entries and not result.risks:
         return ""
     head = [HEADER] + (["(no index: the most recent session notes)"] if result.mode == PRIOR_CONTEXT else [])
+    if result.when is not None:  # a question about the past says which past it answers for
+        head.append(result.when.line())
     tail = ["", FOOTER + (" (partial: the time budget ran out)" if result.partial else ""), RULE]
     risks = [line for r in result.risks for line in _risk_lines(r, excerpt_chars)]
     if _size(head + risks + tail) > max_chars // 2:  # the callout never crowds out everything else
@@ -124,6 +136,11 @@ def why_text(x: dict[str, Any]) -> str:
     out = [f"mode: {x['mode']}{'  (partial: the time budget ran out)' if x['partial'] else ''}  "
            f"{x['elapsed_ms']} ms"]
     out += [f"warning: {w}" for w in x.get("warnings", [])]
+    if x.get("as_of"):
+        w = x["as_of"]
+        out.append(f"as of: {w['time']} (commit {(w['commit'] or '')[:7]})" if w["time"] else
+                   "as of: today's record, superseded facts let in")
+        out[-1] += f"; {'--as-of ' + w['asked'] if w['from'] == 'option' else 'asked: ' + repr(w['asked'])}"
     g = x.get("gate")
     if g is None:
         return "\n".join(out) + "\n"

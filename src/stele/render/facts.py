@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import textcut
+from ..neutralize import flag_mark
 from ..plain import dataclass
 
 if TYPE_CHECKING:
@@ -41,11 +42,13 @@ def label(f: Line) -> str:
 
 
 def block(f: Line, text_chars: int = 280) -> str:
-    """The label, and the text squashed to `text_chars` below it (unless it only repeats the title)."""
+    """The label, and the text squashed to `text_chars` below it (unless it only repeats the title);
+    marked first when doctor would flag the title or text (`neutralize.flag_mark`)."""
+    mark = flag_mark(f"{f.title}\n{f.text}", f.kind)
     text = textcut.one_line(f.text, text_chars) if text_chars else ""
     if text and text.rstrip(".") != f.title.rstrip("."):
-        return f"{label(f)}\n{INDENT}{text}"
-    return label(f)
+        return f"{mark}{label(f)}\n{INDENT}{text}"
+    return mark + label(f)
 
 
 def fact_lines(record: Record, fact: Fact) -> list[str]:

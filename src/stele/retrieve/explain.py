@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from .seeds import Hit
 
 
-def explain(project: Project, prompt: str, files: Iterable[str] = ()) -> dict[str, Any]:
-    result = recall(project, prompt, files)
+def explain(project: Project, prompt: str, files: Iterable[str] = (), as_of: str | None = None) -> dict[str, Any]:
+    result = recall(project, prompt, files, as_of=as_of)
     return describe(result)
 
 
@@ -38,6 +38,8 @@ def describe(result: Recall) -> dict[str, Any]:
     t = result.trace
     out: dict[str, Any] = {"mode": result.mode, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
                            "warnings": result.warnings}
+    if result.when is not None:  # the past it answered for (`--as-of`, or the prompt asked)
+        out["as_of"] = result.when.as_dict()
     if t is None:
         return out
     g = t.gate

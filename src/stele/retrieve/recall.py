@@ -17,7 +17,8 @@ by id), and `exclude` (ids a session has already been shown) are walked through 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from .. import delivery
@@ -42,8 +43,10 @@ from .walk import Neighbourhood, Via
 if TYPE_CHECKING:
     import datetime as dt
 
+    from ..index.asof import Moment
     from ..index.catalog import Catalog, Node
     from ..index.handle import Index
+    from .past import When
     from .seeds import Hit
 
 SKIPPED, IDENTIFIER, PRIOR_CONTEXT, NO_MATCH = "skipped", "identifier", "prior_context", "no_match"
@@ -119,20 +122,47 @@ class Recall:
     partial: bool = False
     warnings: list[str] = field(default_factory=list)
     trace: Trace | None = field(default=None, repr=False)
+    when: When | None = None  # the past it answers for (`--as-of`, or a prompt that asked); None: now
 
     def as_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "entries": [e.as_dict() for e in self.entries],
+        data = {"mode": self.mode, "entries": [e.as_dict() for e in self.entries],
                 "risks": [r.as_dict() for r in self.risks], "elapsed_ms": self.elapsed_ms,
                 "partial": self.partial}
+        if self.when is not None:
+            data["as_of"] = self.when.as_dict()
+        return data
 
 
 def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset(),
-           gate: bool = True) -> Recall:
-    """Retrieve the starting set for `prompt` (and the files being edited). Never raises. `gate=False`
-    is for an explicit query (the HTTP API's `q=redis`): the short-prompt gate is for prompts a hook
-    sees, not for someone who asked."""
+           gate: bool = True, only: Callable[[Node], bool] | None = None, as_of: str | Moment | None = None
+           ) -> Recall:
+    """Retrieve the starting set for `prompt` (and the files being edited). Never raises, but for an
+    `as_of` that names no past state (a SteleError naming `--as-of`). `gate=False` is for an explicit
+    query (the HTTP API's `q=redis`): the short-prompt gate is for prompts a hook sees, not for someone
+    who asked. `only` (the API's issue/pr/path/fts filters) decides which search hits may become seeds,
+    before they are ranked and cut, so a filter never empties a full window. `as_of` (a date, a commit,
+    or an `index.asof.Moment`) answers from the record as it stood then; without it, a prompt that asks
+    about the past is answered as `retrieve.past` reads it."""
     t0 = time.monotonic()
     warnings: list[str] = []
+    from . import past
+
+    if as_of is not None:
+        plan = past.explicit(project, past.moment_of(project, as_of))
+    else:
+        try:
+            plan = past.from_prompt(project, prompt, delivery.today(), warnings)
+        except Exception as e:  # never fail the agent over a date
+            warnings.append(f"stele: {type(e).__name__}: {e}")
+            plan = past.Plan(project)
+    with delivery.pinned(plan.day) if plan.day else nullcontext():
+        result = _answer(plan.project, prompt, files, exclude, gate, only, plan.history, t0, warnings)
+    result.when = plan.when
+    return result
+
+
+def _answer(project: Project, prompt: str, files: Iterable[str], exclude: Iterable[str], gate: bool,
+            only: Callable[[Node], bool] | None, history: bool, t0: float, warnings: list[str]) -> Recall:
     try:
         settings = Settings.from_config(project.config)
     except Exception as e:  # a broken config must not cost the agent its memory
@@ -143,7 +173,7 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
 
         settings = replace(settings, min_prompt_chars=0)
     try:
-        result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings)
+        result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings, only, history)
     except Exception as e:
         warnings.append(f"stele: recall failed ({type(e).__name__}: {e}); showing recent session context")
         result = prior_context(project, warnings)
@@ -153,7 +183,7 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
 
 
 def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[str], s: Settings, t0: float,
-            warnings: list[str]) -> Recall:
+            warnings: list[str], only: Callable[[Node], bool] | None = None, history: bool = False) -> Recall:
     from ..index.build import open_index
     from ..index.catalog import IndexUnavailable
 
@@ -167,7 +197,7 @@ def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[
         warnings.append(f"stele: {e}; showing recent session context")
         return prior_context(project, warnings)
     with index:
-        return gather(index, g, exclude, s, t0, warnings)
+        return gather(index, g, exclude, s, t0, warnings, only, history)
 
 
 def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Settings | None = None,
@@ -185,8 +215,9 @@ def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Se
 
 
 def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
-           warnings: list[str]) -> Recall:
-    """The pipeline over an open index (separate from `recall` so `why` and tests can call it)."""
+           warnings: list[str], only: Callable[[Node], bool] | None = None, history: bool = False) -> Recall:
+    """The pipeline over an open index (separate from `recall` so `why` and tests can call it).
+    `history` lets superseded facts in (a prompt that asks what was used before: `retrieve.past`)."""
     from .callout import causal_risks
     from .seeds import FTS, HYBRID, hybrid, relevant
     from .walk import walk
@@ -195,7 +226,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "vector_z": s.vector_z,
                                   "support": s.seed_support, "window_cut": s.window_cut}, settings=s)
     # the walk may reach a done task (history of a fact that matched); a seed never is one
-    hood = Neighbourhood(index.catalog, lambda node: delivery.withheld(node, today, reached_by_edge=True) is None)
+    hood = Neighbourhood(index.catalog, lambda node: delivery.withheld(node, today, reached_by_edge=True,
+                                                                       history=history) is None)
     seeds: list[Seed] = []
     hood.load_nodes(g.ids)
     for i in g.ids:
@@ -216,9 +248,12 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             hood.load_nodes(ids)
             ok = set()
             for i in dict.fromkeys(ids):
-                why = delivery.withheld(hood.nodes[i], today) if hood.nodes.get(i) else "not in the index"
+                why = delivery.withheld(hood.nodes[i], today, history=history) if hood.nodes.get(i) else \
+                    "not in the index"
                 if why:
                     trace.filtered[i] = why
+                elif only is not None and not only(hood.nodes[i]):
+                    trace.filtered[i] = "not matching the query's filters"
                 elif i not in taken:
                     ok.add(i)
             return ok

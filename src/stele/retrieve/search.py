@@ -19,8 +19,10 @@ from ..project import Project
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from ..index.asof import Moment
     from ..index.catalog import Node
     from ..index.handle import Index
+    from .past import When
 
 
 @dataclass
@@ -43,19 +45,33 @@ class SearchResult:
     mode: str
     results: list[SearchHit] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    when: When | None = None  # the past state searched (`--as-of`); None: today's record
 
     def as_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "results": [h.as_dict() for h in self.results]}
+        data: dict[str, Any] = {"mode": self.mode, "results": [h.as_dict() for h in self.results]}
+        if self.when is not None:
+            data["as_of"] = self.when.as_dict()
+        return data
 
 
 def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] = (), include_all: bool = False,
-           relevant_only: bool = False) -> SearchResult:
-    from ..index.build import open_index
+           relevant_only: bool = False, as_of: str | Moment | None = None) -> SearchResult:
+    """`as_of` (a date, a commit or an `index.asof.Moment`) searches the record as it stood then; a
+    SteleError naming `--as-of` when it names no past state."""
+    from contextlib import nullcontext
 
+    from ..delivery import pinned
+    from ..index.build import open_index
+    from .past import Plan, explicit, moment_of
+
+    plan = explicit(project, moment_of(project, as_of)) if as_of is not None else Plan(project)
     settings = Settings.from_config(project.config)
     warnings: list[str] = []
-    with open_index(project, warn=warnings.append) as index:
-        return search_in(index, query, settings, limit, kinds, include_all, warnings, relevant_only)
+    with pinned(plan.day) if plan.day else nullcontext(), \
+            open_index(plan.project, warn=warnings.append) as index:
+        result = search_in(index, query, settings, limit, kinds, include_all, warnings, relevant_only)
+    result.when = plan.when
+    return result
 
 
 def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: Iterable[str],

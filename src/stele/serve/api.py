@@ -181,8 +181,10 @@ def snapshot(project: Project, q: Query, run: str) -> Response:
 
 
 def retrieve(project: Project, q: Query) -> Response:
-    """GET /api/memory/retrieve?q=&issue=&pr=&path=&fts=&limit= -> what recall finds for `q` (the hook's
-    entries and risk callout). `path` is also a file being edited (its anchored facts are seeds);
+    """GET /api/memory/retrieve?q=&issue=&pr=&path=&fts=&limit=&as_of= -> what recall finds for `q` (the
+    hook's entries and risk callout). `as_of` (a date or a commit, as `stele recall --as-of`) answers from
+    the record as it stood then, and `as_of` in the answer says which past it was (also when the prompt
+    itself asked about one). `path` is also a file being edited (its anchored facts are seeds);
     `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay);
     `fts` keeps only results that contain every one of its words (case-insensitive, as `sessions?q=`).
     The prompt hook's short-prompt gate does not apply: `q=redis` is a question someone asked.
@@ -201,23 +203,40 @@ def retrieve(project: Project, q: Query) -> Response:
     path = q.one("path")
     if "fts" in q.params and q.one("fts") is None:
         raise ApiError(400, "fts is empty: give the words every result must contain, or leave it out")
-    result = recall(project, text, files=[path] if path else [], gate=False)
-    entries = result.entries
+    if "as_of" in q.params and q.one("as_of") is None:
+        raise ApiError(400, "as_of is empty: give a date (2026-03-04) or a commit, or leave it out")
     words = _tokens(q.one("fts") or "")
-    if words:  # whole tokens: `fts=4F` does not match inside DEC-4F7K
-        entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
+    keep: set[str] | None = None
     if any(q.one(k) is not None for k in ("issue", "pr", "path")):
         try:
             filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)
         except UsageError as e:
             raise ApiError(400, str(e)) from None
         keep = {e.id for e in read_all(project) if filters.matches(e)}
+
+    def only(node: Any) -> bool:
+        """The filters, applied to search hits before they are ranked (`recall(only=...)`), then to
+        what the walk added: whole tokens for `fts` (`fts=4F` does not match inside DEC-4F7K)."""
+        if keep is not None and node.source == "session" and node.id not in keep:
+            return False
+        return not words or words <= _tokens(f"{node.id} {node.title} {node.excerpt}")
+
+    try:
+        result = recall(project, text, files=[path] if path else [], gate=False,
+                        only=only if words or keep is not None else None, as_of=q.one("as_of"))
+    except SteleError as e:  # an as_of that names no past state
+        raise ApiError(400, str(e).replace("--as-of", "as_of", 1)) from None
+    entries = result.entries
+    if words:
+        entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
+    if keep is not None:
         entries = [e for e in entries if e.source != "session" or e.id in keep]
     results = [{**e.as_dict(), "status": e.status, "text": e.body or e.excerpt} for e in entries[:limit]]
     return json_response({"mode": _ran(result), "retrieval": result.mode, "results": results,
                           "risks": [{**r.as_dict(), "text": r.excerpt} for r in result.risks],
                           "limit": limit, "partial": result.partial, "elapsed_ms": result.elapsed_ms,
-                          "warnings": result.warnings})
+                          "warnings": result.warnings,
+                          **({"as_of": result.when.as_dict()} if result.when is not None else {})})
 
 
 def _ran(result: Any) -> str:
@@ -297,6 +316,23 @@ def session_blob(project: Project, q: Query, session_id: str) -> Response:
     return Response(200, text.encode("utf-8"), TEXT)
 
 
+def agent_evals(project: Project, q: Query) -> Response:
+    """GET /api/eval/agent -> every stored `stele eval --agent` run's headline, newest first."""
+    from ..agenteval.results import listing
+
+    return json_response({"runs": listing(project)})
+
+
+def agent_eval(project: Project, q: Query, run: str) -> Response:
+    """GET /api/eval/agent/{run} -> the run's result.json, with its Markdown report as `report`."""
+    from ..agenteval.results import read
+
+    data = read(project, run)
+    if data is None:
+        raise ApiError(404, f"no stored `stele eval --agent` run {run!r} (GET /api/eval/agent lists them)")
+    return json_response(data)
+
+
 Handler = Callable[..., Response]
 ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/facts$"), facts),
@@ -309,6 +345,8 @@ ROUTES: list[tuple[re.Pattern[str], Handler]] = [
     (re.compile(r"^/api/memory/sessions/(?P<session_id>[^/]+)/blob$"), session_blob),
     (re.compile(r"^/api/snapshots$"), snapshots),
     (re.compile(r"^/api/snapshots/(?P<run>[^/]+)$"), snapshot),
+    (re.compile(r"^/api/eval/agent$"), agent_evals),
+    (re.compile(r"^/api/eval/agent/(?P<run>[^/]+)$"), agent_eval),
 ]
 
 

@@ -110,19 +110,22 @@ def remember_text(project: Project, text: str, kind: str = "note", title: str | 
 RECALL_GRACE_S = 2.0  # past the recall's own budget (retrieval.hook_budget_ms) before the tool gives up
 
 
-def recall_text(project: Project, prompt: str, files: Sequence[str] = ()) -> str:
+def recall_text(project: Project, prompt: str, files: Sequence[str] = (), as_of: str | None = None) -> str:
     """What the prompt hook would inject for `prompt` (the same entries and risk callout), as text,
     within the recall's budget: the recall runs in a worker thread, and past its budget and a grace the
-    tool answers that it ran out (the thread finishes on its own; its result is dropped)."""
+    tool answers that it ran out (the thread finishes on its own; its result is dropped). `as_of`: the
+    record as it stood then (a date or a commit; resolved first, so a bad one is the tool's error)."""
     import concurrent.futures
 
     from ..render.agent import recall_text as render
+    from ..retrieve.past import moment_of
     from ..retrieve.recall import recall
 
+    moment = moment_of(project, as_of) if as_of else None
     budget = int(project.config["retrieval.hook_budget_ms"]) / 1000 + RECALL_GRACE_S
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="stele-recall")
     try:
-        result = pool.submit(recall, project, prompt, list(files)).result(timeout=budget)
+        result = pool.submit(recall, project, prompt, list(files), as_of=moment).result(timeout=budget)
     except concurrent.futures.TimeoutError:
         return (f"recall ran past its {budget:.0f} s budget and was given up (a cold index or a very large "
                 "record); try again, or `search` for a few words\n")
@@ -137,12 +140,14 @@ def recall_text(project: Project, prompt: str, files: Sequence[str] = ()) -> str
     if result.mode == "skipped":
         return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe "
                 "the task in a sentence, or use `search`\n")
-    return f"nothing in the project memory bears on this (mode {result.mode}); `search` with other words\n"
+    when = f" {result.when.line()}" if result.when is not None else ""
+    return f"nothing in the project memory bears on this (mode {result.mode}){when}; `search` with other words\n"
 
 
 def search_text(project: Project, query: str, limit: int = 10, kind: str | None = None,
-                include_ended: bool = False) -> str:
-    """Plain hybrid search, one `ID kind score title` line per hit, best first."""
+                include_ended: bool = False, as_of: str | None = None) -> str:
+    """Plain hybrid search, one `ID kind score title` line per hit, best first (of the record as it
+    stood at `as_of`, a date or a commit, when given)."""
     from ..kinds import KINDS
     from ..render.agent import search_text as render
     from ..retrieve.search import search
@@ -150,8 +155,8 @@ def search_text(project: Project, query: str, limit: int = 10, kind: str | None 
     if kind is not None and kind not in KINDS:
         raise SteleError(f"kind {kind!r} is not a kind: use one of " + ", ".join(KINDS))
     result = search(project, query, limit=max(1, min(limit, SEARCH_LIMIT)), kinds=[kind] if kind else [],
-                    include_all=include_ended)
-    return render(result)
+                    include_all=include_ended, as_of=as_of or None)
+    return (result.when.line() + "\n" if result.when is not None else "") + render(result)
 
 
 def has_tasks(project: Project) -> bool:
@@ -268,18 +273,20 @@ def build(project: Project) -> Any:
         return register
 
     @tool(read_only)
-    def recall(prompt: str, files: list[str] = []) -> str:
+    def recall(prompt: str, files: list[str] = [], as_of: str | None = None) -> str:
         """Project memory for a task: the decisions, rules, lessons and tasks that bear on `prompt`, with
         risks on their causal path called out first. Call it before changing code; `files` are paths you
-        will edit (their anchored facts are included)."""
-        return recall_text(project, prompt, files)
+        will edit (their anchored facts are included). as_of: a date (2026-03-04) or a commit, to ask
+        what the record held then."""
+        return recall_text(project, prompt, files, as_of)
 
     @tool(read_only)
-    def search(query: str, limit: int = 10, kind: str | None = None, include_ended: bool = False) -> str:
+    def search(query: str, limit: int = 10, kind: str | None = None, include_ended: bool = False,
+               as_of: str | None = None) -> str:
         """Search the project memory by words (no graph walk): `ID kind score title` lines, best first.
         kind: only this kind (decision, risk, lesson, ...). include_ended: also superseded, retired and
-        expired facts."""
-        return search_text(project, query, limit, kind, include_ended)
+        expired facts. as_of: a date (2026-03-04) or a commit, to search the record as it stood then."""
+        return search_text(project, query, limit, kind, include_ended, as_of)
 
     @tool(read_only)
     def show(id: str) -> str:

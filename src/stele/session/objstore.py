@@ -25,6 +25,7 @@ _REFUSED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "Expi
             "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "InvalidClientTokenId"}
 _MISSING = {"NoSuchKey", "404", "NotFound"}
 _EXISTS = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
+RETRY_ROOM_S = 4.0  # botocore's standard backoff before a third attempt is at most 4 s
 
 
 class StoreError(SteleError):
@@ -52,12 +53,36 @@ class Listed:
 
 class ObjectStore:
     """A client for one configured store. `deadline` (a `time.monotonic()` value) bounds every call:
-    a call that would start after it raises `Unreachable`, and socket timeouts are cut to fit."""
+    each request, a retry included, is sent only before it, with a read timeout of what is left then
+    (botocore's per-request `read_timeout`), so a store that accepts the connection and never answers
+    (a frozen server) costs at most the time left, not 60 s for each of three attempts."""
 
     def __init__(self, remote: Remote, deadline: float | None = None, attempts: int = 3) -> None:
         self.remote = remote
         self.deadline = deadline
         self._client = _client(remote, self._left(), attempts)
+        if deadline is not None:
+            self._client.meta.events.register("before-send.s3", self._bound)
+            self._client.meta.events.register_first("needs-retry.s3", self._late)
+
+    def _late(self, caught_exception: Exception | None = None, **_: Any) -> None:
+        """A request that failed without an answer (a timeout, a reset) is retried after a backoff of up
+        to a few seconds: not when that would pass the deadline. The error says the deadline passed."""
+        if caught_exception is not None and self.deadline is not None \
+                and self.deadline - time.monotonic() < RETRY_ROOM_S:
+            raise Unreachable(f"{self.remote.where()}: the store is unreachable ({_first_line(caught_exception)}) "
+                              "and the sync deadline leaves no time to retry; what is not synced stays in the "
+                              "local log for the next sync")
+
+    def _bound(self, request: Any, **_: Any) -> None:
+        """Before every HTTP request, retries included: past the deadline it is not sent (the error
+        reaches the caller as it is: botocore does not retry it), else it may wait only what is left."""
+        left = self._left()
+        context = getattr(request, "context", None)
+        if left is not None and isinstance(context, dict):
+            if request.headers.get("Expect"):  # botocore waits up to 1 s for `100 Continue` first
+                left -= 1.0
+            context["read_timeout"] = max(0.05, left)
 
     # -- the five calls
 
@@ -144,7 +169,9 @@ def _client(remote: Remote, left: float | None, attempts: int) -> Any:
         raise StoreError(f"{remote.where()}: the S3 client is not installed; pip install 'stele[s3]' "
                          "(boto3), or empty `session.store` to keep session memory local") from None
 
-    connect = 5.0 if left is None else max(0.2, min(5.0, left))
+    # a connect is bounded apart from the deadline (botocore sets it per client): a live host answers a
+    # connect in milliseconds, so 2 s past the deadline is the most a dead one can add
+    connect = 5.0 if left is None else max(0.2, min(2.0, left))
     read = 60.0 if left is None else max(0.2, left)
     config = Config(connect_timeout=connect, read_timeout=read, retries={"max_attempts": attempts,
                     "mode": "standard"}, s3={"addressing_style": "path" if remote.endpoint else "auto"},

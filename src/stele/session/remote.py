@@ -30,7 +30,8 @@ class Remote:
     prefix: str  # "" or "team/app/" (always ending in "/")
     endpoint: str | None
     region: str
-    deadline_ms: int
+    deadline_ms: int  # a hook's sync
+    bound_ms: int  # `stele session sync`
 
     @property
     def url(self) -> str:
@@ -67,7 +68,7 @@ def configured(project: Project) -> Remote | None:
     if region and not _REGION_RE.match(region):
         raise SteleError(f"{where}: `session.region` {region!r} is not a region name like us-east-1")
     return Remote(bucket, prefix, endpoint.rstrip("/") or None, region or DEFAULT_REGION,
-                  int(cfg["session.sync_deadline_ms"]))
+                  int(cfg["session.sync_deadline_ms"]), int(cfg["session.sync_bound_ms"]))
 
 
 def parse_store(where: str, store: str) -> tuple[str, str]:

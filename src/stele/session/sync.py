@@ -62,11 +62,16 @@ class Result:
     pulled_lines: int = 0
     problems: list[str] = field(default_factory=list)
     redacted: Counter = field(default_factory=Counter)
+    resent: list[Pushed] = field(default_factory=list)  # own segments the store had lost, sent again
+    resent_lines: int = 0
+    gaps: list[str] = field(default_factory=list)  # "session/seq" missing on the store, nobody re-sent yet
+    lost: list[str] = field(default_factory=list)  # "session/seq" gone from the store and from this clone
 
     def as_dict(self) -> dict[str, Any]:
         return {"pushed_segments": len(self.pushed), "pushed_lines": self.pushed_lines,
                 "pulled_segments": len(self.pulled), "pulled_lines": self.pulled_lines,
-                "problems": self.problems}
+                "resent_segments": len(self.resent), "resent_lines": self.resent_lines,
+                "gaps": self.gaps, "lost": self.lost, "problems": self.problems}
 
 
 # -- local state -----------------------------------------------------------------------------------
@@ -190,8 +195,10 @@ def push(project: Project, remote: Remote, store: Any, result: Result,
             lines = [wal.redact_entry({**e.as_dict(), "host": e.extra.get("host") or here}, patterns,
                                       result.redacted) for e in chunk]
             seq = _put_segment(remote, store, session, int(st["seq"]) + 1, me, here, lines)
+            # where its lines are in the log, to send it again if the store loses it (`repair`)
+            spans = {**st.get("spans", {}), str(seq): [chunk_start, chunk_start + len(chunk), chunk[-1].id]}
             st.update(shipped=chunk_start + len(chunk), last=chunk[-1].id, seq=seq, head_due=True,
-                      mine=st["mine"] + [seq])
+                      mine=st["mine"] + [seq], spans=spans)
             _save(project, "push.json", state)
             done = Pushed(session, seq, [e.id for e in chunk])
             result.pushed.append(done)
@@ -233,6 +240,77 @@ def _put_segment(remote: Remote, store: Any, session: str, seq: int, me: str, he
     raise SteleError(f"{remote.where()}: no free segment number for session {session}")
 
 
+# -- continuity ------------------------------------------------------------------------------------
+
+def repair(project: Project, remote: Remote, store: Any, result: Result, verify: bool = False) -> None:
+    """Segment continuity for this writer: find the segments it confirmed on the store that the store
+    no longer has, and send them again from the local log (same number, same bytes); one whose lines
+    the log no longer holds is reported as lost. Normally one request: a session whose head of ours is
+    missing from the listing of `head/` (a store restarted empty, a bucket emptied) is checked segment
+    by segment; `verify` checks every session this clone wrote (`stele session sync --verify`)."""
+    state = _load(project, "push.json")
+    ours = {s: st for s, st in state.get("sessions", {}).items() if st.get("mine")}
+    if not ours:
+        return
+    me, here = writer_id(project), host()
+    if verify:
+        suspect = sorted(ours)
+    else:
+        heads = {obj.key for obj in store.list(f"{remote.prefix}head/")}
+        suspect = sorted(s for s in ours if seg.head_key(remote.prefix, s, me) not in heads)
+    patterns = project.config["redaction.patterns"]
+    for session in suspect:
+        st = ours[session]
+        present = {seg.parse_seq(o.key.rsplit("/", 1)[-1]) for o in store.list(f"{remote.prefix}wal/{session}/")}
+        missing = [n for n in st["mine"] if n not in present]
+        st["head_due"] = True  # our head is missing or may be stale: write it again
+        if not missing:
+            continue
+        entries = list(wal.read_all(project, wal.ReadReport(), session=session, team=False))
+        resent, lost = [], []
+        for n in missing:
+            span = st.get("spans", {}).get(str(n))
+            if not span or span[1] > len(entries) or entries[span[1] - 1].id != span[2]:
+                lost.append(n)
+                continue
+            chunk = entries[span[0]:span[1]]
+            lines = [wal.redact_entry({**e.as_dict(), "host": e.extra.get("host") or here}, patterns,
+                                      result.redacted) for e in chunk]
+            data = seg.encode(session, n, me, here, lines)
+            key = seg.segment_key(remote.prefix, session, n)
+            if not store.put_new(key, data) and store.get(key) != data:
+                result.problems.append(f"session {session}: segment {n} the store had lost was taken by "
+                                       "another writer meanwhile; its lines stay in the local log")
+                continue
+            resent.append(n)
+            result.resent.append(Pushed(session, n, [e.id for e in chunk]))
+            result.resent_lines += len(chunk)
+        if resent:
+            result.problems.append(f"session {session}: the store had lost {numbered('segment', resent)} "
+                                   "of this clone; sent again from the local log")
+        if lost:
+            result.lost += [f"{session}/{n}" for n in lost]
+            result.problems.append(f"session {session}: the store lost {numbered('segment', lost)} of this "
+                                   "clone, and the local log no longer holds their lines: nobody has them")
+        st["lost"] = sorted(set(st.get("lost", [])) | set(lost))
+        _save(project, "push.json", state)
+    _save(project, "push.json", state)
+
+
+def numbered(word: str, numbers: list[int]) -> str:
+    return f"{word}{'s' if len(numbers) > 1 else ''} {', '.join(str(n) for n in numbers)}"
+
+
+def continuity(project: Project) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """What the last syncs found and could not mend (doctor; no network): segments missing on the
+    store that a pull is waiting for (session -> numbers), and this clone's segments lost for good."""
+    gaps = {s: list(v["missing"]) for s, v in _load(project, "pull.json").get("sessions", {}).items()
+            if v.get("missing")}
+    lost = {s: list(v["lost"]) for s, v in _load(project, "push.json").get("sessions", {}).items()
+            if v.get("lost")}
+    return gaps, lost
+
+
 # -- pull ------------------------------------------------------------------------------------------
 
 def pull_due(project: Project, now: float | None = None) -> bool:
@@ -266,21 +344,47 @@ def pull(project: Project, remote: Remote, store: Any, result: Result,
     for session, seen in sorted(changed.items()):
         st = sessions.setdefault(session, {"last": 0})
         last = int(st["last"])
+        for seq in list(st.get("missing", ())):  # a gap seen before: has its writer sent it again?
+            key = seg.segment_key(remote.prefix, session, seq)
+            found = next((o for o in store.list(f"{remote.prefix}wal/{session}/", _before(key)) if o.key == key),
+                         None)
+            if found is None:
+                continue
+            if seq not in mine.get(session, ()):
+                got = _pull_one(project, remote, store, session, seq, found, patterns, result, bad)
+                if got is not None and on_segment:
+                    on_segment(got)
+            st["missing"] = [n for n in st["missing"] if n != seq]
+            _save(project, "pull.json", state)
         after = seg.segment_key(remote.prefix, session, last) if last else ""
         for obj in store.list(f"{remote.prefix}wal/{session}/", after):
             seq = seg.parse_seq(obj.key.rsplit("/", 1)[-1])
             if seq is None or seq <= last:
                 continue
+            if seq > last + 1:  # numbers are contiguous: these were lost by the store (or not sent yet)
+                gap = set(range(last + 1, seq)) - mine.get(session, set())  # our own: `repair`'s work
+                st["missing"] = sorted(set(st.get("missing", ())) | gap)
             if seq not in mine.get(session, ()):
                 got = _pull_one(project, remote, store, session, seq, obj, patterns, result, bad)
                 if got is not None and on_segment:
                     on_segment(got)
             st["last"] = last = seq
             _save(project, "pull.json", state)
+        gone = [n for n in st.get("missing", ()) if n not in mine.get(session, ())]
+        if gone:
+            result.gaps += [f"{session}/{n}" for n in gone]
+            result.problems.append(f"session {session}: {numbered('segment', gone)} missing on the store "
+                                   "(lost by it, or not sent yet); its writer's next sync sends it again if "
+                                   "its log still holds the lines")
         heads.update(seen)  # the heads as listed before the segments: a newer one shows up next time
         _save(project, "pull.json", state)
     state["finished"] = time.time()
     _save(project, "pull.json", state)
+
+
+def _before(key: str) -> str:
+    """A StartAfter that lists `key` first: the key with its last character stepped back."""
+    return key[:-1] + chr(ord(key[-1]) - 1)
 
 
 def _pull_one(project: Project, remote: Remote, store: Any, session: str, seq: int, obj: Any,
@@ -314,6 +418,18 @@ def _valid_session(name: str) -> bool:
         return True
     except SteleError:
         return False
+
+
+def record_outcome(project: Project, error: str | None, problems: list[str]) -> None:
+    """How the last bounded sync (a hook's, run in the background) went: doctor reports it."""
+    try:
+        _save(project, "outcome.json", {"at": clock.now_iso(), "error": error, "problems": problems[:20]})
+    except OSError:
+        pass
+
+
+def outcome(project: Project) -> dict[str, Any]:
+    return _load(project, "outcome.json")
 
 
 def damaged(project: Project) -> dict[str, str]:

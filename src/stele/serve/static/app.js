@@ -3,6 +3,7 @@
 import { api, badge, factLink, h, kindBadge, matcher, problems, thead } from "./dom.js";
 import { drawGraph, el } from "./graph.js";
 import { snapshotView, snapshotsView } from "./saw.js";
+import { evalView, evalsView } from "./evals.js";
 import { sessionView, sessionsView } from "./sessions.js";
 
 const main = document.getElementById("main");
@@ -126,6 +127,8 @@ const views = [
   [/^#\/graph$/, graphView, "graph"],
   [/^#\/fact\/([^/?]+)$/, id => factView(decodeURIComponent(id)), "record"],
   [/^#\/snapshots$/, () => snapshotsView(main), "snapshots"],
+  [/^#\/evals$/, () => evalsView(main), "evals"],
+  [/^#\/eval\/([^/?]+)$/, run => evalView(main, decodeURIComponent(run)), "evals"],
   [/^#\/snapshot\/([^/?]+)$/, run => snapshotView(main, decodeURIComponent(run)), "snapshots"],
   [/^#\/sessions$/, () => sessionsView(main), "sessions"],
   [/^#\/session\/([^/?]+)$/, id => sessionView(main, decodeURIComponent(id)), "sessions"],
