@@ -363,3 +363,29 @@ def test_supersede_is_one_command_and_the_knowledge_spelling_is_a_hidden_alias(r
     assert listed.search(invoke("--help").out) and not listed.search(invoke("knowledge", "--help").out)
     r = invoke("supersede", old, "--by", new, "--json")
     assert r.code == 0 and json.loads(r.out) == {"superseded": old, "by": new, "status": "current"}
+
+
+def test_remember_and_edit_set_checks_through_the_file_validator(repo):
+    fact = remember("Dex is for web UIs only; never for Kubernetes authentication.", "--kind", "constraint",
+                    "--anchor", "ops/**/*.sh", "--check-forbid", "kubectl .*dex", "--enforce", "deny")
+    def checks(fid):
+        r = invoke("show", fid, "--json")
+        assert r.code == 0, r.err
+        data = json.loads(r.out)
+        return data.get("fact", data)["check"]
+
+    assert checks(fact["id"]) == [{"forbid": "kubectl .*dex", "enforce": "deny"}]
+    text = (repo / fact["path"]).read_text()
+    assert "check:\n  forbid: kubectl .*dex\n  enforce: deny\n" in text
+    fid = fact["id"]
+    r = invoke("edit", fid, "--check-require", "^#!/bin/sh", "--enforce", "warn", "--json")
+    assert r.code == 0, r.err
+    assert checks(fid) == [{"forbid": "kubectl .*dex", "enforce": "warn"},
+                                          {"require": "^#!/bin/sh", "enforce": "warn"}]
+    assert invoke("edit", fid, "--clear-checks", "--json").code == 0
+    assert "check:" not in (repo / fact["path"]).read_text()
+    bad = invoke("remember", "x y z w", "--kind", "constraint", "--check-forbid", "kubectl(")
+    assert bad.code == 2 and "--check-forbid 'kubectl(' is not a valid regular expression" in bad.err
+    assert invoke("remember", "a lesson here", "--kind", "lesson", "--check-forbid", "x").code == 2
+    assert "--enforce needs a check" in invoke("remember", "z y x w", "--kind", "constraint", "--enforce",
+                                               "deny").err

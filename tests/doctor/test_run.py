@@ -114,6 +114,8 @@ CASES = {
                                             endpoint="http://minio:hunter2hunter2@127.0.0.1:9000"),
                      lambda r: store_config(r, store=""), {}),
     "stale-export": (lambda r: exported_rules(r, edit=True), lambda r: exported_rules(r, edit=False), {}),
+    "code-check": (lambda r: checked_code(r, "import os\nos.system('kubectl login dex')\n"),
+                   lambda r: checked_code(r, "import os\n"), {"check_code": True}),
     "expired": (lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2026-01-01"),
                 lambda r: write_fact(r, "DEC-AAAA", "decision", expires="2027-01-01"), {}),
     "review-overdue": (lambda r: write_fact(r, "DEC-AAAA", "decision", review_after="2026-01-01"),
@@ -141,6 +143,8 @@ CASES = {
                                write_fact(r, "FYI-AAAA", "fyi", anchors=["docs/runbook.md"])), {}),
     "drift": (lambda r: drifted(r, changed=True), lambda r: drifted(r, changed=False), {}),
     "embedding-model": (lambda r: model_config(r, "./models/missing"), lambda r: model_config(r, "bundled"), {}),
+    "bad-check": (lambda r: write_fact(r, "CON-AAAA", "constraint", check={"forbid": "kubectl("}),
+                  lambda r: write_fact(r, "CON-AAAA", "constraint", check={"forbid": r"kubectl\("}), {}),
     "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
                                      sync_deadline_ms=1500),
               lambda r: store_config(r, store=""), {}),
@@ -160,6 +164,12 @@ def drifted(root: Path, changed: bool) -> None:
     write(root, "src/auth.py", AUTH_PY.replace("return True", "return bool(key)") if changed
           else AUTH_PY + "\n\nOTHER = 1\n")
     commit(root, "change")
+
+
+def checked_code(root: Path, code: str) -> None:
+    write(root, "src/login.py", code)
+    write_fact(root, "CON-AAAA", "constraint", anchors=["src/login.py"],
+               check={"forbid": "kubectl .*dex", "enforce": "deny"})
 
 
 def model_config(root: Path, model: str) -> None:

@@ -129,3 +129,26 @@ def test_with_lines_to_ship_the_stop_hook_syncs_and_fails_open_within_its_deadli
     assert len(err.strip().splitlines()) == 1 and "stele: session sync:" in err, err
     assert "unreachable" in err or "deadline passed" in err, err
     assert (repo / ".stele/wal/s1.jsonl").read_text().count("\n") == 1
+
+
+def test_a_pre_edit_that_runs_a_check_imports_nothing_heavy(repo, tmp_path):
+    """A fact with a `check:` is evaluated on the proposed edit from the catalog (no YAML, no record
+    load): the refusal comes back and the hook path stays as light as without a check."""
+    (repo / "src").mkdir()
+    (repo / "src/auth.py").write_text("def login():\n    return True\n")
+    write_fact(repo, "CON-0001", "constraint", "No eval in auth", anchors=["src/auth.py"],
+               check={"forbid": r"\beval\(", "enforce": "deny"})
+    assert invoke("rebuild").code == 0
+    payload = {"transcript_path": "/t", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Edit",
+               "tool_input": {"file_path": str(repo / "src/auth.py"), "old_string": "    return True",
+                              "new_string": "    return eval(token)"}}
+    report = tmp_path / "modules.json"
+    for run in (1, 2):
+        payload["session_id"] = f"chk{run}"
+        argv = [sys.executable, "-c", WRAPPER, str(report), "hook", "pre-edit", "--harness", "claude"]
+        done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo,
+                              timeout=60)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    loaded = {m.split(".")[0] for m in json.loads(report.read_text())["modules"]}
+    assert '"permissionDecision": "deny"' in done.stdout and "CON-0001" in done.stdout
+    assert not loaded & (set(FORBIDDEN) | set(LEAN)), sorted(loaded & (set(FORBIDDEN) | set(LEAN)))

@@ -90,3 +90,90 @@ def test_the_hook_path_imports_neither_typer_rich_nor_gitpython():
             "print(sorted(m for m in ('typer', 'rich', 'git') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# -- executable constraints: a fact's `check:` over the staged change
+
+SCRIPT = "#!/bin/sh\necho login\n"
+
+
+def setup_checked(root, **check):
+    write(root, "ops/login.sh", SCRIPT)
+    write_fact(root, "CON-AAAA", "constraint", title="Dex is for web UIs only", anchors=["ops/**/*.sh"],
+               check=check or {"forbid": r"kubectl .*dex", "message": "use the cloud IAM login"})
+    commit(root, "init")
+
+
+def test_strict_blocks_a_staged_line_that_breaks_a_check_naming_fact_title_file_and_line(repo):
+    setup_checked(repo)
+    write(repo, "ops/login.sh", SCRIPT + "kubectl oidc-login --issuer https://dex.example\n")
+    git(repo, "add", "ops/login.sh")
+    r = invoke("hook", "pre-commit", "--strict")
+    assert r.code == 1
+    assert "CON-AAAA constraint: Dex is for web UIs only" in r.err
+    assert ("ops/login.sh:3: adds `kubectl oidc-login --issuer https://dex.example`, which matches "
+            "/kubectl .*dex/ (forbidden): use the cloud IAM login") in r.err
+    assert "breaks the check of CON-AAAA" in r.err
+
+
+def test_without_strict_a_violation_is_a_warning_and_the_commit_goes_through(repo):
+    setup_checked(repo)
+    write(repo, "ops/login.sh", SCRIPT + "kubectl login dex\n")
+    git(repo, "add", "ops/login.sh")
+    r = invoke("hook", "pre-commit")
+    assert r.code == 0 and "ops/login.sh:3: adds `kubectl login dex`" in r.out
+
+
+def test_a_passing_check_satisfies_strict_mode_without_verify(repo):
+    """A constraint with a check is held to the check, not to acknowledge-or-verify."""
+    setup_checked(repo)
+    write(repo, "ops/login.sh", SCRIPT + "aws eks get-token\n")
+    git(repo, "add", "ops/login.sh")
+    r = invoke("hook", "pre-commit", "--strict")
+    assert r.code == 0, r.err
+    assert "CON-AAAA" in r.out  # still listed
+
+
+def test_a_forbidden_line_already_there_is_not_added_by_this_change(repo):
+    write(repo, "ops/login.sh", SCRIPT + "kubectl login dex\n")
+    write_fact(repo, "CON-AAAA", "constraint", anchors=["ops/login.sh"], check={"forbid": "dex"})
+    commit(repo, "init")
+    write(repo, "ops/login.sh", "#!/bin/sh\necho hello\nkubectl login dex\n")
+    git(repo, "add", "ops/login.sh")
+    assert invoke("hook", "pre-commit", "--strict").code == 0
+
+
+def test_require_blocks_when_the_staged_file_no_longer_matches(repo):
+    setup_checked(repo, require=r"^#!/bin/sh$")
+    write(repo, "ops/login.sh", "echo login\n")
+    git(repo, "add", "ops/login.sh")
+    r = invoke("hook", "pre-commit", "--strict")
+    assert r.code == 1 and "ops/login.sh: no longer matches /^#!/bin/sh$/ (required)" in r.err
+
+
+def test_a_check_that_cannot_run_blocks_nothing_by_itself_and_falls_back_to_verify(repo):
+    """A catastrophic pattern runs out of time: said as the fact's problem; the constraint is then held
+    to today's rule (verified and staged), as a fact without a check is."""
+    setup_checked(repo, forbid="(a+)+$")
+    write(repo, "ops/login.sh", SCRIPT + "a" * 40 + "b\n")
+    git(repo, "add", "ops/login.sh")
+    r = invoke("hook", "pre-commit", "--strict")
+    assert r.code == 1 and "check not run" in r.err and "took longer than" in r.err
+    assert "breaks the check" not in r.err and "neither edited nor re-verified" in r.err
+    assert invoke("verify", "CON-AAAA").code == 0
+    git(repo, "add", "docs/memory")
+    assert invoke("hook", "pre-commit", "--strict").code == 0
+
+
+def test_a_symbol_anchor_checks_only_the_lines_added_inside_the_symbol(repo):
+    write(repo, "src/auth.py", AUTH_PY)
+    write_fact(repo, "DEC-AAAA", "decision", anchors=["src/auth.py::RateLimiter.check"],
+               check={"forbid": r"print\("})
+    commit(repo, "init")
+    write(repo, "src/auth.py", AUTH_PY.replace("return user is not None", "print(user)\n    return True"))
+    git(repo, "add", "src/auth.py")
+    assert invoke("hook", "pre-commit", "--strict").code == 0  # login(), not the method
+    write(repo, "src/auth.py", AUTH_PY.replace("return True", "print(key)\n        return True"))
+    git(repo, "add", "src/auth.py")
+    r = invoke("hook", "pre-commit", "--strict")
+    assert r.code == 1 and "src/auth.py:13: adds `print(key)`" in r.err

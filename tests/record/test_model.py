@@ -120,3 +120,50 @@ def test_a_multi_line_title_is_refused(title):
 
     assert "one line" in (value_problem("title", title) or "")
     assert value_problem("title", "One line") is None
+
+
+CHECKED = """\
+---
+id: CON-4F7K
+kind: constraint
+title: Dex is for web UIs only
+anchors: [ops/**/*.sh]
+check:
+  - forbid: 'kubectl .*dex'   # the login we do not allow
+    enforce: deny
+  - require: '(unclosed'
+---
+Never use Dex for Kubernetes authentication.
+"""
+
+
+def test_check_keeps_the_valid_part_and_a_bad_pattern_is_a_warning_naming_the_line():
+    from stele.anchors.codecheck import Check
+
+    fact, problems = parse_fact(CHECKED, "docs/memory/constraints/CON-4F7K.md")
+    assert fact is not None and fact.checks == [Check("forbid", "kubectl .*dex", "deny")]
+    [p] = problems
+    assert (p.severity, p.check, p.line) == ("warning", "bad-check", 6)
+    assert str(p).startswith("docs/memory/constraints/CON-4F7K.md:6: `check` item 2 `require` '(unclosed' is "
+                             "not a valid regular expression")
+    assert fact.as_dict()["check"] == [{"forbid": "kubectl .*dex", "enforce": "deny"}]
+
+
+def test_check_round_trips_as_written_until_it_changes():
+    from stele.anchors.codecheck import Check
+
+    fact, _ = parse_fact(CHECKED, "x.md")
+    assert fact is not None
+    assert "# the login we do not allow" in fact.render() and "(unclosed" in fact.render()
+    fact.checks = [Check("forbid", "kubectl", "warn", "why")]
+    again, problems = parse_fact(fact.render(), "x.md")
+    assert problems == [] and again is not None and again.checks == fact.checks
+    assert "check:\n  forbid: kubectl\n  message: why\n" in fact.render()
+
+
+def test_check_on_a_kind_that_is_not_a_rule_is_ignored_with_a_warning():
+    text = CHECKED.replace("CON-4F7K", "LSN-4F7K").replace("constraint", "lesson")
+    fact, problems = parse_fact(text, "x.md")
+    assert fact is not None and fact.checks == []
+    assert any("evaluated only on constraint, instruction, decision facts, not on a lesson" in p.message
+               for p in problems)

@@ -54,13 +54,14 @@ def test_every_check_is_a_rule_and_every_finding_one_result(validator):
     assert driver["name"] == "stele" and driver["version"] == driver["semanticVersion"]
     assert driver["informationUri"].startswith("https://")
     rules = driver["rules"]
-    assert [r["id"] for r in rules] == list(CHECKS)
-    assert all(r["shortDescription"]["text"] == SUMMARIES[r["id"]] for r in rules)
-    assert all(r["defaultConfiguration"]["level"] == CHECKS[r["id"]] for r in rules)
+    fact = next(f.fact for f in report.findings if f.check == "code-check")
+    assert [r["id"] for r in rules] == [*CHECKS, f"code-check/{fact}"]  # a code check: one rule per fact
+    assert all(r["shortDescription"]["text"] == SUMMARIES[r["id"]] for r in rules[:len(CHECKS)])
+    assert all(r["defaultConfiguration"]["level"] == CHECKS[r["id"].split("/")[0]] for r in rules)
     results = run["results"]
     assert len(results) == len(report.findings)
     for finding, result in zip(report.findings, results, strict=True):
-        assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == finding.check
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == out.rule_id(finding.check, finding.fact)
         assert result["level"] == finding.severity
         assert result["message"]["text"] == finding.message
         [location] = result["locations"]
@@ -142,3 +143,51 @@ def test_an_unwritable_sarif_output_is_one_line(repo):
     r = invoke("doctor", "--sarif-output", "taken/stele.sarif")
     assert r.code == 1 and r.err.count("\n") == 1
     assert "--sarif-output taken/stele.sarif: cannot write it" in r.err
+
+
+CHECKED = "import os\n\n\ndef login():\n    os.system('kubectl login --issuer dex')\n"
+
+
+def test_a_code_check_is_a_rule_of_its_own_fact_pointing_at_the_line(validator, repo):
+    """`stele doctor --check-code --format sarif`: each violated fact is a rule `code-check/<ID>` (stable:
+    the same id whatever else is found), each violation a result on its file and line citing the fact;
+    the level follows the fact's `enforce`."""
+    write(repo, "src/login.py", CHECKED)
+    write_fact(repo, "CON-AAAA", "constraint", title="Dex is for web UIs only", anchors=["src/login.py"],
+               check={"forbid": "kubectl .*dex", "enforce": "deny"})
+    write_fact(repo, "INS-BBBB", "instruction", title="No shelling out", anchors=["src/*.py"],
+               check={"forbid": r"os\.system"})
+    commit(repo, "init")
+    r = invoke("doctor", "--check-code", "--format", "sarif")
+    assert r.code == 1, r.err  # the deny check's violation is an error
+    log = json.loads(r.out)
+    assert errors(validator, log) == []
+    [run] = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [x["id"] for x in rules[len(CHECKS):]] == ["code-check/CON-AAAA", "code-check/INS-BBBB"]
+    assert rules[len(CHECKS)]["shortDescription"]["text"] == "CON-AAAA: Dex is for web UIs only"
+    by_rule = {x["ruleId"]: x for x in run["results"]}
+    con, ins = by_rule["code-check/CON-AAAA"], by_rule["code-check/INS-BBBB"]
+    assert (con["level"], ins["level"]) == ("error", "warning")
+    assert con["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "src/login.py", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 5}}
+    assert con["properties"] == {"fact": "CON-AAAA"}
+    assert "CON-AAAA (Dex is for web UIs only)" in con["message"]["text"]
+    assert rules[con["ruleIndex"]]["id"] == con["ruleId"]
+    assert invoke("doctor", "--format", "sarif").code == 0  # without --check-code the code is not checked
+
+
+def test_check_code_with_a_base_looks_only_at_the_lines_added_since(repo):
+    write(repo, "src/login.py", CHECKED)
+    write_fact(repo, "CON-AAAA", "constraint", anchors=["src/login.py"], check={"forbid": "kubectl"})
+    base = commit(repo, "init")
+    write(repo, "src/login.py", CHECKED + "\n\ndef other():\n    return 1\n")
+    commit(repo, "unrelated")
+    assert invoke("doctor", "--check-code", "--base", base, "--strict").code == 0
+    r = invoke("doctor", "--check-code", "--strict", "--json")
+    assert r.code == 1 and json.loads(r.out)["findings"][0]["line"] == 5
+    write(repo, "src/login.py", CHECKED + "kubectl again\n")
+    r = invoke("doctor", "--check-code", "--base", base, "--json")
+    [finding] = json.loads(r.out)["findings"]
+    assert (finding["check"], finding["line"], finding["severity"]) == ("code-check", 6, "warning")
+    assert r.code == 0  # a warn check's violation fails only under --strict

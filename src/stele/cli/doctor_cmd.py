@@ -39,6 +39,9 @@ def doctor(
     gate: Annotated[bool, Opt("--gate", help="With --base: fail when code anchored by a risk or constraint "
                               "changed and the fact was neither edited, re-verified nor acknowledged.")]
     = False,
+    check_code: Annotated[bool, Opt("--check-code", help="Also run the facts' check: entries over the code: "
+                                    "the lines added since --base REF, else every anchored file as it is.")]
+    = False,
     strict: Annotated[bool, Opt("--strict", help="Warnings fail too (exit 1).")] = False,
     fix: Annotated[bool, Opt("--fix", help="Repair what is certain (renamed anchors), showing the diff "
                              "first.")] = False,
@@ -61,7 +64,7 @@ def doctor(
         _fix(p, dry_run, yes)
         if dry_run:
             return 0
-    report = run_doctor(p, base=base, gate=gate)
+    report = run_doctor(p, base=base, gate=gate, check_code=check_code)
     if sarif_output is not None:
         _write_sarif(sarif_output, report)
     if json_ or fmt == DoctorFormat.json:

@@ -101,6 +101,11 @@ def remember(
     = None,
     allow_duplicate: Annotated[bool, Opt("--allow-duplicate",
                                          help="Write it even if a live fact of its kind says the same.")] = False,
+    check_forbid: Annotated[list[str], Opt("--check-forbid", metavar="REGEX", help="check: no line added to the "
+                                           "anchored files may match; repeatable.")] = [],
+    check_require: Annotated[list[str], Opt("--check-require", metavar="REGEX", help="check: each anchored "
+                                            "file must still match; repeatable.")] = [],
+    enforce: Annotated[str | None, Opt(help="warn | deny: with a check, deny refuses a breaking edit.")] = None,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -111,7 +116,8 @@ def remember(
     written = edit.remember(project(), text, kind=kind, title=title, anchors=anchor, links=link, tags=tag,
                               delivery=delivery, priority=priority, status=status, expires=expires,
                               review_after=review_after, retire_when=retire_when, summary=summary,
-                              allow_duplicate=allow_duplicate)
+                              allow_duplicate=allow_duplicate, forbid=check_forbid, require=check_require,
+                              enforce=enforce)
     _written(written, "remembered", wants_json(fmt, json_))
 
 
@@ -214,6 +220,12 @@ def edit(
     remove_tag: Annotated[list[str], Opt("--remove-tag", help="A tag to remove.")] = [],
     add_link: Annotated[list[str], Opt("--add-link", help="REL:ID")] = [],
     remove_link: Annotated[list[str], Opt("--remove-link", help="REL:ID")] = [],
+    check_forbid: Annotated[list[str], Opt("--check-forbid", metavar="REGEX", help="Add a check: no added "
+                                           "line may match.")] = [],
+    check_require: Annotated[list[str], Opt("--check-require", metavar="REGEX", help="Add a check: each "
+                                            "anchored file must still match.")] = [],
+    enforce: Annotated[str | None, Opt(help="warn | deny, for every check of the fact.")] = None,
+    clear_checks: Annotated[bool, Opt("--clear-checks", help="Remove every check (before adding any).")] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
@@ -224,7 +236,8 @@ def edit(
         title=title, status=status, delivery=delivery, priority=priority, summary=summary, expires=expires,
         review_after=review_after, retire_when=retire_when, body=sys.stdin.read() if body == "-" else body,
         add_anchors=add_anchor, remove_anchors=remove_anchor, add_tags=add_tag, remove_tags=remove_tag,
-        add_links=add_link, remove_links=remove_link,
+        add_links=add_link, remove_links=remove_link, add_forbid=check_forbid, add_require=check_require,
+        enforce=enforce, clear_checks=clear_checks,
     )
     p = project()
     if changes.empty():

@@ -25,6 +25,7 @@ CHECKS: dict[str, str] = {
     "co-change": "error",
     "store-config": "error",
     "stale-export": "error",
+    "code-check": "error",
     "expired": "warning",
     "review-overdue": "warning",
     "needs-review": "warning",
@@ -37,6 +38,7 @@ CHECKS: dict[str, str] = {
     "word-anchor": "warning",
     "drift": "warning",
     "embedding-model": "warning",
+    "bad-check": "warning",
     "store": "warning",
 }
 
@@ -60,6 +62,7 @@ SUMMARIES: dict[str, str] = {
     "co-change": "Code anchored by a risk or constraint changed and the fact was not kept up.",
     "store-config": "The team session store's configuration is invalid.",
     "stale-export": "A rule file made by `stele export rules` is out of date with the record.",
+    "code-check": "With --check-code: code anchored by a fact breaks the fact's check (forbid or require).",
     "expired": "A fact's expires date has passed.",
     "review-overdue": "A fact's review_after date has passed.",
     "needs-review": "A fact is marked for review (an anchor that could not be repaired).",
@@ -72,6 +75,7 @@ SUMMARIES: dict[str, str] = {
     "word-anchor": "A symbol anchor resolves only as a word in a file Stele has no definition rule for.",
     "drift": "The code a live fact is anchored to changed in commits since the fact was verified.",
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
+    "bad-check": "A fact's check: is malformed or could not run (a bad pattern, out of time).",
     "store": "The team session store is unreachable or holds damaged objects.",
 }
 
@@ -83,10 +87,11 @@ class Finding:
     line: int
     message: str
     fact: str | None = None
+    level: str | None = None  # overrides the check's severity (a code check: its fact's `enforce`)
 
     @property
     def severity(self) -> str:
-        return CHECKS[self.check]
+        return self.level or CHECKS[self.check]
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.severity}: {self.message} [{self.check}]"
@@ -95,12 +100,13 @@ class Finding:
         # by hand, not dataclasses.asdict (its deep copy of five plain fields costs 10,000 findings
         # a quarter of a second)
         return {"check": self.check, "path": self.path, "line": self.line, "message": self.message,
-                "fact": self.fact, "severity": self.severity}
+                "fact": self.fact, "level": self.level, "severity": self.severity}
 
 
 @dataclass
 class Report:
     findings: list[Finding] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # fact id -> title, for the facts a code check cites
 
     @property
     def errors(self) -> list[Finding]:

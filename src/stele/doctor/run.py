@@ -17,8 +17,9 @@ from .findings import CHECKS, Finding, Report
 
 
 def run(project: Project, *, base: str | None = None, gate: bool = False,
-        today: dt.date | None = None) -> Report:
-    """Every check; `base` adds the checks against a base revision, `gate` the co-change gate."""
+        today: dt.date | None = None, check_code: bool = False) -> Report:
+    """Every check; `base` adds the checks against a base revision, `gate` the co-change gate,
+    `check_code` the facts' `check:` entries over the code (over the change since `base`, if given)."""
     from ..delivery import today as today_
     from ..errors import SteleError, UsageError
 
@@ -29,7 +30,7 @@ def run(project: Project, *, base: str | None = None, gate: bool = False,
                          "memory_dir in .stele/config.yaml)")
     on = today or today_()
     with _collector_paused():
-        return _run(project, base, gate, on)
+        return _run(project, base, gate, on, check_code)
 
 
 @contextmanager
@@ -43,10 +44,10 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _run(project: Project, base: str | None, gate: bool, on: dt.date) -> Report:
+def _run(project: Project, base: str | None, gate: bool, on: dt.date, check_code: bool = False) -> Report:
     from ..anchors.resolve import WorkTree
     from ..record.load import load
-    from . import anchorcheck, basecheck, checks, driftcheck, exportcheck, storecheck
+    from . import anchorcheck, basecheck, checkcode, checks, driftcheck, exportcheck, storecheck
 
     record = load(project)
     findings = [Finding(p.check, p.path, p.line, p.message) for p in record.problems]
@@ -57,6 +58,9 @@ def _run(project: Project, base: str | None, gate: bool, on: dt.date) -> Report:
     findings += exportcheck.check(project, record, on)
     if base:
         findings += basecheck.check(record, base, gate)
+    if check_code:
+        findings += checkcode.check(record, base)
     order = list(CHECKS)
-    findings.sort(key=lambda f: (CHECKS[f.check] != "error", f.path, f.line, order.index(f.check), f.message))
-    return Report(findings)
+    findings.sort(key=lambda f: (f.severity != "error", f.path, f.line, order.index(f.check), f.message))
+    titles = {f.fact: record.facts[f.fact].title for f in findings if f.check == "code-check" and f.fact}
+    return Report(findings, titles)

@@ -10,6 +10,11 @@ In every harness measured (tests/e2e) the pre-edit text reaches the model with t
 the edit is applied. With `hooks.hold_edits` on, an edit that lands where a constraint or risk is
 anchored is refused once with the facts as the reason (Claude Code, Codex, and Copilot running
 Claude's hooks), so the model reads them before the change; a retry goes through. Off by default.
+A fact with a `check:` (anchors/codecheck.py) is also run on what the edit is about to write (the
+tool's arguments: `proposal.py`), every time, whether the fact was shown before or not: a violation is
+said first, with the fact, the file and the line; where the fact says `enforce: deny` and the harness
+takes a reasoned refusal (Claude Code, Codex, Copilot running Claude's hooks) the edit is refused with
+that text as the reason. A check that cannot run is left to `stele doctor` (a hook never blocks on it).
 Gemini cannot add context before a tool runs (BeforeTool has no additionalContext) but can after it
 (AfterTool), and Copilot's own hooks likewise at postToolUse: there the same text comes with
 post-edit. The edit is logged synchronously: an async hook dies with a session that ends right after
@@ -20,13 +25,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..render.facts import TITLE, block, frame
+from ..render.facts import TITLE, Line, block, frame
 from . import harness, lookup, state
 from .run import Context, Reply, run
 
 if TYPE_CHECKING:
     from argparse import Namespace
     from collections.abc import Callable
+
+    from ..anchors.codecheck import Violation
 
 MAX_FACTS = 8
 BODY_CHARS = 400
@@ -37,14 +44,16 @@ NUDGE = ("First edit of this session: where this change touches something the re
 
 def repo_paths(ctx: Context) -> list[str]:
     """The payload's edited files relative to the repository root; files outside it are dropped."""
-    base = ctx.payload.cwd or Path.cwd()
-    out = []
-    for raw in ctx.payload.edited_paths():
-        path = Path(raw.replace("\\", "/"))
-        rel = ctx.project.rel(path if path.is_absolute() else base / path)
-        if not rel.startswith(("/", "../")) and rel not in ("", "."):
-            out.append(rel)
+    out = [rel for rel in (repo_path(ctx, raw) for raw in ctx.payload.edited_paths()) if rel is not None]
     return list(dict.fromkeys(out))
+
+
+def repo_path(ctx: Context, raw: str) -> str | None:
+    """A path as the payload sent it, relative to the repository root; None outside it."""
+    base = ctx.payload.cwd or Path.cwd()
+    path = Path(raw.replace("\\", "/"))
+    rel = ctx.project.rel(path if path.is_absolute() else base / path)
+    return None if rel.startswith(("/", "../")) or rel in ("", ".") else rel
 
 
 def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | None:
@@ -94,8 +103,13 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
     if not paths:
         return None
     seen = ctx.seen()
+    touches = symbol_filter(ctx, paths)
     with lookup.open_index(ctx.project, fresh=False) as index:
-        found = lookup.anchored(index, paths, symbol_filter(ctx, paths), ctx.project)
+        found = lookup.anchored(index, paths, touches, ctx.project)
+        broken = checked(ctx, index, found, touches) if ctx.event == "pre-edit" else []
+    denied = deny(ctx, broken)
+    if denied is not None:
+        return denied
     facts = [f for f in found if f.id not in seen.injected]
     held = hold(ctx, facts, seen)
     if held is not None:
@@ -111,10 +125,10 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
         except OSError as e:  # unrecorded, the nudge would come with every edit: the facts still do
             nudge = False
             ctx.unwritable("the first-edit nudge, so it is left out", e)
-    if not facts and not nudge:
+    if not facts and not nudge and not broken:
         return None
     shown = facts[:MAX_FACTS]
-    sections = []
+    sections = [broken_text(broken, "Stele check: this edit breaks")] if broken else []
     if shown:
         more = len(facts) - len(shown)
         sections.append("Anchored to the file(s) being edited, risks and constraints first:\n"
@@ -122,7 +136,55 @@ def edit_context(ctx: Context, paths: list[str]) -> Reply | None:
                         + (f"\n({more} more: `stele list --anchor {paths[0]}`)" if more > 0 else ""))
     if nudge:
         sections.append(NUDGE)
-    return Reply(frame(TITLE, sections), tuple(f.id for f in shown))
+    return Reply(frame(TITLE, sections), tuple(f.id for f in shown) + tuple(f.id for f, _ in broken))
+
+
+Broken = list[tuple[Line, list["Violation"]]]
+
+
+def checked(ctx: Context, index: lookup.Opened, found: list[Line],
+            touches: Callable[[str, str], bool]) -> Broken:
+    """The facts among `found` whose checks the proposed edit breaks, each with its violations. Only
+    facts that have a check cost more than one catalog query; each is checked on the files it is
+    anchored to."""
+    specs = index.catalog.checks([f.id for f in found])
+    if not specs:
+        return []
+    from ..anchors import codecheck
+    from .proposal import proposals
+
+    planned = proposals(ctx.payload.tool_input, lambda raw: repo_path(ctx, raw), ctx.project.root)
+    by_id = {f.id: f for f in found}
+    out: dict[str, list[Violation]] = {}
+    for path, plan in planned.items():
+        for fact in lookup.anchored(index, [path], touches):
+            if fact.id in specs:
+                violations, _ = codecheck.evaluate(codecheck.load(specs[fact.id]), path, plan.added, plan.after)
+                out.setdefault(fact.id, []).extend(violations)
+    return [(by_id[i], v) for i, v in out.items() if v and i in by_id]
+
+
+def broken_text(broken: Broken, opening: str) -> str:
+    lines = []
+    for fact, violations in broken:
+        lines.append(f"{opening} the check of {fact.kind} {fact.id} ({fact.title}):")
+        lines += [f"  {v.describe()}" for v in violations]
+    return "\n".join(lines)
+
+
+def deny(ctx: Context, broken: Broken) -> Reply | None:
+    """Refuse the edit when it breaks a check whose fact says `enforce: deny`, where the harness takes a
+    reasoned refusal; the reason names the fact and the lines, so the model can write it differently."""
+    if ctx.event != "pre-edit" or ctx.payload.form not in harness.CAN_HOLD:
+        return None
+    denying = [(f, [v for v in vs if v.check.enforce == "deny"]) for f, vs in broken]
+    denying = [(f, vs) for f, vs in denying if vs]
+    if not denying:
+        return None
+    text = (broken_text(denying, "Stele refused this edit: it breaks")
+            + "\nThe record says these rules are enforced: write the change so that it respects them, or "
+            "change the fact in a reviewed commit (`stele show ID`).")
+    return Reply(text, tuple(f.id for f, _ in denying), hold=True)
 
 
 HOLD_KINDS = frozenset({"constraint", "risk"})

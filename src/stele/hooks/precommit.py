@@ -2,8 +2,12 @@
 
 Non-blocking by default (exit 0, the list on stdout). `--strict` blocks (exit 1) when a risk or
 constraint anchored to the staged code is not itself staged: neither edited nor re-verified
-(`stele verify ID` rewrites the fact file) in this commit. Internal errors still fail open (see
-`dispatch.py`): a broken memory layer must never stop a commit.
+(`stele verify ID` rewrites the fact file) in this commit. A fact with a `check:` (executable
+constraints: anchors/codecheck.py) is held to its check instead: the staged change is checked, every
+violation is printed with the fact, the file and the line (a warning without `--strict`, a block with
+it), and a check that passes satisfies strict mode. A check that cannot run (a bad pattern, out of
+time) is the fact's problem: it is said, it blocks nothing, and the fact falls back to the rule above.
+Internal errors still fail open (see `dispatch.py`): a broken memory layer must never stop a commit.
 
 Filenames after the event (the pre-commit framework passes them) narrow the staged change to those
 files; with nothing staged (`pre-commit run --all-files`) they are matched as plain paths.
@@ -16,8 +20,8 @@ from typing import TYPE_CHECKING
 from ..kinds import FIRST_KINDS
 from ..project import Project, find_root
 from ..render import term
-from ..render.anchored import text
-from ..retrieve import anchored
+from ..render.anchored import checks_text, text
+from ..retrieve import anchored, codechecks
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -42,17 +46,31 @@ def run(args: Namespace) -> int:
         what = "these files"
     else:
         return 0
+    outcomes = codechecks.on_change(project, change, found) if change.files and found else []
     if found:
         term.write(text(found, what))
         term.write("Read one with `stele show ID`. If it still holds: `stele verify ID`.\n")
+    said = checks_text(outcomes, what)
+    if said and not args.strict:
+        term.write(said)
     if not args.strict:
         return 0
     staged = {p for d in change.files for p in d.paths}
-    blocking = [a.fact for a in found if a.fact.kind in FIRST_KINDS and a.fact.path not in staged]
-    if not blocking:
+    checked = {o.fact.id for o in outcomes if not o.failures}
+    violated = [o for o in outcomes if o.violations]
+    blocking = [a.fact for a in found if a.fact.kind in FIRST_KINDS and a.fact.path not in staged
+                and a.fact.id not in checked]
+    if said:
+        sys.stderr.write(said)
+    if not blocking and not violated:
         return 0
-    ids = ", ".join(f.id for f in blocking)
-    sys.stderr.write(f"stele: commit blocked (--strict): {ids} anchored here but neither edited nor "
-                     "re-verified in this commit; run `stele verify ID` (or edit the fact) and stage it, or "
-                     "commit with --no-verify\n")
+    if violated:
+        sys.stderr.write(f"stele: commit blocked (--strict): the staged change breaks the check of "
+                         f"{', '.join(o.fact.id for o in violated)}; change the code, or change the fact in a "
+                         "reviewed commit, or commit with --no-verify\n")
+    if blocking:
+        ids = ", ".join(f.id for f in blocking)
+        sys.stderr.write(f"stele: commit blocked (--strict): {ids} anchored here but neither edited nor "
+                         "re-verified in this commit; run `stele verify ID` (or edit the fact) and stage it, "
+                         "or commit with --no-verify\n")
     return 1

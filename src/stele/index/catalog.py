@@ -21,6 +21,8 @@ Tables:
   globs that could cover it.
 - baselines(id, since, verified_at, prints): for each anchored item, what its freshness is measured
   against (`anchors/drift.py`): when it was last confirmed, the commit, its anchors' fingerprints (JSON).
+- checks(id, spec): a fact's executable `check:` entries (`anchors.codecheck.dump`), for the pre-edit
+  hook, which must not parse YAML; only facts that have some get a row.
 """
 from __future__ import annotations
 
@@ -37,9 +39,9 @@ from .items import Item
 if TYPE_CHECKING:
     from ..anchors.drift import Baseline
 
-SCHEMA = 8  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
+SCHEMA = 9  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
 # 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries),
-# 8: baselines (freshness: anchors/drift.py)
+# 8: baselines (freshness: anchors/drift.py), 9: checks (a fact's `check:`: anchors/codecheck.py)
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
@@ -63,6 +65,7 @@ CREATE INDEX anchors_key ON anchors(key);
 CREATE INDEX anchors_path ON anchors(path);
 CREATE INDEX anchors_id ON anchors(id);
 CREATE TABLE baselines (id TEXT PRIMARY KEY, since TEXT, verified_at TEXT, prints TEXT NOT NULL);
+CREATE TABLE checks (id TEXT PRIMARY KEY, spec TEXT NOT NULL);
 """
 # (item id, anchor path or glob, symbol or None, is glob)
 Anchor = tuple[str, str, str | None, bool]
@@ -188,7 +191,8 @@ class Catalog:
     def delete(self, ids: list[str]) -> None:
         for chunk in _chunks(ids):
             marks = ",".join("?" * len(chunk))
-            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id"), ("baselines", "id")):
+            for table, col in (("items", "id"), ("edges", "src"), ("anchors", "id"), ("baselines", "id"),
+                               ("checks", "id")):
                 self.db.execute(f"DELETE FROM {table} WHERE {col} IN ({marks})", chunk)
 
     def add(self, items: list[Item]) -> None:
@@ -212,6 +216,8 @@ class Catalog:
         self.db.executemany("INSERT OR REPLACE INTO baselines VALUES (?, ?, ?, ?)",
                             [(i.id, i.verified or i.created, i.verified_at, json.dumps(i.prints, sort_keys=True))
                              for i in items if i.anchors])
+        self.db.executemany("INSERT OR REPLACE INTO checks VALUES (?, ?)",
+                            [(i.id, i.checks) for i in items if i.checks])
 
     def baselines(self, ids: Iterable[str]) -> dict[str, Baseline]:
         """id -> what its freshness is measured against (`anchors/drift.py`), for those of `ids` that
@@ -239,6 +245,14 @@ class Catalog:
                 recorded = {}
             out[i] = Baseline(tuple(anchors.get(i, ())), since, commit,
                               recorded if isinstance(recorded, dict) else {})
+        return out
+
+    def checks(self, ids: Iterable[str]) -> dict[str, str]:
+        """id -> its `check:` entries as stored (`anchors.codecheck.load` reads them), for those that have some."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT id, spec FROM checks WHERE id IN ({marks})", chunk))
         return out
 
     def vector_rows(self, ids: list[str]) -> dict[str, tuple[int, str]]:

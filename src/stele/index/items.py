@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import textcut
+from ..anchors import codecheck
 from ..ids import mentioned_ids
 from ..kinds import TITLE_MAX
 from ..plain import dataclass, field
@@ -53,6 +54,7 @@ class Item:
     verified: str | None = None
     verified_at: str | None = None
     prints: dict[str, str] = field(default_factory=dict)
+    checks: str | None = None  # a fact's valid `check:` entries, as `anchors.codecheck.dump` writes them
 
     @property
     def text(self) -> str:
@@ -86,6 +88,7 @@ def from_fact(fact: Fact) -> Item:
         expires=_iso(fact.expires), review_after=_iso(fact.review_after), summary=fact.summary or "",
         needs_review=fact.needs_review, verified=_iso(fact.verified), verified_at=fact.verified_at,
         prints=dict(fact.fingerprints),
+        checks=codecheck.dump(fact.checks),
     )
 
 

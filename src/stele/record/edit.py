@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import gitrepo, textcut
+from ..anchors import codecheck
 from ..delivery import today
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, new_id
@@ -123,7 +124,8 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
              review_after: str | None = None, retire_when: str | None = None, summary: str | None = None,
              source: Sequence[str] = (),
              status: str | None = None, record: Record | None = None,
-             allow_duplicate: bool = False) -> Written:
+             allow_duplicate: bool = False, forbid: Sequence[str] = (), require: Sequence[str] = (),
+             enforce: str | None = None) -> Written:
     """Create a fact. Everything is checked before the file is written; returns the fact, what was
     redacted (kind of secret -> count), the existing facts it nearly repeats and any warnings. An
     exact repeat of a live fact of the same kind is refused unless `allow_duplicate`."""
@@ -144,6 +146,9 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
     title = (title or "").strip() or title_from_body(body)
     check_flag("--title", "title", title)
     _check_anchors(list(anchors))
+    checks = flag_checks(kind, forbid, require, enforce)
+    if enforce is not None and not checks:
+        raise UsageError("--enforce needs a check: add --check-forbid REGEX or --check-require REGEX")
     link_map: dict[str, list[str]] = {}
     for spec in links:
         rel, target = parse_link(spec)
@@ -158,7 +163,7 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
             status=status or "", delivery=delivery or "", priority=priority or "normal",
             anchors=list(dict.fromkeys(anchors)), links=link_map, tags=list(dict.fromkeys(tags)),
             created=today(), expires=as_date(expires), review_after=as_date(review_after),
-            retire_when=retire_when, summary=summary, source=list(source),
+            retire_when=retire_when, summary=summary, source=list(source), checks=checks,
         )
         similar = similar_to(fact, record.facts.values(), project.config["doctor.near_duplicate"])
         exact = [s for s in similar if s.exact]
@@ -190,10 +195,14 @@ class Changes:
     remove_tags: list[str] = field(default_factory=list)
     add_links: list[str] = field(default_factory=list)
     remove_links: list[str] = field(default_factory=list)
+    add_forbid: list[str] = field(default_factory=list)  # `check:` entries to add
+    add_require: list[str] = field(default_factory=list)
+    enforce: str | None = None  # warn | deny, for every check of the fact
+    clear_checks: bool = False
 
     def empty(self) -> bool:
-        return all(not v for v in vars(self).values() if isinstance(v, list)) and all(
-            v is None for v in vars(self).values() if not isinstance(v, list))
+        return all(not v for v in vars(self).values() if isinstance(v, (list, bool))) and all(
+            v is None for v in vars(self).values() if not isinstance(v, (list, bool)))
 
 
 def _check_changes(fact: Fact, changes: Changes) -> None:
@@ -211,6 +220,27 @@ def _check_changes(fact: Fact, changes: Changes) -> None:
     if changes.body is not None and not changes.body.strip():
         raise UsageError("--body is empty: a fact needs some text")
     _check_anchors(changes.add_anchors, "--add-anchor")
+    flag_checks(fact.kind, changes.add_forbid, changes.add_require, changes.enforce)
+    if changes.enforce is not None and not (changes.add_forbid or changes.add_require) and (
+            not fact.checks or changes.clear_checks):
+        raise UsageError(f"--enforce: {fact.id} has no check; add --check-forbid REGEX or --check-require REGEX")
+
+
+def flag_checks(kind: str, forbid: Sequence[str], require: Sequence[str], enforce: str | None) -> list[codecheck.Check]:
+    """Checks from `--check-forbid`/`--check-require`/`--enforce`, through the validator a file's
+    `check:` goes through (the flag named in the message)."""
+    if enforce is not None and enforce not in codecheck.ENFORCE:
+        raise UsageError(f"--enforce {enforce!r} is not one of " + ", ".join(codecheck.ENFORCE))
+    out = []
+    for flag, mode, patterns in (("--check-forbid", "forbid", forbid), ("--check-require", "require", require)):
+        for pattern in patterns:
+            problem = codecheck.pattern_problem(pattern)
+            if problem:
+                raise UsageError(f"{flag} {problem}")
+            out.append(codecheck.Check(mode, pattern, enforce or "warn"))
+    if out and kind not in codecheck.CHECK_KINDS:
+        raise UsageError(f"a check is evaluated only on {', '.join(codecheck.CHECK_KINDS)} facts, not on a {kind}")
+    return out
 
 
 def edit(project: Project, fact_id: str, changes: Changes) -> Written:
@@ -254,6 +284,12 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
         for rel, targets in added.items():
             for target in targets:
                 add_link(fact, rel, target)
+        if changes.clear_checks:
+            fact.checks = []
+        fact.checks += [c for c in flag_checks(fact.kind, changes.add_forbid, changes.add_require, None)
+                        if c not in fact.checks]
+        if changes.enforce is not None:
+            fact.checks = [codecheck.Check(c.mode, c.pattern, changes.enforce, c.message) for c in fact.checks]
         extra = lifecycle.clears_review(fact)  # an edit clears a review, and the note of that review
         if changes.status is not None:
             fact.status = changes.status

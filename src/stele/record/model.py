@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..anchors import codecheck
 from ..errors import UsageError
 from ..ids import ID_RE, SESSION_ID_RE, mentioned_ids, prefix_of
 from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX, Kind
@@ -65,6 +66,7 @@ class Fact:
     # by `stele verify`): shown by doctor, recall and snapshots, never a reason to stop delivering it
     needs_review: str | None = None
     fingerprints: dict[str, str] = field(default_factory=dict)  # anchor -> `anchors.fingerprint` of its code
+    checks: list[codecheck.Check] = field(default_factory=list)  # `check:`, the valid part (anchors/codecheck.py)
     path: str = ""  # repo-relative, posix
     doc: frontmatter.Document | None = field(default=None, repr=False, compare=False)
 
@@ -108,8 +110,10 @@ class Fact:
             "created": self.created, "verified": self.verified, "verified_at": self.verified_at,
             "review_after": self.review_after, "expires": self.expires, "retire_when": self.retire_when,
             "summary": self.summary, "source": list(self.source), "needs_review": self.needs_review,
-            "fingerprints": dict(self.fingerprints),
+            "fingerprints": dict(self.fingerprints), "check": _check_meta(self.checks),
         }
+        if "check" in meta and codecheck.parse(meta["check"])[0] == self.checks:
+            del values["check"]  # unchanged: keep the author's spelling (and any part set aside as invalid)
         for key, value in values.items():
             if isinstance(value, dt.date):
                 value = value.isoformat()
@@ -145,8 +149,17 @@ class Fact:
             "review_after": iso(self.review_after), "expires": iso(self.expires),
             "retire_when": self.retire_when, "summary": self.summary_text, "source": self.source,
             "needs_review": self.needs_review, "fingerprints": self.fingerprints, "path": self.path,
-            "body": self.body,
+            "body": self.body, "check": [c.as_dict() for c in self.checks],
         }
+
+
+def _check_meta(checks: list[codecheck.Check]) -> Any:
+    """`check:` as written for `checks`: one mapping for one check, else a list of mappings."""
+    rows = [c.as_dict() for c in checks]
+    for row in rows:
+        if row["enforce"] == "warn":
+            del row["enforce"]  # the default stays implicit
+    return rows[0] if len(rows) == 1 else rows or None
 
 
 def as_date(value: Any) -> dt.date | None:
@@ -308,6 +321,16 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
             bad(f"`{key}` must be text", key)
             texts[key] = None
 
+    checks, check_problems = codecheck.parse(meta.get("check"))
+    for message in check_problems:
+        problems.append(Problem(path, doc.line_of("check"), f"`check` {message}; the rest of the fact still "
+                                "counts", severity="warning", check="bad-check"))
+    if checks and kind is not None and kind.name not in codecheck.CHECK_KINDS:
+        problems.append(Problem(path, doc.line_of("check"), f"`check` is evaluated only on "
+                                f"{', '.join(codecheck.CHECK_KINDS)} facts, not on a {kind.name}: make the rule a "
+                                "constraint or drop the key", severity="warning", check="bad-check"))
+        checks = []
+
     if any(p.severity == "error" for p in problems) and (kind is None or not isinstance(fid, str)):
         return None, problems
     fact = Fact(
@@ -316,7 +339,8 @@ def from_document(doc: frontmatter.Document, path: str) -> tuple[Fact | None, li
         anchors=lists["anchors"], links=links, tags=lists["tags"], source=lists["source"],
         created=dates["created"], verified=dates["verified"], review_after=dates["review_after"],
         expires=dates["expires"], verified_at=texts["verified_at"], retire_when=texts["retire_when"],
-        summary=texts["summary"], needs_review=texts["needs_review"], fingerprints=prints, path=path, doc=doc,
+        summary=texts["summary"], needs_review=texts["needs_review"], fingerprints=prints, checks=checks,
+        path=path, doc=doc,
     )
     return fact, problems
 

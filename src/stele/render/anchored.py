@@ -5,6 +5,7 @@ Byte-stable and free of terminal codes: git hooks print into terminals, editors 
 from __future__ import annotations
 
 from ..retrieve.anchored import Anchored
+from ..retrieve.codechecks import Outcome
 from ..textcut import counted
 
 
@@ -27,3 +28,27 @@ def text(found: list[Anchored], what: str) -> str:
         return f"stele: no facts are anchored to {what}\n"
     head = f"stele: {counted(len(found), 'fact')} anchored to {what}:"
     return "\n".join([head, *fact_lines(found)]) + "\n"
+
+
+def check_lines(outcomes: list[Outcome]) -> list[str]:
+    """Each fact whose checks the code breaks (or that could not run), then one line a violation."""
+    out = []
+    for o in outcomes:
+        if not o.violations and not o.failures:
+            continue
+        f = o.fact
+        out.append(f"  {f.id} {f.kind}: {f.title}")
+        out += [f"      {v.describe()}" for v in o.violations]
+        out += [f"      check not run ({f.path}): {why}" for why in o.failures]
+    return out
+
+
+def checks_text(outcomes: list[Outcome], what: str) -> str:
+    """The violations of the facts' `check:` entries in `what`, or "" when there are none."""
+    lines = check_lines(outcomes)
+    broken = sum(1 for o in outcomes if o.violations)
+    if not lines:
+        return ""
+    head = (f"stele: {what} break the check of {counted(broken, 'fact')}:" if broken
+            else f"stele: some checks of facts anchored to {what} could not run:")
+    return "\n".join([head, *lines]) + "\n"

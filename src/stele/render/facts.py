@@ -68,6 +68,7 @@ def fact_lines(record: Record, fact: Fact) -> list[str]:
     if fact.tags:
         lines.append("tags: " + ", ".join(fact.tags))
     lines += [f"anchor: {a}" for a in fact.anchors]
+    lines += [f"check: {c.describe()} ({c.enforce}){': ' + c.message if c.message else ''}" for c in fact.checks]
     lines += [f"-> {e.rel} {e.dst}: {title(e.dst)}" for e in record.graph.out.get(fact.id, [])]
     lines += [f"<- {e.rel} {e.src}: {title(e.src)}" for e in record.graph.inc.get(fact.id, [])]
     return lines + ["", fact.body.strip()]

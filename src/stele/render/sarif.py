@@ -7,6 +7,10 @@ GitHub needs to place an alert on a line. The output is built only from the repo
 package's metadata, so it is the same for the same record: no timestamps, no absolute paths, no
 fingerprints (GitHub's upload action computes those from the files).
 
+A violated fact check (`--check-code`) is a rule of its own, `code-check/<FACT-ID>`, appended after
+the checks in fact id order: the ruleId is stable per fact (code scanning tracks an alert by it), and
+the rule's description is the fact's title.
+
 Validated against the official schema in tests/render/test_sarif.py; docs/doctor.md shows the upload.
 """
 from __future__ import annotations
@@ -36,12 +40,15 @@ def log(report: Report) -> dict[str, Any]:
     if home:  # no invented address when the package metadata cannot be read: the links are optional
         driver["informationUri"] = home
     driver["rules"] = [_rule(check, home) for check in CHECKS]
+    for fact in sorted({f.fact for f in report.findings if f.check == "code-check" and f.fact}):
+        index[rule_id("code-check", fact)] = len(driver["rules"])
+        driver["rules"].append(_fact_rule(fact, report.titles.get(fact, fact), home))
     return {
         "$schema": SCHEMA,
         "version": VERSION,
         "runs": [{
             "tool": {"driver": driver},
-            "results": [_result(f, index[f.check]) for f in report.findings],
+            "results": [_result(f, index[rule_id(f.check, f.fact)]) for f in report.findings],
         }],
     }
 
@@ -58,9 +65,28 @@ def _rule(check: str, home: str | None) -> dict[str, Any]:
     return rule
 
 
+def rule_id(check: str, fact: str | None) -> str:
+    """A finding's rule: its check, or for a code check `code-check/<FACT-ID>` (one rule per fact)."""
+    return f"{check}/{fact}" if check == "code-check" and fact else check
+
+
+def _fact_rule(fact: str, title: str, home: str | None) -> dict[str, Any]:
+    rule: dict[str, Any] = {
+        "id": rule_id("code-check", fact),
+        "name": "FactCheck" + "".join(part.capitalize() for part in fact.split("-")),
+        "shortDescription": {"text": f"{fact}: {title}"},
+        "fullDescription": {"text": f"Code anchored by {fact} breaks its check: {title}"},
+    }
+    if home:
+        rule["helpUri"] = f"{home}/blob/main/docs/anchors.md#checks"
+    rule["defaultConfiguration"] = {"level": CHECKS["code-check"]}
+    rule["properties"] = {"fact": fact}
+    return rule
+
+
 def _result(f: Finding, rule_index: int) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "ruleId": f.check,
+        "ruleId": rule_id(f.check, f.fact),
         "ruleIndex": rule_index,
         "level": f.severity,
         "message": {"text": f.message},

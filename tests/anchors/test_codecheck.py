@@ -1,0 +1,120 @@
+"""`check:` parsing and matching (anchors/codecheck.py): the syntax, its problems, the limits that keep
+an untrusted pattern from costing more than a moment."""
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from stele.anchors import codecheck
+from stele.anchors.codecheck import Check, CheckError
+
+
+def test_a_mapping_with_both_modes_gives_two_checks_sharing_enforce_and_message():
+    checks, problems = codecheck.parse({"forbid": "kubectl", "require": "^import", "enforce": "deny",
+                                        "message": "Dex is for web UIs only."})
+    assert problems == []
+    assert checks == [Check("forbid", "kubectl", "deny", "Dex is for web UIs only."),
+                      Check("require", "^import", "deny", "Dex is for web UIs only.")]
+
+
+def test_a_list_of_mappings_and_lists_of_patterns():
+    checks, problems = codecheck.parse([{"forbid": ["a", "b"]}, {"require": "c", "enforce": "warn"}])
+    assert problems == []
+    assert [(c.mode, c.pattern, c.enforce) for c in checks] == [
+        ("forbid", "a", "warn"), ("forbid", "b", "warn"), ("require", "c", "warn")]
+
+
+@pytest.mark.parametrize("value,says", [
+    ({"forbid": "x("}, "`forbid` 'x(' is not a valid regular expression"),
+    ({"forbid": 3}, "`forbid` 3 is not a regular expression"),
+    ({"forbid": "x", "enforce": "block"}, "`enforce` 'block' is not one of warn, deny"),
+    ({"forbid": "x", "when": "always"}, "unknown key(s) when"),
+    ({"enforce": "deny"}, "has neither `forbid` nor `require`"),
+    ("kubectl", "must be a mapping"),
+    ({"forbid": "a" * 501}, "is 501 characters long"),
+])
+def test_each_problem_is_one_line_and_the_valid_rest_still_counts(value, says):
+    checks, problems = codecheck.parse([{"forbid": "ok"}, value])
+    assert len(problems) == 1 and says in problems[0] and problems[0].startswith("item 2 ")
+    assert checks[0] == Check("forbid", "ok")
+
+
+def test_forbid_reports_each_added_line_that_matches_with_its_number():
+    check = Check("forbid", r"kubectl .*dex", message="Dex is for web UIs only.")
+    found = codecheck.forbidden(check, "ops/login.sh", [(3, "echo hi"), (4, "kubectl login --via dex  ")])
+    assert [(v.line, v.text) for v in found] == [(4, "kubectl login --via dex")]
+    assert found[0].describe() == ("ops/login.sh:4: adds `kubectl login --via dex`, which matches "
+                                   "/kubectl .*dex/ (forbidden): Dex is for web UIs only.")
+
+
+def test_require_looks_at_the_whole_file_across_lines():
+    check = Check("require", r"^from __future__ import annotations$")
+    assert codecheck.required(check, "a.py", '"""doc"""\nfrom __future__ import annotations\n') is None
+    missing = codecheck.required(check, "a.py", "import os\n")
+    assert missing is not None and missing.line == 1 and "no longer matches" in missing.describe()
+
+
+def test_dump_and_load_round_trip_and_junk_loads_as_nothing():
+    checks = [Check("forbid", "a\\d", "deny", "why"), Check("require", "b")]
+    assert codecheck.load(codecheck.dump(checks)) == checks
+    assert codecheck.dump([]) is None and codecheck.load("not json") == [] and codecheck.load(None) == []
+
+
+def test_a_long_line_is_matched_on_its_first_characters_only():
+    check = Check("forbid", "needle")
+    far = "x" * codecheck.MAX_LINE + "needle"
+    assert codecheck.forbidden(check, "a", [(1, far)]) == []
+    assert len(codecheck.forbidden(check, "a", [(1, "needle" + far)])) == 1
+
+
+def test_a_catastrophic_pattern_runs_out_of_time_as_the_fact_s_problem():
+    check = Check("forbid", r"(a+)+$")
+    violations, failed = codecheck.evaluate([check, Check("forbid", "b$")], "a.txt",
+                                            [(1, "a" * 40 + "b")], None)
+    assert [v.check.pattern for v in violations] == ["b$"]  # the other check still ran
+    assert len(failed) == 1 and "took longer than" in failed[0] and "(a+)+$" in failed[0]
+
+
+def test_the_time_limit_keeps_an_outer_budget_running():
+    """Inside the hook's interval timer, a check's own limit sets the outer one back afterwards."""
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
+    signal.setitimer(signal.ITIMER_REAL, 30)
+    try:
+        with codecheck.time_limit(1):
+            pass
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25 < left <= 30
+        assert signal.getsignal(signal.SIGALRM) is not codecheck._expire
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_an_outer_budget_smaller_than_the_limit_is_the_outer_one_s_timeout():
+    class Outer(Exception):
+        pass
+
+    def outer(*_):
+        raise Outer
+
+    old = signal.signal(signal.SIGALRM, outer)
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    try:
+        with pytest.raises(Outer):
+            codecheck.forbidden(Check("forbid", r"(a+)+$"), "a", [(1, "a" * 40 + "b")])
+        assert signal.getitimer(signal.ITIMER_REAL)[0] == 0  # not re-armed: it has fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_numbered_takes_ranges():
+    assert codecheck.numbered("a\nb\nc", [(2, 3), (9, 9)]) == [(2, "b"), (3, "c")]
+    assert codecheck.numbered("a\nb") == [(1, "a"), (2, "b")]
+
+
+def test_check_error_is_raised_for_a_bad_pattern():
+    with pytest.raises(CheckError):
+        codecheck.compiled("[")

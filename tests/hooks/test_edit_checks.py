@@ -1,0 +1,101 @@
+"""The pre-edit hook runs the facts' `check:` on what the edit is about to write: a warning in the
+context by default, a refusal naming the fact where it says `enforce: deny` and the harness takes one."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import hook, invoke, write_fact
+
+LOGIN = "import os\n\n\ndef login():\n    return os.getenv('USER')\n"
+BAD = "    os.system('kubectl oidc-login --issuer https://dex.example')"
+
+
+@pytest.fixture
+def checked(repo):
+    (repo / "src").mkdir()
+    (repo / "src/login.py").write_text(LOGIN)
+    write_fact(repo, "CON-AAAA", "constraint", "Dex is for web UIs only", anchors=["src/login.py"],
+               check={"forbid": "kubectl .*dex", "enforce": "deny", "message": "use the cloud IAM login"})
+    write_fact(repo, "INS-BBBB", "instruction", "No print calls in src", anchors=["src/**/*.py"],
+               check={"forbid": r"print\("})
+    assert invoke("rebuild").code == 0
+    return repo
+
+
+def edit(repo, new: str, session: str = "e1", **extra) -> dict:
+    return {"session_id": session, "transcript_path": "/t", "cwd": str(repo), "hook_event_name": "PreToolUse",
+            "tool_name": "Edit", **extra,
+            "tool_input": {"file_path": str(repo / "src/login.py"), "old_string": "    return os.getenv('USER')",
+                           "new_string": new + "\n    return os.getenv('USER')"}}
+
+
+def out(result) -> dict:
+    assert result.code == 0, result.err
+    return json.loads(result.out)["hookSpecificOutput"]
+
+
+def test_a_deny_check_refuses_the_edit_with_the_fact_id_title_and_line(checked):
+    said = out(hook("pre-edit", edit(checked, BAD)))
+    assert said["permissionDecision"] == "deny"
+    reason = said["permissionDecisionReason"]
+    assert "Stele refused this edit: it breaks the check of constraint CON-AAAA (Dex is for web UIs only)" in reason
+    assert "src/login.py:5: adds `os.system('kubectl oidc-login --issuer https://dex.example')`" in reason
+    assert "use the cloud IAM login" in reason
+    again = out(hook("pre-edit", edit(checked, BAD)))  # every time, not once: the retry breaks it again
+    assert again["permissionDecision"] == "deny"
+
+
+def test_a_warn_check_says_so_in_the_context_and_lets_the_edit_through(checked):
+    said = out(hook("pre-edit", edit(checked, "    print('hi')")))
+    assert "permissionDecision" not in said
+    text = said["additionalContext"]
+    assert "Stele check: this edit breaks the check of instruction INS-BBBB (No print calls in src):" in text
+    assert "src/login.py:5: adds `print('hi')`, which matches /print\\(/ (forbidden)" in text
+    # said with every edit that breaks it, though the fact itself is shown once a session
+    assert "INS-BBBB" in out(hook("pre-edit", edit(checked, "    print('again')")))["additionalContext"]
+
+
+def test_a_clean_edit_is_neither_refused_nor_warned(checked):
+    said = out(hook("pre-edit", edit(checked, "    log = 1")))
+    assert "permissionDecision" not in said and "Stele check" not in said["additionalContext"]
+
+
+def test_codex_apply_patch_is_refused_too(checked):
+    patch = ("*** Begin Patch\n*** Update File: src/login.py\n@@\n-    return os.getenv('USER')\n"
+             f"+{BAD}\n+    return os.getenv('USER')\n*** End Patch\n")
+    payload = {"session_id": "c1", "turn_id": "t1", "transcript_path": "/t", "cwd": str(checked),
+               "hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {"command": patch}}
+    said = out(hook("pre-edit", payload, "--harness", "codex"))
+    assert said["permissionDecision"] == "deny" and "CON-AAAA" in said["permissionDecisionReason"]
+
+
+def test_a_harness_that_takes_no_refusal_is_not_refused(checked):
+    """Copilot CLI's own preToolUse neither shows context nor takes a reasoned refusal from Stele:
+    nothing is said there (the commit hook and CI still check the change)."""
+    payload = {"sessionId": "p1", "timestamp": 1, "cwd": str(checked), "toolName": "edit",
+               "toolArgs": json.dumps({"path": str(checked / "src/login.py"), "old_str": "    return os.getenv('USER')",
+                                       "new_str": BAD})}
+    r = hook("pre-edit", payload, "--harness", "copilot")
+    assert r.code == 0 and "deny" not in r.out
+
+
+def test_a_require_check_uses_the_file_as_the_edit_leaves_it(checked):
+    write_fact(checked, "DEC-CCCC", "decision", "Modules use os", anchors=["src/login.py"],
+               check={"require": "^import os$", "enforce": "deny"})
+    assert invoke("rebuild").code == 0
+    payload = edit(checked, "x = 1")
+    payload["tool_input"] = {"file_path": str(checked / "src/login.py"), "old_string": "import os",
+                             "new_string": "import sys"}
+    said = out(hook("pre-edit", payload))
+    assert said["permissionDecision"] == "deny"
+    assert "src/login.py: no longer matches /^import os$/ (required)" in said["permissionDecisionReason"]
+
+
+def test_a_catastrophic_pattern_blocks_nothing_and_the_hook_still_answers(checked):
+    write_fact(checked, "CON-DDDD", "constraint", "Slow", anchors=["src/login.py"],
+               check={"forbid": "(a+)+$", "enforce": "deny"})
+    assert invoke("rebuild").code == 0
+    said = out(hook("pre-edit", edit(checked, "    " + "a" * 40 + "b")))
+    assert "permissionDecision" not in said
