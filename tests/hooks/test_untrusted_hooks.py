@@ -78,4 +78,7 @@ def test_a_clean_fact_is_not_marked(payload_record):
                                    "hook_event_name": "UserPromptSubmit",
                                    "prompt": "what does DEC-9999 say about retrying payments?"}, "--harness",
                         "claude").out)
-    assert "DEC-9999" in text and MARK not in text
+    # the session's first prompt also carries the standing rules (flagged ones marked), when no session
+    # start took them on first: what matters is that no line naming the clean fact is marked
+    lines = [line for line in text.splitlines() if " DEC-9999" in line]
+    assert lines and not any(MARK in line for line in lines), text
