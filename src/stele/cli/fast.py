@@ -43,6 +43,8 @@ def search_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", "-k", action="append", default=[], help="only this kind (repeatable)")
     p.add_argument("--all", action="store_true", dest="all_",
                    help="include superseded, retired, expired and review-overdue facts")
+    p.add_argument("--sessions", action="store_true",
+                   help="search the session log too (entries labelled SESSION, a replaced one below its replacement)")
     return p
 
 
@@ -82,7 +84,8 @@ def search(argv: list[str]) -> int:
     from ..project import find
     from ..retrieve.search import search as do_search
 
-    result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_)
+    result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_,
+                       sessions=args.sessions)
     _warn(result.warnings)
     if args.json or args.format == "json":
         emit_json(result.as_dict())
