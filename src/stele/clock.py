@@ -30,3 +30,20 @@ def parse_time(text: str) -> dt.datetime:
     if len(text) != 20 or text[10] != "T" or text[-1] != "Z":
         raise ValueError(f"not a UTC time (YYYY-MM-DDTHH:MM:SSZ): {text!r}")
     return dt.datetime.fromisoformat(text[:-1]).replace(tzinfo=dt.UTC)
+
+
+def parse_given(text: str, now: dt.datetime | None = None) -> str:
+    """A moment a person typed (`--at`): ISO 8601 with a zone (`Z`, `+02:00`; fractions of a second
+    are dropped), in the stored format. A time without a zone, or in the future, is refused: a log
+    entry says when something happened, and that cannot be later than now."""
+    raw = text.strip()
+    try:
+        moment = dt.datetime.fromisoformat(raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw)
+    except ValueError:
+        raise ValueError(f"not an ISO 8601 time: {text!r} (e.g. 2026-03-01T09:30:00Z)") from None
+    if moment.tzinfo is None:
+        raise ValueError(f"{text!r} has no zone: add Z (UTC) or an offset such as +02:00")
+    moment = moment.replace(microsecond=0)
+    if moment > (now or utcnow()):
+        raise ValueError(f"{text!r} is in the future: an entry records what already happened")
+    return iso(moment)

@@ -122,6 +122,17 @@ def withheld(item: Deliverable, on: dt.date, reached_by_edge: bool = False, hist
     return None
 
 
+WARNING_KINDS = ("lesson",)  # what was tried and failed: a superseded one still warns (`is_warning`)
+
+
+def is_warning(item: Deliverable) -> bool:
+    """A superseded lesson (a failed approach, replaced by what works): not current, yet a prompt
+    about doing it again must still meet it, labelled as superseded. Only its own match brings it
+    (it is a text seed, never reached by the walk), and it ranks below what replaced it."""
+    return (getattr(item, "source", None) != "session" and item.kind in WARNING_KINDS
+            and item.status == "superseded")
+
+
 def is_standing_rule(item: Deliverable, on: dt.date) -> bool:
     """Delivered whole to every session and every run: a rule (`is_rule`) not expired or overdue."""
     return is_rule(item) and inactive(item, on) is None

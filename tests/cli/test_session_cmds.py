@@ -142,3 +142,14 @@ def test_show_restart_compact_and_promote(sess):
     assert list(compacted["archived"][0]) == ["session", "segment", "lines", "bytes", "gz_bytes"]
     assert run_json("session", "show", sess)["entries"] == before
     assert invoke("session", "compact").out == "nothing to archive\n"
+
+
+def test_log_at_records_when_it_happened(sess):
+    d = run_json("session", "log", "note", "Switched the API to Fastify.", "--at", "2026-01-09T10:30:00.123+02:00")
+    assert d["entry"]["ts"] == "2026-01-09T08:30:00Z"
+    plain = run_json("note", "Now.")
+    assert plain["entry"]["ts"] > "2026-01-09T08:30:00Z"
+    for bad, why in (("2026-01-09T10:30:00", "no zone"), ("2999-01-01T00:00:00Z", "in the future"),
+                     ("last tuesday", "not an ISO 8601 time")):
+        r = invoke("session", "log", "note", "x", "--at", bad)
+        assert r.code != 0 and "--at" in r.err and why in r.err, (bad, r.err)

@@ -51,6 +51,8 @@ def search_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", dest="all_",
                    help="include superseded, retired, expired and review-overdue facts")
     _as_of(p)
+    p.add_argument("--sessions", action="store_true",
+                   help="search the session log too (entries labelled SESSION, a replaced one below its replacement)")
     return p
 
 
@@ -92,7 +94,8 @@ def search(argv: list[str]) -> int:
     from ..retrieve.search import search as do_search
 
     result = do_search(find(), args.query, limit=args.limit, kinds=args.kind, include_all=args.all_,
-                       as_of=args.as_of)
+                       as_of=args.as_of,
+                       sessions=args.sessions)
     _warn(result.warnings)
     if args.json or args.format == "json":
         emit_json(result.as_dict())

@@ -73,6 +73,8 @@ def log(
     sha: ShaOpt = None,
     path: PathOpt = [],
     stage: Annotated[str | None, Opt("--stage", help="For `stage` entries: the stage completed.")] = None,
+    at: Annotated[str | None, Opt("--at", help="When it happened (ISO 8601 with a zone, not in the future; "
+                                              "default: now).")] = None,
     session: SessionOpt = None,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
@@ -80,7 +82,7 @@ def log(
     """Append an entry to the session's log (secrets are redacted first); prints its id."""
     p, found = project(), Counter[str]()
     entry = sessions.log(p, wal.require_session(session), type_, _text(text), task=task, issue=issue, pr=pr,
-                         sha=sha, paths=path, stage=stage, found=found)
+                         sha=sha, paths=path, stage=stage, found=found, at=at)
     _logged(entry, found, wants_json(fmt, json_))
 
 

@@ -372,6 +372,16 @@ class Catalog:
                                    f"SELECT src, rel, dst FROM edges WHERE dst IN ({marks})", chunk + chunk)
         return out
 
+    def anchors_of(self, ids: Iterable[str]) -> dict[str, list[str]]:
+        """Each of `ids` with anchors: its anchors as written (`path` or `path::Symbol`), sorted."""
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(chunk))
+            for i, path, symbol in self.db.execute(f"SELECT id, path, symbol FROM anchors WHERE id IN ({marks})",
+                                                   chunk):
+                out.setdefault(i, []).append(f"{path}::{symbol}" if symbol else path)
+        return {i: sorted(v) for i, v in out.items()}
+
     def anchored(self, paths: Iterable[str]) -> list[Anchor]:
         """(id, anchor path, symbol, is glob) for anchors covering any of `paths`, each once."""
         found = self.covering(p for p in paths if p)

@@ -42,7 +42,7 @@ def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     text = e.body.strip() if e.body else e.excerpt
     # a session log tells of commands run, so only what would be flagged in an instruction marks it
     mark = flag_mark(f"{e.title}\n{text or ''}", e.kind if e.source == "committed" else "instruction")
-    lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}{_fresh(e)}  {e.title}{_via(e.via)}"]
+    lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}{_fresh(e)}{_overridden(e)}  {e.title}{_via(e.via)}"]
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
@@ -60,6 +60,14 @@ def _by(e: Entry) -> str:
 
     who = byline(e.agent, e.host) if e.source == "session" else ""
     return f" ({who})" if who else ""
+
+
+def _overridden(e: Entry) -> str:
+    """A session entry a newer one replaced, or the losing side of a contradiction: still shown, labelled."""
+    o = e.overridden
+    if o is None:
+        return ""
+    return f" [tried, failed: superseded by {o.by}]" if o.rule == "superseded" else f" [{o.rule} by {o.by}]"
 
 
 def _review(item: Any) -> str:
@@ -130,7 +138,11 @@ def recall_text(result: Recall, max_chars: int = 9000, excerpt_chars: int = 240)
 
 
 def search_text(result: SearchResult) -> str:
-    lines = [f"{h.id:<12} {h.kind:<12} {h.score:>7.4f}  {h.title}" for h in result.results]
+    def label(h: Any) -> str:
+        kind = h.kind if h.source == "committed" else f"SESSION {h.kind}"
+        return f"{h.id:<12} {kind:<12} {h.score:>7.4f}  {h.title}" + (f"  [replaced by {h.replaced_by}]"
+                                                                      if h.replaced_by else "")
+    lines = [label(h) for h in result.results]
     return "\n".join(lines) + "\n" if lines else "no matches\n"
 
 
@@ -206,6 +218,9 @@ def why_text(x: dict[str, Any]) -> str:
         cut = x.get("floors", {}).get("window_cut", 0)
         out += ["", f"left out, scoring under {cut:g} of the best (session entries before their penalty): "
                     + ", ".join(f"{t['id']} ({t['score']:g})" for t in x["trimmed"])]
+    if x.get("overridden"):
+        out += ["", "overridden (demoted below what overrode it, never dropped):"]
+        out += [f"  {o['id']} {o['rule']} by {o['by']}: {o['why']}" for o in x["overridden"]]
     if x["excluded"]:
         out += ["", f"already shown this session: {', '.join(x['excluded'])}"]
     return "\n".join(out) + "\n"

@@ -26,6 +26,7 @@ from ..plain import dataclass, field
 from ..project import Project
 from . import fresh as freshness
 from . import gate as gate_mod
+from .override import Override
 from .rank import (
     ORIGIN_ANCHOR,
     ORIGIN_ID,
@@ -75,6 +76,7 @@ class Entry:
     host: str | None = None  # where a team session entry was written (None: this clone's own)
     drift: Drift | None = None  # its anchored code changed since it was verified (written): `fresh.py`
     fresh: str | None = None  # the freshness label the agent reads
+    overridden: Override | None = None  # a newer entry replaced it, or a fact contradicts it: labelled
 
     def as_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
@@ -84,6 +86,8 @@ class Entry:
             data["freshness"] = self.fresh
         if self.needs_review:
             data["needs_review"] = self.needs_review
+        if self.overridden:
+            data[self.overridden.rule + "_by"] = self.overridden.by
         if self.source == "session":  # who wrote it; `host` is set for a teammate's entry only
             data["agent"], data["host"] = self.agent, self.host
         return data
@@ -123,6 +127,7 @@ class Trace:
     scored: list[Scored] = field(default_factory=list)
     window: Window | None = None
     excluded: list[str] = field(default_factory=list)
+    overrides: dict[str, Override] = field(default_factory=dict)  # id -> what replaced or contradicted it
 
 
 @dataclass
@@ -260,9 +265,12 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             hood.load_nodes(ids)
             ok = set()
             for i in dict.fromkeys(ids):
-                why = delivery.withheld(hood.nodes[i], today, history=history) if hood.nodes.get(i) else \
-                    "not in the index"
-                if why:
+                node = hood.nodes.get(i)
+                why = delivery.withheld(node, today, history=history) if node else "not in the index"
+                if why and node is not None and delivery.is_warning(node) and i not in taken \
+                        and (only is None or only(node)):
+                    ok.add(i)  # a failed approach: it still warns (labelled, below what replaced it)
+                elif why:
                     trace.filtered[i] = why
                 elif only is not None and not only(hood.nodes[i]):
                     trace.filtered[i] = "not matching the query's filters"
@@ -295,6 +303,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     fresh = freshness.check(index.project, index.catalog, [*scored, *lifted], today, warnings.append,
                             deadline=t0 + s.hook_budget_ms / 1000)
     freshness.downrank(scored, fresh, s)
+    trace.overrides = overridden(index.catalog, scored)
     risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
                    key=lambda x: (lifted[x.id].hops, -x.score, x.id))
     risks = [x for x in risks if x.id not in exclude]
@@ -311,12 +320,24 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     entries = [Entry(x.id, x.node.kind, x.node.title, x.score, x.node.source, x.via, x.node.status or "",
                      x.node.excerpt or "", index.catalog.body(x.id) if _whole(x) else None,
                      getattr(x.node, "needs_review", None), getattr(x.node, "agent", None),
-                     getattr(x.node, "host", None), fresh.get(x.id, none).drift, fresh.get(x.id, none).label)
+                     getattr(x.node, "host", None), fresh.get(x.id, none).drift, fresh.get(x.id, none).label, trace.overrides.get(x.id))
                for x in window.entries]
     risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
                       getattr(x.node, "needs_review", None), fresh.get(x.id, none).drift,
                       fresh.get(x.id, none).label) for x in window.risks]
     return Recall(mode, entries, risks_out, partial=partial, trace=trace)
+
+
+def overridden(catalog: Catalog, scored: dict[str, Scored]) -> dict[str, Override]:
+    """Demote what the record says was overridden (`override`): a superseded failed approach kept as a
+    warning, a session entry a newer one replaced, the losing side of a `contradicts` edge."""
+    from . import override
+
+    session = [i for i, x in scored.items() if x.session]
+    found = override.replacements([scored[i] for i in session], catalog.long_bodies(session, 0),
+                                  catalog.anchors_of(session)) if len(session) > 1 else []
+    edges = [e for e in catalog.edges(scored) if e[1] in ("contradicts", "supersedes")]
+    return override.apply(scored, override.superseded(scored, edges) + found + override.contradictions(scored, edges))
 
 
 def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) -> list[Seed]:

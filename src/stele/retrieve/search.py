@@ -6,7 +6,8 @@
 
 By default only facts that may be injected are returned; `include_all` adds superseded, retired,
 expired and overdue ones (a superseded fact then ranks below the fact that superseded it). Session
-entries are not searched here: they are recalled by `recall()`, below committed facts.
+entries are searched only with `sessions` (`stele search --sessions`): they then compete on merit and
+come labelled (`source: "session"`), and an entry a newer one replaced (`override`) ranks right below it.
 Unlike `recall`, a broken index is an error here (`IndexUnavailable`): a person asked for it.
 """
 from __future__ import annotations
@@ -35,9 +36,16 @@ class SearchHit:
     bm25_rank: int | None = None
     vector_rank: int | None = None
     strength: float = 0.0  # match strength against this query's best hit (1 for the best)
+    source: str = "committed"  # or "session" (`sessions`)
+    replaced_by: str | None = None  # a session entry a newer one about the same subject replaced
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score}
+        data: dict[str, Any] = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score}
+        if self.source != "committed":
+            data["source"] = self.source
+        if self.replaced_by:
+            data["replaced_by"] = self.replaced_by
+        return data
 
 
 @dataclass
@@ -55,7 +63,8 @@ class SearchResult:
 
 
 def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] = (), include_all: bool = False,
-           relevant_only: bool = False, as_of: str | Moment | None = None) -> SearchResult:
+           relevant_only: bool = False, as_of: str | Moment | None = None, sessions: bool = False
+           ) -> SearchResult:
     """`as_of` (a date, a commit or an `index.asof.Moment`) searches the record as it stood then; a
     SteleError naming `--as-of` when it names no past state."""
     from contextlib import nullcontext
@@ -69,13 +78,14 @@ def search(project: Project, query: str, limit: int = 10, kinds: Iterable[str] =
     warnings: list[str] = []
     with pinned(plan.day) if plan.day else nullcontext(), \
             open_index(plan.project, warn=warnings.append) as index:
-        result = search_in(index, query, settings, limit, kinds, include_all, warnings, relevant_only)
+        result = search_in(index, query, settings, limit, kinds, include_all, warnings, relevant_only, sessions)
     result.when = plan.when
     return result
 
 
 def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: Iterable[str],
-              include_all: bool, warnings: list[str], relevant_only: bool = False) -> SearchResult:
+              include_all: bool, warnings: list[str], relevant_only: bool = False,
+              sessions: bool = False) -> SearchResult:
     """`search` over an open index (`stele brief` searches one index several times). With
     `relevant_only`, only hits that pass recall's relevance floors (`seeds.relevant`): what a snapshot
     and a briefing take, which must bring nothing when the record has nothing on the question."""
@@ -89,7 +99,7 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
 
     def keep(ids: list[str]) -> set[str]:
         nodes.update(index.catalog.nodes(i for i in ids if i not in nodes))
-        return {i for i in ids if i in nodes and nodes[i].source == "committed"
+        return {i for i in ids if i in nodes and (nodes[i].source == "committed" or sessions)
                 and (include_all or withheld(nodes[i], on) is None)}
 
     from .distill import distill
@@ -106,10 +116,30 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
     if relevant_only:  # recall's seed test: the floors, and no weaker than min_seed_strength of the best
         chosen = [h for h in relevant(found.hits, settings) if h.strength >= settings.min_seed_strength]
     hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5),
-                      nodes[h.id].status or "", h.bm25_rank, h.vector_rank, h.strength) for h in chosen]
+                      nodes[h.id].status or "", h.bm25_rank, h.vector_rank, h.strength, nodes[h.id].source)
+            for h in chosen]
+    if sessions:
+        hits = replaced_last(index, hits, nodes)
     if include_all:
         hits = superseded_last(hits, index.catalog.edges(h.id for h in hits if h.status == "superseded"))
     return SearchResult(found.mode, hits, warnings)
+
+
+def replaced_last(index: Index, hits: list[SearchHit], nodes: dict[str, Node]) -> list[SearchHit]:
+    """Session hits a newer hit about the same subject replaced (`override.replacements`): labelled,
+    and moved right below the one that replaced them."""
+    from .override import replacements
+    from .rank import Scored
+
+    session = [h.id for h in hits if h.source == "session"]
+    if len(session) < 2:
+        return hits
+    found = replacements([Scored(h.id, nodes[h.id], h.score) for h in hits if h.source == "session"],
+                         index.catalog.long_bodies(session, 0), index.catalog.anchors_of(session))
+    by = {o.id: o.by for o in found}
+    for h in hits:
+        h.replaced_by = by.get(h.id)
+    return superseded_last(hits, [(new, "supersedes", old) for old, new in by.items()])
 
 
 def superseded_last(hits: list[SearchHit], edges: list[tuple[str, str, str]]) -> list[SearchHit]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .. import textcut
+from .. import clock, textcut
 from ..anchors.paths import normalize, path_matches
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, ulid
@@ -146,8 +146,9 @@ def _one_harness_per_thread(project: Project, thread: str, agent: str | None) ->
 def log(project: Project, session_id: str, type_: str, text: str, *, task: str | None = None,
         issue: str | None = None, pr: str | None = None, sha: str | None = None, paths: Iterable[str] = (),
         stage: str | None = None, extra: dict[str, Any] | None = None, found: Counter | None = None,
-        durable: bool = True) -> Entry:
-    """Append one entry to a session, stamped with the session's agent and thread."""
+        durable: bool = True, at: str | None = None) -> Entry:
+    """Append one entry to a session, stamped with the session's agent and thread, and with the time
+    now or `at` (a time a person typed, e.g. from notes written earlier: see `clock.parse_given`)."""
     if type_ not in wal.TYPES:
         raise UsageError(f"entry type {type_!r} is not one of " + ", ".join(wal.TYPES))
     text = text.strip("\n")
@@ -163,8 +164,14 @@ def log(project: Project, session_id: str, type_: str, text: str, *, task: str |
         fields["stage"] = _check_name(stage, "--stage")
     elif stage:
         raise UsageError(f"--stage only applies to `stage` entries, not {type_!r}")
+    ts = None
+    if at is not None:
+        try:
+            ts = clock.parse_given(at)
+        except ValueError as e:
+            raise UsageError(f"--at: {e}") from None
     s = identity(project, session_id)
-    entry = wal.new_entry(session_id, type_, text, agent=s.agent, thread=s.thread, task=check_task(task),
+    entry = wal.new_entry(session_id, type_, text, ts=ts, agent=s.agent, thread=s.thread, task=check_task(task),
                           refs=refs(project, issue, pr, sha, paths), extra=fields)
     return wal.append(project, entry, found=found, durable=durable)
 

@@ -196,8 +196,9 @@ def _repair_torn_tail(fd: int) -> None:
         os.write(fd, b"\n")
 
 
-def new_entry(session: str, type_: str, text: str, **fields: Any) -> Entry:
-    return Entry(id=session_entry_id(), ts=clock.now_iso(), session=session, type=type_, text=text, **fields)
+def new_entry(session: str, type_: str, text: str, ts: str | None = None, **fields: Any) -> Entry:
+    """A new entry stamped now, or at `ts` (stored format) when it records something that happened earlier."""
+    return Entry(id=session_entry_id(), ts=ts or clock.now_iso(), session=session, type=type_, text=text, **fields)
 
 
 @dataclass

@@ -1,0 +1,155 @@
+"""What the record says was overridden, among the items one recall has scored: the newer word wins.
+
+Two rules, applied after scoring and before the window (downrank, never exclude):
+
+- **Replacement in session memory.** Two session entries about one subject, the newer replaces the
+  older. One subject: they share an anchor (a path the entry is about) or a code symbol, or their
+  wording is a near-duplicate with something changed (`similar`: the Dice coefficient of their content
+  words is at least `NEAR_DUPLICATE` and the words differ). Committed facts are never replaced by a
+  session entry: they keep their precedence (they are listed before every session entry anyway).
+- **Superseded warning.** A superseded lesson (a failed approach) that matched the prompt on its own
+  (`delivery.is_warning`) is shown below what superseded it, labelled "tried, failed, replaced by".
+- **Contradiction.** A `contradicts` edge between two scored items demotes the overridden side: the
+  one whose status is not current or that a third item supersedes (what the record marks), else the
+  older (`created`), else the side that was contradicted (the declaring side was written knowing it).
+
+A risk that contradicts a fact is a warning that the fact is not holding (the rule still stands): it
+demotes nothing. The overridden item's score falls by `PENALTY`, or further to just under the item that
+overrode it (so the newer ranks first; for a contradiction, never by more than `MAX_DROP`); it keeps its place in the window unless the window's relevance cut
+(`rank.trim`, judged on the lowered score) leaves it out, and is labelled (`by`, `rule`) in what the
+agent sees and in `stele why`.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..plain import dataclass
+from .rank import Scored
+
+PENALTY = 1.0           # subtracted from an overridden item's score
+NEAR_DUPLICATE = 0.5    # Dice coefficient of content words for "the same subject, reworded"
+MARGIN = 0.01           # an overridden item ends at least this far below the item that overrode it...
+MAX_DROP = 2.0          # ...but a contradicted one never falls more than this (a weak match does not bury it)
+WARNS = ("risk",)       # a risk that contradicts a fact warns it is not holding: it overrides nothing
+MAX_COMPARED = 40       # session entries compared pairwise (the best-scored ones): bounded work
+REPLACED, CONTRADICTED, SUPERSEDED = "replaced", "contradicted", "superseded"
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_./-]*[a-z0-9]|[a-z0-9]")
+_SYMBOL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+_[A-Za-z0-9_]+|[A-Za-z_][\w.]*::\w+)\b")
+STOP = frozenset({
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "is", "are", "was", "were",
+    "be", "been", "being", "it", "its", "this", "that", "these", "those", "as", "at", "by", "from",
+    "into", "not", "no", "now", "so", "we", "our", "us", "you", "they", "them", "then", "than", "there",
+    "here", "has", "have", "had", "do", "does", "did", "will", "would", "should", "can", "could", "may",
+    "might", "must"
+})
+
+
+@dataclass(frozen=True)
+class Override:
+    id: str       # the item demoted
+    by: str       # the item that overrode it
+    rule: str     # replaced | contradicted
+    why: str      # one line for `stele why`
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOP)
+
+
+def symbols(text: str) -> frozenset[str]:
+    """Code symbols a text names: camelCase, snake_case, Path::Symbol."""
+    return frozenset(_SYMBOL.findall(text))
+
+
+def similar(a: frozenset[str], b: frozenset[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+
+
+def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_anchors: Iterable[str]
+                 ) -> str | None:
+    """Why two session entries speak about one subject (None when they do not)."""
+    wa, wb = words(old_text), words(new_text)
+    if wa == wb:
+        return None  # nothing changed: a repeat, not a replacement
+    shared = sorted(set(old_anchors) & set(new_anchors))
+    if shared:
+        return f"same anchor {shared[0]}"
+    sym = sorted(symbols(old_text) & symbols(new_text))
+    if sym:
+        return f"same symbol {sym[0]}"
+    score = similar(wa, wb)
+    return f"near-duplicate wording ({score:.2f}), changed" if score >= NEAR_DUPLICATE else None
+
+
+def replacements(entries: list[Scored], texts: dict[str, str], anchors: dict[str, list[str]]) -> list[Override]:
+    """Session entries replaced by a newer one about the same subject (the newest such, for each)."""
+    ranked = sorted((x for x in entries if x.session and x.node.created), key=lambda x: -x.score)[:MAX_COMPARED]
+    by_time = sorted(ranked, key=lambda x: (x.node.created or "", x.id))
+    out: list[Override] = []
+    for n, old in enumerate(by_time):
+        for new in reversed(by_time[n + 1:]):  # the newest first
+            if (new.node.created or "") <= (old.node.created or ""):
+                continue
+            why = same_subject(texts.get(old.id, old.node.title), texts.get(new.id, new.node.title),
+                               anchors.get(old.id, []), anchors.get(new.id, []))
+            if why:
+                out.append(Override(old.id, new.id, REPLACED, f"{new.id} is newer ({new.node.created}), {why}"))
+                break
+    return out
+
+
+def contradictions(scored: dict[str, Scored], edges: list[tuple[str, str, str]]) -> list[Override]:
+    """For each `contradicts` edge with both ends scored, the overridden side."""
+    superseded = {dst for src, rel, dst in edges if rel == "supersedes"}
+    out: list[Override] = []
+    for src, rel, dst in edges:
+        if rel != "contradicts" or src not in scored or dst not in scored or src == dst:
+            continue
+        a, b = scored[src], scored[dst]  # a declares that it contradicts b
+        if a.node.kind in WARNS or b.node.kind in WARNS:
+            continue
+
+        def marked(x: Scored) -> bool:
+            return x.id in superseded or (x.node.status or "current") not in ("current", "reviewed")
+
+        if marked(a) != marked(b):
+            loser, winner, why = (a, b, "the record marks it overridden") if marked(a) else \
+                (b, a, "the record marks it overridden")
+        elif (a.node.created or "") != (b.node.created or ""):
+            loser, winner = (a, b) if (a.node.created or "") < (b.node.created or "") else (b, a)
+            why = f"older ({loser.node.created} < {winner.node.created})"
+        else:
+            loser, winner, why = b, a, f"{a.id} declares the contradiction, knowing {b.id}"
+        out.append(Override(loser.id, winner.id, CONTRADICTED, f"contradicted by {winner.id}: {why}"))
+    return out
+
+
+def superseded(scored: dict[str, Scored], edges: list[tuple[str, str, str]]) -> list[Override]:
+    """A superseded fact that still came (a failed approach kept as a warning, `delivery.is_warning`):
+    below what superseded it, and labelled with it."""
+    out: list[Override] = []
+    for x in scored.values():
+        if x.node.status == "superseded" and not x.session:
+            newer = sorted(src for src, rel, dst in edges if rel == "supersedes" and dst == x.id)
+            if newer:
+                out.append(Override(x.id, newer[0], SUPERSEDED, f"tried, failed, replaced by {newer[0]}"))
+    return out
+
+
+def apply(scored: dict[str, Scored], overrides: list[Override]) -> dict[str, Override]:
+    """Lower each overridden item's score (see the module doc); the first override of an item counts."""
+    done: dict[str, Override] = {}
+    for o in overrides:
+        if o.id in done or o.id not in scored or (o.by not in scored and o.rule != SUPERSEDED):
+            continue
+        x, by = scored[o.id], scored.get(o.by)
+        lowered = min(x.score - PENALTY, by.score - MARGIN if by else x.score)
+        if o.rule == CONTRADICTED:
+            lowered = max(lowered, x.score - MAX_DROP)
+        lowered = round(lowered, 3)
+        x.parts[o.rule] = round(lowered - x.score, 3)
+        x.score = lowered
+        done[o.id] = o
+    return done

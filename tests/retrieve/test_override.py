@@ -1,0 +1,131 @@
+"""The newer word wins (`retrieve.override`): a session entry replaced by a newer one about the same
+subject, and the losing side of a `contradicts` edge, are demoted below what overrode them, labelled,
+never dropped; committed facts keep their precedence. Real repository, real index, fake embeddings."""
+import pytest
+
+from stele.project import Project
+from stele.render.agent import recall_text, why_text
+from stele.retrieve import override
+from stele.retrieve.explain import describe
+from stele.retrieve.recall import recall
+from stele.session import sessions
+from tests.fakes import write_fact
+
+
+def log(p: Project, text: str, at: str, paths: tuple[str, ...] = ()) -> str:
+    return sessions.log(p, "s-notes", "note", text, at=at, paths=paths, durable=False).id
+
+
+def by_id(r):
+    return {e.id: e for e in r.entries}
+
+
+def test_a_newer_session_entry_replaces_an_older_one_on_the_same_subject(repo, fake_model):
+    p = Project(repo)
+    # the newer entry is written first (file order must not decide) and matches the prompt less well
+    new = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-03-02T10:00:00Z")
+    old = log(p, "Billing deploy runs on Node.js 20", "2026-01-10T10:00:00Z")
+    other = log(p, "Billing deploy needs the VPN for the release runbook", "2026-01-05T10:00:00Z")
+    r = recall(p, "which Node.js does the billing deploy run on")
+    order = [e.id for e in r.entries]
+    assert old in order and new in order and order.index(new) < order.index(old), why_text(describe(r))
+    e = by_id(r)
+    assert e[old].overridden is not None and e[old].overridden.by == new and e[old].overridden.rule == "replaced"
+    assert e[new].overridden is None and (other not in e or e[other].overridden is None)
+    assert f"[replaced by {new}]" in recall_text(r)
+    assert e[old].as_dict()["replaced_by"] == new
+    why = describe(r)
+    assert [o["id"] for o in why["overridden"]] == [old]
+    assert "near-duplicate wording" in why["overridden"][0]["why"] and new in why["overridden"][0]["why"]
+    assert f"{old} replaced by {new}" in why_text(why)
+
+
+def test_a_session_entry_never_replaces_a_committed_fact(repo, fake_model):
+    write_fact(repo, "DEC-NQDE", "decision", "Billing deploy runs on Node.js 20")
+    p = Project(repo)
+    new = log(p, "Billing deploy runs on Node.js 22", "2026-03-02T10:00:00Z")
+    r = recall(p, "which Node.js does the billing deploy run on")
+    order = [e.id for e in r.entries]
+    assert order[0] == "DEC-NQDE" and by_id(r)["DEC-NQDE"].overridden is None, order
+    assert new not in by_id(r) or by_id(r)[new].overridden is None
+
+
+def test_the_same_anchor_is_the_same_subject(repo, fake_model):
+    p = Project(repo)
+    (repo / "src").mkdir()
+    (repo / "src" / "limiter.py").write_text("x = 1\n")
+    old = log(p, "Rate limiter burst size is 50 tokens per client", "2026-01-10T10:00:00Z", ("src/limiter.py",))
+    new = log(p, "Raised the limiter burst after the load test", "2026-02-10T10:00:00Z", ("src/limiter.py",))
+    r = recall(p, "what burst size does the rate limiter allow per client")
+    e = by_id(r)
+    assert old in e and new in e
+    assert e[old].overridden is not None and e[old].overridden.by == new
+    assert "same anchor src/limiter.py" in e[old].overridden.why
+
+
+def test_a_contradiction_demotes_the_older_side_or_the_one_contradicted(repo, fake_model):
+    write_fact(repo, "DEC-PQRT", "decision", "The API listens on port 3000 in staging and production")
+    write_fact(repo, "DEC-PRT2", "decision", "The API port is 4310", links={"contradicts": ["DEC-PQRT"]})
+    r = recall(Project(repo), "which port does the API listen on in staging")
+    order = [e.id for e in r.entries]
+    assert "DEC-PQRT" in order and order.index("DEC-PRT2") < order.index("DEC-PQRT"), order
+    lost = by_id(r)["DEC-PQRT"].overridden
+    assert lost is not None and lost.by == "DEC-PRT2" and lost.rule == "contradicted"
+    assert "[contradicted by DEC-PRT2]" in recall_text(r)
+
+
+@pytest.mark.parametrize(("old", "new", "same"), [
+    ("Deploy on Node.js 20", "Deploy on Node.js 22", True),
+    ("createAccessToken lives in src/auth/token.ts", "moved createAccessToken to packages/auth", True),
+    ("Deploy on Node.js 20", "Deploy on Node.js 20", False),  # a repeat, not a replacement
+    ("The cache warms on start", "Billing exports run nightly at two", False),
+])
+def test_same_subject(old, new, same):
+    assert (override.same_subject(old, new, [], []) is not None) is same
+
+
+def test_a_superseded_failed_approach_still_warns_a_superseded_decision_does_not(repo, fake_model):
+    write_fact(repo, "LSN-QKD1", "lesson", "Running the SQLite migrations concurrently failed with lock errors",
+               status="superseded")
+    write_fact(repo, "DEC-NEW1", "decision", "Serialize the SQLite migrations inside one transaction",
+               links={"supersedes": ["LSN-QKD1"]})
+    write_fact(repo, "DEC-QKD2", "decision", "Run the SQLite migrations concurrently on deploy", status="superseded")
+    r = recall(Project(repo), "can we run the SQLite migrations concurrently to speed up the deploy")
+    e = by_id(r)
+    assert "LSN-QKD1" in e and "DEC-QKD2" not in e, list(e)
+    warn = e["LSN-QKD1"].overridden
+    assert warn is not None and warn.by == "DEC-NEW1" and "tried, failed, replaced by DEC-NEW1" in warn.why
+    order = [x.id for x in r.entries]
+    assert "DEC-NEW1" not in order or order.index("DEC-NEW1") < order.index("LSN-QKD1")
+    assert "[tried, failed: superseded by DEC-NEW1]" in recall_text(r)
+
+
+def test_a_risk_that_contradicts_a_rule_demotes_nothing(repo, fake_model):
+    """The shop's RISK-59YM case: a risk that `contradicts` a constraint says the rule is not holding
+    somewhere; the rule still stands and must not sink under the walk's cut."""
+    write_fact(repo, "CON-MNEY", "constraint", "Money amounts are integers in minor units", created="2025-10-02")
+    write_fact(repo, "RISK-F7TS", "risk", "The legacy quote endpoint sends money amounts as floats",
+               links={"contradicts": ["CON-MNEY"]}, created="2026-09-18")
+    r = recall(Project(repo), "are money amounts integers in minor units")
+    assert "CON-MNEY" in by_id(r) and by_id(r)["CON-MNEY"].overridden is None
+
+
+def test_search_sessions_includes_the_log_labelled_with_replacement(repo, fake_model):
+    import json
+
+    from tests.helpers import invoke
+
+    p = Project(repo)
+    new = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-03-02T10:00:00Z")
+    old = log(p, "Billing deploy runs on Node.js 20", "2026-01-10T10:00:00Z")
+    write_fact(repo, "DEC-NQDE", "decision", "Billing deploy pipeline is owned by the platform team")
+    plain = json.loads(invoke("search", "billing deploy Node.js", "--json").out)["results"]
+    assert [h["id"] for h in plain] == ["DEC-NQDE"]
+    got = json.loads(invoke("search", "billing deploy Node.js", "--sessions", "--json").out)["results"]
+    ids = [h["id"] for h in got]
+    assert {old, new, "DEC-NQDE"} <= set(ids) and ids.index(new) < ids.index(old), got
+    by = {h["id"]: h for h in got}
+    assert by[new]["source"] == "session" and "source" not in by["DEC-NQDE"]
+    assert by[old]["replaced_by"] == new and "replaced_by" not in by[new]
+    text = invoke("search", "billing deploy Node.js", "--sessions").out
+    assert "SESSION note" in text and f"[replaced by {new}]" in text
