@@ -208,8 +208,10 @@ class Cli:
         return code, out.getvalue(), err.getvalue()
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+def git(root: Path, *args: str, when: str | None = None) -> None:
+    """`git ARGS` in `root`; `when` (ISO) dates a commit, as a record committed when it became available."""
+    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else None
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)
 
 
 def shifted(moment: str) -> str:
@@ -235,13 +237,13 @@ class Stele:
         self.root = work / f"{name}-{project}"
         self.root.mkdir(parents=True)
         git(self.root, "init", "-q")
+        # dated before every record, so `--as-of` any question's time has a commit to answer from
         git(self.root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q",
-            "--allow-empty", "-m", "init")
+            "--allow-empty", "-m", "init", when="2000-01-01T00:00:00Z")
         self.cli = Cli(self.root, subprocess_)
         self.cli("init")
         self.sources: dict[str, str] = {}  # stele id -> source id
         self.ids: dict[str, str] = {}  # source id -> stele id
-        self.dirty = False
 
     def ingest(self, r: dict[str, Any]) -> None:
         rel = r.get("relations") or {}
@@ -262,15 +264,15 @@ class Stele:
             for old in rel.get("supersedes", []):
                 if old in self.ids:
                     self.cli("supersede", self.ids[old], "--by", sid)
-            self.dirty = True
+            # committed as it became available, as a team commits what it learns: `--as-of` a
+            # question's time then finds the record as it stood (one commit per question would date
+            # earlier records with the latest one's time and hide them from a time between the two)
+            git(self.root, "add", "-A", "docs")
+            git(self.root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q",
+                "-m", r["sourceId"], when=shifted(r["occurredAt"]))
         self.sources[sid], self.ids[r["sourceId"]] = r["sourceId"], sid
 
     def retrieve(self, query: dict[str, Any]) -> dict[str, Any]:
-        if self.dirty:
-            git(self.root, "add", "-A", "docs")
-            git(self.root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q",
-                "-m", "records")
-            self.dirty = False
         extra = [self.as_of_flag, shifted(query["asOf"])] if query.get("asOf") and self.as_of_flag else []
         if self.name.endswith("recall"):
             out = json.loads(self.cli("recall", query["text"], "--json", "--max-chars", MAX_CHARS, *extra))

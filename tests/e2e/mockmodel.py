@@ -114,6 +114,7 @@ class Task:
     fact: str = ""
     keeps: str = ""
     writes: str = ""
+    breaks: tuple[str, str] = ("", "")  # (path, text): what "simplifying" writes when a `check:` guards the fact
 
 
 @dataclass
@@ -139,6 +140,9 @@ class Reactive:
             moves: list[Move] = [Write(task.writes, "#!/bin/sh\ndate -u +%Y-%m-%d\n"), Answer("Added the script.")]
         elif task.keeps and task.keeps in text:
             moves = [Answer(f"I left it as it is: {task.fact} bears on it.")]
+        elif task.breaks[0]:  # the task's outcome is the fact's check: simplifying breaks it
+            moves = [Read(task.breaks[0]), Write(task.breaks[0], task.breaks[1]),
+                     Answer("Simplified it: removed the extra checks.")]
         else:
             moves = [Answer("Simplified it: removed the extra checks.")]
         return moves[min(tool_results, len(moves) - 1)]

@@ -33,14 +33,23 @@ SUITE = "docs/memory/agent-eval.yaml"
 EVAL_TIMEOUT = 900
 
 
+# For a drafted task whose outcome is its fact's `forbid` check, what the mock's "simplification" writes
+# into the first anchored file: a line the demo's check forbids (CON-X1MC: no third-party CDN).
+BREAKS = {"CON-X1MC": '<link rel="stylesheet" href="https://fonts.googleapis.com/css2?family=Inter">\n'}
+
+
 def suite_tasks(root: Path) -> dict[str, Task]:
-    """The mock's play for each task of the drafted suite, by task id: its fact's title, or the file
-    it writes."""
+    """The mock's play for each task of the drafted suite, by task id: its fact's title (and, when the
+    outcome is the fact's check, the line that breaks it), or the file it writes."""
     facts = load(Project(root)).facts
     out = {}
     for t in load_yaml((root / SUITE).read_text(encoding="utf-8"), SUITE)["tasks"]:
         if t.get("about"):
-            out[t["id"]] = Task(t["prompt"], t["about"], facts[t["about"]].title)
+            breaks = ("", "")
+            if t["expect"].get("forbid"):
+                assert t["about"] in BREAKS, f"add to BREAKS a line {t['about']}'s check forbids"
+                breaks = (t["expect"]["paths"][0], BREAKS[t["about"]])
+            out[t["id"]] = Task(t["prompt"], t["about"], facts[t["about"]].title, breaks=breaks)
         else:
             out[t["id"]] = Task(t["prompt"], writes=t["expect"]["touched"][0])
     return out

@@ -40,6 +40,18 @@ def test_a_newer_session_entry_replaces_an_older_one_on_the_same_subject(repo, f
     assert f"{old} replaced by {new}" in why_text(why)
 
 
+def test_two_entries_logged_in_the_same_second_go_by_their_ids(repo, fake_model):
+    """Times are whole seconds; entry ids are ULIDs (milliseconds): the later of the two replaces the
+    other every time (it used to depend on whether the two writes straddled a second)."""
+    p = Project(repo)
+    first = log(p, "Billing deploy runs on Node.js 20", "2026-01-10T10:00:00Z")
+    second = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-01-10T10:00:00Z")
+    assert first < second
+    e = by_id(recall(p, "which Node.js does the billing deploy run on"))
+    assert e[first].overridden is not None and e[first].overridden.by == second
+    assert e[second].overridden is None
+
+
 def test_a_session_entry_never_replaces_a_committed_fact(repo, fake_model):
     write_fact(repo, "DEC-NQDE", "decision", "Billing deploy runs on Node.js 20")
     p = Project(repo)

@@ -376,7 +376,7 @@ def test_a_store_restarted_empty_gets_every_segment_back_and_a_teammate_no_gap(c
     assert r.code == 0, r.err
     out = json.loads(r.out)
     assert out["resent_segments"] == 1 and out["resent_lines"] == 2 and out["pushed_lines"] == 1, out
-    assert "sess-lost: the store had lost segment 1 of this clone; sent again" in r.err
+    assert "sess-lost: the store had lost 1 segment (1) of this clone; sent again" in r.err
     names, ids = remote_ids(creds.client(), prefix, "sess-lost")
     assert names == ["00000001.jsonl", "00000002.jsonl"] and set(first + second) <= set(ids)
     in_clone(b, monkeypatch, "host-b")
@@ -408,8 +408,8 @@ def test_a_lost_segment_is_a_gap_for_a_teammate_and_verify_sends_it_again(clones
     in_clone(b, monkeypatch, "host-b")
     r = invoke("session", "sync", "--json")
     assert r.code == 0 and json.loads(r.out)["gaps"] == ["sess-gap/1"], r.out
-    assert "session sess-gap: segment 1 missing on the store" in r.err
-    assert "sess-gap: segment 1 missing" in invoke("doctor").out
+    assert "session sess-gap: 1 segment (1) missing on the store" in r.err
+    assert "sess-gap: 1 segment (1) missing" in invoke("doctor").out
     in_clone(a, monkeypatch, "host-a")
     assert sync_json()["resent_segments"] == 0  # its head is there: the plain sync does not look
     out = sync_json("--verify")

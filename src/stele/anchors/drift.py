@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..plain import dataclass, field
+from ..textcut import counted
 from .paths import is_glob, split
 
 if TYPE_CHECKING:  # imported where used: a recall whose items have no fingerprints needs neither
@@ -75,7 +76,7 @@ class Drift:
         """`anchor changed in 3 commits since verified (+40/-12 lines)`."""
         lines = f" (+{self.added}/-{self.removed} lines)" if self.added is not None else ""
         if self.commits:
-            n = f"{self.commits} commit{'s' if self.commits != 1 else ''}"
+            n = counted(self.commits, "commit")
             more = ", and uncommitted edits" if self.uncommitted else ""
             return f"anchor changed in {n}{more} since {verb}{lines}"
         return f"anchor changed since {verb}" + (" (uncommitted edits)" if self.uncommitted else "") + lines

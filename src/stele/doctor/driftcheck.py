@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..kinds import CLOSED_STATUSES
 from ..record.load import Record
+from ..textcut import counted
 from .findings import Finding
 
 SHOWN_SHAS = 5
@@ -37,8 +38,8 @@ def check(record: Record) -> list[Finding]:
         line = fact.doc.line_of("anchors") if fact.doc else 1
         found.append(Finding(
             "drift", fact.path, line,
-            f"{fact.id}: {', '.join(drift.anchors)} changed in {drift.commits} commit"
-            f"{'s' if drift.commits != 1 else ''} since {verb} ({drift.since}): {shas}{lines}; check it "
+            f"{fact.id}: {', '.join(drift.anchors)} changed in {counted(drift.commits, 'commit')} "
+            f"since {verb} ({drift.since}): {shas}{lines}; check it "
             f"still holds, then `stele verify {fact.id}`", fact.id))
     checker.save()
     return found

@@ -90,8 +90,8 @@ def replacements(entries: list[Scored], texts: dict[str, str], anchors: dict[str
     out: list[Override] = []
     for n, old in enumerate(by_time):
         for new in reversed(by_time[n + 1:]):  # the newest first
-            if (new.node.created or "") <= (old.node.created or ""):
-                continue
+            if (new.node.created or "", new.id) <= (old.node.created or "", old.id):
+                continue  # a tie in time (whole seconds) goes by id: an entry id is a ULID, in milliseconds
             why = same_subject(texts.get(old.id, old.node.title), texts.get(new.id, new.node.title),
                                anchors.get(old.id, []), anchors.get(new.id, []))
             if why:

@@ -29,6 +29,7 @@ from typing import Any
 from .. import clock
 from ..errors import SteleError
 from ..project import Project
+from ..textcut import counted
 from . import segment as seg
 from . import wal
 from .remote import Remote
@@ -298,7 +299,8 @@ def repair(project: Project, remote: Remote, store: Any, result: Result, verify:
 
 
 def numbered(word: str, numbers: list[int]) -> str:
-    return f"{word}{'s' if len(numbers) > 1 else ''} {', '.join(str(n) for n in numbers)}"
+    """`1 segment (3)`, `2 segments (3, 5)`."""
+    return f"{counted(len(numbers), word)} ({', '.join(str(n) for n in numbers)})"
 
 
 def continuity(project: Project) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
