@@ -12,8 +12,6 @@ import re
 from pathlib import PurePosixPath
 
 from ... import textcut
-from ...config import load_yaml
-from ...errors import ConfigError
 from ...kinds import TITLE_MAX
 from . import markdown as md
 from .draft import Draft
@@ -63,7 +61,7 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     same folder to their paths, so "Superseded by ADR-22" finds `adr-22.md`."""
     text = md.strip_comments(text.replace("\r\n", "\n"))
     front, body, before = md.split_frontmatter(text)
-    meta = _meta(front, rel)
+    meta = md.frontmatter(front, rel)
     secs = md.sections(body, before + 1)
     title_sec = next((s for s in secs if s.level == 1), None)
     title = str(meta.get("title") or (title_sec.heading if title_sec else "") or PurePosixPath(rel).stem)
@@ -89,15 +87,6 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     draft.named = list(dict.fromkeys(draft.named))
     return draft
 
-
-def _meta(front: str, rel: str) -> dict:
-    if not front:
-        return {}
-    try:
-        data = load_yaml(front, rel)
-    except ConfigError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _status(meta: dict, secs: list[md.Section]) -> tuple[str, list[str]]:

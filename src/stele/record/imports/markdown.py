@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...config import load_yaml
+from ...errors import ConfigError
+
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 # The block `stele install` writes into AGENTS.md and the instruction files (install/files.py BEGIN/END):
 # Stele's own words about itself, never a fact of the project.
@@ -39,6 +42,18 @@ def split_frontmatter(text: str) -> tuple[str, str, int]:
     after = text.find("\n", end + 4)
     after = len(text) if after < 0 else after + 1
     return text[4:end + 1], text[after:], text[:after].count("\n")
+
+
+def frontmatter(front: str, where: str) -> dict:
+    """`split_frontmatter`'s text as a mapping; {} when there is none or it is not one (an imported
+    file's metadata is a hint: a broken block costs the hint, not the file)."""
+    if not front:
+        return {}
+    try:
+        data = load_yaml(front, where)
+    except ConfigError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 @dataclass

@@ -18,8 +18,6 @@ import re
 from pathlib import Path
 
 from ... import textcut
-from ...config import load_yaml
-from ...errors import ConfigError
 from ...kinds import TITLE_MAX
 from . import guidance
 from . import markdown as md
@@ -58,7 +56,7 @@ def read_claude(folder: Path) -> tuple[list[Draft], list[str]]:
     for path in files:
         text = md.strip_comments(path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n"))
         front, body, before = md.split_frontmatter(text)
-        meta = _meta(front, shown(path))
+        meta = md.frontmatter(front, shown(path))
         kind_word = str(meta.get("type") or (meta.get("metadata") or {}).get("type") or "project").lower()
         if kind_word in SKIPPED_TYPES:
             notes.append(f"{shown(path)}: a `{kind_word}` memory is about you, not the project: skipped")
@@ -107,12 +105,3 @@ def _note(rel: str, text: str, start: int, end: int, tag: str) -> Draft:
     return Draft(path=rel, start=start, end=end, kind="note", title=textcut.words(first, TITLE_MAX),
                  body=text.strip() + "\n", status="draft", tags=[tag])
 
-
-def _meta(front: str, where: str) -> dict:
-    if not front:
-        return {}
-    try:
-        data = load_yaml(front, where)
-    except ConfigError:
-        return {}
-    return data if isinstance(data, dict) else {}
