@@ -52,6 +52,15 @@ exec %(real)s "$@"
 """
 
 
+def remember(root: Path, *args: str) -> str:
+    """`stele remember ARGS` in `root`, as a user types it (no STELE_ variable of the test run); the new id."""
+    stele = os.path.join(os.path.dirname(sys.executable), "stele")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STELE_")}
+    out = subprocess.run([stele, "remember", *args], cwd=root, env=env, capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    return out.split()[1]
+
+
 def stele_bin_dir(base: Path) -> Path:
     """A folder holding only `stele`: a shim that records hook payloads (under `$STELE_E2E_CAPTURE`)
     and runs the stele under test (its venv is never on PATH)."""

@@ -9,16 +9,12 @@ is unchanged (the edit was stopped, not undone), the gc.py edit went through, an
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from . import checks as checks_mod
 from . import observe
 from .conftest import need
-from .drivers import run_turn
+from .drivers import remember, run_turn
 from .mockmodel import ANSWER, FOLLOW_UP, GC, GC_NEW, QUEUE, QUEUE_NEW, QUEUE_OLD, demo_script
 
 REFUSED = "Stele refused this edit"
@@ -28,14 +24,10 @@ CAN_DENY = ("claude", "codex")
 
 def add_constraint(root) -> str:
     """The constraint with its deny check, through the CLI; its id."""
-    stele = os.path.join(os.path.dirname(sys.executable), "stele")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STELE_")}
-    out = subprocess.run([stele, "remember", "Claims take the row lock in a short transaction; the queue "
-                          "scan is ordered by priority, and skipping locked rows starves urgent jobs.",
-                          "--kind", "constraint", "--title", TITLE, "--anchor", QUEUE,
-                          "--check-forbid", "SKIP LOCKED", "--enforce", "deny"],
-                         cwd=root, env=env, capture_output=True, text=True, check=True, timeout=60).stdout
-    return out.split()[1]
+    return remember(root, "Claims take the row lock in a short transaction; the queue "
+                    "scan is ordered by priority, and skipping locked rows starves urgent jobs.",
+                    "--kind", "constraint", "--title", TITLE, "--anchor", QUEUE,
+                    "--check-forbid", "SKIP LOCKED", "--enforce", "deny")
 
 
 @pytest.mark.parametrize("name", CAN_DENY)

@@ -9,16 +9,12 @@ goes through, so the turn ends with both edits applied.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from . import checks as checks_mod
 from . import observe
 from .conftest import need
-from .drivers import run_turn
+from .drivers import remember, run_turn
 from .mockmodel import QUEUE, QUEUE_NEW, retry_script
 from .test_turn import applied, set_config
 
@@ -28,14 +24,10 @@ CAN_HOLD = ("claude", "codex")
 
 def add_constraint(root) -> str:
     """A constraint anchored where the second edit lands; its id."""
-    stele = os.path.join(os.path.dirname(sys.executable), "stele")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STELE_")}
-    out = subprocess.run([stele, "remember", "Job rows are claimed one at a time inside a transaction that "
-                          "commits before the handler runs; a handler never holds the row lock.",
-                          "--kind", "constraint", "--title", "A claimed job row is never locked while its handler runs",
-                          "--anchor", f"{QUEUE}::JobQueue.claim"], cwd=root, env=env, capture_output=True,
-                         text=True, check=True, timeout=60).stdout
-    return out.split()[1]
+    return remember(root, "Job rows are claimed one at a time inside a transaction that "
+                    "commits before the handler runs; a handler never holds the row lock.",
+                    "--kind", "constraint", "--title", "A claimed job row is never locked while its handler runs",
+                    "--anchor", f"{QUEUE}::JobQueue.claim")
 
 
 @pytest.mark.parametrize("name", CAN_HOLD)
