@@ -36,16 +36,8 @@ def server(repo, request):
     git(repo, "commit", "-qm", "facts")
     factfiles.backdate(repo)  # out of the racy window: an edit must be seen by its stamp, not by content
     root = str(repo.resolve())
-    proc = subprocess.Popen([sys.executable, "-m", "stele", "resident-serve", root], cwd=root,
-                            env=env(STELE_RESIDENT_IDLE_S="120", **getattr(request, "param", {})),
-                            stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
     os.environ["STELE_RESIDENT"] = "1"  # for resident.request in this process (conftest restores it)
-    deadline = time.monotonic() + 30
-    while resident.request(root, "status") is None:
-        assert proc.poll() is None, (repo / ".stele/run/resident.log").read_text(encoding="utf-8")
-        assert time.monotonic() < deadline, "the server did not come up"
-        time.sleep(0.05)
+    proc = start_server(repo, STELE_RESIDENT_IDLE_S="120", **getattr(request, "param", {}))
     yield repo
     resident.request(root, "stop")
     proc.wait(timeout=30)
