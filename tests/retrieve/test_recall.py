@@ -175,6 +175,7 @@ def test_a_hundred_matching_session_notes_never_take_a_committed_facts_seat(repo
     the fused window held only notes and recall answered without the decision. Candidates are drawn
     per source."""
     from stele.index.build import open_index
+    from stele.plain import replace
     from stele.retrieve.seeds import hybrid
     from stele.retrieve.settings import Settings
     from stele.session import sessions
@@ -185,8 +186,12 @@ def test_a_hundred_matching_session_notes_never_take_a_committed_facts_seat(repo
     p = Project(repo)
     for n in range(notes):
         sessions.log(p, "s-notes", "note", f"job leasing advisory locks redis {n}", durable=False)
+    # strong_match out of reach: the embeddings are consulted even for this full-text match
+    settings = replace(Settings.defaults(), strong_match=1e9)
     with open_index(p) as index:
-        hits = hybrid(index, "job leasing advisory locks redis", Settings.defaults(), 20).hits
+        hits = hybrid(index, "job leasing advisory locks redis", settings, 20).hits
     ids_ = [h.id for h in hits]
     assert "DEC-PG4K" in ids_, ids_
     assert sum(i.startswith("S-") for i in ids_) == min(notes, 20)
+    # drawn per source on the vector side too: the decision is judged with its cosine
+    assert next(h for h in hits if h.id == "DEC-PG4K").cosine is not None

@@ -114,7 +114,11 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     found_rows: dict[str, bytes] = {}
     if error is None and (share < settings.strong_match or not _covered(covered, overall, settings)):
         # a strong full-text match needs no embedding, unless it still misses the coverage floor
-        vec, error = vector_hits(index, text, 4 * POOL, found_rows)
+        vec, error = vector_hits(index, text, POOL, found_rows)
+        if len(vec) >= POOL and 2 * sum(not i.startswith("S-") for i, _ in vec) < POOL:
+            # session notes took most places: draw deeper, so committed facts keep theirs (at 10k
+            # facts, asking for 4 x POOL every time cost ~10 ms of the prompt hook and changed nothing)
+            vec, error = vector_hits(index, text, 4 * POOL, found_rows)
         vec = sorted([h for h in vec if not h[0].startswith("S-")][:POOL]  # drawn per source, too
                      + [h for h in vec if h[0].startswith("S-")][:POOL], key=lambda h: (-h[1], h[0]))
     if kinds and vec:
