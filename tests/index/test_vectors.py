@@ -126,3 +126,10 @@ def test_near_ties_are_ordered_by_the_exact_cosine(tmp_path):
     assert [r for r, _ in top] == want
     assert all(abs(cos - exact[r]) < 1e-12 for r, cos in top)
     assert max(exact[r] for r in want) - min(exact[r] for r in want) < 1e-5  # they are near ties
+
+
+def test_the_background_digest_names_the_background_texts():
+    """The background file is named by a digest kept in the code (no read hashes the texts): edit
+    background.txt and this says what the new digest is."""
+    digest = hashlib.sha1("\n".join(vectors.background_texts()).encode()).hexdigest()[:12]
+    assert digest == vectors.BACKGROUND_DIGEST, f"set vectors.BACKGROUND_DIGEST to {digest!r}"

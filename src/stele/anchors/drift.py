@@ -26,7 +26,6 @@ safe to delete) keyed by HEAD's sha, which is read from git's files without runn
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import time
 from pathlib import Path
@@ -83,7 +82,10 @@ class Drift:
 
 
 def blob_id(data: bytes) -> str:
-    """git's blob id of `data` (what `git hash-object` prints), without running git."""
+    """git's blob id of `data` (what `git hash-object` prints), without running git. hashlib (OpenSSL's
+    libcrypto, ~4 ms to load) is imported here: a prompt whose entries need no blob id never loads it."""
+    import hashlib
+
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 

@@ -388,6 +388,7 @@ def _dots(simsimd: Any, rows: bytes, query: Any, dim: int, code: Literal["f", "d
 # mean and spread of its cosines to them (`background_of`).
 
 BACKGROUND_TEXT = Path(__file__).with_name("background.txt")
+BACKGROUND_DIGEST = "1a978803c50b"  # sha1 of the texts joined by newlines, first 12 hex digits
 
 
 def background_texts() -> list[str]:
@@ -397,11 +398,10 @@ def background_texts() -> list[str]:
 
 def background_file(index_dir: Path, model_id: str) -> Path:
     """Where the background's float32 rows are kept: named by a digest of the texts, so a new set of
-    background prompts is a new file."""
-    import hashlib
-
-    digest = hashlib.sha1("\n".join(background_texts()).encode()).hexdigest()[:12]
-    return store_dir(index_dir, model_id) / f"background-{digest}.f32"
+    background prompts is a new file. The digest is kept here (tests/index/test_vectors.py checks it
+    against the file): hashing the texts on every read cost the prompt hook hashlib's import (OpenSSL's
+    libcrypto, ~4 ms)."""
+    return store_dir(index_dir, model_id) / f"background-{BACKGROUND_DIGEST}.f32"
 
 
 def embed_background(enc: Encoder) -> bytes:
