@@ -11,6 +11,8 @@ import sys
 # what may go to the resident server (cli/resident/policy.py holds the exact allowlist, checked on
 # both sides): what runs once per prompt
 RESIDENT = (["hook"], ["recall"], ["search"])
+# run in this process, these read the index (and so scan the record) before anything else
+SCAN_EARLY = (["hook", "prompt"], ["hook", "session-start"], ["hook", "session"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,10 +26,28 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:  # the console script, answered: skip the interpreter's teardown (~2 ms)
             client.exit_now(code)
         return code
+    if args[:2] in SCAN_EARLY:
+        _scan_early()
     code = here(args)
     if root is not None and args[:1] == ["hook"]:
         client.start(root)  # for the next hook, when the setting is on
     return code
+
+
+def _scan_early() -> None:
+    """Start the record's freshness scan on another core while this process imports
+    (`index/early.py`): for the hooks that read the index first thing, run here."""
+    from ..residency import off
+
+    if off():  # every hook off: nothing read
+        return
+    from ..project import Project, find_root
+
+    root = find_root()
+    if root is not None:
+        from ..index.sources import scan_early
+
+        scan_early(Project(root))
 
 
 def here(args: list[str]) -> int:

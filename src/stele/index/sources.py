@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..project import Project
+from . import early
 from .items import Item, from_entry, from_fact
 
 ARCHIVE_DIR = "archive"  # wal.ARCHIVE_DIR (not imported: wal.py is only needed when a log changed)
@@ -246,8 +247,12 @@ def scan(project: Project) -> Scan:
     own stamp (mtime, inode) is what the last listing recorded, and that was listed more than RACY_NS
     after it last changed, is not listed again: its files are stat'ed by the names the listing holds
     (`LISTING`, in the index folder)."""
-    if _adopted is not None and _adopted[0] == project.root and _adopted[1] == folders(project):
+    where_ = folders(project)
+    if _adopted is not None and _adopted[0] == project.root and _adopted[1] == where_:
         return _adopted[2]
+    started = early.take(project, where_)  # the scan a hook forked at its start (`scan_early`)
+    if started is not None:
+        return Scan(*started)
     paths: list[str] = []
     numbers = array("q")
     where = project.index_dir / LISTING
@@ -255,7 +260,7 @@ def scan(project: Project) -> Scan:
     new: dict[str, tuple] = {}
     now = time.time_ns()  # before any folder is read: a change during the scan is newer than this
     changed = False
-    for folder, rel, suffix, recurse in folders(project):
+    for folder, rel, suffix, recurse in where_:
         changed |= _walk(folder, rel, suffix, recurse, paths, numbers, old, new, now)
     if (changed or new.keys() != old.keys()) and where.parent.is_dir():
         from .. import atomic
@@ -265,6 +270,16 @@ def scan(project: Project) -> Scan:
         except OSError:
             pass  # a listing that cannot be kept costs the next scan a full listing, nothing else
     return Scan(paths, numbers)
+
+
+def scan_early(project: Project) -> bool:
+    """Start `scan(project)` in a forked child, for the first `scan` of this process to take
+    (`index/early.py` says when it pays and when it is not done); whether it was started."""
+    try:
+        where = folders(project)
+    except Exception:  # a config that does not load: the hook reports it where it reads it
+        return False
+    return early.start(project, scan, where)
 
 
 def _load_listing(where: Path) -> dict[str, tuple]:
