@@ -36,7 +36,7 @@ def active_session(ctx: Context) -> str | None:
                 pass  # the mapping is a convenience; the variable still names it this time
         return named
     if harness_session:
-        remembered = state.load(ctx.project, harness_session).stele_session
+        remembered = ctx.seen().stele_session  # the state as this hook read it, once
         if remembered and wal.segments(ctx.project, remembered):
             return remembered
     if named and wal.segments(ctx.project, named):

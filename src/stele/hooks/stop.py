@@ -140,7 +140,7 @@ def _nudge(ctx: Context) -> Reply | None:
         return None
     if not harness.attended() and not ctx.project.config["hooks.nudge_unattended"]:
         return None
-    seen = state.load(ctx.project, session)
+    seen = ctx.seen()
     if seen.stop_nudged:
         return None
     done, recorded = completed_since(ctx.project, seen.started)
