@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,10 @@ def expand(text: str) -> str:
     return f"{text}\n{' '.join(parts)}" if parts else text
 
 
+@cache
 def _analyzer():
+    """Built once per process (a hook opens the text index up to three times: the freshness check,
+    the refresh, the read); tantivy copies what it registers."""
     import tantivy
 
     return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+"))
@@ -96,6 +100,7 @@ def _analyzer():
             .build())
 
 
+@cache
 def _splitter():
     import tantivy
 
