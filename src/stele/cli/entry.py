@@ -12,7 +12,7 @@ import sys
 # both sides): what runs once per prompt
 RESIDENT = (["hook"], ["recall"], ["search"])
 # run in this process, these read the index (and so scan the record) before anything else
-SCAN_EARLY = (["hook", "prompt"], ["hook", "session-start"], ["hook", "session"])
+SCAN_EARLY = (["hook", "prompt"], ["hook", "session-start"], ["hook", "session"], ["recall"], ["search"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:  # the console script, answered: skip the interpreter's teardown (~2 ms)
             client.exit_now(code)
         return code
-    if args[:2] in SCAN_EARLY:
+    if args[:2] in SCAN_EARLY or args[:1] in SCAN_EARLY:
         _scan_early()
     code = here(args)
     if root is not None and args[:1] == ["hook"]:
