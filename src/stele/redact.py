@@ -355,8 +355,8 @@ def assignments(text: str, lower: str | None = None, hints: tuple[str, ...] = _H
 def _vendor_format(name: str, value: str) -> bool:
     """False when the name claims the value for a vendor with one credential format (`ONE_FORMAT`)
     and the value does not have it: `telegram_api_token = "5203:At6po..."` is no Telegram token."""
-    fmt = ONE_FORMAT.get(vendor_of(name) or "")
-    return fmt is None or _compiled(fmt).fullmatch(value) is not None
+    fmt = ONE_FORMAT.get(vendor_of(name) or "")  # the value may run on into a JSON escape (`...\\nX=1`)
+    return fmt is None or _compiled(f"(?:{fmt})(?![A-Za-z0-9_-])").match(value) is not None
 
 
 _K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret\b")

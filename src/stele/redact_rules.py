@@ -233,6 +233,8 @@ PUBLISHED = frozenset({
 # (`GITHUB_CLIENT_SECRET` is 40 hex digits, `SLACK_SIGNING_SECRET` 32), and those stay generic.
 ONE_FORMAT = {
     "Telegram": r"\d{5,16}:A[A-Za-z0-9_-]{34}",  # a bot token (the MTProto pair is `api_id`/`api_hash`)
+    "Cisco Meraki": r"[0-9a-f]{40}",               # the Dashboard API key
+    "Sumo Logic": r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}",  # an access id and its access key
 }
 
 # Words that make an assigned name secret-bearing, by how sure they are. A password-ish name
