@@ -208,3 +208,15 @@ def test_public_csrf_and_published_values_are_not_credentials():
                  and f["sample"].startswith("AIza") and "\n" not in f["sample"] and " " not in f["sample"]]
     assert len(published) >= 10 and all(_kept(p) for p in published)
     assert not _kept("AIza" + _draw(_ALNUM + "_-", 35, 14))  # any other Google API key
+
+
+def test_redacting_a_token_does_not_load_hashlib():
+    """Only a value of a kind with published examples is hashed: hashlib (OpenSSL) costs a hook ~4 ms."""
+    import subprocess
+    import sys
+
+    token = "ghp_" + _draw(_ALNUM, 36, 15)
+    code = ("import sys; from stele.redact import redact; "
+            f"assert '[REDACTED' in redact('push with {token} now').text; print('hashlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

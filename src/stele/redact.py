@@ -121,7 +121,7 @@ class Redactor:
                 value = m.group(group)
                 if start < end and (exact or not written_out(value)) and \
                         (not shape.check or exact or CHECKS[shape.check](value)) and \
-                        (not shape.entropy or entropy(value) >= shape.entropy) and not published(value):
+                        (not shape.entropy or entropy(value) >= shape.entropy) and not published(shape.kind, value):
                     found.append((start, end, rank, shape.kind))
         for start, end, kind in assignments(text, lower, rules.hints):
             found.append((start, end, len(SHAPES), kind))
@@ -285,11 +285,14 @@ def vendor_of(name: str) -> str | None:
     return next((VENDORS[w] for w in (w.lower() for w in _WORDS.findall(name)) if w in VENDORS), None)
 
 
-def published(value: str) -> bool:
-    """A credential its owner published on purpose (`PUBLISHED`): redacting it protects nothing."""
-    import hashlib
+def published(kind: str, value: str) -> bool:
+    """An example credential of `kind` published on purpose (`PUBLISHED`): redacting it protects nothing."""
+    known = PUBLISHED.get(kind)
+    if not known:
+        return False
+    import hashlib  # only for a value of a kind with published examples (OpenSSL's import costs ~4 ms)
 
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32] in PUBLISHED
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32] in known
 _TYPE_SUFFIXES = frozenset({"string", "str", "value", "val", "text"})
 # Bundler's per-host credentials (`BUNDLE_GEMS__CONTRIBSYS__COM=user:password`, dots written `__`)
 _BUNDLER = re.compile(r"(?:export\s+)?BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+")
