@@ -293,6 +293,8 @@ def published(kind: str, value: str) -> bool:
     import hashlib  # only for a value of a kind with published examples (OpenSSL's import costs ~4 ms)
 
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32] in known
+
+
 _TYPE_SUFFIXES = frozenset({"string", "str", "value", "val", "text"})
 # Bundler's per-host credentials (`BUNDLE_GEMS__CONTRIBSYS__COM=user:password`, dots written `__`)
 _BUNDLER = re.compile(r"(?:export\s+)?BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+")
