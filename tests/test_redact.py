@@ -193,6 +193,7 @@ def test_token_shapes_need_their_vendors_exact_format_and_a_drawn_part():
     body = "eyJpYXQiOjE3MDAwMDAwMDAsInVybCI6Imh0dHBzOi8vc2VudHJ5LmlvIiwicmVnaW9uX3VybCI6Imh0dHBzOi8vdXMifQ"
     assert not _kept(f"sntrys_{body}_{_draw(_ALNUM, 43, 9)}") and _kept(f"sntrys_{body}_{_draw(_ALNUM, 42, 9)}")
     assert not _kept(f"xoxb-{_draw('0123456789', 11, 10)}-{_draw(_ALNUM, 24, 11)}")
+    assert not _kept("SLACK_BOT_TOKEN=xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx")  # Slack's format
     assert _kept("xoxb-abcdef-abcdef") and _kept("xoxb-xoxb-my-bot-token") and _kept("xoxp-1-ACCESSTOKENHERE")
     assert _kept('type="ns12345:AccountReferenceIdentifierTypeValue"')  # an XML type name, not a bot token
     assert not _kept("GR1348941" + _draw(_ALNUM, 20, 12)) and _kept("GR1348941" + "12" * 10)

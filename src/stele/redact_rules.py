@@ -76,7 +76,10 @@ SHAPES: tuple[Shape, ...] = (
     _p("Hugging Face token", "hf_ api_org_", _B + r"(?:hf|api_org)_[A-Za-z0-9]{30,40}" + _E, "random"),
     _p("Stripe key", "sk_ rk_", _B + r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}" + _E),
     _p("Stripe webhook secret", "whsec_", _B + r"whsec_[A-Za-z0-9+/=]{24,}" + _E),
-    # "random": a drawn part, not `xoxb-abcdef-abcdef`, `xoxb-my-bot-token` or `xoxp-1-ACCESS_TOKEN_HERE`
+    # Slack's own bot and user token formats are tokens however their tail is typed ("exact")...
+    _p("Slack token", "xoxb- xoxp- xoxe-", _B + r"(?:xoxb-\d{10,13}-\d{10,13}(?:-[A-Za-z0-9]+)?"
+       r"|xox[pe](?:-\d{10,13}){3}-[A-Za-z0-9-]{28,34})" + _E, "exact"),
+    # ...other shapes need a drawn part: not `xoxb-abcdef-abcdef`, `xoxb-my-bot-token`, `xoxp-1-TOKEN_HERE`
     _p("Slack token", "xox", _B + r"xox[abposre]-(?:\d-)?[A-Za-z0-9-]{10,}" + _E, "random"),
     _p("Slack token", "xoxe.", _B + r"xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}" + _E),
     _p("Slack token", "xapp-", _B + r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+" + _E),
