@@ -9,6 +9,12 @@ the same way as a yardstick), and the warm per-prompt cost on a 2 KB prompt with
     .venv/bin/python bench/redaction.py                                       # Stele only
     .venv/bin/python bench/redaction.py --detect-secrets /tmp/ds/bin/python   # and detect-secrets
     .venv/bin/python bench/redaction.py --runs 30 --json
+    .venv/bin/python bench/redaction.py --src /tmp/main/src   # another tree's engine (before/after)
+
+Besides the prompt, two realistic writes, warm, CPU time: every fact file of this repository's own
+record (`docs/memory/**/*.md`, as `record.write.save` redacts a rendered fact) and gitleaks' pasted
+samples (tests/fixtures/gitleaks_samples.json.gz) in notes of 60 samples each, as the end-to-end test
+writes them through `stele remember` and `stele session log note`.
 
 detect-secrets runs in its own virtualenv (`python -m venv /tmp/ds && /tmp/ds/bin/pip install
 detect-secrets`): it is not a dependency of Stele, only measured. The corpus is tests/secret_corpus.py.
@@ -111,6 +117,33 @@ CPU = ("import time, re, dataclasses, collections, functools, math, typing\n"
        "t = time.process_time()\n{code}\nprint((time.process_time() - t) * 1000)")
 
 
+WRITES = ("import sys, json, time; sys.path.insert(0, {src!r}); from stele.redact import redact; redact('x')\n"
+          "groups = json.load(open({path!r}))\nout = {{}}\n"
+          "for name, texts in groups.items():\n"
+          "    best = None\n"
+          "    for _ in range(5):\n"
+          "        t = time.process_time()\n"
+          "        for text in texts: redact(text)\n"
+          "        took = (time.process_time() - t) / len(texts) * 1000\n"
+          "        best = took if best is None else min(best, took)\n"
+          "    out[name] = round(best, 3)\n"
+          "print(json.dumps(out))")
+
+
+def write_texts() -> dict[str, list[str]]:
+    """The two realistic writes: this record's fact files, and gitleaks' samples pasted 60 to a note."""
+    import gzip
+
+    facts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs" / "memory").rglob("*.md"))]
+    data = json.loads(gzip.decompress((ROOT / "tests" / "fixtures" / "gitleaks_samples.json.gz").read_bytes()))
+    seen: dict[str, str] = {}
+    for t in data["true_positives"]:
+        seen.setdefault(t["secret"], t["sample"])
+    samples = list(seen.values())
+    notes = ["\n\n".join(samples[n:n + 60]) for n in range(0, len(samples), 60)]
+    return {"fact_file": facts, "gitleaks_note_of_60": notes}
+
+
 def cpu(python: str, code: str, runs: int) -> float:
     """Median CPU time of `code` in a fresh process (steadier than wall time on a shared machine)."""
     times = [float(subprocess.run([python, "-c", CPU.format(code=code)], check=True, capture_output=True,
@@ -139,20 +172,37 @@ def score(result: dict) -> dict:
             "missed": missed, "damaged_texts": damaged}
 
 
-def measure(name: str, python: str, scan: str, runs: int) -> dict:
+def measure(name: str, python: str, scan: str, runs: int, src: Path = ROOT / "src") -> dict:
     out = subprocess.run([python, "-c", scan.format(root=str(ROOT))], check=True, capture_output=True,
-                         text=True).stdout
+                         text=True, env=_env(src)).stdout
     base = wall(python, "pass", runs)
-    code = COLD[name].format(src=str(ROOT / "src"), prompt=PROMPT)
-    warm = subprocess.run([python, "-c", WARM[name].format(src=str(ROOT / "src"), prompt=PROMPT)], check=True,
+    code = COLD[name].format(src=str(src), prompt=PROMPT)
+    warm = subprocess.run([python, "-c", WARM[name].format(src=str(src), prompt=PROMPT)], check=True,
                           capture_output=True, text=True).stdout
+    writes = {}
+    if name == "stele":
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(write_texts(), f)
+        writes = json.loads(subprocess.run([python, "-c", WRITES.format(src=str(src), path=f.name)], check=True,
+                                           capture_output=True, text=True).stdout)
+        Path(f.name).unlink()
     data = json.loads(out)
     scored = score(data) if "shapes" in data else {**score(data["values"]),
                                                    "whole_lines": score(data["lines"])}
     return {**scored, "cold_ms_over_bare_python": round(wall(python, code, runs) - base, 1),
             "cold_cpu_ms": round(cpu(python, code, runs), 1),
             "json_import_cpu_ms": round(cpu(python, "import json", runs), 1),
-            "bare_python_ms": round(base, 1), "warm_ms_per_2kb_prompt": round(float(warm), 2)}
+            "bare_python_ms": round(base, 1), "warm_ms_per_2kb_prompt": round(float(warm), 2),
+            **{f"warm_cpu_ms_per_{k}": v for k, v in writes.items()}}
+
+
+def _env(src: Path) -> dict[str, str]:
+    """The scan imports `stele` from `src` (another tree's engine, for a before/after)."""
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(src)}
 
 
 def main() -> int:
@@ -160,8 +210,9 @@ def main() -> int:
     ap.add_argument("--detect-secrets", metavar="PYTHON", help="a python with detect-secrets installed")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--src", type=Path, default=ROOT / "src", help="the source tree whose engine is measured")
     args = ap.parse_args()
-    results = {"stele": measure("stele", sys.executable, STELE_SCAN, args.runs)}
+    results = {"stele": measure("stele", sys.executable, STELE_SCAN, args.runs, args.src.resolve())}
     if args.detect_secrets:
         results["detect-secrets"] = measure("detect-secrets", args.detect_secrets, DS_SCAN, args.runs)
     if args.json:
@@ -175,6 +226,9 @@ def main() -> int:
               f"cold start +{r['cold_ms_over_bare_python']} ms over bare python ({r['bare_python_ms']} ms), "
               f"{r['warm_ms_per_2kb_prompt']} ms per prompt warm; import and first redaction "
               f"{r['cold_cpu_ms']} ms CPU (import json: {r['json_import_cpu_ms']} ms CPU)")
+        for k in ("warm_cpu_ms_per_fact_file", "warm_cpu_ms_per_gitleaks_note_of_60"):
+            if k in r:
+                print(f"  {k.replace('_', ' ')}: {r[k]} ms (best of 5 passes)")
         if "whole_lines" in r:
             w = r["whole_lines"]
             print(f"  redacting every flagged line whole instead: {w['covered']}/{w['shapes']} shapes, "

@@ -13,6 +13,10 @@ is made with a seeded generator, so a rerun is identical). A rule's own regular 
 evaluated the same way and used to say which part of each literal sample is the secret, as gitleaks
 would report it. What cannot be evaluated is counted and skipped, never guessed.
 
+Each false positive also records `flagged_by`: the rules of gitleaks' whole default configuration
+that report a secret in it (`gitleaks_ruleset.py`), since a sample one rule must not match may be
+another rule's finding.
+
 Only data is kept: `tests/fixtures/gitleaks_samples.json.gz`, gzipped so that the realistic-looking
 fake tokens in it are not plain text for secret scanners and push protection. No gitleaks code is
 copied. Regenerate (a release tool, not run in CI):
@@ -501,6 +505,13 @@ def main(argv: list[str] | None = None) -> int:
     rev = subprocess.run(["git", "rev-parse", opts.commit], cwd=opts.checkout, capture_output=True,
                          text=True, check=True).stdout.strip()
     data = extract(opts.checkout, rev)
+    # what gitleaks' whole default rule set reports in each false positive of one rule (another rule
+    # may report it: a JWT in a `curl` line is a false positive of `curl-auth-header` only)
+    from gitleaks_ruleset import RuleSet
+
+    ruleset = RuleSet.from_checkout(opts.checkout, rev)
+    for fp in data["false_positives"]:
+        fp["flagged_by"] = ruleset.flagged_by(fp["sample"])
     data = dict(corpus=dict(repo="github.com/gitleaks/gitleaks", commit=rev, path=RULES_DIR + "/*.go",
                             license="MIT"), **data)
     opts.out.parent.mkdir(parents=True, exist_ok=True)

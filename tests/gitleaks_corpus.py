@@ -16,10 +16,19 @@ secrets. `classify` sorts them into:
 - "other rule": the sample is, or holds the secret of, another rule's true positive (a Cloudflare
   global key is a false positive of the Cloudflare API-key rule). Masking it is right.
 - "plain": everything else; these must come through unchanged (at most 2% may change).
+
+`reported_by_gitleaks` says whether gitleaks' whole default rule set reports a secret in a false
+positive through a rule other than the one it was written for (recorded in the fixture as
+`flagged_by` by scripts/gitleaks_ruleset.py): a JWT in a `curl` line, `key = <45 random characters>`.
+docs/security.md gives the figure with and without these.
+
+`held_out` splits the rules in halves by a hash of the rule id: the redactor's mechanisms were
+tuned on the other half, and the held-out half is reported apart.
 """
 from __future__ import annotations
 
 import gzip
+import hashlib
 import itertools
 import json
 import re
@@ -88,3 +97,13 @@ def false_positives(kind: str | None = None) -> list[dict[str, Any]]:
 
 def corpus_commit() -> str:
     return str(load()["corpus"]["commit"])
+
+
+def reported_by_gitleaks(fp: dict[str, Any]) -> bool:
+    """Another rule of gitleaks' default configuration reports a secret in this false positive."""
+    return any(rule != fp["rule"] for rule in fp.get("flagged_by", []))
+
+
+def held_out(rule: str) -> bool:
+    """The rules whose samples the redactor was not tuned on: an odd first byte of sha256(rule id)."""
+    return hashlib.sha256(rule.encode()).digest()[0] % 2 == 1

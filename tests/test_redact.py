@@ -157,3 +157,67 @@ def test_interpolations_and_paths_are_not_secrets(text):
 ])
 def test_a_literal_beside_an_interpolation_or_in_a_path_is_still_one(text, kind):
     assert f"[REDACTED:{kind}]" in redact(text).text
+
+
+# ---- gitleaks' own ways to avoid false positives, as general rules (docs/security.md) -------------
+
+def _draw(alphabet: str, n: int, seed: int) -> str:
+    import random
+
+    rnd = random.Random(seed)
+    return "".join(rnd.choice(alphabet) for _ in range(n))
+
+
+_ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_HEX = "0123456789abcdef"
+
+
+def _kept(text: str) -> bool:
+    return redact(text).text == text
+
+
+def test_a_vendor_with_one_credential_format_claims_the_values_under_its_name():
+    bot = _draw("0123456789", 9, 1) + ":A" + _draw(_ALNUM + "_-", 34, 2)
+    near = _draw("0123456789", 4, 3) + ":A" + _draw(_ALNUM, 30, 4)  # 4 digits: no Telegram token
+    assert not _kept(f'telegram_bot_token = "{bot}"') and not _kept(f"TELEGRAM_TOKEN={bot}\\nDEBUG=1")
+    assert _kept(f'telegram_api_token = "{near}"')
+    assert not _kept(f'bot_token = "{near}"')  # no vendor named: a random value under a secret's name
+    meraki = _draw(_HEX, 40, 5)
+    assert not _kept(f"MERAKI_API_KEY={meraki}") and _kept(f"meraki_api_key: {meraki[:-1]}F")
+    assert _kept("SUMO_ACCESS_KEY: " + _draw(_ALNUM, 9, 6)) and not _kept("SUMO_ACCESS_ID=su" + _draw(_ALNUM, 12, 7))
+    # vendors that issue several kinds stay generic: a GitHub client secret is 40 hex digits
+    assert not _kept(f"GITHUB_CLIENT_SECRET={_draw(_HEX, 40, 8)}")
+
+
+def test_token_shapes_need_their_vendors_exact_format_and_a_drawn_part():
+    body = "eyJpYXQiOjE3MDAwMDAwMDAsInVybCI6Imh0dHBzOi8vc2VudHJ5LmlvIiwicmVnaW9uX3VybCI6Imh0dHBzOi8vdXMifQ"
+    assert not _kept(f"sntrys_{body}_{_draw(_ALNUM, 43, 9)}") and _kept(f"sntrys_{body}_{_draw(_ALNUM, 42, 9)}")
+    assert not _kept(f"xoxb-{_draw('0123456789', 11, 10)}-{_draw(_ALNUM, 24, 11)}")
+    assert not _kept("SLACK_BOT_TOKEN=xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx")  # Slack's format
+    assert _kept("xoxb-abcdef-abcdef") and _kept("xoxb-xoxb-my-bot-token") and _kept("xoxp-1-ACCESSTOKENHERE")
+    assert _kept('type="ns12345:AccountReferenceIdentifierTypeValue"')  # an XML type name, not a bot token
+    assert not _kept("GR1348941" + _draw(_ALNUM, 20, 12)) and _kept("GR1348941" + "12" * 10)
+
+
+def test_public_csrf_and_published_values_are_not_credentials():
+    value = _draw(_ALNUM, 40, 13)
+    assert _kept(f'publicToken = "{value}"') and _kept(f"csrf-token={value}") and _kept(f"xsrf_token: {value}")
+    assert not _kept(f'accessToken = "{value}"')
+    from tests import gitleaks_corpus
+
+    published = [f["sample"] for f in gitleaks_corpus.load()["false_positives"] if f["rule"] == "gcp-api-key"
+                 and f["sample"].startswith("AIza") and "\n" not in f["sample"] and " " not in f["sample"]]
+    assert len(published) >= 10 and all(_kept(p) for p in published)
+    assert not _kept("AIza" + _draw(_ALNUM + "_-", 35, 14))  # any other Google API key
+
+
+def test_redacting_a_token_does_not_load_hashlib():
+    """Only a value of a kind with published examples is hashed: hashlib (OpenSSL) costs a hook ~4 ms."""
+    import subprocess
+    import sys
+
+    token = "ghp_" + _draw(_ALNUM, 36, 15)
+    code = ("import sys; from stele.redact import redact; "
+            f"assert '[REDACTED' in redact('push with {token} now').text; print('hashlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

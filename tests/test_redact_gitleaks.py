@@ -18,7 +18,10 @@ from tests.helpers import git, invoke
 from tests.test_secrets_end_to_end import leaks as _leaks_in
 
 TPS = corpus.true_positives()
-PLAIN_CHANGED_MAX = 56  # measured at this commit; the goal is 2% (4 of 227): see docs/security.md
+# measured at this commit (the goal is 2%, 4 of 227: not met; docs/security.md says why)
+PLAIN_CHANGED_MAX = 18           # of 227
+TUNE_CHANGED_MAX, HELD_OUT_CHANGED_MAX = 10, 8  # of 95 and of 132
+UNREPORTED_CHANGED_MAX = 9       # of the 216 that no other gitleaks rule reports anything in
 
 
 def test_the_pinned_corpus_is_what_the_docs_describe():
@@ -37,10 +40,32 @@ def test_the_batch_scan_agrees_with_the_single_scan():
     assert [r.text for r in Redactor().redact_many(texts)] == [redact(t).text for t in texts]
 
 
+def _changed(fps: list[dict]) -> list[str]:
+    return [f["sample"] for f in fps if redact(f["sample"]).text != f["sample"]]
+
+
 def test_false_positives_that_are_plain_text_mostly_survive():
     plain = corpus.false_positives("plain")
-    changed = [f["sample"] for f in plain if redact(f["sample"]).text != f["sample"]]
+    changed = _changed(plain)
     assert len(changed) <= PLAIN_CHANGED_MAX, (len(changed), len(plain), changed[:10])
+
+
+def test_held_out_rules_are_reported_apart_and_no_worse_than_measured():
+    """The mechanisms were chosen on the tune half (docs/security.md); the held-out half is measured
+    the same way and must not regress."""
+    plain = corpus.false_positives("plain")
+    tune = [f for f in plain if not corpus.held_out(f["rule"])]
+    held = [f for f in plain if corpus.held_out(f["rule"])]
+    assert (len(tune), len(held)) == (95, 132)
+    assert len(_changed(tune)) <= TUNE_CHANGED_MAX and len(_changed(held)) <= HELD_OUT_CHANGED_MAX
+    assert not [t for t in TPS if corpus.held_out(t["rule"]) and t["secret"] in redact(t["sample"]).text]
+
+
+def test_plain_false_positives_gitleaks_itself_reports_nothing_in():
+    """Without the plain false positives in which another gitleaks rule reports a secret."""
+    unreported = [f for f in corpus.false_positives("plain") if not corpus.reported_by_gitleaks(f)]
+    assert len(unreported) == 216
+    assert len(_changed(unreported)) <= UNREPORTED_CHANGED_MAX, _changed(unreported)
 
 
 def _one_per_secret() -> list[dict]:

@@ -7,6 +7,9 @@ Three kinds of evidence, in one pass over the text:
   whether what follows is one: references (`os.environ["X"]`, `${VAR}`, `{{ secrets.X }}`), placeholders
   (`<your-token>`, `changeme`, `xxxx`) and the documented AWS example keys are left alone;
 - the configured `redaction.patterns`.
+gitleaks' own false-positive defences are taken as general rules, never as its samples' values: a
+shape's entropy floor and drawn-part check, example credentials published on purpose (`PUBLISHED`),
+and a vendor that issues one credential format claiming the values under its name (`ONE_FORMAT`).
 All matches are collected first and merged, so a token inside an assignment is one secret, counted
 once, and the writer is told each kind once ("1 GitHub token", never "2" for one token). The module
 imports only the standard library and compiles a rule only when its keyword is in the text: the hooks
@@ -23,7 +26,7 @@ from functools import cache
 from typing import Any
 
 from .plain import dataclass, field
-from .redact_rules import KEY_QUALIFIERS, PASSWORD_WORDS, SECRET_WORDS, SHAPES, VENDORS
+from .redact_rules import KEY_QUALIFIERS, ONE_FORMAT, PASSWORD_WORDS, PUBLISHED, SECRET_WORDS, SHAPES, VENDORS
 from .textcut import counted
 
 MARKER = "[REDACTED:{}]"
@@ -118,8 +121,10 @@ class Redactor:
                 group = "s" if "s" in rx.groupindex and m.group("s") is not None else 0
                 start, end = m.span(group)
                 exact = shape.check == "exact"
-                if start < end and (exact or not written_out(m.group(group))) and \
-                        (not shape.check or exact or CHECKS[shape.check](m.group(group))):
+                value = m.group(group)
+                if start < end and (exact or not written_out(value)) and \
+                        (not shape.check or exact or CHECKS[shape.check](value)) and \
+                        (not shape.entropy or entropy(value) >= shape.entropy) and not published(shape.kind, value):
                     found.append((start, end, rank, shape.kind))
         for start, end, kind in assignments(text, lower, rules.hints):
             found.append((start, end, len(SHAPES), kind))
@@ -258,11 +263,11 @@ def name_kind(name: str) -> tuple[str, str] | None:
     last = words[-1]
     if last in PASSWORD_WORDS or last.endswith(("password", "passwd")):
         return "password", "any"
+    if len(words) > 1 and words[-2] in _PUBLIC_QUALIFIERS and last in ("key", "keys", "token"):
+        return None  # `public_key`, `primaryKey`, `foreignKey`, `publicToken`, `csrf-token`: no credential
     if last in SECRET_WORDS or last.endswith(("secret", "token", "apikey", "secretkey", "passphrase")):
         return "secret", "random"
     vendor = next((VENDORS[w] for w in words if w in VENDORS), None)
-    if len(words) > 1 and words[-2] in _PUBLIC_QUALIFIERS and last in ("key", "keys", "token"):
-        return None  # `public_key`, `primaryKey`, `foreignKey`, `publicToken`: not credentials
     if last in ("key", "keys"):
         if len(words) > 1 and (words[-2] in KEY_QUALIFIERS or vendor):
             return (f"{vendor} credential" if vendor else "secret"), "random"
@@ -274,7 +279,25 @@ def name_kind(name: str) -> tuple[str, str] | None:
     return None
 
 
-_PUBLIC_QUALIFIERS = frozenset({"public", "primary", "foreign", "pub"})
+# a public or structural key, or a CSRF token (a per-form nonce that grants nothing on its own)
+_PUBLIC_QUALIFIERS = frozenset({"public", "primary", "foreign", "pub", "csrf", "xsrf"})
+
+
+def vendor_of(name: str) -> str | None:
+    """The vendor an assigned name names (`telegram_api_token`: Telegram), if any."""
+    return next((VENDORS[w] for w in (w.lower() for w in _WORDS.findall(name)) if w in VENDORS), None)
+
+
+def published(kind: str, value: str) -> bool:
+    """An example credential of `kind` published on purpose (`PUBLISHED`): redacting it protects nothing."""
+    known = PUBLISHED.get(kind)
+    if not known:
+        return False
+    import hashlib  # only for a value of a kind with published examples (OpenSSL's import costs ~4 ms)
+
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32] in known
+
+
 _TYPE_SUFFIXES = frozenset({"string", "str", "value", "val", "text"})
 # Bundler's per-host credentials (`BUNDLE_GEMS__CONTRIBSYS__COM=user:password`, dots written `__`)
 _BUNDLER = re.compile(r"(?:export\s+)?BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+")
@@ -328,13 +351,20 @@ def assignments(text: str, lower: str | None = None, hints: tuple[str, ...] = _H
                 continue
             if shape == "prose" and strength == "any":
                 strength = "random"  # "password: hunter2 was rotated" yes, "password: see the vault" no
-        if value and _value_is_secret(value, strength):
+        if value and _value_is_secret(value, strength) and _vendor_format(m.group("name"), value):
             out.append((start, start + len(value), kind))
     if "</" in text:
         out.extend(_elements(text))
     if "data:" in lower and "secret" in lower:
         out.extend(_kubernetes_data(text))
     return out
+
+
+def _vendor_format(name: str, value: str) -> bool:
+    """False when the name claims the value for a vendor with one credential format (`ONE_FORMAT`)
+    and the value does not have it: `telegram_api_token = "5203:At6po..."` is no Telegram token."""
+    fmt = ONE_FORMAT.get(vendor_of(name) or "")  # the value may run on into a JSON escape (`...\\nX=1`)
+    return fmt is None or _compiled(f"(?:{fmt})(?![A-Za-z0-9_-])").match(value) is not None
 
 
 _K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret\b")

@@ -24,16 +24,18 @@ class Shape:
     pattern: str                 # the secret is group "s" when present, else the whole match
     check: str = ""              # name of a value check in redact.py ("random", "basic", "aws_id")
     left: str = ""               # a character class that must not precede the match
+    entropy: float = 0.0         # least Shannon entropy (bits a character) of the secret: a typed
+                                 # repetition (`GR1348941` + `123123...`) has the prefix, not the draw
 
 
-def _p(kind: str, keywords: str, pattern: str, check: str = "", left: str = "") -> Shape:
+def _p(kind: str, keywords: str, pattern: str, check: str = "", left: str = "", entropy: float = 0.0) -> Shape:
     # A leading lookbehind makes `re` try every position of the text (10x slower than a pattern
     # that starts with its literal prefix), so the left boundary is checked by the engine instead.
     if pattern.startswith(_B):
         pattern, left = pattern[len(_B):], BOUNDARY
     elif pattern.startswith("(?i)" + _B):
         pattern, left = "(?i)" + pattern[len(_B) + 4:], BOUNDARY
-    return Shape(kind, tuple(keywords.split()), pattern, check, left)
+    return Shape(kind, tuple(keywords.split()), pattern, check, left, entropy)
 
 
 PEM_BEGIN = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
@@ -52,7 +54,7 @@ SHAPES: tuple[Shape, ...] = (
     _p("GitHub token", "github_pat_", _B + r"github_pat_[A-Za-z0-9_]{22,255}" + _E),
     _p("GitLab token", "glpat- gldt- glrt- glsoat- glffct- glft- glimt- glagent- gloas- glcbt- glptt-",
        _B + r"gl(?:pat|dt|rt|soat|ffct|ft|imt|agent|oas|cbt|ptt)-[0-9A-Za-z_-]{20,300}(?:\.[0-9a-z]{9})?" + _E),
-    _p("GitLab token", "gr1348941", _B + r"GR1348941[A-Za-z0-9_-]{20,}" + _E),
+    _p("GitLab token", "gr1348941", _B + r"GR1348941[A-Za-z0-9_-]{20,}" + _E, entropy=3.0),
     _p("GitLab token", "_gitlab_session=", r"_gitlab_session=(?P<s>[0-9a-z]{32})"),
     _p("AWS access key id", "a3t akia asia abia acca",
        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])", "aws_id", "A-Za-z0-9"),
@@ -74,7 +76,11 @@ SHAPES: tuple[Shape, ...] = (
     _p("Hugging Face token", "hf_ api_org_", _B + r"(?:hf|api_org)_[A-Za-z0-9]{30,40}" + _E, "random"),
     _p("Stripe key", "sk_ rk_", _B + r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}" + _E),
     _p("Stripe webhook secret", "whsec_", _B + r"whsec_[A-Za-z0-9+/=]{24,}" + _E),
-    _p("Slack token", "xox", _B + r"xox[abposre]-(?:\d-)?[A-Za-z0-9-]{10,}" + _E),
+    # Slack's own bot and user token formats are tokens however their tail is typed ("exact")...
+    _p("Slack token", "xoxb- xoxp- xoxe-", _B + r"(?:xoxb-\d{10,13}-\d{10,13}(?:-[A-Za-z0-9]+)?"
+       r"|xox[pe](?:-\d{10,13}){3}-[A-Za-z0-9-]{28,34})" + _E, "exact"),
+    # ...other shapes need a drawn part: not `xoxb-abcdef-abcdef`, `xoxb-my-bot-token`, `xoxp-1-TOKEN_HERE`
+    _p("Slack token", "xox", _B + r"xox[abposre]-(?:\d-)?[A-Za-z0-9-]{10,}" + _E, "random"),
     _p("Slack token", "xoxe.", _B + r"xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}" + _E),
     _p("Slack token", "xapp-", _B + r"xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+" + _E),
     _p("Slack webhook", "hooks.slack.com",
@@ -82,7 +88,8 @@ SHAPES: tuple[Shape, ...] = (
     _p("Discord bot token", ".", _B + r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}" + _E,
        "random"),
     _p("Discord webhook", "discord", r"discord(?:app)?\.com/api/webhooks/\d+/(?P<s>[A-Za-z0-9_-]{30,})"),
-    _p("Telegram bot token", ":a", r"\d{5,16}:A[A-Za-z0-9_-]{34}" + _E, "", "0-9:"),
+    # "random": `clm18821:AgencyIdentificationCodeContentType` (an XML type name) has the shape, not a draw
+    _p("Telegram bot token", ":a", r"\d{5,16}:A[A-Za-z0-9_-]{34}" + _E, "random", "0-9:"),
     _p("Microsoft Teams webhook", "webhook.office.com",
        r"webhook\.office\.com/webhookb2/(?P<s>[A-Za-z0-9@/_-]{40,})"),
     _p("Google API key", "aiza", _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
@@ -113,7 +120,9 @@ SHAPES: tuple[Shape, ...] = (
     _p("Linear API key", "lin_api_", _B + r"lin_api_[A-Za-z0-9]{40}" + _E),
     _p("Notion token", "ntn_ secret_", _B + r"(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})" + _E),
     _p("Postman API key", "pmak-", _B + r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}" + _E),
-    _p("Sentry token", "sntrys_ sntryu_", _B + r"(?:sntrys_eyJ[A-Za-z0-9+/=_]{40,}|sntryu_[a-f0-9]{64})" + _E),
+    # an org token: `sntrys_`, base64 of its JSON claims, `_`, then a 43-character secret
+    _p("Sentry token", "sntrys_ sntryu_",
+       _B + r"(?:sntrys_eyJ[A-Za-z0-9+/=]{40,}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})" + _E),
     _p("Databricks token", "dapi", _B + r"dapi[a-f0-9]{32}(?:-\d)?" + _E),
     _p("Doppler token", "dp.", _B + r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}" + _E),
     _p("Pulumi token", "pul-", _B + r"pul-[a-f0-9]{40}" + _E),
@@ -198,6 +207,39 @@ SHAPES: tuple[Shape, ...] = (
        "ref"),
     _p("password in XML", "<add key=", r"(?i)<add\s+key=\"(?:ClearText)?Password\"\s+value=\"(?P<s>[^\"]{4,})\""),
 )
+
+# Example credentials published on purpose, which redacting protects nothing (as the documented AWS
+# example keys): the Google API keys in Firebase's public Android SDK repository (the list gitleaks'
+# `gcp-api-key` rule allowlists, config/gitleaks.toml at b58d3f1). Kept as the first 32 hex digits
+# of each value's sha256, so the source holds no key-shaped literal; the engine hashes a value only
+# once the shape of its kind matched it (hashlib costs the hook ~4 ms to import: only then).
+PUBLISHED = {"Google API key": frozenset({
+    "d2460eb704ec163515ef7e0ecd373549",
+    "2037abcaffb2b77785da716cf7ccff4f",
+    "3f370c9dd8225c63b5c77de1f785edc9",
+    "e4a5542bb7fd7b67e943c71ad29c34b5",
+    "a19f89ab3555eac10c40741f6df79ecf",
+    "0b476bdf9acf2123d547b5ae76f1e598",
+    "eb540d2b6ee2a0a47c5779bc8a014178",
+    "37f8f09bdf12c2f2eae4ead7273a62dd",
+    "8731261cb72d86267a32a532ebd3df42",
+    "49f777db995e8260da7ca9ffdf0c08d6",
+    "27a9a42931dff7eb2f8434e20a9bce97",
+    "dc0fcf046c61640cbd1e8b999ada3262",
+    "4c98242dcadc8b29005c6b4aad526552",
+    "ea9bb1082cf95663f5faca23b8b15ef2",
+    "3a8b61d0f636b007840c0d40ba12bcf4",
+    "a6c814bc555ae62c7bd8b58ec07bf559",
+})}
+# Vendors that issue exactly one credential, of one format: a value assigned under their name that
+# does not have it is not theirs (gitleaks' keyword proximity: the vendor's name claims the
+# assignment for the vendor's rule). Not GitHub, Slack, Google, AWS...: each issues several kinds
+# (`GITHUB_CLIENT_SECRET` is 40 hex digits, `SLACK_SIGNING_SECRET` 32), and those stay generic.
+ONE_FORMAT = {
+    "Telegram": r"\d{5,16}:A[A-Za-z0-9_-]{34}",  # a bot token (the MTProto pair is `api_id`/`api_hash`)
+    "Cisco Meraki": r"[0-9a-f]{40}",               # the Dashboard API key
+    "Sumo Logic": r"su[A-Za-z0-9]{12}|[A-Za-z0-9]{64}",  # an access id and its access key
+}
 
 # Words that make an assigned name secret-bearing, by how sure they are. A password-ish name
 # redacts any value that is not a reference; the other names redact only random-looking values.

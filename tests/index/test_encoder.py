@@ -357,3 +357,21 @@ def test_the_compiled_tokenizer_is_kept_where_it_is_told(bundled: ModelRef, tmp_
     again = QueryEncoder(bundled.path, table)
     assert again.encode(["customer charged twice"]) == first.encode(["customer charged twice"])
     assert again.vocab_size == LeanEncoder(bundled.path).vocab_size
+
+
+@pytest.mark.parametrize("factory", [query_encoder, index_encoder], ids=["query", "index"])
+def test_a_damaged_bundled_model_says_to_reinstall_never_to_choose_bundled(tmp_path: Path, monkeypatch,
+                                                                            factory) -> None:
+    """A cut download of the package's own model: choosing 'bundled' again fixes nothing."""
+    import stele.index.encoder as encoder
+
+    damaged = _corrupt(tmp_path, "model.safetensors", (BUNDLED_DIR / "model.safetensors").read_bytes()[:3_000_000])
+    monkeypatch.setattr(encoder, "BUNDLED_DIR", damaged.path)
+    with pytest.raises(EncoderUnavailable) as info:
+        factory(resolve("bundled", tmp_path))
+    assert "reinstall stele" in str(info.value) and "'bundled'" not in str(info.value)
+    (tmp_path / "mine").mkdir()
+    chosen = _corrupt(tmp_path / "mine", "model.safetensors", damaged.path.joinpath("model.safetensors").read_bytes())
+    with pytest.raises(EncoderUnavailable) as other:
+        factory(chosen)  # the same damage in a folder the user chose: choose another
+    assert "reinstall" not in str(other.value)

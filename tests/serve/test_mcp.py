@@ -342,3 +342,56 @@ def test_the_2026_07_28_revision_beside_2025_11_25(repo):
     assert (r["first"].result_type, r["first"].cache_scope, r["first"].ttl_ms) == ("complete", "private", 0)
     assert r["shown"].result_type == "complete" and ids["dec"] in r["shown"].content[0].text
     assert anyio.run(legacy) == "2025-11-25"
+
+
+def test_recall_filters_choose_candidates_before_ranking_through_a_real_client(repo):
+    """The HTTP API's retrieve filters, through the MCP `recall` tool (one home: retrieve.filters): 31
+    notes on one topic, one tagged issue 101 and one carrying a rare token, are chosen before the
+    ranking cuts the window; `fts` matches whole tokens only; the schema advertises the filters."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    from stele.session import sessions
+    from tests.helpers import invoke
+
+    p = Project(repo)
+    s = sessions.start(p, agent="codex", goal="Tune the connection pool").session
+    ids = [sessions.log(p, s, "note", f"The connection pool timeout was raised to {30 + n} seconds after "
+                        f"the pool exhaustion alerts (attempt {n})", issue="101" if n == 17 else "7").id
+           for n in range(31)]
+    ids.append(sessions.log(p, s, "note", "The connection pool timeout alerts stopped once zqxv9 was set").id)
+    assert invoke("rebuild").code == 0
+    q = "why was the connection pool timeout raised after the pool exhaustion alerts?"
+
+    async def session() -> dict:
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as c:
+            await c.initialize()
+            listed = [[t.model_dump(mode="json") for t in (await c.list_tools()).tools] for _ in range(2)]
+            calls = {"plain": {}, "issue": {"issue": "101"}, "pr": {"pr": "5"}, "fts": {"fts": "ZQXV9"},
+                     "part": {"fts": "zqxv"}, "blank": {"fts": "  !! "}}
+            out = {name: await c.call_tool("recall", {"prompt": q, **args}) for name, args in calls.items()}
+            return {"listed": listed, **out}
+
+    r = anyio.run(session)
+    assert r["listed"][0] == r["listed"][1]
+    recall_tool = next(t for t in r["listed"][0] if t["name"] == "recall")
+    recall_schema = recall_tool.get("inputSchema") or recall_tool["input_schema"]  # 1.x, 2.x
+    assert list(recall_schema["properties"]) == ["prompt", "files", "as_of", "issue", "pr", "path", "fts"]
+    shown = {name: {i for i in ids if i in r[name].content[0].text} for name in ("plain", "issue", "fts", "part")}
+    assert ids[17] not in shown["plain"] and len(shown["plain"]) >= 2  # ranked out without the filter
+    assert shown["issue"] == {ids[17]}, r["issue"].content[0].text
+    assert shown["fts"] == {ids[-1]}, r["fts"].content[0].text
+    assert shown["part"] == set() and "passes the filters" in r["part"].content[0].text
+    assert "passes the filters" in r["pr"].content[0].text
+    assert _is_error(r["blank"]) and "fts holds no word" in r["blank"].content[0].text
+
+
+def test_recall_text_filters_facts_by_whole_tokens(repo):
+    from stele.serve.mcp import recall_text
+
+    ids = _facts(repo)
+    q = "where does rate limiting sit relative to auth?"
+    assert ids["dec"] in recall_text(Project(repo), q, fts="BCRYPT floods")
+    assert ids["dec"] not in recall_text(Project(repo), q, fts=ids["dec"].split("-")[1][:2])
+    with pytest.raises(SteleError, match="fts holds no word"):
+        recall_text(Project(repo), q, fts="--")

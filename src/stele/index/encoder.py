@@ -45,6 +45,13 @@ _SLICE_ROWS = 256  # above this many tokens one read of the whole matrix beats r
 _OUT_DTYPES = {"I8": "float32", "F16": "float16", "F32": "float32", "F64": "float64"}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 _FIX = "set embedding.model in .stele/config.yaml to 'bundled' or a model2vec folder"
+_FIX_BUNDLED = ("the model shipped with stele is damaged: reinstall stele, or set embedding.model in "
+                ".stele/config.yaml to a model2vec folder")
+
+
+def _fix(folder: Path | None) -> str:
+    """What to do about an unusable model: the bundled one is part of the installation."""
+    return _FIX_BUNDLED if folder is not None and folder.resolve() == BUNDLED_DIR.resolve() else _FIX
 
 
 class EncoderUnavailable(SteleError):
@@ -169,7 +176,8 @@ def index_encoder(ref: ModelRef) -> Model2VecEncoder:
         # re-checks the hub on every load).
         model = StaticModel.from_pretrained(source, force_download=False)
     except Exception as e:  # any failure here means "no vectors", which the caller can live with
-        raise EncoderUnavailable(f"embedding model {source} cannot be loaded ({_one_line(e)}): {_FIX}") from e
+        raise EncoderUnavailable(f"embedding model {source} cannot be loaded ({_one_line(e)}): "
+                                 f"{_fix(ref.path)}") from e
     return Model2VecEncoder(model)
 
 
@@ -214,7 +222,8 @@ class LeanEncoder:
             raise
         except Exception as e:  # tokenizers and safetensors raise bare Exception subclasses
             problem = _one_line(e)
-            raise EncoderUnavailable(f"embedding model {self.folder} is corrupt ({problem}): {_FIX}") from e
+            raise EncoderUnavailable(f"embedding model {self.folder} is corrupt ({problem}): "
+                                     f"{_fix(self.folder)}") from e
 
     def _load(self) -> None:
         if not self.folder.is_dir():

@@ -87,12 +87,6 @@ def _words(q: str | None) -> list[str]:
     return q.lower().split() if q else []
 
 
-def _tokens(text: str) -> set[str]:
-    import re
-
-    return set(re.findall(r"\w+", text.lower()))
-
-
 def _matches(fact: Fact, words: list[str]) -> bool:
     """Every word of `q` somewhere in the fact's id, title, tags, summary or body (case-insensitive)."""
     hay = " ".join([fact.id, fact.title, " ".join(fact.tags), fact.summary or "", fact.body]).lower()
@@ -186,51 +180,32 @@ def retrieve(project: Project, q: Query) -> Response:
     the record as it stood then, and `as_of` in the answer says which past it was (also when the prompt
     itself asked about one). `path` is also a file being edited (its anchored facts are seeds);
     `issue`, `pr` and `path` keep only the session entries whose refs match (committed facts stay);
-    `fts` keeps only results that contain every one of its words (case-insensitive, as `sessions?q=`).
+    `fts` keeps only results holding every one of its words as a whole token (case-insensitive); the
+    filters choose the candidates before ranking (`retrieve.filters`, shared with MCP `recall`).
     The prompt hook's short-prompt gate does not apply: `q=redis` is a question someone asked.
     `mode` says what ran: `semantic` when the embeddings ranked candidates, `fts` when full text alone
     did (no model, or a match strong enough that the embeddings were not consulted), `prior_context`
     (recent session entries, score 0.0) when there is no index; `retrieval` is Stele's own mode
     (hybrid, fts, identifier, ...)."""
-    from ..retrieve.recall import recall
-    from ..session import sessions as sessions_mod
-    from ..session.wal import read_all
+    from ..retrieve.filters import RecallFilters
 
     text = q.one("q")
     if text is None:
         raise ApiError(400, "q is required: the text to retrieve for (at most 2048 characters)")
     limit = q.number("limit", RETRIEVE_LIMIT, RETRIEVE_MAX)
-    path = q.one("path")
     if "fts" in q.params and q.one("fts") is None:
         raise ApiError(400, "fts is empty: give the words every result must contain, or leave it out")
     if "as_of" in q.params and q.one("as_of") is None:
         raise ApiError(400, "as_of is empty: give a date (2026-03-04) or a commit, or leave it out")
-    words = _tokens(q.one("fts") or "")
-    keep: set[str] | None = None
-    if any(q.one(k) is not None for k in ("issue", "pr", "path")):
-        try:
-            filters = sessions_mod.Filters(issue=q.one("issue"), pr=q.one("pr"), path=path)
-        except UsageError as e:
-            raise ApiError(400, str(e)) from None
-        keep = {e.id for e in read_all(project) if filters.matches(e)}
-
-    def only(node: Any) -> bool:
-        """The filters, applied to search hits before they are ranked (`recall(only=...)`), then to
-        what the walk added: whole tokens for `fts` (`fts=4F` does not match inside DEC-4F7K)."""
-        if keep is not None and node.source == "session" and node.id not in keep:
-            return False
-        return not words or words <= _tokens(f"{node.id} {node.title} {node.excerpt}")
-
     try:
-        result = recall(project, text, files=[path] if path else [], gate=False,
-                        only=only if words or keep is not None else None, as_of=q.one("as_of"))
+        filters = RecallFilters(issue=q.one("issue"), pr=q.one("pr"), path=q.one("path"), fts=q.one("fts"))
+    except UsageError as e:
+        raise ApiError(400, str(e)) from None
+    try:
+        result = filters.run(project, text, gate=False, as_of=q.one("as_of"))
     except SteleError as e:  # an as_of that names no past state
         raise ApiError(400, str(e).replace("--as-of", "as_of", 1)) from None
     entries = result.entries
-    if words:
-        entries = [e for e in entries if words <= _tokens(f"{e.id} {e.title} {e.body or e.excerpt}")]
-    if keep is not None:
-        entries = [e for e in entries if e.source != "session" or e.id in keep]
     results = [{**e.as_dict(), "status": e.status, "text": e.body or e.excerpt} for e in entries[:limit]]
     return json_response({"mode": _ran(result), "retrieval": result.mode, "results": results,
                           "risks": [{**r.as_dict(), "text": r.excerpt} for r in result.risks],

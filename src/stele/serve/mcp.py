@@ -110,22 +110,27 @@ def remember_text(project: Project, text: str, kind: str = "note", title: str | 
 RECALL_GRACE_S = 2.0  # past the recall's own budget (retrieval.hook_budget_ms) before the tool gives up
 
 
-def recall_text(project: Project, prompt: str, files: Sequence[str] = (), as_of: str | None = None) -> str:
+def recall_text(project: Project, prompt: str, files: Sequence[str] = (), as_of: str | None = None,
+                issue: str | None = None, pr: str | None = None, path: str | None = None,
+                fts: str | None = None) -> str:
     """What the prompt hook would inject for `prompt` (the same entries and risk callout), as text,
     within the recall's budget: the recall runs in a worker thread, and past its budget and a grace the
     tool answers that it ran out (the thread finishes on its own; its result is dropped). `as_of`: the
-    record as it stood then (a date or a commit; resolved first, so a bad one is the tool's error)."""
+    record as it stood then (a date or a commit; resolved first, so a bad one is the tool's error).
+    `issue`, `pr`, `path` and `fts` choose the candidates before ranking, as the HTTP API's do
+    (`retrieve.filters`, their one home)."""
     import concurrent.futures
 
     from ..render.agent import recall_text as render
+    from ..retrieve.filters import RecallFilters
     from ..retrieve.past import moment_of
-    from ..retrieve.recall import recall
 
+    filters = RecallFilters(issue=issue, pr=pr, path=path, fts=fts)  # a bad one is the tool's error
     moment = moment_of(project, as_of) if as_of else None
     budget = int(project.config["retrieval.hook_budget_ms"]) / 1000 + RECALL_GRACE_S
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="stele-recall")
     try:
-        result = pool.submit(recall, project, prompt, list(files), as_of=moment).result(timeout=budget)
+        result = pool.submit(filters.run, project, prompt, list(files), as_of=moment).result(timeout=budget)
     except concurrent.futures.TimeoutError:
         return (f"recall ran past its {budget:.0f} s budget and was given up (a cold index or a very large "
                 "record); try again, or `search` for a few words\n")
@@ -141,6 +146,9 @@ def recall_text(project: Project, prompt: str, files: Sequence[str] = (), as_of:
         return ("nothing recalled: the prompt is under 25 characters and names no fact id or file; describe "
                 "the task in a sentence, or use `search`\n")
     when = f" {result.when.line()}" if result.when is not None else ""
+    if filters.active:
+        return (f"nothing in the project memory passes the filters and bears on this (mode {result.mode}){when}; "
+                "loosen issue/pr/path/fts\n")
     return f"nothing in the project memory bears on this (mode {result.mode}){when}; `search` with other words\n"
 
 
@@ -273,12 +281,14 @@ def build(project: Project) -> Any:
         return register
 
     @tool(read_only)
-    def recall(prompt: str, files: list[str] = [], as_of: str | None = None) -> str:
+    def recall(prompt: str, files: list[str] = [], as_of: str | None = None, issue: str | None = None,
+               pr: str | None = None, path: str | None = None, fts: str | None = None) -> str:
         """Project memory for a task: the decisions, rules, lessons and tasks that bear on `prompt`, with
         risks on their causal path called out first. Call it before changing code; `files` are paths you
         will edit (their anchored facts are included). as_of: a date (2026-03-04) or a commit, to ask
-        what the record held then."""
-        return recall_text(project, prompt, files, as_of)
+        what the record held then. issue, pr, path: only session notes logged with that issue, pull
+        request or file. fts: only results holding all these words."""
+        return recall_text(project, prompt, files, as_of, issue, pr, path, fts)
 
     @tool(read_only)
     def search(query: str, limit: int = 10, kind: str | None = None, include_ended: bool = False,
