@@ -31,7 +31,6 @@ from pathlib import Path
 from .. import gitrepo
 from ..anchors import codecheck
 from ..anchors.codecheck import Check, Violation
-from ..redact import redact
 
 OPT_IN = "stele.checkCommands"
 REVIEWED_REF = "stele.reviewedRef"
@@ -121,6 +120,8 @@ def run(root: Path, check: Check, where: str) -> Violation | None:
                                    "faster") from None
     if proc.returncode == 0:
         return None
+    from ..redact import redact  # only for a failing command's output
+
     last = next((line for line in reversed(out.decode(errors="replace").splitlines()) if line.strip()), "")
     said = f"exit {proc.returncode}" + (f": {redact(last.strip()[:OUTPUT_SHOWN]).text}" if last else "")
     return Violation(check, where, 1, said)
