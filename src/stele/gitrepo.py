@@ -63,6 +63,16 @@ def rev_parse(root: Path, ref: str) -> str | None:
     return out or None
 
 
+def local_config(root: Path, key: str, boolean: bool = False) -> str | None:
+    """`key` from this repository's own config file (`.git/config`) only: not the user's or the
+    system's, not `-c`/GIT_CONFIG_* overrides, not included files; None when unset. `boolean`
+    normalises git's spellings of a boolean (yes/on/1) to `true`/`false`; a value git cannot read as one
+    is None."""
+    args = ["config", "--local", "--no-includes", "--get"] + (["--type=bool"] if boolean else []) + [key]
+    done = call(root, *args, env={"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0"})
+    return done.out.decode(errors="replace").strip() if done.code == 0 else None
+
+
 def head_sha(root: Path) -> str | None:
     """The current commit, short, or None in a repository with no commits yet."""
     sha = rev_parse(root, "HEAD")

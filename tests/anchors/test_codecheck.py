@@ -30,7 +30,14 @@ def test_a_list_of_mappings_and_lists_of_patterns():
     ({"forbid": 3}, "`forbid` 3 is not a regular expression"),
     ({"forbid": "x", "enforce": "block"}, "`enforce` 'block' is not one of warn, deny"),
     ({"forbid": "x", "when": "always"}, "unknown key(s) when"),
-    ({"enforce": "deny"}, "has neither `forbid` nor `require`"),
+    ({"enforce": "deny"}, "has none of `forbid`, `require`, `ast`, `command`"),
+    ({"ast": "", "language": "python"}, "`ast` '' is not an ast-grep pattern"),
+    ({"ast": "eval($X)", "language": "cobol"}, "`language` 'cobol' is not one ast-grep knows"),
+    ({"forbid": "x", "language": "python"}, "`language` goes with `ast`"),
+    ({"command": "make 'lint"}, "cannot be split into words"),
+    ({"command": "make lint", "timeout": 0}, "`timeout` 0 must be a number of seconds"),
+    ({"command": "make lint", "timeout": 301}, "at most 300"),
+    ({"forbid": "x", "timeout": 5}, "`timeout` goes with `command`"),
     ("kubectl", "must be a mapping"),
     ({"forbid": "a" * 501}, "is 501 characters long"),
 ])
@@ -118,3 +125,23 @@ def test_numbered_takes_ranges():
 def test_check_error_is_raised_for_a_bad_pattern():
     with pytest.raises(CheckError):
         codecheck.compiled("[")
+
+
+def test_ast_and_command_parse_with_their_own_keys_and_round_trip_through_the_index():
+    checks, problems = codecheck.parse([{"ast": ["requests.get($$$)", "eval($X)"], "language": "python",
+                                         "enforce": "deny"},
+                                        {"command": ["make", "lint auth"], "timeout": 5}])
+    assert problems == []
+    assert checks == [Check("ast", "requests.get($$$)", "deny", language="python"),
+                      Check("ast", "eval($X)", "deny", language="python"),
+                      Check("command", "make 'lint auth'", timeout=5.0)]
+    assert codecheck.load(codecheck.dump(checks)) == checks
+    assert checks[2].as_dict() == {"command": "make 'lint auth'", "enforce": "warn", "timeout": 5}
+    # a row the index wrote before the structural and command checks existed still loads
+    assert codecheck.load('[["forbid","a","warn",""]]') == [Check("forbid", "a")]
+
+
+def test_the_regex_interface_is_unchanged_by_the_new_modes():
+    assert codecheck.parse({"forbid": "a", "require": "b"})[0] == [Check("forbid", "a"), Check("require", "b")]
+    assert Check("forbid", "a").as_dict() == {"forbid": "a", "enforce": "warn"}
+    assert Check("forbid", "a").describe() == "forbids /a/"

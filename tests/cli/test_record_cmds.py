@@ -389,3 +389,18 @@ def test_remember_and_edit_set_checks_through_the_file_validator(repo):
     assert invoke("remember", "a lesson here", "--kind", "lesson", "--check-forbid", "x").code == 2
     assert "--enforce needs a check" in invoke("remember", "z y x w", "--kind", "constraint", "--enforce",
                                                "deny").err
+
+
+def test_edit_enforce_keeps_a_structural_check_s_language_and_a_command_s_timeout(repo):
+    from tests.factfiles import write_fact
+
+    rel = write_fact(repo, "CON-AAAA", "constraint", title="HTTP through the client", anchors=["src/*.py"],
+                     check=[{"ast": "requests.get($$$)", "language": "python"},
+                            {"command": "make lint", "timeout": 30}])
+    assert invoke("edit", "CON-AAAA", "--enforce", "deny", "--json").code == 0
+    data = json.loads(invoke("show", "CON-AAAA", "--json").out)
+    assert data.get("fact", data)["check"] == [
+        {"ast": "requests.get($$$)", "enforce": "deny", "language": "python"},
+        {"command": "make lint", "enforce": "deny", "timeout": 30}]
+    text = (repo / rel).read_text()
+    assert "language: python" in text and "timeout: 30" in text

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.factfiles import commit
 from tests.helpers import hook, invoke, write_fact
 
 LOGIN = "import os\n\n\ndef login():\n    return os.getenv('USER')\n"
@@ -99,3 +100,44 @@ def test_a_catastrophic_pattern_blocks_nothing_and_the_hook_still_answers(checke
     assert invoke("rebuild").code == 0
     said = out(hook("pre-edit", edit(checked, "    " + "a" * 40 + "b")))
     assert "permissionDecision" not in said
+
+
+@pytest.fixture
+def structural(checked):
+    pytest.importorskip("ast_grep_py", reason="the optional extra stele[checks] (ast-grep-py) is not installed")
+    write_fact(checked, "CON-EEEE", "constraint", "No shelling out", anchors=["src/login.py"],
+               check={"ast": "os.system($$$)", "enforce": "deny"})
+    write_fact(checked, "DEC-FFFF", "decision", "Make runs the linter", anchors=["src/login.py"],
+               check={"command": "touch ran"})
+    assert invoke("rebuild").code == 0
+    return checked
+
+
+def test_a_structural_check_refuses_an_apply_patch_call_but_not_the_words_in_a_comment(structural):
+    def patch(line):
+        return {"session_id": "s1", "turn_id": "t1", "transcript_path": "/t", "cwd": str(structural),
+                "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+                "tool_input": {"command": "*** Begin Patch\n*** Update File: src/login.py\n@@\n"
+                               "-    return os.getenv('USER')\n" + "".join(f"+{x}\n" for x in line.split("\n"))
+                               + "+    return os.getenv('USER')\n"
+                               "*** End Patch\n"}}
+
+    r = hook("pre-edit", patch("    # never os.system(cmd) here"), "--harness", "codex")
+    assert r.code == 0 and "deny" not in r.out
+    said = out(hook("pre-edit", patch("    os.system(\n        'ls')"), "--harness", "codex"))
+    assert said["permissionDecision"] == "deny"
+    assert ("src/login.py:5: adds `os.system(`, which matches the structure `os.system($$$)` (forbidden)"
+            in said["permissionDecisionReason"])
+
+
+def test_a_whole_file_write_is_parsed_as_written_and_no_command_runs(structural):
+    payload = edit(structural, "x = 1")
+    payload["tool_name"] = "Write"
+    payload["tool_input"] = {"file_path": str(structural / "src/login.py"),
+                             "content": "import os\n\nos.system('ls')\n"}
+    commit(structural, "facts")  # reviewed (identical at HEAD) and opted in: only the hook keeps it from running
+    git_config = structural / ".git/config"
+    git_config.write_text(git_config.read_text() + "[stele]\n\tcheckCommands = true\n\treviewedRef = HEAD\n")
+    said = out(hook("pre-edit", payload))
+    assert said["permissionDecision"] == "deny" and "CON-EEEE" in said["permissionDecisionReason"]
+    assert not (structural / "ran").exists()  # commands never run in the pre-edit hook

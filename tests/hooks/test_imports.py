@@ -15,7 +15,8 @@ import pytest
 
 from tests.helpers import invoke, unreachable_store, write_fact
 
-FORBIDDEN = ("typer", "click", "rich", "pydantic", "git", "model2vec", "torch", "yaml")
+# ast_grep_py (the optional `checks` extra) is loaded only where a fact has a structural check
+FORBIDDEN = ("typer", "click", "rich", "pydantic", "git", "model2vec", "torch", "yaml", "ast_grep_py")
 WRAPPER = """
 import json, sys
 from stele.cli.entry import main
@@ -164,3 +165,24 @@ def test_a_pre_edit_that_runs_a_check_imports_nothing_heavy(repo, tmp_path):
     loaded = {m.split(".")[0] for m in json.loads(report.read_text())["modules"]}
     assert '"permissionDecision": "deny"' in done.stdout and "CON-0001" in done.stdout
     assert not loaded & (set(FORBIDDEN) | set(LEAN)), sorted(loaded & (set(FORBIDDEN) | set(LEAN)))
+
+
+def test_a_pre_edit_loads_ast_grep_only_for_a_fact_with_a_structural_check(repo, tmp_path):
+    """The control for `ast_grep_py` in FORBIDDEN: the same pre-edit on a fact with an `ast:` check
+    loads it (and refuses the edit), so the tests above would see it loaded where it should not be."""
+    pytest.importorskip("ast_grep_py", reason="the optional extra stele[checks] (ast-grep-py) is not installed")
+    (repo / "src").mkdir()
+    (repo / "src/auth.py").write_text("def login():\n    return True\n")
+    write_fact(repo, "CON-0001", "constraint", "No eval in auth", anchors=["src/auth.py"],
+               check={"ast": "eval($X)", "enforce": "deny"})
+    assert invoke("rebuild").code == 0
+    payload = {"transcript_path": "/t", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Edit",
+               "session_id": "ast1",
+               "tool_input": {"file_path": str(repo / "src/auth.py"), "old_string": "    return True",
+                              "new_string": "    return eval(token)"}}
+    report = tmp_path / "modules.json"
+    argv = [sys.executable, "-c", WRAPPER, str(report), "hook", "pre-edit", "--harness", "claude"]
+    done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert '"permissionDecision": "deny"' in done.stdout and "matches the structure `eval($X)`" in done.stdout
+    assert "ast_grep_py" in json.loads(report.read_text())["modules"]

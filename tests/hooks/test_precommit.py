@@ -2,6 +2,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from tests.factfiles import AUTH_PY, commit, write, write_fact
 from tests.helpers import git, invoke
 
@@ -177,3 +179,42 @@ def test_a_symbol_anchor_checks_only_the_lines_added_inside_the_symbol(repo):
     git(repo, "add", "src/auth.py")
     r = invoke("hook", "pre-commit", "--strict")
     assert r.code == 1 and "src/auth.py:13: adds `print(key)`" in r.err
+
+
+NET_PY = "import requests\n\n\ndef fetch(url):\n    return url\n"
+
+
+def setup_structural(root):
+    write(root, "src/net.py", NET_PY)
+    write_fact(root, "CON-AAAA", "constraint", title="HTTP goes through the client", anchors=["src/*.py"],
+               check={"ast": "requests.get($$$)", "message": "use app.client"})
+    commit(root, "init")
+
+
+def test_a_structural_check_blocks_a_staged_call_and_not_the_same_text_in_a_comment(repo):
+    pytest.importorskip("ast_grep_py", reason="the optional extra stele[checks] (ast-grep-py) is not installed")
+    setup_structural(repo)
+    write(repo, "src/net.py", NET_PY.replace("    return url\n", "    # not requests.get(url): the client\n"
+                                             "    return url\n"))
+    git(repo, "add", "src/net.py")
+    assert invoke("hook", "pre-commit", "--strict").code == 0  # a comment: a regex would have matched
+    write(repo, "src/net.py", NET_PY.replace("return url", "return requests.get(\n        url)"))
+    git(repo, "add", "src/net.py")
+    r = invoke("hook", "pre-commit", "--strict")
+    assert r.code == 1 and "breaks the check of CON-AAAA" in r.err
+    assert ("src/net.py:5: adds `return requests.get(`, which matches the structure `requests.get($$$)` "
+            "(forbidden): use app.client") in r.err
+
+
+def test_without_the_extra_a_structural_check_is_said_once_and_blocks_nothing(repo, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ast_grep_py", None)  # `import ast_grep_py` fails as if not installed
+    write(repo, "src/other.py", NET_PY)
+    setup_structural(repo)
+    for name in ("src/net.py", "src/other.py"):
+        write(repo, name, NET_PY.replace("return url", "return requests.get(url)"))
+    git(repo, "add", "src")
+    r = invoke("hook", "pre-commit")
+    assert r.code == 0
+    said = [line for line in r.out.splitlines() if "pip install 'stele[checks]'" in line]
+    assert len(said) == 1 and "docs/memory/" in said[0] and "check not run" in said[0], r.out
+    assert "breaks the check" not in r.out

@@ -191,3 +191,22 @@ def test_check_code_with_a_base_looks_only_at_the_lines_added_since(repo):
     [finding] = json.loads(r.out)["findings"]
     assert (finding["check"], finding["line"], finding["severity"]) == ("code-check", 6, "warning")
     assert r.code == 0  # a warn check's violation fails only under --strict
+
+
+def test_a_structural_check_is_a_result_on_the_line_the_structure_starts(validator, repo):
+    pytest.importorskip("ast_grep_py", reason="the optional extra stele[checks] (ast-grep-py) is not installed")
+    write(repo, "src/login.py", CHECKED)
+    write_fact(repo, "CON-AAAA", "constraint", title="No shelling out", anchors=["src/login.py"],
+               check={"ast": "os.system($$$)", "enforce": "deny"})
+    base = commit(repo, "init")
+    assert invoke("doctor", "--check-code", "--base", base, "--strict").code == 0  # nothing added yet
+    write(repo, "src/login.py", CHECKED + "\n\ndef other():\n    # os.system( is named in a comment\n"
+                                          "    return os.system(\n        'ls')\n")
+    r = invoke("doctor", "--check-code", "--base", base, "--format", "sarif")
+    assert r.code == 1, r.err
+    log = json.loads(r.out)
+    assert errors(validator, log) == []
+    [result] = log["runs"][0]["results"]
+    assert result["ruleId"] == "code-check/CON-AAAA" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 10}
+    assert "matches the structure `os.system($$$)`" in result["message"]["text"]

@@ -8,10 +8,16 @@ A constraint, instruction or decision may say what its anchored code must not (`
       require: '^from __future__ import'       # each anchored file must still match after the change
       enforce: deny                            # pre-edit: refuse the edit (default warn: tell the agent)
       message: Dex is for web UIs only.        # optional: said with a violation
+      ast: 'requests.get($$$)'                 # no added code may match this ast-grep pattern
+      language: python                         # optional: the pattern's language (default: by extension)
+      command: 'make lint-auth'                # run (opt-in, reviewed facts only): non-zero exit = violation
+      timeout: 10                              # seconds for `command` (default 10, at most 300)
 
-or a list of such mappings; `forbid` and `require` also take a list of patterns. This module is the
-one home of that syntax (the record loader validates with `parse`, the index stores `dump`, the hooks
-read `load`) and of the matching. It sits on the hook path: plain data classes, `re` and `signal`.
+or a list of such mappings; `forbid`, `require` and `ast` also take a list of patterns. This module is
+the one home of that syntax (the record loader validates with `parse`, the index stores `dump`, the
+hooks read `load`) and of the matching. It sits on the hook path: plain data classes, `re` and
+`signal`; a structural (`ast`) check is matched by `structural.py`, imported only when one is evaluated,
+and a `command` is run by `retrieve/commandcheck.py` (never here: not on the hook path).
 
 Facts arrive in pull requests, so a pattern is untrusted input. It is capped in length, each line is
 matched on at most `MAX_LINE` characters, and every evaluation runs under a time limit (SIGALRM, in
@@ -31,13 +37,16 @@ from typing import Any
 
 from ..plain import dataclass
 
-MODES = ("forbid", "require")
+MODES = ("forbid", "require", "ast", "command")
 ENFORCE = ("warn", "deny")
-KEYS = (*MODES, "enforce", "message")
+KEYS = (*MODES, "enforce", "message", "language", "timeout")
 CHECK_KINDS = ("constraint", "instruction", "decision")  # the kinds whose `check:` is evaluated
 MAX_PATTERN = 500  # characters of a pattern
 MAX_LINE = 2000  # characters of a line a pattern is matched against
 MAX_MESSAGE = 300
+MAX_COMMAND = 1000  # characters of a command line
+TIMEOUT = 10.0  # seconds a `command` may run, unless the check says `timeout:`
+MAX_TIMEOUT = 300.0
 TIME_LIMIT = 0.25  # seconds for one pattern over one file's lines
 SHOWN = 160  # characters of an offending line quoted in a violation
 
@@ -48,20 +57,33 @@ class CheckError(Exception):
 
 @dataclass(frozen=True)
 class Check:
-    mode: str  # forbid | require
-    pattern: str
+    mode: str  # forbid | require | ast | command
+    pattern: str  # the regular expression, the ast-grep pattern or the command line
     enforce: str = "warn"  # warn | deny: what the pre-edit hook does with a violation
     message: str = ""
+    language: str = ""  # ast: the pattern's language ("" = each file's, by its extension)
+    timeout: float = 0.0  # command: seconds (0 = TIMEOUT)
 
-    def as_dict(self) -> dict[str, str]:
-        out = {self.mode: self.pattern, "enforce": self.enforce}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {self.mode: self.pattern, "enforce": self.enforce}
         if self.message:
             out["message"] = self.message
+        if self.language:
+            out["language"] = self.language
+        if self.timeout:
+            out["timeout"] = int(self.timeout) if self.timeout == int(self.timeout) else self.timeout
         return out
 
+    @property
+    def spelled(self) -> str:
+        """The pattern as messages quote it: /regex/, `structure`, `command`."""
+        if self.mode in ("ast", "command"):  # a structural pattern may span lines: a message is one
+            return "`" + " ".join(self.pattern.split()) + "`"
+        return f"/{self.pattern}/"
+
     def describe(self) -> str:
-        what = "forbids" if self.mode == "forbid" else "requires"
-        return f"{what} /{self.pattern}/"
+        what = {"forbid": "forbids", "require": "requires", "ast": "forbids the structure", "command": "runs"}
+        return f"{what.get(self.mode, self.mode)} {self.spelled}"
 
 
 @dataclass(frozen=True)
@@ -75,13 +97,17 @@ class Violation:
         """What is wrong, without where: the offending text and the check, and the check's message."""
         if self.check.mode == "require":
             said = f"no longer matches /{self.check.pattern}/ (required)"
+        elif self.check.mode == "ast":
+            said = f"adds `{self.text}`, which matches the structure {self.check.spelled} (forbidden)"
+        elif self.check.mode == "command":
+            said = f"{self.check.spelled} failed ({self.text})"
         else:
             said = f"adds `{self.text}`, which matches /{self.check.pattern}/ (forbidden)"
         return f"{said}{': ' + self.check.message if self.check.message else ''}"
 
     def describe(self) -> str:
         """One line: where, then `what`."""
-        where = self.path if self.check.mode == "require" else f"{self.path}:{self.line}"
+        where = self.path if self.check.mode in ("require", "command") else f"{self.path}:{self.line}"
         return f"{where}: {self.what()}"
 
 
@@ -96,8 +122,8 @@ def parse(value: Any) -> tuple[list[Check], list[str]]:
     for n, item in enumerate(items):
         where = f"item {n + 1} " if isinstance(value, list) else ""
         if not isinstance(item, dict):
-            problems.append(f"{where}must be a mapping with `forbid: REGEX` or `require: REGEX` (and optionally "
-                            "`enforce: warn|deny`, `message: TEXT`)")
+            problems.append(f"{where}must be a mapping with `forbid: REGEX`, `require: REGEX`, `ast: PATTERN` or "
+                            "`command: CMD` (and optionally `enforce: warn|deny`, `message: TEXT`)")
             continue
         unknown = [str(k) for k in item if k not in KEYS]
         if unknown:
@@ -110,22 +136,81 @@ def parse(value: Any) -> tuple[list[Check], list[str]]:
         if not isinstance(message, str) or len(message) > MAX_MESSAGE or "\n" in message.strip():
             problems.append(f"{where}`message` must be one line of text, at most {MAX_MESSAGE} characters")
             message = ""
+        language, timeout = _language(item, where, problems), _timeout(item, where, problems)
         found = False
         for mode in MODES:
             patterns = item.get(mode)
             if patterns is None:
                 continue
             found = True
-            for pattern in patterns if isinstance(patterns, list) else [patterns]:
-                problem = pattern_problem(pattern)
+            for pattern in patterns if isinstance(patterns, list) and mode != "command" else [patterns]:
+                problem = (command_problem(pattern) if mode == "command" else
+                           text_problem(pattern, "an ast-grep pattern") if mode == "ast" else pattern_problem(pattern))
                 if problem:
                     problems.append(f"{where}`{mode}` {problem}")
-                else:
-                    checks.append(Check(mode, pattern, enforce, message.strip()))
+                    continue
+                if mode == "command" and isinstance(pattern, list):
+                    import shlex  # lazily: not on the hook path (tests/hooks/test_imports.py)
+
+                    pattern = shlex.join(pattern)
+                checks.append(Check(mode, pattern, enforce, message.strip(), language if mode == "ast" else "",
+                                    timeout if mode == "command" else 0.0))
         if not found:
-            problems.append(f"{where}has neither `forbid` nor `require`: add `forbid: REGEX` (no added line may "
-                            "match) or `require: REGEX` (the file must still match)")
+            problems.append(f"{where}has none of `forbid`, `require`, `ast`, `command`: add `forbid: REGEX` (no "
+                            "added line may match) or `require: REGEX` (the file must still match)")
+        elif "language" in item and "ast" not in item:
+            problems.append(f"{where}`language` goes with `ast` (the structural pattern's language)")
+        elif "timeout" in item and "command" not in item:
+            problems.append(f"{where}`timeout` goes with `command` (the seconds it may run)")
     return checks, problems
+
+
+def _language(item: dict[str, Any], where: str, problems: list[str]) -> str:
+    from .structural import LANGUAGES  # the names only: ast-grep itself is not imported
+
+    value = item.get("language", "")
+    if value == "" or value in LANGUAGES:
+        return str(value)
+    problems.append(f"{where}`language` {value!r} is not one ast-grep knows: use one of " + ", ".join(sorted(LANGUAGES)))
+    return ""
+
+
+def _timeout(item: dict[str, Any], where: str, problems: list[str]) -> float:
+    value = item.get("timeout")
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
+        problems.append(f"{where}`timeout` {value!r} must be a number of seconds, above 0 and at most {MAX_TIMEOUT:g}")
+        return 0.0
+    return float(value)
+
+
+def text_problem(value: Any, what: str) -> str | None:
+    """Why `value` cannot be a check's `what` (quoted text under MAX_PATTERN characters), or None."""
+    if not isinstance(value, str) or not value.strip():
+        return f"{value!r} is not {what}: write it as quoted text"
+    if len(value) > MAX_PATTERN:
+        return f"is {len(value)} characters long; keep a pattern under {MAX_PATTERN}"
+    return None
+
+
+def command_problem(value: Any) -> str | None:
+    """Why `value` cannot be a `command` (a command line, or a list of its words), or None."""
+    import shlex
+
+    if isinstance(value, list):
+        if not value or not all(isinstance(w, str) and w for w in value):
+            return "as a list must list the command's words as text"
+        value = shlex.join(value)
+    if not isinstance(value, str) or not value.strip():
+        return f"{value!r} is not a command: write it as quoted text, e.g. 'make lint'"
+    if len(value) > MAX_COMMAND or "\n" in value:
+        return f"must be one line of at most {MAX_COMMAND} characters"
+    try:
+        shlex.split(value)
+    except ValueError as e:
+        return f"{value!r} cannot be split into words ({e}); it is run without a shell"
+    return None
 
 
 def pattern_problem(pattern: Any) -> str | None:
@@ -159,7 +244,7 @@ def compiled(pattern: str) -> re.Pattern[str]:
 
 def dump(checks: Iterable[Check]) -> str | None:
     """The checks as compact JSON, for the index; None when there are none."""
-    rows = [[c.mode, c.pattern, c.enforce, c.message] for c in checks]
+    rows = [[c.mode, c.pattern, c.enforce, c.message, c.language, c.timeout] for c in checks]
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":")) if rows else None
 
 
@@ -168,7 +253,8 @@ def load(text: str | None) -> list[Check]:
     if not text:
         return []
     try:
-        return [Check(str(m), str(p), str(e), str(msg)) for m, p, e, msg in json.loads(text)]
+        return [Check(str(m), str(p), str(e), str(msg), str(rest[0]) if rest else "", float(rest[1]) if rest[1:] else 0.0)
+                for m, p, e, msg, *rest in json.loads(text)]
     except (ValueError, TypeError):
         return []
 
@@ -231,10 +317,26 @@ def required(check: Check, path: str, text: str) -> Violation | None:
     return None if found else Violation(check, path, 1)
 
 
+def structural(check: Check, path: str, lines: Iterable[tuple[int, str]], after: str) -> list[Violation]:
+    """The matches of an `ast` check's pattern in `after` (the file as the change leaves it) that cover
+    one of the added `lines`; CheckError when it cannot be evaluated (structural.py)."""
+    from . import structural as sg  # ast-grep is loaded only where a structural check is evaluated
+
+    language = sg.language_of(path, check.language)
+    if language is None:
+        return []  # a file in no language ast-grep knows: the pattern says nothing about it
+    try:
+        found = sg.matches(check.pattern, language, after, (n for n, _ in lines if n))
+    except sg.StructuralError as e:
+        raise CheckError(str(e)) from None
+    return [Violation(check, path, n, _shown(text)) for n, text in found]
+
+
 def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | None,
              after: str | None) -> tuple[list[Violation], list[str]]:
     """Every check on one file: `added` (number, text) lines for `forbid`, `after` (the file as it will
-    be, None when deleted or unknown) for `require`. Violations, and the checks that failed to run."""
+    be, None when deleted or unknown) for `require`, both for `ast`. Violations, and the checks that
+    failed to run. A `command` is not evaluated on a file (retrieve/commandcheck.py runs it)."""
     found: list[Violation] = []
     failed: list[str] = []
     for check in checks:
@@ -245,8 +347,10 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
                 hit = required(check, path, after)
                 if hit is not None:
                     found.append(hit)
+            elif check.mode == "ast" and added and after is not None:
+                found += structural(check, path, added, after)
         except CheckError as e:
-            failed.append(f"`check` {check.mode} /{check.pattern}/ {e}")
+            failed.append(f"`check` {check.mode} {check.spelled} {e}")
     return found, failed
 
 

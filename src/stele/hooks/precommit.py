@@ -6,7 +6,9 @@ constraint anchored to the staged code is not itself staged: neither edited nor 
 constraints: anchors/codecheck.py) is held to its check instead: the staged change is checked, every
 violation is printed with the fact, the file and the line (a warning without `--strict`, a block with
 it), and a check that passes satisfies strict mode. A check that cannot run (a bad pattern, out of
-time) is the fact's problem: it is said, it blocks nothing, and the fact falls back to the rule above.
+time) is the fact's problem: it is said, it blocks nothing, and the fact falls back to the rule above;
+so does a `command` check not allowed to run (retrieve/commandcheck.py: opt-in per clone, and only
+from a fact identical to its version on the reviewed ref, `stele.reviewedRef` or origin/HEAD here).
 Internal errors still fail open (see `dispatch.py`): a broken memory layer must never stop a commit.
 
 Filenames after the event (the pre-commit framework passes them) narrow the staged change to those
@@ -21,7 +23,7 @@ from ..kinds import FIRST_KINDS
 from ..project import Project, find_root
 from ..render import term
 from ..render.anchored import checks_text, text
-from ..retrieve import anchored, codechecks
+from ..retrieve import anchored, codechecks, commandcheck
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -46,7 +48,8 @@ def run(args: Namespace) -> int:
         what = "these files"
     else:
         return 0
-    outcomes = codechecks.on_change(project, change, found) if change.files and found else []
+    gate = commandcheck.Gate(root)  # `command` checks: opt-in, reviewed facts only (asked only if one has some)
+    outcomes = codechecks.on_change(project, change, found, gate) if change.files and found else []
     if found:
         term.write(text(found, what))
         term.write("Read one with `stele show ID`. If it still holds: `stele verify ID`.\n")
@@ -56,7 +59,7 @@ def run(args: Namespace) -> int:
     if not args.strict:
         return 0
     staged = {p for d in change.files for p in d.paths}
-    checked = {o.fact.id for o in outcomes if not o.failures}
+    checked = {o.fact.id for o in outcomes if not o.failures and not o.notes}
     violated = [o for o in outcomes if o.violations]
     blocking = [a.fact for a in found if a.fact.kind in FIRST_KINDS and a.fact.path not in staged
                 and a.fact.id not in checked]

@@ -39,9 +39,10 @@ from .items import Item
 if TYPE_CHECKING:
     from ..anchors.drift import Baseline
 
-SCHEMA = 9  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
+SCHEMA = 10  # 4: files.offset (live logs read on), 5: items.needs_review, 6: items.agent, items.host,
 # 7: indexes on items(kind, status) and items(delivery) (the session-start hook's queries),
-# 8: baselines (freshness: anchors/drift.py), 9: checks (a fact's `check:`: anchors/codecheck.py)
+# 8: baselines (freshness: anchors/drift.py), 9: checks (a fact's `check:`: anchors/codecheck.py),
+# 10: rebuilt so a fact whose `ast:`/`command:` check an older parse refused gets its checks row
 _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import gitrepo, textcut
+from .. import gitrepo, plain, textcut
 from ..anchors import codecheck
 from ..delivery import today
 from ..errors import SteleError, UsageError
@@ -289,7 +289,7 @@ def edit(project: Project, fact_id: str, changes: Changes) -> Written:
         fact.checks += [c for c in flag_checks(fact.kind, changes.add_forbid, changes.add_require, None)
                         if c not in fact.checks]
         if changes.enforce is not None:
-            fact.checks = [codecheck.Check(c.mode, c.pattern, changes.enforce, c.message) for c in fact.checks]
+            fact.checks = [plain.replace(c, enforce=changes.enforce) for c in fact.checks]
         extra = lifecycle.clears_review(fact)  # an edit clears a review, and the note of that review
         if changes.status is not None:
             fact.status = changes.status

@@ -34,12 +34,12 @@ def check_lines(outcomes: list[Outcome]) -> list[str]:
     """Each fact whose checks the code breaks (or that could not run), then one line a violation."""
     out = []
     for o in outcomes:
-        if not o.violations and not o.failures:
+        if not o.violations and not o.failures and not o.notes:
             continue
         f = o.fact
         out.append(f"  {f.id} {f.kind}: {f.title}")
         out += [f"      {v.describe()}" for v in o.violations]
-        out += [f"      check not run ({f.path}): {why}" for why in o.failures]
+        out += [f"      check not run ({f.path}): {why}" for why in o.failures + o.notes]
     return out
 
 

@@ -64,7 +64,8 @@ def summary(report: Report, title: str = "stele doctor") -> str:
     if not report.findings:
         return "\n".join(head)
     rows = ["| | check | where | message |", "|---|---|---|---|"]
-    rows += [f"| {'❌' if f.severity == 'error' else '⚠️'} | `{f.check}` | `{_cell(f.path)}:{f.line}` | "
+    icons = {"error": "❌", "warning": "⚠️", "note": "💬"}
+    rows += [f"| {icons.get(f.severity, '⚠️')} | `{f.check}` | `{_cell(f.path)}:{f.line}` | "
              f"{_cell(f.message)} |" for f in report.findings]
     return _fit(head, rows)
 

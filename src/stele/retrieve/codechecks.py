@@ -6,7 +6,9 @@ What a check covers has one home, here: `forbid` looks at the lines a change add
 is anchored to (for a symbol anchor, only those inside the symbol, when it can be located), `require`
 at each such file as the change leaves it. Without a change (`on_tree`), every line of the anchored
 files counts as added: the code as it stands must respect the fact. The matching itself, with its
-limits on untrusted patterns, is `anchors/codecheck.py`.
+limits on untrusted patterns, is `anchors/codecheck.py`. A `command` check runs once per fact whose
+anchored files are in question, only where the caller passes a `commandcheck.Gate` (pre-commit and
+doctor; never the pre-edit hook) and only as that module allows (opt-in, reviewed facts only).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from ..anchors.paths import glob_regex, is_glob, literal_dir, normalize, split
 from ..kinds import CLOSED_STATUSES
 from ..plain import dataclass, field
 from ..project import Project
+from . import commandcheck
 from .anchored import Anchored, Change, Hit, order
 
 if TYPE_CHECKING:
@@ -36,6 +39,7 @@ class Outcome:
     checks: list[Check]
     violations: list[Violation] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # checks that could not run: the fact's problem
+    notes: list[str] = field(default_factory=list)  # checks not run by design (a command not allowed here)
 
     @property
     def deny(self) -> bool:
@@ -64,8 +68,10 @@ def checks_of(project: Project, heads: Iterable[Head]) -> dict[str, list[Check]]
     return {i: c for i, c in out.items() if c}
 
 
-def on_change(project: Project, change: Change, found: list[Anchored]) -> list[Outcome]:
-    """The checks of the facts in `found` (`anchored.for_change` of `change`) over that change."""
+def on_change(project: Project, change: Change, found: list[Anchored],
+              commands: commandcheck.Gate | None = None) -> list[Outcome]:
+    """The checks of the facts in `found` (`anchored.for_change` of `change`) over that change; their
+    `command` checks too when `commands` is given."""
     with_checks = checks_of(project, (a.fact for a in found))
     relevant = [a for a in found if a.fact.id in with_checks]
     if not relevant:
@@ -75,24 +81,31 @@ def on_change(project: Project, change: Change, found: list[Anchored]) -> list[O
     out = []
     for a in relevant:
         outcome = Outcome(a.fact, with_checks[a.fact.id])
+        touched = []
         for path, hits in _by_file(a.hits).items():
             diff, text = diffs.get(path), texts.get(path)
             if diff is None or text is None:
                 continue
+            touched.append(path)
             added = [r for r in diff.new_ranges if r[1] >= r[0]]
             _apply(outcome, path, text, _within(added, hits))
+        if touched:
+            _commands(project, outcome, touched[0], commands)
         out.append(outcome)
     return out
 
 
-def on_tree(project: Project, facts: Iterable[Fact], tree: Tree) -> list[Outcome]:
-    """The checks of every live fact that has some over its anchored files as they are in `tree`."""
+def on_tree(project: Project, facts: Iterable[Fact], tree: Tree,
+            commands: commandcheck.Gate | None = None) -> list[Outcome]:
+    """The checks of every live fact that has some over its anchored files as they are in `tree`; their
+    `command` checks too when `commands` is given."""
     out = []
     for fact in facts:
         if not fact.checks or fact.status in CLOSED_STATUSES:
             continue
         outcome = Outcome(fact, list(fact.checks))
-        for path, hits in _by_file(_expand(fact.anchors, tree)).items():
+        by_file = _by_file(_expand(fact.anchors, tree))
+        for path, hits in by_file.items():
             text = tree.read(path)
             if text is None:
                 continue
@@ -102,6 +115,8 @@ def on_tree(project: Project, facts: Iterable[Fact], tree: Tree) -> list[Outcome
                 spans = [s for s in found if s is not None]
                 whole = spans or whole  # a symbol not found: the file (doctor reports the anchor)
             _apply(outcome, path, text, whole)
+        if by_file:
+            _commands(project, outcome, min(by_file), commands)
         out.append(outcome)
     return order_outcomes(out)
 
@@ -116,6 +131,24 @@ def _apply(outcome: Outcome, path: str, text: str, ranges: list[tuple[int, int]]
     violations, failures = codecheck.evaluate(outcome.checks, path, codecheck.numbered(text, ranges), text)
     outcome.violations += violations
     outcome.failures += [f for f in failures if f not in outcome.failures]
+
+
+def _commands(project: Project, outcome: Outcome, where: str, gate: commandcheck.Gate | None) -> None:
+    """Run the fact's `command` checks, as the gate allows: a non-zero exit is a violation on `where`
+    (the first anchored file in question), a command that cannot run the fact's problem, a command not
+    allowed to run a note saying why."""
+    if gate is None or not any(c.mode == "command" for c in outcome.checks):
+        return
+    checks, why = commandcheck.reviewed_commands(project.root, outcome.fact.path, gate)
+    if why:
+        outcome.notes.append(f"`check` command not run: {why}")
+    for check in checks:
+        try:
+            found = commandcheck.run(project.root, check, where)
+        except codecheck.CheckError as e:
+            outcome.failures.append(f"`check` command {check.spelled} {e}")
+        else:
+            outcome.violations += [found] if found else []
 
 
 def _by_file(hits: Iterable[Hit]) -> dict[str, list[Hit]]:
