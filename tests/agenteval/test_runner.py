@@ -67,6 +67,9 @@ def test_the_arms_compare_and_the_users_tree_is_left_alone(project, tmp_path):
     notes = report["tasks"]["notes"]
     assert (notes["arms"]["with"]["passed"], notes["arms"]["without"]["passed"]) == (2, 0)
     assert notes["difference"]["value"] == 1 and notes["difference"]["interval"][0] > 0
+    paired = report["overall"]["difference"]["paired"]  # notes: 2 pairs only `with` passed; hang: 2 failed both
+    assert (paired["pairs"], paired["with_only"], paired["without_only"], paired["value"]) == (4, 2, 0, 0.5)
+    assert 0 <= paired["interval"][0] <= 0.5 <= paired["interval"][1] <= 1
     assert report["overall"]["arms"]["with"]["tokens_in"] == 200 and report["overall"]["arms"]["with"]["tokens_out"] == 14  # killed runs report none
     hang = [r for r in report["runs"] if r["task"] == "hang"]
     assert all(r["timed_out"] and not r["passed"] and r["checks"][0]["check"] == "finished in time" for r in hang)
