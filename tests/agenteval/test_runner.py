@@ -23,6 +23,9 @@ pathlib.Path("{log}.off").open("a").write(os.environ.get("STELE_OFF", "-") + "\\
 pathlib.Path("{log}.files").open("a").write(" ".join(sorted(p.name for p in pathlib.Path.cwd().iterdir())) + "\\n")
 if "hang" in prompt:
     time.sleep(60)
+if "refuse" in prompt:
+    sys.stderr.write("starting\\nnot running in a trusted directory\\n")
+    sys.exit(41)
 if with_stele:
     pathlib.Path("notes.txt").write_text("kept\\n")
 print(json.dumps({{"type": "result", "num_turns": 2, "result": "done CON-1" if with_stele else "done",
@@ -101,6 +104,17 @@ def test_the_same_runs_give_the_same_numbers(project):
             a, b = first["tasks"][name]["arms"][arm], second["tasks"][name]["arms"][arm]
             assert {k: v for k, v in a.items() if "seconds" not in k} == {k: v for k, v in b.items() if "seconds" not in k}
         assert first["tasks"][name]["difference"] == second["tasks"][name]["difference"]
+
+
+def test_a_harness_that_never_reached_the_model_says_why(project):
+    repo, fake = project
+    (repo / "suite.yaml").write_text("tasks:\n  - id: refuse\n    prompt: refuse to start\n"
+                                     "    expect: {touched: [notes.txt]}\n")
+    report, _ = run(repo, fake, "--runs", "1")
+    assert [r["checks"][0] for r in report["runs"]] == [
+        {"check": "the harness ran", "ok": False, "detail": "exit 41 with no output: not running in a trusted directory"}] * 2
+    folder = repo / ".stele" / "eval" / "agent" / report["run"]
+    assert "refuse with #1: the harness ran (exit 41 with no output: not running" in (folder / "report.md").read_text()
 
 
 @pytest.mark.parametrize("flag, stopped_at, why", [("--max-runs=3", 3, "run ceiling: 3 runs"),

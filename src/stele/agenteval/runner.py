@@ -170,7 +170,7 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
                                 usage_file=usage_file)
         timeout = opts.timeout or task.timeout
         t0 = time.monotonic()
-        code, stdout, _, timed_out = process.run(cmd, tree, harnesses.run_env(opts.harness, arm_env(env, arm)), timeout)
+        code, stdout, stderr, timed_out = process.run(cmd, tree, harnesses.run_env(opts.harness, arm_env(env, arm)), timeout)
         seconds = time.monotonic() - t0
         usage = harnesses.read_output(opts.harness, stdout)
         harnesses.read_usage_file(usage_file, usage)
@@ -178,6 +178,9 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
         checks = outcome.judge(task.expect, tree, change, usage.answer, usage.turns, task.max_turns, env)
         if timed_out:
             checks.insert(0, outcome.Check("finished in time", False, f"killed after {timeout} s"))
+        elif code and not usage.events:  # it never got to the model: say why, not just which checks failed
+            last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+            checks.insert(0, outcome.Check("the harness ran", False, f"exit {code} with no output: {last[:300]}"))
         return RunResult(task.id, arm, n, all(c.ok for c in checks), checks, usage.tokens_in, usage.tokens_out,
                          usage.turns, seconds, code, timed_out, usage.answer, injected(tree), stdout)
     except SteleError as e:  # the apparatus failed, not the agent: counting it as a failed run would bias an arm
