@@ -99,7 +99,7 @@ def _line(name: str, block: dict[str, Any]) -> str:
 
 def markdown(summary: dict[str, Any]) -> str:
     arms = summary["arms"]
-    both = int("difference" in summary["overall"])
+    heads = ["task", *arms] + (["difference", "paired"] if "difference" in summary["overall"] else ["difference"])
     lines = [f"# stele eval --agent: {summary['suite']} in {summary['harness']}", "",
              f"Commit {summary['commit'][:12]}, started {summary['started']}, {summary['seconds']:.0f} s."
              + (f" Stopped early: {summary['stopped']}." if summary["stopped"] else ""), "",
@@ -107,8 +107,7 @@ def markdown(summary: dict[str, Any]) -> str:
              "percentage points, with Newcombe's 95% interval (arms as independent samples); paired: the 95% "
              "bootstrap interval over the pairs (same task, same run), and the pairs only `with` / only "
              "`without` passed. An interval that spans 0 has not shown a difference.", "",
-             "| task | " + " | ".join(arms) + " | difference | paired |" if both else "| task | " + " | ".join(arms)
-             + " | difference |", "|---" * (len(arms) + 2 + both) + "|"]
+             "| " + " | ".join(heads) + " |", "|---" * len(heads) + "|"]
     for name, block in summary["tasks"].items():
         lines.append(_line(name, block))
     lines.append(_line("**overall**", summary["overall"]))
