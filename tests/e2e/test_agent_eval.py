@@ -174,7 +174,7 @@ DISTRACTION = {"id": "distraction", "prompt": "Add a small shell script scripts/
 
 @pytest.mark.parametrize("name", ["gemini", "copilot"])
 def test_each_case_in_gemini_and_copilot(name, demo_repo, tmp_path):
-    """One suite holds the three cases, 2 runs per arm (12 sessions, under 2 minutes here): the first
+    """One suite holds the three cases, 2 runs per arm (12 sessions, 1-3 minutes here by load): the first
     drafted fact task (positive), the control task (zero), and a second control task on which the mock
     is distracted by Stele's framed context (negative). In both harnesses the clone is a folder nobody
     trusted: the `with` arm's requests must carry Stele's context, the `without` arm's never."""
@@ -189,10 +189,11 @@ def test_each_case_in_gemini_and_copilot(name, demo_repo, tmp_path):
     tasks["distraction"] = Task(DISTRACTION["prompt"], writes="scripts/print_time.sh", distracted=True)
     report = run_eval(name, demo_repo, tmp_path, Reactive(list(tasks.values())), suite=str(path), runs=2)
     assert report["stopped"] is None and len(report["runs"]) == 12
-    with_requests = [r for r in report["requests"] if ".with." in r.text]
-    without_requests = [r for r in report["requests"] if ".without." in r.text]
+    runs = [(r, r.root.name.split(".")) for r in report["requests"] if r.root is not None]  # task, arm, run
+    with_requests = [r for r, (_, arm, _) in runs if arm == "with"]
+    without_requests = [r for r, (_, arm, _) in runs if arm == "without"]
     assert with_requests and without_requests
-    assert {r.text.split(".with.")[0].rsplit("/", 1)[-1] for r in with_requests if FRAME in r.text} == set(tasks)
+    assert {r.root.name.split(".")[0] for r in with_requests if FRAME in r.text} == set(tasks)
     assert not any(FRAME in r.text for r in without_requests), "Stele's context reached a `without` run"
     for r in report["runs"]:
         expected = {fact: r["arm"] == "with", "control": True, "distraction": r["arm"] == "without"}[r["task"]]
@@ -201,6 +202,8 @@ def test_each_case_in_gemini_and_copilot(name, demo_repo, tmp_path):
             assert r["passed"] == kept(report, fact, tasks[fact], r["arm"], r["run"])
     blocks = report["tasks"]
     assert blocks[fact]["difference"]["value"] == 1 and blocks[fact]["difference"]["interval"][0] > 0
+    assert report["overall"]["difference"]["paired"] | {"interval": None} == {
+        "pairs": 6, "with_only": 2, "without_only": 2, "value": 0.0, "interval": None}
     assert blocks["control"]["difference"]["value"] == 0
     assert blocks["distraction"]["difference"]["value"] == -1 and blocks["distraction"]["difference"]["interval"][1] < 0
     for arm in ("with", "without"):
