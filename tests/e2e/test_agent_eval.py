@@ -193,7 +193,7 @@ def test_each_case_in_gemini_and_copilot(name, demo_repo, tmp_path):
     with_requests = [r for r, (_, arm, _) in runs if arm == "with"]
     without_requests = [r for r, (_, arm, _) in runs if arm == "without"]
     assert with_requests and without_requests
-    assert {r.root.name.split(".")[0] for r in with_requests if FRAME in r.text} == set(tasks)
+    assert {r.root.name for r in with_requests if FRAME in r.text} == {f"{t}.with.{n}" for t in tasks for n in (1, 2)}
     assert not any(FRAME in r.text for r in without_requests), "Stele's context reached a `without` run"
     for r in report["runs"]:
         expected = {fact: r["arm"] == "with", "control": True, "distraction": r["arm"] == "without"}[r["task"]]
