@@ -61,3 +61,56 @@ def test_codex_runs_the_clone_with_the_repositorys_own_project_settings(tmp_path
     got = harnesses.trust_like("codex", tmp_path / "other", tmp_path / "clone", {"HOME": str(tmp_path)})
     assert got[1].endswith('{"trust_level" = "trusted"}}')
     assert harnesses.trust_like("claude", repo, tmp_path / "clone", {}) == []
+
+
+def test_gemini_runs_trust_the_clone_through_the_clis_own_switch():
+    # Gemini CLI 0.61.0 (packages/core/src/utils/trust.ts, checkPathTrust): "true" trusts the workspace;
+    # without it a headless run in a folder nobody trusted stops before the model is asked
+    env = {"HOME": "/h", "GEMINI_CLI_TRUST_WORKSPACE": "false"}
+    assert harnesses.run_env("gemini", env)["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
+    assert harnesses.run_env("claude", env) == env and harnesses.run_env("codex", {"HOME": "/h"}) == {"HOME": "/h"}
+    cmd = harnesses.command("gemini", "gemini", "do it", with_stele=True, max_turns=None, extra=[])
+    assert not any("trust" in a or "yolo" in a or "approval" in a for a in cmd)
+
+
+def test_copilot_trusts_the_clone_for_one_session_in_both_arms(tmp_path):
+    trust = harnesses.trust_like("copilot", tmp_path / "repo", tmp_path / "clone", {})
+    assert trust == ["--trust-folder"]
+    for with_stele in (True, False):
+        cmd = harnesses.command("copilot", "copilot", "do it", with_stele=with_stele, max_turns=None, extra=["-x"],
+                                trust=trust, usage_file=tmp_path / "u.json")
+        assert cmd == ["copilot", "-p", "do it", "--output-format", "json", "--trust-folder",
+                       "--usage-output-file", str(tmp_path / "u.json"), "-x"]
+        assert not any("allow-all" in a or "yolo" in a for a in cmd)
+
+
+def test_gemini_and_copilot_outputs_and_copilots_usage_file(tmp_path):
+    # Gemini CLI 0.61.0 stream-json; Copilot CLI 1.0.102 JSON lines and --usage-output-file, as printed
+    gemini = "\n".join(json.dumps(e) for e in [
+        {"type": "init", "session_id": "s", "model": "gemini-2.5-flash"},
+        {"type": "message", "role": "assistant", "content": "I left it ", "delta": True},
+        {"type": "message", "role": "assistant", "content": "as it is.", "delta": True},
+        {"type": "result", "status": "success", "stats": {"input_tokens": 20, "output_tokens": 20, "tool_calls": 1}},
+    ])
+    u = harnesses.read_output("gemini", gemini)
+    assert (u.tokens_in, u.tokens_out, u.turns, u.answer) == (20, 20, 2, "I left it as it is.")
+    copilot = "\n".join(json.dumps(e) for e in [
+        {"type": "assistant.message", "data": {"content": "", "toolRequests": [{"name": "create"}]}},
+        {"type": "tool.execution_complete", "data": {"toolCallId": "c", "success": True}},
+        {"type": "assistant.message", "data": {"content": "Added the script.", "toolRequests": []}},
+        {"type": "result", "exitCode": 0, "usage": {"premiumRequests": 0, "sessionDurationMs": 701}},
+    ])
+    u = harnesses.read_output("copilot", copilot)
+    assert (u.tokens_in, u.tokens_out, u.turns, u.answer) == (0, 0, 2, "Added the script.")
+    usage = tmp_path / "usage.json"
+    usage.write_text(json.dumps({"modelMetrics": {
+        "claude-sonnet-4.5": {"usage": {"inputTokens": 20, "outputTokens": 9, "cacheReadTokens": 5, "cacheWriteTokens": 1}},
+        "gpt-5-mini": {"usage": {"inputTokens": 3, "outputTokens": 1}}},
+        "agentMetrics": {"main": {"modelMetrics": {"claude-sonnet-4.5": {"usage": {"inputTokens": 20}}}}}}))
+    harnesses.read_usage_file(usage, u)
+    assert (u.tokens_in, u.tokens_out) == (29, 10)
+    harnesses.read_usage_file(usage, u)  # counted once: tokens already known are never added again
+    assert (u.tokens_in, u.tokens_out) == (29, 10)
+    fresh = harnesses.Usage()
+    harnesses.read_usage_file(tmp_path / "missing.json", fresh)
+    assert (fresh.tokens_in, fresh.tokens_out) == (0, 0)

@@ -23,6 +23,9 @@ pathlib.Path("{log}.off").open("a").write(os.environ.get("STELE_OFF", "-") + "\\
 pathlib.Path("{log}.files").open("a").write(" ".join(sorted(p.name for p in pathlib.Path.cwd().iterdir())) + "\\n")
 if "hang" in prompt:
     time.sleep(60)
+if "refuse" in prompt:
+    sys.stderr.write("starting\\nnot running in a trusted directory\\n")
+    sys.exit(41)
 if with_stele:
     pathlib.Path("notes.txt").write_text("kept\\n")
 print(json.dumps({{"type": "result", "num_turns": 2, "result": "done CON-1" if with_stele else "done",
@@ -67,6 +70,9 @@ def test_the_arms_compare_and_the_users_tree_is_left_alone(project, tmp_path):
     notes = report["tasks"]["notes"]
     assert (notes["arms"]["with"]["passed"], notes["arms"]["without"]["passed"]) == (2, 0)
     assert notes["difference"]["value"] == 1 and notes["difference"]["interval"][0] > 0
+    paired = report["overall"]["difference"]["paired"]  # notes: 2 pairs only `with` passed; hang: 2 failed both
+    assert (paired["pairs"], paired["with_only"], paired["without_only"], paired["value"]) == (4, 2, 0, 0.5)
+    assert 0 <= paired["interval"][0] <= 0.5 <= paired["interval"][1] <= 1
     assert report["overall"]["arms"]["with"]["tokens_in"] == 200 and report["overall"]["arms"]["with"]["tokens_out"] == 14  # killed runs report none
     hang = [r for r in report["runs"] if r["task"] == "hang"]
     assert all(r["timed_out"] and not r["passed"] and r["checks"][0]["check"] == "finished in time" for r in hang)
@@ -98,6 +104,17 @@ def test_the_same_runs_give_the_same_numbers(project):
             a, b = first["tasks"][name]["arms"][arm], second["tasks"][name]["arms"][arm]
             assert {k: v for k, v in a.items() if "seconds" not in k} == {k: v for k, v in b.items() if "seconds" not in k}
         assert first["tasks"][name]["difference"] == second["tasks"][name]["difference"]
+
+
+def test_a_harness_that_never_reached_the_model_says_why(project):
+    repo, fake = project
+    (repo / "suite.yaml").write_text("tasks:\n  - id: refuse\n    prompt: refuse to start\n"
+                                     "    expect: {touched: [notes.txt]}\n")
+    report, _ = run(repo, fake, "--runs", "1")
+    assert [r["checks"][0] for r in report["runs"]] == [
+        {"check": "the harness ran", "ok": False, "detail": "exit 41 with no output: not running in a trusted directory"}] * 2
+    folder = repo / ".stele" / "eval" / "agent" / report["run"]
+    assert "refuse with #1: the harness ran (exit 41 with no output: not running" in (folder / "report.md").read_text()
 
 
 @pytest.mark.parametrize("flag, stopped_at, why", [("--max-runs=3", 3, "run ceiling: 3 runs"),

@@ -1,6 +1,6 @@
 import pytest
 
-from stele.agenteval.stats import newcombe, wilson
+from stele.agenteval.stats import newcombe, paired_bootstrap, wilson
 
 
 def test_wilson_matches_the_published_values():
@@ -17,3 +17,17 @@ def test_newcombe_matches_his_worked_example():
     lo, hi = newcombe(3, 3, 3, 3)
     assert lo < 0 < hi and lo == pytest.approx(-hi)
     assert newcombe(1, 2, 0, 0) == (-1.0, 1.0)
+
+
+def test_the_paired_bootstrap_is_fixed_by_its_seed_and_uses_the_pairing():
+    diffs = [1] * 10 + [0] * 8  # 10 pairs only `with` passed, 8 where both arms agreed
+    got = paired_bootstrap(diffs)
+    assert got == paired_bootstrap(list(diffs)) == pytest.approx((6 / 18, 14 / 18))  # fixed by its seed
+    lo, hi = got
+    assert 0.3 < lo < 10 / 18 < hi < 0.8
+    # the same counts unpaired (10/18 against 0/18) give Newcombe's wider interval
+    n_lo, n_hi = newcombe(10, 18, 0, 18)
+    assert n_lo < lo and hi - lo < n_hi - n_lo
+    assert paired_bootstrap([1, 1, 1]) == (1.0, 1.0)  # every pair agrees: a point (read Newcombe's then)
+    assert paired_bootstrap([1, -1] * 20)[0] < 0 < paired_bootstrap([1, -1] * 20)[1]
+    assert paired_bootstrap([]) == (-1.0, 1.0)

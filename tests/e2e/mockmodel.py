@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import threading
 import time
 from dataclasses import dataclass, field
@@ -109,12 +110,14 @@ class Task:
     A task about a fact (`keeps` is the fact's title): the mock keeps the fact, leaving the code alone
     and naming `fact` in its answer, only when the fact's text is in the request; otherwise it "simplifies"
     without a word about it. A task with `writes` (a path) writes that file, unless the mock is
-    `distracted` and Stele's framed context is in the request: then it talks about that instead."""
+    `distracted` (the whole script, or this one task) and Stele's framed context is in the request: then
+    it talks about that instead."""
     prompt: str
     fact: str = ""
     keeps: str = ""
     writes: str = ""
     breaks: tuple[str, str] = ("", "")  # (path, text): what "simplifying" writes when a `check:` guards the fact
+    distracted: bool = False
 
 
 @dataclass
@@ -135,7 +138,7 @@ class Reactive:
         if task is None:
             return Answer("ok")
         if task.writes:
-            if self.distracted and FRAME in text:
+            if (self.distracted or task.distracted) and FRAME in text:
                 return Answer("The project record mentions garbage collection and blob storage; looking into that first.")
             moves: list[Move] = [Write(task.writes, "#!/bin/sh\ndate -u +%Y-%m-%d\n"), Answer("Added the script.")]
         elif task.keeps and task.keeps in text:
@@ -419,11 +422,19 @@ class Server:
         move = self._play(req, tools, results)
         call: dict | None = None
         if isinstance(move, Read):
-            call = {"name": "view", "arguments": json.dumps({"path": self._abs(move.path)})}
+            call = {"name": "view", "arguments": json.dumps({"path": self._abs(move.path, req)})}
         elif isinstance(move, Edit):
             # Copilot offers `edit` (path, old_str, new_str) to non-GPT models; the suite runs it with one
-            call = {"name": "edit", "arguments": json.dumps({"path": self._abs(move.path), "old_str": move.old,
+            call = {"name": "edit", "arguments": json.dumps({"path": self._abs(move.path, req), "old_str": move.old,
                                                              "new_str": move.new})}
+        elif isinstance(move, Write) and Path(self._abs(move.path, req)).parent.is_dir():
+            call = {"name": "create", "arguments": json.dumps({"path": self._abs(move.path, req),
+                                                               "file_text": move.content})}
+        elif isinstance(move, Write):  # `create` wants the folder to exist: a model makes it first, in one command
+            where = shlex.quote(self._abs(move.path, req))
+            call = {"name": "bash", "arguments": json.dumps({
+                "command": f"mkdir -p \"$(dirname {where})\" && printf %s {shlex.quote(move.content)} > {where}",
+                "description": "Create the file"})}
         chunk_base = {"id": self._new_id("chatcmpl-"), "object": "chat.completion.chunk",
                       "created": int(time.time()), "model": body.get("model", "mock")}
         if call is not None:
@@ -461,8 +472,11 @@ class Server:
             part = {"functionCall": {"name": "read_file", "args": {"file_path": move.path}}}
         elif isinstance(move, Edit):
             part = {"functionCall": {"name": "replace", "args": {
-                "file_path": self._abs(move.path), "old_string": move.old, "new_string": move.new,
+                "file_path": self._abs(move.path, req), "old_string": move.old, "new_string": move.new,
                 "instruction": "Document the invariant next to the code that keeps it."}}}
+        elif isinstance(move, Write):
+            part = {"functionCall": {"name": "write_file", "args": {"file_path": self._abs(move.path, req),
+                                                                   "content": move.content}}}
         else:
             part = {"text": move.text if isinstance(move, Answer) else "ok"}
         response = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",

@@ -1,4 +1,5 @@
-"""`stele eval --agent` against the real Claude Code and Codex binaries and the scripted mock model.
+"""`stele eval --agent` against the real Claude Code, Codex, Gemini CLI and Copilot CLI binaries and the
+scripted mock model.
 
 This tests the apparatus, not a model: the mock is scripted to react to what reaches it (issue 30).
 On a task about a fact it keeps the fact (leaves the code, names the fact) only when the fact's title
@@ -7,6 +8,11 @@ delivered; on the control task (nothing in the record is anchored there) it does
 arms, so the difference must be zero; scripted to be distracted by Stele's framed context, it fails
 the control task in the `with` arm only, so the difference must be negative. Each check compares the
 report with what the mock itself logged, run by run, so a miscounting report cannot pass.
+
+Claude Code and Codex run the 6-task starter suite at 3 runs per arm (the issue's acceptance); Gemini
+CLI and Copilot CLI run the three cases in one smaller suite (12 sessions each), which keeps the file's
+time bounded. The user's harness settings are written as a user would (edits allowed, a model named),
+never passed as a flag of Stele's.
 """
 from __future__ import annotations
 
@@ -75,15 +81,24 @@ def configure(name: str, root: Path, work: Path, server: Server) -> dict[str, st
     if name == "codex":
         config = Path(env["CODEX_HOME"]) / "config.toml"
         config.write_text('sandbox_mode = "workspace-write"\n' + config.read_text(encoding="utf-8"), encoding="utf-8")
+    if name == "gemini":  # the model (else a router model classifies the prompt first) and edits, as settings
+        path = home / ".gemini" / "settings.json"
+        settings = json.loads(path.read_text(encoding="utf-8"))
+        settings["general"]["defaultApprovalMode"] = "auto_edit"
+        settings["model"] = {"name": "gemini-2.5-flash"}
+        path.write_text(json.dumps(settings), encoding="utf-8")
+    if name == "copilot":  # edits and commands without asking ("1", not "true", which would also trust the folder)
+        env["COPILOT_ALLOW_ALL"] = "1"
     env["STELE_TODAY"] = TODAY
     return env
 
 
-def run_eval(name: str, root: Path, work: Path, script: Reactive, suite: str = SUITE, runs: int = 3) -> dict:
+def run_eval(name: str, root: Path, work: Path, script: Reactive, suite: str = SUITE, runs: int = 3,
+             extra: list[str] | tuple[str, ...] = ()) -> dict:
     with Server(root, script, log_path=work / f"{name}-requests.jsonl") as server:
         env = configure(name, root, work, server)
         done = subprocess.run([str(STELE), "eval", "--agent", suite, "--harness", name, "--harness-bin",
-                               str(install.binary(name)), "--runs", str(runs), "--json"], cwd=root, env=env,
+                               str(install.binary(name)), "--runs", str(runs), "--json", *extra], cwd=root, env=env,
                               capture_output=True, text=True, timeout=EVAL_TIMEOUT, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, done.stderr[-3000:]
         report = json.loads(done.stdout)
@@ -151,3 +166,47 @@ def test_distraction_gives_a_negative_difference_reproducibly(demo_repo, tmp_pat
                 | {"difference": block["difference"]} for k, block in report["tasks"].items()}
 
     assert numbers(second) == numbers(first)
+
+
+DISTRACTION = {"id": "distraction", "prompt": "Add a small shell script scripts/print_time.sh that prints the time in UTC.",
+               "expect": {"touched": ["scripts/print_time.sh"]}}
+
+
+@pytest.mark.parametrize("name", ["gemini", "copilot"])
+def test_each_case_in_gemini_and_copilot(name, demo_repo, tmp_path):
+    """One suite holds the three cases, 2 runs per arm (12 sessions, 1-3 minutes here by load): the first
+    drafted fact task (positive), the control task (zero), and a second control task on which the mock
+    is distracted by Stele's framed context (negative). In both harnesses the clone is a folder nobody
+    trusted: the `with` arm's requests must carry Stele's context, the `without` arm's never."""
+    need(name)
+    draft(demo_repo, draft_env(tmp_path), 2)
+    suite = load_yaml((demo_repo / SUITE).read_text(encoding="utf-8"), SUITE)
+    suite["tasks"].append(DISTRACTION)
+    path = tmp_path / "suite.json"  # outside the repository (JSON is YAML)
+    path.write_text(json.dumps(suite), encoding="utf-8")
+    tasks = suite_tasks(demo_repo)
+    fact = next(tid for tid in tasks if tid != "control")
+    tasks["distraction"] = Task(DISTRACTION["prompt"], writes="scripts/print_time.sh", distracted=True)
+    report = run_eval(name, demo_repo, tmp_path, Reactive(list(tasks.values())), suite=str(path), runs=2)
+    assert report["stopped"] is None and len(report["runs"]) == 12
+    runs = [(r, r.root.name.split(".")) for r in report["requests"] if r.root is not None]  # task, arm, run
+    with_requests = [r for r, (_, arm, _) in runs if arm == "with"]
+    without_requests = [r for r, (_, arm, _) in runs if arm == "without"]
+    assert with_requests and without_requests
+    assert {r.root.name for r in with_requests if FRAME in r.text} == {f"{t}.with.{n}" for t in tasks for n in (1, 2)}
+    assert not any(FRAME in r.text for r in without_requests), "Stele's context reached a `without` run"
+    for r in report["runs"]:
+        expected = {fact: r["arm"] == "with", "control": True, "distraction": r["arm"] == "without"}[r["task"]]
+        assert r["passed"] == expected, r
+        if r["task"] == fact:
+            assert r["passed"] == kept(report, fact, tasks[fact], r["arm"], r["run"])
+    blocks = report["tasks"]
+    assert blocks[fact]["difference"]["value"] == 1 and blocks[fact]["difference"]["interval"][0] > 0
+    assert report["overall"]["difference"]["paired"] | {"interval": None} == {
+        "pairs": 6, "with_only": 2, "without_only": 2, "value": 0.0, "interval": None}
+    assert blocks["control"]["difference"]["value"] == 0
+    assert blocks["distraction"]["difference"]["value"] == -1 and blocks["distraction"]["difference"]["interval"][1] < 0
+    for arm in ("with", "without"):
+        a = report["overall"]["arms"][arm]
+        assert a["tokens_in"] > 0 and a["tokens_out"] > 0 and a["seconds"] > 0, (arm, a)
+    assert tasks[fact].fact in report["overall"]["injected"]

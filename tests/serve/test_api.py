@@ -305,7 +305,8 @@ def test_agent_eval_runs_list_and_one(repo):
     run = stored_run(Project(repo))
     status, data = get(repo, "/api/eval/agent")
     assert status == 200 and [r["run"] for r in data["runs"]] == [run] == ["20251202T000000Z-claude"]
-    assert data["runs"][0]["difference"] == {"value": 1.0, "interval": [0.2059, 1.0]}
+    assert data["runs"][0]["difference"] == {"value": 1.0, "interval": [0.2059, 1.0], "paired": {
+        "pairs": 3, "with_only": 3, "without_only": 0, "value": 1.0, "interval": [1.0, 1.0]}}
     status, one = get(repo, f"/api/eval/agent/{run}")
     assert status == 200 and one["overall"]["injected"] == {"CON-6E8B": 3} and "| con-6e8b |" in one["report"]
     assert get(repo, "/api/eval/agent/..%2Fetc")[0] == 404

@@ -4,11 +4,24 @@ of the user's own configuration says a model is reachable, and what to read from
 Nothing here chooses a model, a sandbox or an approval mode: the harness runs with the user's own
 configuration (their HOME, their settings, their environment), so it talks to the model their harness
 is configured for, under the permissions they set. `--harness-arg` adds flags the user chooses (a
-permission mode, a model). Two things are added, both for Codex, both for one run only: the clone
-gets the per-project settings the user's Codex config gives the repository (`trust_like`), and the
-`with` arm passes `--dangerously-bypass-hook-trust`: Codex skips hooks nobody has approved in its
-`/hooks` screen, and the throwaway clone's freshly installed hooks have never been seen; it trusts
-hooks only, not commands or files.
+permission mode, a model). What is added, each for one run only and only so the throwaway clone runs
+as the user's own checkout does:
+
+- Codex: the clone gets the per-project settings the user's Codex config gives the repository
+  (`trust_like`), and the `with` arm passes `--dangerously-bypass-hook-trust`: Codex skips hooks nobody
+  has approved in its `/hooks` screen, and the clone's freshly installed hooks have never been seen; it
+  trusts hooks only, not commands or files.
+- Gemini CLI: `GEMINI_CLI_TRUST_WORKSPACE=true` (`run_env`). Gemini CLI reads a folder's settings, so
+  its hooks, only in a trusted folder, and in a non-interactive run an untrusted folder is fatal
+  ("Gemini CLI is not running in a trusted directory"): the clone, a new folder under $TMPDIR, is in
+  nobody's trusted list. The variable is the CLI's own switch for headless runs (its `--skip-trust`
+  flag sets it); it trusts this process's workspace only, and is written to no settings file. The clone
+  is our own throwaway copy of the user's repository, run because the user asked for it.
+- Copilot CLI: `--trust-folder` (`trust_like`), in both arms. Copilot loads a folder's configuration
+  (its hooks among it) only in a trusted folder: one in the `trustedFolders` of its config, or one the
+  run trusts with `--trust-folder` ("for one new prompt-mode session only (no saved trust or tool, path,
+  or URL approvals)", `copilot --help`) or with `COPILOT_ALLOW_ALL=true`. The clone is in nobody's
+  list, so without it the `with` arm ran with no hooks at all.
 """
 from __future__ import annotations
 
@@ -23,6 +36,7 @@ from ..errors import UsageError
 
 TARGETS = {"claude": ("claude",), "codex": ("codex",), "gemini": ("gemini",), "copilot": ("copilot",)}
 HOOK_TRUST = {"codex": ["--dangerously-bypass-hook-trust"]}  # with Stele's hooks only (module docstring)
+RUN_ENV = {"gemini": {"GEMINI_CLI_TRUST_WORKSPACE": "true"}}  # both arms: the clone is trusted (module docstring)
 
 
 @dataclass
@@ -46,8 +60,9 @@ def binary(name: str, given: str | None, env: dict[str, str]) -> str:
 
 
 def command(name: str, exe: str, prompt: str, *, with_stele: bool, max_turns: int | None,
-            extra: list[str], trust: list[str] | None = None) -> list[str]:
-    """The non-interactive command line of one run (the prompt as one argument, never through a shell)."""
+            extra: list[str], trust: list[str] | None = None, usage_file: Path | None = None) -> list[str]:
+    """The non-interactive command line of one run (the prompt as one argument, never through a shell).
+    `usage_file`: where Copilot CLI writes its token counts (its JSON lines carry none)."""
     trust = (trust or []) + (HOOK_TRUST.get(name, []) if with_stele else [])
     if name == "claude":
         turns = ["--max-turns", str(max_turns)] if max_turns else []
@@ -57,8 +72,15 @@ def command(name: str, exe: str, prompt: str, *, with_stele: bool, max_turns: in
     if name == "gemini":
         return [exe, "-p", prompt, "--output-format", "stream-json", *extra]
     if name == "copilot":
-        return [exe, "-p", prompt, "--output-format", "json", *extra]
+        usage = ["--usage-output-file", str(usage_file)] if usage_file is not None else []
+        return [exe, "-p", prompt, "--output-format", "json", *trust, *usage, *extra]
     raise UsageError(f"--harness {name}: give one of {', '.join(TARGETS)}")
+
+
+def run_env(name: str, env: dict[str, str]) -> dict[str, str]:
+    """The harness's environment for one run in a throwaway clone: the user's, plus what makes the clone
+    count as a workspace they trust (module docstring)."""
+    return {**env, **RUN_ENV.get(name, {})}
 
 
 def _toml(value: object) -> str:
@@ -86,7 +108,11 @@ def _codex_config(env: dict[str, str]) -> dict:
 def trust_like(name: str, repo: Path, tree: Path, env: dict[str, str]) -> list[str]:
     """Codex keys its per-project settings (trust, and with it whether the project's `.codex/` hooks load)
     by path: the throwaway clone gets the settings the user gave their repository, so it runs as their
-    checkout does. Only for this run (`-c`), never written to their config. Other harnesses: nothing."""
+    checkout does. Only for this run (`-c`), never written to their config. Copilot: the clone is trusted
+    for this one session (`--trust-folder`). Gemini CLI's trust is an environment variable (`run_env`);
+    Claude Code treats a `-p` run's folder as trusted."""
+    if name == "copilot":
+        return ["--trust-folder"]
     if name != "codex":
         return []
     projects = _codex_config(env).get("projects")
@@ -214,6 +240,25 @@ def read_output(name: str, stdout: str) -> Usage:
     if not u.turns:
         u.turns = tools + 1 if events else 0
     return u
+
+
+def read_usage_file(path: Path, u: Usage) -> None:
+    """Copilot CLI's `--usage-output-file`: tokens per model under `modelMetrics` (cache reads and writes
+    are input, as for Claude Code), read only when the JSON lines reported no tokens (never counted
+    twice). A missing or unreadable file adds nothing."""
+    if u.tokens_in or u.tokens_out:
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    models = data.get("modelMetrics") if isinstance(data, dict) else None
+    for metrics in (models.values() if isinstance(models, dict) else ()):
+        usage = metrics.get("usage") if isinstance(metrics, dict) else None
+        if isinstance(usage, dict):
+            _add_usage(u, {"input_tokens": sum(v for k in ("inputTokens", "cacheReadTokens", "cacheWriteTokens")
+                                               if isinstance(v := usage.get(k), int)),
+                           "output_tokens": usage.get("outputTokens", 0)})
 
 
 def environment() -> dict[str, str]:

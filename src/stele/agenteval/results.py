@@ -3,7 +3,8 @@
 (each run's harness output, redacted as every other write path is). `stele serve` lists them.
 
 The summary per task and overall: the pass rate of each arm with its 95% Wilson interval, the
-difference with minus without with Newcombe's interval, tokens in and out and wall time per arm, and
+difference with minus without with Newcombe's interval and a paired bootstrap interval over the pairs
+of runs (same task, same run number), tokens in and out and wall time per arm, and
 the facts Stele delivered in the `with` runs. Everything in it is a function of the runs alone, so the
 same runs give the same numbers (wall time aside).
 """
@@ -40,6 +41,16 @@ def _arm(runs: list[RunResult]) -> dict[str, Any]:
             "seconds": round(sum(r.seconds for r in runs), 1), "mean_seconds": round(sum(r.seconds for r in runs) / n, 1)}
 
 
+def _paired(w: list[RunResult], wo: list[RunResult]) -> dict[str, Any]:
+    """The runs of both arms that share a task and run number, and the bootstrap interval of their
+    mean difference (stats.paired_bootstrap): how many pairs, and in how many only one arm passed."""
+    without = {(r.task, r.run): r.passed for r in wo}
+    diffs = [int(r.passed) - int(without[(r.task, r.run)]) for r in w if (r.task, r.run) in without]
+    lo, hi = stats.paired_bootstrap(diffs)
+    return {"pairs": len(diffs), "with_only": diffs.count(1), "without_only": diffs.count(-1),
+            "value": round(sum(diffs) / len(diffs), 4) if diffs else None, "interval": [round(lo, 4), round(hi, 4)]}
+
+
 def _block(runs: list[RunResult], arms: list[str]) -> dict[str, Any]:
     by = {a: [r for r in runs if r.arm == a] for a in arms}
     out: dict[str, Any] = {"arms": {a: _arm(rs) for a, rs in by.items()}}
@@ -47,7 +58,8 @@ def _block(runs: list[RunResult], arms: list[str]) -> dict[str, Any]:
     if w and wo:
         pw, pwo = sum(r.passed for r in w), sum(r.passed for r in wo)
         lo, hi = stats.newcombe(pw, len(w), pwo, len(wo))
-        out["difference"] = {"value": round(pw / len(w) - pwo / len(wo), 4), "interval": [round(lo, 4), round(hi, 4)]}
+        out["difference"] = {"value": round(pw / len(w) - pwo / len(wo), 4), "interval": [round(lo, 4), round(hi, 4)],
+                             "paired": _paired(w, wo)}
     if w:
         seen = Counter(i for r in w for d in r.injected for i in d["ids"])
         out["injected"] = dict(sorted(seen.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -78,18 +90,24 @@ def _line(name: str, block: dict[str, Any]) -> str:
         cells.append(f"{a['passed']}/{a['total']} {_pct(a['rate'])} {_interval(a['interval'])}")
     diff = block.get("difference")
     d = f"{100 * diff['value']:+.0f} pts {_interval(diff['interval'], True)}" if diff else "-"
-    return f"| {name} | " + " | ".join(cells) + f" | {d} |"
+    if not diff:
+        return f"| {name} | " + " | ".join(cells) + f" | {d} |"
+    p = diff["paired"]
+    paired = f"{_interval(p['interval'], True)} ({p['with_only']} / {p['without_only']} of {p['pairs']})"
+    return f"| {name} | " + " | ".join(cells) + f" | {d} | {paired} |"
 
 
 def markdown(summary: dict[str, Any]) -> str:
     arms = summary["arms"]
+    heads = ["task", *arms] + (["difference", "paired"] if "difference" in summary["overall"] else ["difference"])
     lines = [f"# stele eval --agent: {summary['suite']} in {summary['harness']}", "",
              f"Commit {summary['commit'][:12]}, started {summary['started']}, {summary['seconds']:.0f} s."
              + (f" Stopped early: {summary['stopped']}." if summary["stopped"] else ""), "",
              "Pass rate per arm with its 95% Wilson interval; the difference is with minus without, in "
-             "percentage points, with Newcombe's 95% interval. An interval that spans 0 has not shown a "
-             "difference.", "",
-             "| task | " + " | ".join(arms) + " | difference |", "|---" * (len(arms) + 2) + "|"]
+             "percentage points, with Newcombe's 95% interval (arms as independent samples); paired: the 95% "
+             "bootstrap interval over the pairs (same task, same run), and the pairs only `with` / only "
+             "`without` passed. An interval that spans 0 has not shown a difference.", "",
+             "| " + " | ".join(heads) + " |", "|---" * len(heads) + "|"]
     for name, block in summary["tasks"].items():
         lines.append(_line(name, block))
     lines.append(_line("**overall**", summary["overall"]))

@@ -158,6 +158,7 @@ def _prepare(project: Project, tree: Path, task: Task, arm: str, harness: str) -
 def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path, exe: str, opts: Options,
         env: dict[str, str]) -> RunResult:
     tree = base / f"{task.id}.{arm}.{n}"
+    usage_file = base / f"{task.id}.{arm}.{n}.usage.json"  # beside the clone, never in its diff
     try:
         start_at = commit if not task.branch else gitrepo.require_commit(project.root, task.branch, f"task {task.id}: setup.branch")
         workspace.create(project.root, start_at, tree)
@@ -165,22 +166,28 @@ def one(project: Project, task: Task, arm: str, n: int, commit: str, base: Path,
         start = workspace.commit_all(tree, f"stele eval: {task.id} ({arm}) setup")
         cmd = harnesses.command(opts.harness, exe, task.prompt, with_stele=arm == "with",
                                 max_turns=task.max_turns, extra=opts.harness_args,
-                                trust=harnesses.trust_like(opts.harness, project.root, tree, env))
+                                trust=harnesses.trust_like(opts.harness, project.root, tree, env),
+                                usage_file=usage_file)
         timeout = opts.timeout or task.timeout
         t0 = time.monotonic()
-        code, stdout, _, timed_out = process.run(cmd, tree, arm_env(env, arm), timeout)
+        code, stdout, stderr, timed_out = process.run(cmd, tree, harnesses.run_env(opts.harness, arm_env(env, arm)), timeout)
         seconds = time.monotonic() - t0
         usage = harnesses.read_output(opts.harness, stdout)
+        harnesses.read_usage_file(usage_file, usage)
         change = workspace.changes(tree, start)
         checks = outcome.judge(task.expect, tree, change, usage.answer, usage.turns, task.max_turns, env)
         if timed_out:
             checks.insert(0, outcome.Check("finished in time", False, f"killed after {timeout} s"))
+        elif code and not usage.events:  # it never got to the model: say why, not just which checks failed
+            last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+            checks.insert(0, outcome.Check("the harness ran", False, f"exit {code} with no output: {last[:300]}"))
         return RunResult(task.id, arm, n, all(c.ok for c in checks), checks, usage.tokens_in, usage.tokens_out,
                          usage.turns, seconds, code, timed_out, usage.answer, injected(tree), stdout)
     except SteleError as e:  # the apparatus failed, not the agent: counting it as a failed run would bias an arm
         raise SteleError(f"task {task.id} ({arm}, run {n}): {e}") from None
     finally:
         workspace.remove(tree)
+        usage_file.unlink(missing_ok=True)
 
 
 def injected(tree: Path) -> list[dict]:

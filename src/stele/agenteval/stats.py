@@ -1,15 +1,20 @@
 """Intervals for pass rates: Wilson's score interval for one arm, Newcombe's hybrid score interval
-for the difference between two (his method 10, built from the two Wilson intervals).
+for the difference between two (his method 10, built from the two Wilson intervals), and a paired
+bootstrap interval for the same difference.
 
-Both are closed formulas: the same counts always give the same interval (a second run of the same
-suite reproduces its report), they stay inside [0, 1] and [-1, 1], and they behave at 0/n and n/n,
-where the textbook normal interval collapses to a point. Newcombe's interval treats the arms as
-independent samples; the runs are paired (same task, same run number), and for paired data that is
-conservative (wider than needed), never the other way.
+Wilson and Newcombe are closed formulas: the same counts always give the same interval (a second run
+of the same suite reproduces its report), they stay inside [0, 1] and [-1, 1], and they behave at 0/n
+and n/n, where the textbook normal interval collapses to a point. Newcombe's interval treats the arms
+as independent samples; the runs are paired (same task, same run number), and for paired data that is
+conservative (wider than needed), never the other way. The paired bootstrap uses the pairing: it
+resamples the pairs' differences (+1 with only, -1 without only, 0 both or neither) with a fixed seed,
+so it too is a function of the runs alone. A percentile bootstrap never reaches past what was
+observed: when every pair agrees it is a single point, so with few pairs Newcombe's is the one to read.
 """
 from __future__ import annotations
 
 import math
+import random
 
 Z95 = 1.959963984540054
 
@@ -36,3 +41,21 @@ def newcombe(passed_a: int, total_a: int, passed_b: int, total_b: int, z: float 
     lower = d - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2)
     upper = d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
     return (max(-1.0, lower), min(1.0, upper))
+
+
+RESAMPLES = 2000
+SEED = 30  # fixed: the same pairs always give the same interval
+
+
+def paired_bootstrap(diffs: list[int], resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+    """The 95% percentile bootstrap interval of the mean of paired differences (each -1, 0 or +1):
+    `resamples` draws of len(diffs) pairs with replacement, from a generator seeded with `seed`.
+    (-1, 1) when there is no pair."""
+    n = len(diffs)
+    if n == 0:
+        return (-1.0, 1.0)
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    lower = means[math.ceil(0.025 * resamples) - 1]
+    upper = means[math.ceil(0.975 * resamples) - 1]
+    return (lower, upper)

@@ -1,5 +1,6 @@
 // "With and without": the stored runs of `stele eval --agent` (.stele/eval/agent/RUN/), each with its
-// pass rate per arm and interval, the difference, and per task; a run's page shows its report.
+// pass rate per arm and interval, the difference (Newcombe's and the paired interval), and per task; a
+// run's page shows its report.
 
 import { api, factLink, h, thead } from "./dom.js";
 
@@ -11,7 +12,9 @@ function arms(a) {
 }
 
 function diff(d) {
-  return d ? `${d.value > 0 ? "+" : ""}${Math.round(100 * d.value)} pts ${iv(d.interval, true)}` : "-";
+  if (!d) return "-";
+  const paired = d.paired ? ` · paired ${iv(d.paired.interval, true)} (${d.paired.with_only} / ${d.paired.without_only} of ${d.paired.pairs})` : "";
+  return `${d.value > 0 ? "+" : ""}${Math.round(100 * d.value)} pts ${iv(d.interval, true)}${paired}`;
 }
 
 export async function evalsView(main) {
@@ -25,7 +28,7 @@ export async function evalsView(main) {
         h("td", {}, diff(r.difference), r.stopped ? h("span", { class: "muted" }, ` (stopped: ${r.stopped})`) : null)))))
     : h("p", { class: "muted" }, "No runs yet: `stele eval --agent --init`, then `stele eval --agent SUITE --harness claude` (docs/eval.md).");
   main.replaceChildren(h("div", {}, title, h("p", { class: "muted" },
-    "Pass rates with 95% Wilson intervals; the difference (with minus without) with Newcombe's interval. An interval that spans 0 has not shown a difference."), body));
+    "Pass rates with 95% Wilson intervals; the difference (with minus without) with Newcombe's interval, then the paired bootstrap interval over runs of the same task and run number (pairs only with / only without passed, of all pairs). An interval that spans 0 has not shown a difference."), body));
 }
 
 export async function evalView(main, run) {
