@@ -83,3 +83,26 @@ def test_a_session_id_that_would_leave_the_sessions_folder_is_not_read(tmp_path,
     monkeypatch.setenv("CLINE_SESSION_DATA_DIR", str(tmp_path / "sessions"))
     for sid in ("../leak", "..", "/etc/passwd", "", 7):
         assert payload.cline_task_prompt({"sessionContext": {"rootSessionId": sid}}) == ""
+
+
+def test_two_first_tool_hooks_at_once_show_the_rules_once(record, monkeypatch):
+    """Cline runs the hooks of parallel tool calls side by side: hook A has chosen the rules and is about
+    to claim them when hook B runs whole. One of them shows the rules, as rules; the other none."""
+    from stele.hooks import state
+
+    real = state.claim
+    other: list[str] = []
+
+    def claim_after_the_other(*args, **kwargs):
+        if not other:
+            other.append("")
+            r = hook("pre-edit", a_read(record), "--harness", "cline")
+            assert (r.code, r.err) == (0, ""), r.err
+            other[0] = r.out
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(state, "claim", claim_after_the_other)
+    first = said(hook("pre-edit", fixture(record, "pre-edit"), "--harness", "cline").out)
+    second = said(other[0])
+    assert (first + second).count("CON-0002  ") == 1, (first, second)
+    assert "Standing instructions and constraints:\nCONSTRAINT CON-0002" in first + second
