@@ -18,6 +18,9 @@ The settings used, per harness (from each harness's own source or reference):
   a router model classifies the prompt first).
 - Copilot CLI: bring-your-own-key through `COPILOT_PROVIDER_*` with `COPILOT_OFFLINE=true`, a
   non-GPT model name (GPT-5 names get `apply_patch` instead of `edit`), `--trust-folder`.
+- Cline CLI: its `openai-compatible` provider pointed at the mock in `providers.json` under an isolated
+  `--data-dir` (sandbox mode: the run stays in its process and starts no background hub daemon, which
+  a default run leaves behind), `cline --json PROMPT` (act mode, tools auto-approved).
 """
 from __future__ import annotations
 
@@ -202,7 +205,28 @@ class Copilot(Driver):
         return texts[-1] if texts else ""
 
 
-DRIVERS: dict[str, Driver] = {d.name: d for d in (Claude(), Codex(), Gemini(), Copilot())}
+class Cline(Driver):
+    name = "cline"
+    targets = ("cline",)
+
+    def configure(self, home, root, server, env):
+        data = home / "cline-data"
+        settings = data / "settings" / "providers.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+                                        "providers": {"openai-compatible": {"settings": {
+                                            "provider": "openai-compatible", "apiKey": "e2e-test",
+                                            "model": "mock-model", "baseUrl": server.url + "/v1"},
+                                            "updatedAt": "2026-01-01T00:00:00.000Z", "tokenSource": "manual"}}}),
+                            encoding="utf-8")
+        return [str(install.binary("cline")), "--json", "--data-dir", str(data), PROMPT]
+
+    def read_answer(self, events):
+        results = [e for e in events if e.get("type") == "run_result"]
+        return str(results[-1].get("text", "")) if results else ""
+
+
+DRIVERS: dict[str, Driver] = {d.name: d for d in (Claude(), Codex(), Gemini(), Copilot(), Cline())}
 
 
 def install_stele(root: Path, targets: tuple[str, ...], env: dict[str, str]) -> None:

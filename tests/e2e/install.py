@@ -1,13 +1,13 @@
 """The real harness binaries, from npm, in a cache outside the repository, keyed by version.
 
-`python -m tests.e2e.install` installs all four (CI runs it before the suite: CI reaches npm); the
+`python -m tests.e2e.install` installs all five (CI runs it before the suite: CI reaches npm); the
 suite calls `binary()` and installs what is missing the same way. Each harness gets its own prefix,
 `<cache>/<package>@<version>/`, so versions never mix and a bumped version is a fresh install beside
 the old one. The cache is `$STELE_E2E_CACHE`, else `~/.cache/stele-e2e`, read once at import: the
 test fixtures point HOME at a temporary folder, and the binaries must not follow it.
 
-Nothing here is committed or vendored: npm fetches the published packages (Claude Code, Codex and
-Copilot CLI ship their native binary as a per-platform optional dependency, which npm picks).
+Nothing here is committed or vendored: npm fetches the published packages (Claude Code, Codex,
+Copilot CLI and Cline ship their native binary as a per-platform optional dependency, which npm picks).
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("codex", "@openai/codex", "0.171.0", "codex"),
     Harness("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
     Harness("copilot", "@github/copilot", "1.0.102", "copilot"),
+    Harness("cline", "cline", "3.0.65", "cline"),
 )}
 
 CACHE = Path(os.environ.get("STELE_E2E_CACHE") or Path.home() / ".cache" / "stele-e2e")
@@ -53,7 +54,7 @@ def installed(h: Harness) -> Path | None:
 
 
 def tools_missing() -> str | None:
-    """Why no harness can run here, or None (node runs three of them and npm installs all four)."""
+    """Why no harness can run here, or None (node runs four of them and npm installs all five)."""
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     return f"{' and '.join(missing)} not on PATH" if missing else None
 

@@ -10,7 +10,9 @@ One `Server` speaks the four wire protocols the harnesses use, chosen by the req
 
 - Anthropic Messages, streamed (`POST /v1/messages`): Claude Code.
 - OpenAI Responses, streamed (`POST /v1/responses`): Codex.
-- OpenAI Chat Completions, streamed (`POST /v1/chat/completions`): Copilot CLI's BYOK `openai` provider.
+- OpenAI Chat Completions, streamed (`POST /v1/chat/completions`): Copilot CLI's BYOK `openai` provider, and
+  Cline CLI's `openai-compatible` provider (told apart by the tools offered: Cline's are `read_files` and
+  `editor`).
 - Gemini `generateContent` / `streamGenerateContent` (`POST /v1beta/models/M:...`): Gemini CLI.
 
 A request that offers no file-editing tool is a side request (Gemini's model router and next-speaker
@@ -309,7 +311,7 @@ class Server:
         reply.send(h)
 
     def _play(self, req: Request, tools: list[str], results: int) -> Move | None:
-        editing = {"Edit", "apply_patch", "edit", "replace", "write_file"}
+        editing = {"Edit", "apply_patch", "edit", "replace", "write_file", "editor"}
         req.agent = bool(editing & set(tools))
         req.tool_results = results
         if PROBE_ASK in req.text:  # `stele install --check --probe` (edit tools or not): do as asked
@@ -421,7 +423,13 @@ class Server:
         results = sum(1 for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "tool")
         move = self._play(req, tools, results)
         call: dict | None = None
-        if isinstance(move, Read):
+        if "editor" in tools:  # Cline CLI: read_files takes a list, editor replaces old_text with new_text
+            if isinstance(move, Read):
+                call = {"name": "read_files", "arguments": json.dumps({"files": [{"path": self._abs(move.path, req)}]})}
+            elif isinstance(move, Edit):
+                call = {"name": "editor", "arguments": json.dumps({"path": self._abs(move.path, req),
+                                                                   "old_text": move.old, "new_text": move.new})}
+        elif isinstance(move, Read):
             call = {"name": "view", "arguments": json.dumps({"path": self._abs(move.path, req)})}
         elif isinstance(move, Edit):
             # Copilot offers `edit` (path, old_str, new_str) to non-GPT models; the suite runs it with one

@@ -35,6 +35,9 @@ def check_shape(name: str, event: str, payload: dict, out: str) -> None:
     if event == "stop" and name in ("codex", "gemini", "copilot"):  # continue the turn once, with the nudge
         assert list(data) == ["decision", "reason"] and data["decision"] == "block"
         assert 0 < len(data["reason"]) <= CAP
+    elif name == "cline":  # only the tool hooks speak; a cancel would stop the whole task
+        assert event == "pre-edit" and list(data) == ["cancel", "contextModification"] and data["cancel"] is False
+        assert 0 < len(data["contextModification"]) <= CAP
     elif name == "cursor":
         key = "additional_context" if event == "session-start" else "followup_message"
         assert list(data) == [key] and 0 < len(data[key]) <= CAP

@@ -32,7 +32,7 @@ def payload(record: Path, name: str, event: str) -> str:
 
 
 def test_every_format_is_covered():
-    assert set(FORMATS) == {"claude", "codex", "gemini", "cursor", "copilot", "copilot-vscode"}
+    assert set(FORMATS) == {"claude", "codex", "gemini", "cursor", "copilot", "copilot-vscode", "cline"}
 
 
 @pytest.mark.parametrize("hold", [False, True])
@@ -61,7 +61,7 @@ def test_the_edit_hooks_answer_with_state_unwritable(record, name, hold, monkeyp
     else:
         assert said == ""
     data = json.loads(payload(record, name, "post-edit"))
-    session = data.get("session_id") or data.get("sessionId") or data.get("conversation_id")
+    session = data.get("session_id") or data.get("sessionId") or data.get("conversation_id") or data.get("taskId")
     entries = list(wal.read_file(wal.wal_path(Project(record), session)))
     assert any(e.text == "edited src/auth/middleware.py" for e in entries), [e.text for e in entries]
     assert form in harness.HARNESSES

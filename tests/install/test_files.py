@@ -20,7 +20,8 @@ FORMS = settings(max_examples=200, deadline=None, derandomize=True)
 # the files each harness target merges into (the others it creates are all Stele's)
 MERGED = {"claude": ".claude/settings.json", "codex": "AGENTS.md", "gemini": ".gemini/settings.json",
           "cursor": ".cursor/hooks.json", "copilot": ".github/copilot-instructions.md",
-          "codex-mcp": ".codex/config.toml"}
+          "codex-mcp": ".codex/config.toml",
+          "cline": ".clinerules/hooks/TaskCancel"}  # Cline's hooks are files: a hook of the user's beside Stele's
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int] | str]:

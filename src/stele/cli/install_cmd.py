@@ -53,7 +53,7 @@ def _report(p, results: list[tuple[str, list]], dry_run: bool, as_json: bool) ->
 @app.command()
 def install(
     target: Annotated[list[str], typer.Argument(
-        help="claude, codex, gemini, cursor, copilot, pre-commit, claude-mcp, codex-mcp; none: detect.")]
+        help="claude, codex, gemini, cursor, copilot, cline, pre-commit, claude-mcp, codex-mcp; none: detect.")]
     = [],
     all_: Annotated[bool, typer.Option("--all", help="Install every detected target without asking.")
                     ] = False,

@@ -61,7 +61,7 @@ def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | 
     None when that cannot be told (a whole-file write, a patch, a file not yet there): then the whole
     file counts as touched."""
     ti = ctx.payload.tool_input
-    given = [ti.get("old_string"), ti.get("old_str")]
+    given = [ti.get("old_string"), ti.get("old_str"), ti.get("old_text")]
     given += [e.get("old_string") for e in ti.get("edits") or () if isinstance(e, dict)]
     olds: list[str] = [o for o in given if isinstance(o, str) and o.strip()]
     if not olds:
@@ -246,8 +246,11 @@ def post_edit(ctx: Context) -> Reply | None:
 
 
 def main_pre(args: Namespace) -> int:
-    """The facts anchored to the file the agent is about to change, risks and constraints first."""
-    return run(args, pre_edit)
+    """The facts anchored to the file the agent is about to change, risks and constraints first (and,
+    in a harness whose earlier hooks cannot speak, what they would have said: hooks/catchup.py)."""
+    from .catchup import first_tool
+
+    return run(args, first_tool(pre_edit))
 
 
 def main_post(args: Namespace) -> int:

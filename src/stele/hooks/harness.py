@@ -1,4 +1,4 @@
-"""Everything Stele knows about the five harnesses' hook protocols, in tables.
+"""Everything Stele knows about the six harnesses' hook protocols, in tables.
 
 Which harness sent a payload (its keys give it away), what each harness calls our events, where it
 can put text in front of the model, and the exact stdout shape for that. The sources are the
@@ -17,13 +17,13 @@ from typing import Any
 
 from ..plain import dataclass
 
-HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot")
+HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline")
 # Stele's agent events (`stele hook EVENT`)
 AGENT_EVENTS = ("session-start", "prompt", "pre-edit", "post-edit", "subagent-start", "stop")
 
 # How the session log names the agent behind a harness.
 AGENT_NAMES = {"claude": "claude-code", "codex": "codex", "gemini": "gemini-cli", "cursor": "cursor",
-               "copilot": "copilot-cli"}
+               "copilot": "copilot-cli", "cline": "cline"}
 
 # What each harness calls our events (the `hookEventName` we answer with, and the config key).
 EVENT_NAMES: dict[str, dict[str, str]] = {
@@ -37,6 +37,8 @@ EVENT_NAMES: dict[str, dict[str, str]] = {
                "post-edit": "afterFileEdit", "stop": "stop"},
     "copilot": {"session-start": "sessionStart", "prompt": "userPromptTransformed", "pre-edit": "preToolUse",
                 "post-edit": "postToolUse", "subagent-start": "subagentStart", "stop": "agentStop"},
+    "cline": {"session-start": "TaskStart", "prompt": "UserPromptSubmit", "pre-edit": "PreToolUse",
+              "post-edit": "PostToolUse", "stop": "TaskComplete"},
 }
 
 # Where a harness lets a hook put text in front of the model, as measured with the real binaries by
@@ -53,7 +55,17 @@ CAN_INJECT: dict[str, frozenset[str]] = {
     "cursor": frozenset({"session-start", "stop"}),  # additional_context / followup_message: UNVERIFIED
     "copilot": frozenset({"session-start", "prompt", "post-edit", "subagent-start", "stop"}),
     "copilot-vscode": frozenset({"pre-edit"}),
+    "cline": frozenset({"pre-edit"}),
 }
+# Harnesses whose session-start and prompt hooks cannot reach the model: Cline CLI 3.0.65 runs TaskStart
+# and UserPromptSubmit detached with their output ignored (@cline/core `hook-file-hooks.ts`:
+# `blockingRunStartHooks` is never set by the CLI), and only PreToolUse/PostToolUse `contextModification`
+# reaches the next request. There the first tool hook of a task carries the standing rules and the
+# task prompt's recall (hooks/catchup.py), so they arrive with the first tool result.
+CATCH_UP = frozenset({"cline"})
+# Cline's tools that change a file: the CLI's `editor` (path, old_text, new_text), the VS Code
+# extension's `write_to_file`, `replace_in_file` and `apply_patch`. Its hook files have no matcher.
+CLINE_EDIT_TOOLS = frozenset({"editor", "write_to_file", "replace_in_file", "apply_patch"})
 # Where a held edit (hooks.hold_edits) can be refused with a reason the model reads.
 CAN_HOLD = frozenset({"claude", "codex", "copilot-vscode"})
 
@@ -67,7 +79,10 @@ def detect(data: dict[str, Any]) -> str:
     """The harness that sent `data`, from its keys; Claude Code when nothing else fits (its JSON answer
     is the one Claude, Codex and Gemini all accept). Claude Code never sends a `timestamp`; Gemini
     always sends a `transcript_path` with its ISO one; Copilot's camelCase payloads carry a numeric
-    one (or `sessionId`), its VS Code-form payloads an ISO one."""
+    one (or `sessionId`), its VS Code-form payloads an ISO one. Cline's carry `clineVersion` and
+    `hookName`."""
+    if "clineVersion" in data or ("hookName" in data and "taskId" in data):
+        return "cline"
     if any(k in data for k in _CURSOR_KEYS):
         return "cursor"
     if "turn_id" in data:
@@ -155,6 +170,8 @@ def answer(form_: str, event: str, said: Answer | None, data: dict[str, Any] | N
                                              "permissionDecision": "deny", "permissionDecisionReason": text}})
     if not can_inject(form_, event):
         return silent(form_)
+    if form_ == "cline":  # PreToolUse/PostToolUse: added to the next request as a <hook_context> message
+        return _dump({"cancel": False, "contextModification": text})
     if form_ == "cursor":
         key = "additional_context" if event == "session-start" else "followup_message"
         return _dump({key: text})

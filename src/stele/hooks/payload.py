@@ -3,8 +3,10 @@
 Each harness spells things its own way: Claude Code, Codex and Gemini use snake_case and `cwd`;
 Copilot CLI uses camelCase and passes tool arguments as a JSON *string*; Cursor has
 `conversation_id` and `workspace_roots` instead of a session id and `cwd`; Codex edits files through
-`apply_patch`, whose paths are only in the patch text. This module is the one place that knows;
-hooks see a `Payload`.
+`apply_patch`, whose paths are only in the patch text; Cline nests everything under the event
+(`tool_call.input`, `preToolUse.parameters`, `userPromptSubmit.prompt`), names the conversation
+`taskId` and the folder `workspaceRoots`, and keeps the task's prompt only in its own session record.
+This module is the one place that knows; hooks see a `Payload`.
 """
 from __future__ import annotations
 
@@ -23,8 +25,11 @@ from . import harness as harness_mod
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
 PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
-# Payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor).
-SESSION_KEYS = ("session_id", "sessionId", "conversation_id")
+# Payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor; Cline).
+SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "taskId")
+# Where Cline nests a tool's name and arguments: the CLI's own form, then the legacy one it also sends
+_CLINE_TOOL = (("tool_call", "name", "input"), ("tool_result", "name", "input"),
+               ("preToolUse", "toolName", "parameters"), ("postToolUse", "toolName", "parameters"))
 
 
 class PayloadError(SteleError):
@@ -51,6 +56,8 @@ class Payload:
 
     def edited_paths(self) -> list[str]:
         """Files an edit tool is about to change or has changed, as sent (usually absolute)."""
+        if self.harness == "cline" and self.tool_name not in harness_mod.CLINE_EDIT_TOOLS:
+            return []  # Cline's hook files run for every tool: a read names a path too
         found: list[str] = []
         for holder in (self.data, self.tool_input):
             for key in _PATH_KEYS:
@@ -81,6 +88,8 @@ def parse(text: str, flag: str | None = None) -> Payload:
     else:
         data = {}
     harness = harness_mod.resolve(flag, data)
+    if harness == "cline":
+        data = _cline_flat(data)
     tool_input = data.get("tool_input", data.get("toolArgs"))
     if isinstance(tool_input, str):  # Copilot (and Cursor's MCP events) send arguments as JSON text
         try:
@@ -101,6 +110,51 @@ def parse(text: str, flag: str | None = None) -> Payload:
         source=source if isinstance(source, str) else "",
         stop_hook_active=data.get("stop_hook_active") is True,
     )
+
+
+def _cline_flat(data: dict[str, Any]) -> dict[str, Any]:
+    """Cline's payload with the fields Stele reads where the other harnesses put them (the original
+    keys kept): `tool_name`/`tool_input` from the event's block, `prompt`, `cwd` from `workspaceRoots`."""
+    out = dict(data)
+    for block, name_key, input_key in _CLINE_TOOL:
+        held = data.get(block)
+        if isinstance(held, dict) and isinstance(held.get(name_key), str):
+            out.setdefault("tool_name", held[name_key])
+            if isinstance(held.get(input_key), dict):
+                out.setdefault("tool_input", held[input_key])
+            break
+    submitted = data.get("userPromptSubmit")
+    if isinstance(submitted, dict) and isinstance(submitted.get("prompt"), str):
+        out.setdefault("prompt", submitted["prompt"])
+    roots = data.get("workspaceRoots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str):
+        out.setdefault("cwd", roots[0])
+    if isinstance(data.get("hookName"), str):
+        out.setdefault("hook_event_name", data["hookName"])
+    return out
+
+
+def cline_task_prompt(data: Mapping[str, Any]) -> str:
+    """The prompt a Cline task started with, from Cline's own session record
+    (`<sessions>/<id>/<id>.json`, key `prompt`; the folder is `$CLINE_SESSION_DATA_DIR`, else
+    `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR/data/sessions`, else `~/.cline/data/sessions`, as
+    @cline/shared `storage/paths.ts` resolves it), or '' when it cannot be read. Cline's hooks never
+    carry it to a hook that can answer (hooks/harness.py, CATCH_UP)."""
+    context = data.get("sessionContext")
+    sid = context.get("rootSessionId") if isinstance(context, dict) else None
+    if not isinstance(sid, str) or not re.fullmatch(r"[A-Za-z0-9._-]{1,128}", sid) or sid.startswith("."):
+        return ""
+    env = os.environ
+    base = (env.get("CLINE_SESSION_DATA_DIR", "").strip()
+            or os.path.join(env.get("CLINE_DATA_DIR", "").strip()
+                            or os.path.join(env.get("CLINE_DIR", "").strip()
+                                            or os.path.join(os.path.expanduser("~"), ".cline"), "data"), "sessions"))
+    try:
+        record = json.loads(Path(base, sid, f"{sid}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    prompt = record.get("prompt") if isinstance(record, dict) else None
+    return _prompt(prompt)
 
 
 def session_of(data: Mapping[str, Any]) -> str | None:

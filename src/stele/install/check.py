@@ -183,9 +183,33 @@ def _cursor(project: Project, out: list[Finding]) -> None:
     _hook_file("cursor", Path.home() / ".cursor" / "hooks.json", out)
 
 
+def _cline(project: Project, out: list[Finding]) -> None:
+    """Cline's hooks are files (install/cline.py): each of Stele's in place, in its fail-open form."""
+    from .cline import EVENTS
+
+    for base in (project.root / ".clinerules" / "hooks", Path.home() / ".cline" / "hooks"):
+        texts = {}
+        for name in EVENTS:
+            try:
+                texts[name] = (base / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        ours = [n for n, t in texts.items() if is_ours({"command": t.splitlines()[-1] if t.strip() else ""})]
+        if not ours:
+            continue
+        missing = [n for n in EVENTS if n not in ours]
+        if missing:
+            out.append(Finding("cline", WARN, f"{base}: Stele's {' and '.join(missing)} hook is missing: "
+                                              "run `stele install cline` again"))
+        else:
+            out.append(Finding("cline", OK, f"{base}: Stele's PreToolUse and PostToolUse hooks are in place"))
+        out.append(Finding("cline", NOTE, "the Cline CLI runs them as they are; the VS Code extension runs "
+                                          "hooks only with Settings > Feature Settings > Enable Hooks on"))
+
+
 def check(project: Project) -> list[Finding]:
     out: list[Finding] = []
-    for part in (_claude, _codex, _gemini, _copilot, _cursor):
+    for part in (_claude, _codex, _gemini, _copilot, _cursor, _cline):
         part(project, out)
     if out:
         where = shutil.which("stele")

@@ -222,7 +222,8 @@ def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str 
             return Change(path, action, note, diff(path, old, new))
         data = textform.encode(new, form)
         dirs = _missing_dirs(real, scope.root) if real == path else []
-        atomic.write(real, data)  # an existing file keeps its mode
+        # an existing file keeps its mode; a new one gets the edit's (a hook script is executable)
+        atomic.write(real, data, mode=getattr(edit, "mode", None) if raw is None else None)
 
         def baseline(created: bool) -> bytes | None:
             assert old is not None

@@ -106,6 +106,9 @@ def last_session(project: Project, harness: str) -> list[Finding]:
     """What the harness's record of its newest session here says about Stele's hooks."""
     from ..session import wal
 
+    if harness == "cline":  # its record is keyed by its session id; its hooks send the task's conversation id
+        return [Finding(harness, NOTE, "`--live` does not read Cline's session records yet: they name the "
+                                       "session, while its hooks name the task (`stele session list` shows the tasks)")]
     if harness not in FINDERS:
         return [Finding(harness, NOTE, "keeps no session record Stele can read: `--live` cannot tell")]
     found = FINDERS[harness](project.root)

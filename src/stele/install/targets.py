@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..project import Project
 
 # module names under stele.install, in the order `stele install --help` lists them
-TARGET_MODULES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot", "precommit",
+TARGET_MODULES: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot", "cline", "precommit",
                                    "mcp_claude", "mcp_codex")
 
 

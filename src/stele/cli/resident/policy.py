@@ -9,8 +9,9 @@ drives the wire as an attacker would):
 - only the agent hooks (not `pre-commit`, which reads the index git names in GIT_INDEX_FILE, a
   variable a child never gets), `recall` and `search` run (`allowed`, checked on both sides);
 - a child's environment is the server's own, but for what the caller decides (its session,
-  harness, terminal, locale, Stele's switches), and never what would make a program the child
-  starts (git) run something else (`child_env`);
+  harness (Cline's `CLINE_*` folders say where its session record is), terminal, locale, Stele's
+  switches), and never what would make a program the child starts (git) run something else
+  (`child_env`);
 - a caller in another mount, network or user namespace, or more confined than the server
   (no-new-privs, seccomp), is refused (`peer_refusal`).
 Imports nothing at module level but os: `allowed` runs in the caller.
@@ -22,7 +23,7 @@ import os
 HOOK_EVENTS = ("session-start", "session", "prompt", "pre-edit", "post-edit", "subagent-start", "stop",
                "subagent-stop", "session-end", "guard-readonly")
 
-CALLER_PREFIXES = ("STELE_", "CLAUDE_", "CODEX_", "GEMINI_", "CURSOR_", "COPILOT_", "LC_")
+CALLER_PREFIXES = ("STELE_", "CLAUDE_", "CODEX_", "GEMINI_", "CURSOR_", "COPILOT_", "CLINE_", "LC_")
 CALLER_NAMES = frozenset({"NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TERM", "LANG", "TZ", "CI"})
 NEVER_NAMES = frozenset({"EDITOR", "VISUAL"})
 NEVER_PREFIXES = ("GIT_", "LD_", "PYTHON")

@@ -49,7 +49,8 @@ SETTLE_S = 1.0
 # a call imports nothing more): what a child imports it pays for on every call, regexes compiled too.
 # (`cli.fast`, a layer above, is imported by `cli.entry` before it starts the server.)
 PRELOAD = ("stele.hooks.dispatch", "stele.hooks.prompt",
-           "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
+           "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.catchup", "stele.hooks.stop",
+           "stele.hooks.guard",
            "stele.retrieve.recall", "stele.retrieve.search", "stele.retrieve.seeds", "stele.retrieve.callout",
            "stele.retrieve.past",
            "stele.render.agent", "stele.index.build", "stele.index.text", "stele.index.background",
