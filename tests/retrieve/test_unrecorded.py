@@ -24,6 +24,8 @@ def track(root, *paths):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
     subprocess.run(["git", "add", "--", *paths], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "tree"],
+                   cwd=root, check=True)
 
 
 @pytest.fixture
@@ -44,7 +46,7 @@ def test_the_prompt_is_answered_when_the_repository_has_no_such_part(record):
 
 def test_a_part_of_the_repository_the_record_never_mentions_gets_nothing(record):
     assert window(recall(Project(record), PROMPT))  # the vocabulary is cached in the index...
-    track(record, "pkg/exemplars/exemplars.go", "pkg/exemplars/proxy.go")  # ...until git's index changes
+    track(record, "pkg/exemplars/exemplars.go", "pkg/exemplars/proxy.go")  # ...until the next commit
     r = recall(Project(record), PROMPT)
     assert (r.mode, window(r)) == ("no_match", []), window(r)
     assert r.trace.unrecorded == ["exemplars"]
@@ -52,10 +54,12 @@ def test_a_part_of_the_repository_the_record_never_mentions_gets_nothing(record)
 
 def test_only_tracked_distinctive_unrecorded_words_count(record):
     """A plain word (`dev`: one whole token of the model's vocabulary) names no part, however many
-    paths hold it; an untracked file is no part of the repository; a word the record holds is covered."""
-    (record / "pkg" / "otlp").mkdir(parents=True)
-    (record / "pkg" / "otlp" / "otlp.go").touch()  # not tracked
+    paths hold it; a file not committed is no part of the repository (yet); a word the record holds is
+    covered."""
     track(record, "pkg/exemplars/exemplars.go")
+    (record / "pkg" / "otlp").mkdir(parents=True)
+    (record / "pkg" / "otlp" / "otlp.go").touch()
+    subprocess.run(["git", "add", "pkg/otlp/otlp.go"], cwd=record, check=True)  # staged, not committed
     with open_index(Project(record)) as index:
         assert unrecorded(index, "the dev querier and otlp exemplars for sidecars") == ["exemplars"]
         assert unrecorded(index, "the dev server") == []
@@ -67,3 +71,13 @@ def test_a_named_identifier_still_makes_a_seed(record):
     track(record, "pkg/exemplars/exemplars.go")
     r = recall(Project(record), "does fetch_exemplars still leak sidecar streams in the exemplars proxy?")
     assert "LSN-0004" in window(r), window(r)
+
+
+def test_the_cached_table_is_searched_exactly():
+    from stele.index.repowords import _holds
+
+    terms = sorted({b"a", b"ab", b"abc", b"b", b"exemplar", b"querier", b"z", b"zz"})
+    table = b"".join(t + b"\n" for t in terms)
+    for probe in [*terms, b"", b"aa", b"abd", b"c", b"exemplars", b"zzz", b"0"]:
+        assert _holds(table, probe) == (probe in terms), probe
+    assert not _holds(b"", b"a")

@@ -72,7 +72,7 @@ def unrecorded(index: Index, text: str) -> list[str]:
         return []
     from ..index import repowords
 
-    repo = repowords.terms(index.project, t)
+    repo = repowords.known(index.project, t, {x for terms in left.values() for x in terms})
     return [w for w, terms in left.items()
             if terms[0] in repo or (len(terms) > 1 and set(terms[1:]) <= repo)]
 
