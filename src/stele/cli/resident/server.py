@@ -51,7 +51,7 @@ SETTLE_S = 1.0
 PRELOAD = ("stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.hooks.session_start", "stele.hooks.edit", "stele.hooks.stop", "stele.hooks.guard",
            "stele.retrieve.recall", "stele.retrieve.search", "stele.retrieve.seeds", "stele.retrieve.callout",
-           "stele.retrieve.past",
+           "stele.retrieve.past", "stele.retrieve.unrecorded", "stele.index.repowords",
            "stele.render.agent", "stele.index.build", "stele.index.text", "stele.index.background",
            "stele.session.sessions", "stele.session.wal", "stele.session.remote", "stele.snapshot.claim",
            "stele.tasks.claims", "stele.anchors.patterns", "stele.anchors.symbols", "stele.index.vectors",
