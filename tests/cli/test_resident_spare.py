@@ -12,6 +12,7 @@ from tests.helpers import git, write_fact
 
 # Module state the warm-up may leave filled: the same thing a fresh process computes from the same files.
 KEPT = {"stele.retrieve.seeds._ENCODERS",  # keyed by the model's content digest
+        "stele.retrieve.unrecorded._VOCABS",  # the model's vocabulary, keyed by its model id as well
         "stele.redact._default"}  # the redactor of the built-in rules (constants)
 
 CHECK = r"""

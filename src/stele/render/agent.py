@@ -179,7 +179,10 @@ def why_text(x: dict[str, Any]) -> str:
                 + f": {c['why']}" for c in x["candidates"]]
         if not x["candidates"]:
             out.append("  (no hit at all)")
-        if x["mode"] == "no_match":
+        if x["mode"] == "no_match" and x.get("unrecorded"):
+            out += ["", f"the prompt names {', '.join(x['unrecorded'])}: parts of the repository the record never "
+                    "mentions, so coverage and cosine are not evidence enough and nothing is injected"]
+        elif x["mode"] == "no_match":
             out += ["", "nothing passed the floors: the record has nothing on this prompt, so nothing is injected"]
     out += ["", "seeds:"] + (["  (none)"] if not x["seeds"] else [])
     for s in x["seeds"]:

@@ -60,6 +60,7 @@ def describe(result: Recall) -> dict[str, Any]:
     out["seeds"] = seeds
     out["floors"] = t.floors
     out["candidates"] = [_candidate(h, t) for h in t.candidates]
+    out["unrecorded"] = t.unrecorded
     out["filtered"] = [{"id": i, "why": why} for i, why in t.filtered.items()]
     out["walk"] = [{"id": i, **_via(v)} for i, vias in t.reached.items() for v in vias]
     lifted = {r.id: r for r in result.risks}
@@ -90,8 +91,12 @@ def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
               f"a seed: {way:.2f} of the way to a floor, past the {s.seed_support:g} further seeds need"
     elif h.id in t.rejected:
         why = f"not a seed: {t.rejected[h.id]}"
+    elif t.unrecorded and test:
+        why = (f"not a seed: {test}, but the prompt names {', '.join(t.unrecorded)}, which the repository has "
+               "and the record never mentions (only a named identifier or a clear lead counts then)")
     elif not test and way >= s.seed_support:
-        why = "not a seed: no hit reached a floor, so nothing counts as support"
+        why = "not a seed: " + ("no hit named an identifier or led, so nothing counts as support" if t.unrecorded
+                                else "no hit reached a floor, so nothing counts as support")
     else:
         why = f"not a seed: {test or missed(h, s)}"
     z = h.z

@@ -128,6 +128,7 @@ class Trace:
     window: Window | None = None
     excluded: list[str] = field(default_factory=list)
     overrides: dict[str, Override] = field(default_factory=dict)  # id -> what replaced or contradicted it
+    unrecorded: list[str] = field(default_factory=list)  # prompt words naming parts of the repo the record lacks
 
 
 @dataclass
@@ -236,7 +237,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it).
     `history` lets superseded facts in (a prompt that asks what was used before: `retrieve.past`)."""
     from .callout import causal_risks
-    from .seeds import FTS, HYBRID, hybrid, relevant
+    from .seeds import FTS, HYBRID, hybrid
+    from .unrecorded import judged
     from .walk import walk
 
     today = delivery.today()
@@ -283,7 +285,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         if found.vector_error:
             warnings.append(f"stele: full-text only: {found.vector_error}")
         trace.candidates = found.hits[:CANDIDATES_SHOWN]
-        seeds += text_seeds(relevant(found.hits, s), hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
+        chosen = judged(index, g.text, found.hits, s, trace.unrecorded)
+        seeds += text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds

@@ -90,7 +90,8 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
     `relevant_only`, only hits that pass recall's relevance floors (`seeds.relevant`): what a snapshot
     and a briefing take, which must bring nothing when the record has nothing on the question."""
     from ..delivery import today, withheld
-    from .seeds import FTS, HYBRID, hybrid, relevant
+    from .seeds import FTS, HYBRID, hybrid
+    from .unrecorded import judged
 
     if not query.strip() or limit <= 0:
         return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
@@ -114,7 +115,7 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
         warnings.append(f"stele: full-text only: {found.vector_error}")
     chosen = found.hits
     if relevant_only:  # recall's seed test: the floors, and no weaker than min_seed_strength of the best
-        chosen = [h for h in relevant(found.hits, settings) if h.strength >= settings.min_seed_strength]
+        chosen = [h for h in judged(index, query, found.hits, settings) if h.strength >= settings.min_seed_strength]
     hits = [SearchHit(h.id, nodes[h.id].kind, nodes[h.id].title, round(h.fused, 5),
                       nodes[h.id].status or "", h.bm25_rank, h.vector_rank, h.strength, nodes[h.id].source)
             for h in chosen]

@@ -246,17 +246,32 @@ def passed(hit: Hit, s: Settings) -> str | None:
     hit's figures nearly reach a floor too: prose is full of those); so does a clear lead on a long
     prompt that the embeddings do not contradict; so do coverage at `text_floor` and the vector test
     with the deviations a hit holding almost none of the prompt's words needs."""
-    t, v = by_text(hit, s), by_vector(hit, s)
-    if hit.named and (strong_name(hit.named) or max(t, v) >= AGREE):
+    if by_name(hit, s):
         return f"names {hit.named}, which few facts hold"
-    if hit.leads and (hit.cosine is None or v >= AGREE):
+    if by_lead(hit, s):
         return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
-    if t >= 1.0:
+    if by_text(hit, s) >= 1.0:
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
     if by_vector(hit, s, alone=True) >= 1.0:
         return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (
             f", {hit.z:.1f} deviations above its background" if hit.z is not None else "")
     return None
+
+
+def by_name(hit: Hit, s: Settings) -> bool:
+    """It holds an identifier the prompt names (a weak name only with other evidence nearly there)."""
+    return bool(hit.named) and (strong_name(hit.named) or max(by_text(hit, s), by_vector(hit, s)) >= AGREE)
+
+
+def by_lead(hit: Hit, s: Settings) -> bool:
+    """It clearly leads on a long prompt, and the embeddings do not contradict it."""
+    return hit.leads and (hit.cosine is None or by_vector(hit, s) >= AGREE)
+
+
+def precise(hit: Hit, s: Settings) -> bool:
+    """It passed by what points at one fact (a named identifier, a clear lead), not by coverage or
+    cosine, which also measure how near the prompt is to the record's domain (`unrecorded`)."""
+    return by_name(hit, s) or by_lead(hit, s)
 
 
 def evidence(hit: Hit, s: Settings) -> float:
