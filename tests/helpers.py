@@ -137,3 +137,23 @@ def unreachable_store(repo: Path, deadline_ms: int) -> None:
     text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
     text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
     path.write_text(text.replace("  sync_deadline_ms: 3000", f"  sync_deadline_ms: {deadline_ms}"))
+
+
+POOL_QUESTION = "why was the connection pool timeout raised after the pool exhaustion alerts?"
+
+
+def pool_notes(repo: Path) -> list[str]:
+    """31 session notes on one topic, the 18th tagged with issue 101, and a 32nd carrying the rare
+    token `zqxv9`, indexed: what the filter tests of the HTTP API and MCP ask `POOL_QUESTION` of.
+    Returns the notes' ids in order."""
+    from stele.project import Project
+    from stele.session import sessions
+
+    p = Project(repo)
+    s = sessions.start(p, agent="codex", goal="Tune the connection pool").session
+    ids = [sessions.log(p, s, "note", f"The connection pool timeout was raised to {30 + n} seconds after "
+                        f"the pool exhaustion alerts (attempt {n})", issue="101" if n == 17 else "7").id
+           for n in range(31)]
+    ids.append(sessions.log(p, s, "note", "The connection pool timeout alerts stopped once zqxv9 was set").id)
+    assert invoke("rebuild").code == 0
+    return ids

@@ -9,7 +9,6 @@ import pytest
 from stele.project import Project
 from stele.record import edit
 from stele.serve.api import MAX_PARAM_CHARS, handle
-from tests.helpers import invoke
 
 
 def get(repo, route: str, **params) -> tuple[int, dict]:
@@ -282,16 +281,9 @@ def test_retrieve_filters_before_ranking(repo):
     """31 notes on one topic, one of them tagged with issue 101 and one carrying a rare token: the
     filters choose the candidates before the ranking cuts them (they used to be applied to the
     ranked window, which the other notes filled)."""
-    from stele.session import sessions
+    from tests.helpers import POOL_QUESTION, pool_notes
 
-    p = Project(repo)
-    s = sessions.start(p, agent="codex", goal="Tune the connection pool").session
-    ids = [sessions.log(p, s, "note", f"The connection pool timeout was raised to {30 + n} seconds after "
-                        f"the pool exhaustion alerts (attempt {n})", issue="101" if n == 17 else "7").id
-           for n in range(31)]
-    ids.append(sessions.log(p, s, "note", "The connection pool timeout alerts stopped once zqxv9 was set").id)
-    assert invoke("rebuild").code == 0
-    q = "why was the connection pool timeout raised after the pool exhaustion alerts?"
+    ids, q = pool_notes(repo), POOL_QUESTION
     status, data = get(repo, "/api/memory/retrieve", q=q, issue="101", limit="3")
     assert status == 200 and [r["id"] for r in data["results"] if r["source"] == "session"] == [ids[17]], data
     status, data = get(repo, "/api/memory/retrieve", q=q, fts="zqxv9", limit="3")

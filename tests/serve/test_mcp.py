@@ -351,17 +351,9 @@ def test_recall_filters_choose_candidates_before_ranking_through_a_real_client(r
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
-    from stele.session import sessions
-    from tests.helpers import invoke
+    from tests.helpers import POOL_QUESTION, pool_notes
 
-    p = Project(repo)
-    s = sessions.start(p, agent="codex", goal="Tune the connection pool").session
-    ids = [sessions.log(p, s, "note", f"The connection pool timeout was raised to {30 + n} seconds after "
-                        f"the pool exhaustion alerts (attempt {n})", issue="101" if n == 17 else "7").id
-           for n in range(31)]
-    ids.append(sessions.log(p, s, "note", "The connection pool timeout alerts stopped once zqxv9 was set").id)
-    assert invoke("rebuild").code == 0
-    q = "why was the connection pool timeout raised after the pool exhaustion alerts?"
+    ids, q = pool_notes(repo), POOL_QUESTION
 
     async def session() -> dict:
         async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as c:
