@@ -102,3 +102,20 @@ def test_a_prompt_hook_answers_the_same_with_the_early_scan(repo, tmp_path):
         assert done.returncode == 0 and done.stderr == "", done.stderr
         outs.append(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
     assert "DEC-AAAA" in outs[0] and outs[0] == outs[1]
+
+
+def test_a_paused_repository_forks_no_scan(repo):
+    """`stele pause`: the hooks read and write nothing, the early scan included (it would write the
+    folders' listing)."""
+    write_fact(repo, "DEC-AAAA", "decision", "Retries back off with jitter everywhere")
+    assert invoke("rebuild").code == 0
+    assert invoke("pause").code == 0
+    listing = repo / ".stele/index/listing.marshal"
+    listing.unlink(missing_ok=True)
+    payload = {"session_id": "paused", "transcript_path": "/t", "cwd": str(repo),
+               "hook_event_name": "UserPromptSubmit", "prompt": "how do our clients retry with backoff?"}
+    done = subprocess.run([str(Path(sys.executable).parent / "stele"), "hook", "prompt", "--harness", "claude"],
+                          input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60,
+                          env={**os.environ, "STELE_RESIDENT": "0"})
+    assert done.returncode == 0 and "DEC-AAAA" not in done.stdout
+    assert not listing.exists()

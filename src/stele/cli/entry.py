@@ -44,10 +44,15 @@ def _scan_early() -> None:
     from ..project import Project, find_root
 
     root = find_root()
-    if root is not None:
+    if root is None:
+        return
+    from ..hooks.state import paused
+
+    project = Project(root)
+    if not paused(project):  # `stele pause`: the hooks read and write nothing
         from ..index.sources import scan_early
 
-        scan_early(Project(root))
+        scan_early(project)
 
 
 def here(args: list[str]) -> int:

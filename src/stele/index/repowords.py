@@ -9,7 +9,6 @@ untracked and ignored files never count, and neither do the record itself (`memo
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import subprocess
 from collections.abc import Iterable
@@ -54,6 +53,8 @@ def _table(project: Project, text: TextIndex) -> bytes:
     cache = project.index_dir / CACHE
     head, digest, found = _read(cache)
     if head != key:
+        import hashlib  # only when the commit moved: a hook's usual answer loads no libcrypto
+
         paths = _paths(project)
         now = hashlib.sha1(b"\0".join(p.encode("utf-8") for p in paths)).hexdigest()
         if now != digest:  # most commits change files, not names: then only the stamp is rewritten
