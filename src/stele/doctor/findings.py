@@ -62,7 +62,7 @@ SUMMARIES: dict[str, str] = {
     "co-change": "Code anchored by a risk or constraint changed and the fact was not kept up.",
     "store-config": "The team session store's configuration is invalid.",
     "stale-export": "A rule file made by `stele export rules` is out of date with the record.",
-    "code-check": "With --check-code: code anchored by a fact breaks the fact's check (forbid, require, ast or command).",
+    "code-check": "With --check-code: code anchored by a fact breaks its check (forbid, require, ast or command).",
     "expired": "A fact's expires date has passed.",
     "review-overdue": "A fact's review_after date has passed.",
     "needs-review": "A fact is marked for review (an anchor that could not be repaired).",
@@ -75,7 +75,7 @@ SUMMARIES: dict[str, str] = {
     "word-anchor": "A symbol anchor resolves only as a word in a file Stele has no definition rule for.",
     "drift": "The code a live fact is anchored to changed in commits since the fact was verified.",
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
-    "bad-check": "A fact's check: is malformed or could not run (a bad pattern, out of time, the checks extra missing).",
+    "bad-check": "A fact's check: is malformed or could not run (bad pattern, out of time, the checks extra missing).",
     "store": "The team session store is unreachable or holds damaged objects.",
 }
 
