@@ -217,3 +217,17 @@ def test_a_support_seed_brings_itself_not_its_neighbours(repo, fake_model):
     assert "FYI-7FFS" not in r.trace.reached and "FYI-7FFS" not in ids(r)
     assert [v.from_id for v in r.trace.reached["DEC-4DGR"]] == ["CON-C9RR"]  # seed to seed still counts
 
+
+def test_a_bare_file_name_many_anchors_end_with_names_none_of_them(repo, fake_model):
+    """`api.py` in a prompt is an anchor query only when it can mean a few files: in a record whose
+    anchors hold it in many folders, the prompt has not said which one."""
+    for n, app in enumerate(("billing", "catalog", "orders", "search")):
+        write_fact(repo, f"CON-{n:04d}", "constraint", f"The {app} app exposes its functions from its own module",
+                   anchors=[f"src/{app}/api.py"])
+    write_fact(repo, "DEC-0N1Y", "decision", "Schema migrations are generated, never written by hand",
+               anchors=["src/db/migrate.py"])
+    project = Project(repo)
+    r = recall(project, "where should the new helper go, in api.py or next to the model code?")
+    assert not [x for x in r.trace.seeds if x.origin == "anchor"], [x.id for x in r.trace.seeds]
+    r = recall(project, "is it fine to edit the generated files that migrate.py writes?")
+    assert [x.id for x in r.trace.seeds if x.origin == "anchor"] == ["DEC-0N1Y"]

@@ -436,9 +436,13 @@ def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Set
     (never one that is withheld: a manual rule or a done task is not brought by editing its file)."""
     if not g.paths:
         return []
+    from .seeds import NAMED_MAX
+
     queries = list(g.paths)
     for p in g.named_paths:  # `retry.py` in a prompt: the anchored files it can mean
-        queries += catalog.anchor_paths_ending(p)
+        meant = catalog.anchor_paths_ending(p)
+        if len(meant) <= NAMED_MAX:  # `api.py` in a record of nine apps names none of them
+            queries += meant
     best: dict[str, tuple[float, str]] = {}
     for item_id, path, symbol, glob in catalog.anchored(queries):
         kind = "glob" if glob else ("file" if path in queries or symbol else "folder")
