@@ -436,10 +436,10 @@ def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Set
     (never one that is withheld: a manual rule or a done task is not brought by editing its file)."""
     if not g.paths:
         return []
-    from .seeds import NAMED_MAX
-
     queries = list(g.paths)
     for p in g.named_paths:  # `retry.py` in a prompt: the anchored files it can mean
+        from .seeds import NAMED_MAX  # (only a prompt names files, and a prompt's search imports it anyway)
+
         meant = catalog.anchor_paths_ending(p)
         if len(meant) <= NAMED_MAX:  # `api.py` in a record of nine apps names none of them
             queries += meant
