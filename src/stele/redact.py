@@ -8,8 +8,9 @@ Three kinds of evidence, in one pass over the text:
   (`<your-token>`, `changeme`, `xxxx`) and the documented AWS example keys are left alone;
 - the configured `redaction.patterns`.
 gitleaks' own false-positive defences are taken as general rules, never as its samples' values: a
-shape's entropy floor and drawn-part check, example credentials published on purpose (`PUBLISHED`),
-and a vendor that issues one credential format claiming the values under its name (`ONE_FORMAT`).
+shape's entropy floor and drawn-part check, example values published on purpose (`PUBLISHED`), a
+vendor that issues one credential format claiming the values under its name (`ONE_FORMAT`), base64 of
+JSON judged by what it decodes to, and XML Schema type names (`looks_random`).
 All matches are collected first and merged, so a token inside an assignment is one secret, counted
 once, and the writer is told each kind once ("1 GitHub token", never "2" for one token). The module
 imports only the standard library and compiles a rule only when its keyword is in the text: the hooks
