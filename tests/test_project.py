@@ -57,3 +57,22 @@ def test_edit_does_not_replace_a_symlink_with_a_file(repo):
     with pytest.raises(SteleError, match="symbolic link"):
         edit.edit(Project(repo), "DEC-4K7Q", edit.Changes(title="Changed"))
     assert inside.is_symlink() and "Changed" not in other.read_text()
+
+
+def test_a_relative_root_is_made_absolute_and_sees_the_same_vectors(repo):
+    """A Project built from a relative path (an internal caller, a script) reads the same index as the
+    CLI's absolute one: the vector store is found, not silently missing."""
+    from pathlib import Path
+
+    from stele.index.build import open_index
+
+    write_fact(repo, "DEC-AAAA", "decision", "Cache eviction uses an LRU bounded at 512 MB.")
+    assert invoke("rebuild").code == 0
+    os.chdir(repo.parent)
+    relative = Project(Path(repo.name))
+    assert relative.root.is_absolute() and relative.root == repo
+    idx = open_index(relative)
+    try:
+        assert idx.matrix() is not None
+    finally:
+        idx.close()

@@ -211,6 +211,48 @@ def test_public_csrf_and_published_values_are_not_credentials():
     assert not _kept("AIza" + _draw(_ALNUM + "_-", 35, 14))  # any other Google API key
 
 
+def test_values_gitleaks_allowlists_as_published_examples_are_kept_whatever_finds_them():
+    """The nuget.config reference's example passwords (found by the XML row) and Yarn's public Algolia
+    key (found under `apiKey:`): listed by value, so each is only the list being read."""
+    from tests import gitleaks_corpus
+
+    fps = gitleaks_corpus.load()["false_positives"]
+    nuget = [f["sample"] for f in fps if f["rule"] == "nuget-config-password" and "!" in f["sample"]
+             and gitleaks_corpus.classify(f) == "plain"]
+    yarn = [f["sample"] for f in fps if f["rule"] == "generic-api-key" and f["sample"].startswith(",apiKey:")]
+    assert len(nuget) == 2 and len(yarn) == 1 and all(_kept(s) for s in nuget + yarn)
+    assert not _kept('<add key="ClearTextPassword" value="hal+9ooo_da!sZ" />')  # any other password
+    assert not _kept(f',apiKey:"{_draw(_HEX, 32, 16)}",')  # any other key
+    assert not _kept(f'"apiKey": "{_draw(_HEX, 32, 17)}"')
+
+
+def test_an_xml_schema_type_name_is_not_a_token():
+    assert _kept('telegram_api_token = "token:"clm47162:AgencyIdentificationCodeContentType""')
+    assert _kept('auth_token: "clm5ISO4217A:CurrencyCodeContentType"')
+    assert not _kept(f'auth_token: "{_draw(_ALNUM, 10, 18)}:AdminType"')  # a drawn prefix
+    assert not _kept(f'auth_token: "clm47162:{_draw(_ALNUM, 24, 19)}"')  # a drawn name
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode().rstrip("=")
+
+
+def test_base64_of_json_is_judged_by_what_it_decodes_to():
+    """gitleaks' decoding pass: a truncated token's head or a JWT header holds nothing; JSON holding a
+    random string or a password is still a secret, and so is every full token."""
+    head = _b64('{"signInAddress":"https:')
+    assert _kept(f"export OP_SERVICE_ACCOUNT_TOKEN=ops_{head}...")
+    assert _kept("access_token = " + _b64('{"alg":"HS256","typ":"JWT"}'))
+    full = '{"signInAddress":"https://my.1password.com","secretKey":"' + _draw(_ALNUM, 30, 20) + '"}'
+    assert not _kept("OP_TOKEN=ops_" + _b64(full))
+    assert not _kept("auth_token = " + _b64('{"password":"hunter2"}'))
+    jwt = ".".join([_b64('{"alg":"HS256"}'), _b64('{"sub":"1"}'), _draw(_ALNUM + "_-", 43, 21)])
+    assert not _kept(f"session_token = {jwt}")
+    assert not _kept("ops_eyJ" + _draw(_ALNUM, 260, 22))  # the 1Password format
+
+
 def test_redacting_a_token_does_not_load_hashlib():
     """Only a value of a kind with published examples is hashed: hashlib (OpenSSL) costs a hook ~4 ms."""
     import subprocess

@@ -18,10 +18,11 @@ from tests.helpers import git, invoke
 from tests.test_secrets_end_to_end import leaks as _leaks_in
 
 TPS = corpus.true_positives()
-# measured at this commit (the goal is 2%, 4 of 227: not met; docs/security.md says why)
-PLAIN_CHANGED_MAX = 18           # of 227
-TUNE_CHANGED_MAX, HELD_OUT_CHANGED_MAX = 10, 8  # of 95 and of 132
-UNREPORTED_CHANGED_MAX = 9       # of the 216 that no other gitleaks rule reports anything in
+# measured at this commit (`scripts/gitleaks_figures.py`; the goal is 2%, 4 of 227: not met,
+# docs/security.md says why)
+PLAIN_CHANGED_MAX = 13           # of 227
+TUNE_CHANGED_MAX, HELD_OUT_CHANGED_MAX = 7, 6  # of 95 and of 132
+UNREPORTED_CHANGED_MAX = 5       # of the 216 that no other gitleaks rule reports anything in
 
 
 def test_the_pinned_corpus_is_what_the_docs_describe():

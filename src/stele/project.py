@@ -17,6 +17,12 @@ from .plain import dataclass
 class Project:
     root: Path
 
+    def __post_init__(self) -> None:
+        # Every path below is joined to the root and compared with paths the index stored; a relative
+        # root would find them under another name (the vector store went unseen).
+        if not self.root.is_absolute():
+            object.__setattr__(self, "root", self.root.absolute())
+
     @property
     def stele_dir(self) -> Path:
         return self.root / ".stele"

@@ -8,8 +8,9 @@ Three kinds of evidence, in one pass over the text:
   (`<your-token>`, `changeme`, `xxxx`) and the documented AWS example keys are left alone;
 - the configured `redaction.patterns`.
 gitleaks' own false-positive defences are taken as general rules, never as its samples' values: a
-shape's entropy floor and drawn-part check, example credentials published on purpose (`PUBLISHED`),
-and a vendor that issues one credential format claiming the values under its name (`ONE_FORMAT`).
+shape's entropy floor and drawn-part check, example values published on purpose (`PUBLISHED`), a
+vendor that issues one credential format claiming the values under its name (`ONE_FORMAT`), base64 of
+JSON judged by what it decodes to, and XML Schema type names (`looks_random`).
 All matches are collected first and merged, so a token inside an assignment is one secret, counted
 once, and the writer is told each kind once ("1 GitHub token", never "2" for one token). The module
 imports only the standard library and compiles a rule only when its keyword is in the text: the hooks
@@ -124,10 +125,11 @@ class Redactor:
                 value = m.group(group)
                 if start < end and (exact or not written_out(value)) and \
                         (not shape.check or exact or CHECKS[shape.check](value)) and \
-                        (not shape.entropy or entropy(value) >= shape.entropy) and not published(shape.kind, value):
+                        (not shape.entropy or entropy(value) >= shape.entropy) and not published(value):
                     found.append((start, end, rank, shape.kind))
         for start, end, kind in assignments(text, lower, rules.hints):
-            found.append((start, end, len(SHAPES), kind))
+            if not published(text[start:end]):
+                found.append((start, end, len(SHAPES), kind))
         for rx in self.extra:
             for m in rx.finditer(text):
                 if m.end() > m.start():
@@ -288,12 +290,12 @@ def vendor_of(name: str) -> str | None:
     return next((VENDORS[w] for w in (w.lower() for w in _WORDS.findall(name)) if w in VENDORS), None)
 
 
-def published(kind: str, value: str) -> bool:
-    """An example credential of `kind` published on purpose (`PUBLISHED`): redacting it protects nothing."""
-    known = PUBLISHED.get(kind)
+def published(value: str) -> bool:
+    """A value published on purpose as an example (`PUBLISHED`): redacting it protects nothing."""
+    known = PUBLISHED.get(len(value))
     if not known:
         return False
-    import hashlib  # only for a value of a kind with published examples (OpenSSL's import costs ~4 ms)
+    import hashlib  # only for a value of a published length (OpenSSL's import costs ~4 ms)
 
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32] in known
 
@@ -501,12 +503,21 @@ def entropy(value: str) -> float:
 
 
 _CAMEL = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+")
+# An XML Schema qualified type name: a namespace prefix, a colon, then CamelCase words ending in `Type`
+# (`clm5ISO4217A:CurrencyCodeContentType`, `tns:AgencyIdentificationCodeContentType`) names a type.
+_XSD_TYPE = re.compile(r"[a-z]{1,8}\d{0,8}(?:[A-Z]{1,8}\d{0,8}[A-Z]?)?:(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))+Type")
 
 
 def looks_random(value: str) -> bool:
     """A machine-made value rather than words, paths, URLs, versions or identifiers."""
     if len(value) < 8 or is_reference(value) or re.match(r"^(?:https?://|/|\./|~/|[A-Za-z]:\\)", value):
         return False
+    if _XSD_TYPE.fullmatch(value):
+        return False
+    if "eyJ" in value:  # base64 of JSON: judged by what it decodes to (gitleaks' decoding pass)
+        value, holds = _without_encoded_json(value)
+        if holds:
+            return True
     if "abcdefghij" in value.lower():
         return False  # an alphabet written out (a base64 table, a placeholder), not a draw
     if re.fullmatch(r"v?\d+(?:\.\d+){1,3}(?:[-+.][\w.]+)?|\d{4}-\d\d-\d\d(?:[T ][\d:.]+Z?)?", value):
@@ -521,6 +532,37 @@ def looks_random(value: str) -> bool:
         if has_alpha and not _CAMEL.fullmatch(segment) and entropy(segment) >= 3.0:
             return True
     return False
+
+
+# A run of base64 that starts a JSON object (`{"` encodes as `eyJ`), at the start of a value's segment
+_ENCODED_JSON = re.compile(r"(?<![A-Za-z0-9+/])eyJ[A-Za-z0-9+/_-]{5,}={0,2}")
+
+
+def _without_encoded_json(value: str) -> tuple[str, bool]:
+    """`value` without its runs of base64-encoded JSON text, and whether one of them decodes to text
+    that holds a secret (a random-looking string or anything `redact` finds). A truncated token's
+    head (`ops_eyJzaWduSW5BZGRyZXNzIjoiaHR0cHM6...`, `{"signInAddress":"https:`) or a JWT's header
+    holds none; a run that does not decode to printable text is left in place, to be judged as is."""
+    import base64
+    import binascii
+
+    kept, pos = [], 0
+    for m in _ENCODED_JSON.finditer(value):
+        run = m.group().rstrip("=")
+        run = run[:-1] if len(run) % 4 == 1 else run  # cut short: one character holds no whole byte
+        try:
+            text = base64.b64decode(run.replace("-", "+").replace("_", "/") + "=" * (-len(run) % 4),
+                                    validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if not text.isprintable():
+            continue
+        if any(looks_random(w) for w in re.split(r"[\s\"'{}\[\],]+", text)) or redact(text).secrets:
+            return value, True
+        kept.append(value[pos:m.start()] + " ")
+        pos = m.end()
+    kept.append(value[pos:])
+    return "".join(kept), False
 
 
 def _aws_id(value: str) -> bool:

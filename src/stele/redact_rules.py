@@ -208,29 +208,36 @@ SHAPES: tuple[Shape, ...] = (
     _p("password in XML", "<add key=", r"(?i)<add\s+key=\"(?:ClearText)?Password\"\s+value=\"(?P<s>[^\"]{4,})\""),
 )
 
-# Example credentials published on purpose, which redacting protects nothing (as the documented AWS
-# example keys): the Google API keys in Firebase's public Android SDK repository (the list gitleaks'
-# `gcp-api-key` rule allowlists, config/gitleaks.toml at b58d3f1). Kept as the first 32 hex digits
-# of each value's sha256, so the source holds no key-shaped literal; the engine hashes a value only
-# once the shape of its kind matched it (hashlib costs the hook ~4 ms to import: only then).
-PUBLISHED = {"Google API key": frozenset({
-    "d2460eb704ec163515ef7e0ecd373549",
-    "2037abcaffb2b77785da716cf7ccff4f",
-    "3f370c9dd8225c63b5c77de1f785edc9",
-    "e4a5542bb7fd7b67e943c71ad29c34b5",
-    "a19f89ab3555eac10c40741f6df79ecf",
-    "0b476bdf9acf2123d547b5ae76f1e598",
-    "eb540d2b6ee2a0a47c5779bc8a014178",
-    "37f8f09bdf12c2f2eae4ead7273a62dd",
-    "8731261cb72d86267a32a532ebd3df42",
-    "49f777db995e8260da7ca9ffdf0c08d6",
-    "27a9a42931dff7eb2f8434e20a9bce97",
-    "dc0fcf046c61640cbd1e8b999ada3262",
-    "4c98242dcadc8b29005c6b4aad526552",
-    "ea9bb1082cf95663f5faca23b8b15ef2",
-    "3a8b61d0f636b007840c0d40ba12bcf4",
-    "a6c814bc555ae62c7bd8b58ec07bf559",
-})}
+# Values published on purpose, which redacting protects nothing (as the documented AWS example keys),
+# each listed by gitleaks' own allowlists (config/gitleaks.toml at b58d3f1): the Google API keys in
+# Firebase's public Android SDK repository (`gcp-api-key`), the two example passwords of Microsoft's
+# nuget.config reference (`nuget-config-password`), and the public Algolia search key in Yarn's
+# source (a `generic-api-key` stopword, yarnpkg/berry#6201). Kept by length as the first 32 hex
+# digits of each value's sha256, so the source holds no key-shaped literal; the engine hashes a
+# found value only when its length is listed here (hashlib costs the hook ~4 ms to import: only then).
+PUBLISHED: dict[int, frozenset[str]] = {
+    39: frozenset({  # Google API keys (Firebase Android SDK)
+        "d2460eb704ec163515ef7e0ecd373549",
+        "2037abcaffb2b77785da716cf7ccff4f",
+        "3f370c9dd8225c63b5c77de1f785edc9",
+        "e4a5542bb7fd7b67e943c71ad29c34b5",
+        "a19f89ab3555eac10c40741f6df79ecf",
+        "0b476bdf9acf2123d547b5ae76f1e598",
+        "eb540d2b6ee2a0a47c5779bc8a014178",
+        "37f8f09bdf12c2f2eae4ead7273a62dd",
+        "8731261cb72d86267a32a532ebd3df42",
+        "49f777db995e8260da7ca9ffdf0c08d6",
+        "27a9a42931dff7eb2f8434e20a9bce97",
+        "dc0fcf046c61640cbd1e8b999ada3262",
+        "4c98242dcadc8b29005c6b4aad526552",
+        "ea9bb1082cf95663f5faca23b8b15ef2",
+        "3a8b61d0f636b007840c0d40ba12bcf4",
+        "a6c814bc555ae62c7bd8b58ec07bf559",
+    }),
+    11: frozenset({"dba72c00f41f4e4c435e2491a5e1ce01"}),  # nuget.config reference, ClearTextPassword
+    14: frozenset({"a0702bc91d699f600970f4dc4992b13e"}),  # nuget.config reference, ClearTextPassword
+    32: frozenset({"2f21fd9c81678e396751af8b2472e2bd"}),  # Yarn's public Algolia search key
+}
 # Vendors that issue exactly one credential, of one format: a value assigned under their name that
 # does not have it is not theirs (gitleaks' keyword proximity: the vendor's name claims the
 # assignment for the vendor's rule). Not GitHub, Slack, Google, AWS...: each issues several kinds
