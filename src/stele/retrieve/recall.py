@@ -437,9 +437,9 @@ def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Set
     if not g.paths:
         return []
     queries = list(g.paths)
-    for p in g.named_paths:  # `retry.py` in a prompt: the anchored files it can mean
+    if g.named_paths:
         from .seeds import NAMED_MAX  # (only a prompt names files, and a prompt's search imports it anyway)
-
+    for p in g.named_paths:  # `retry.py` in a prompt: the anchored files it can mean
         meant = catalog.anchor_paths_ending(p)
         if len(meant) <= NAMED_MAX:  # `api.py` in a record of nine apps names none of them
             queries += meant
