@@ -521,3 +521,48 @@ def test_a_read_only_checkout_answers_from_the_index_without_the_lock(proj, monk
     monkeypatch.setattr(os, "open", read_only)
     r = recall(proj, "how do retries back off after a failure?")
     assert "DEC-AAAA" in [e.id for e in r.entries], (r.mode, r.warnings)
+
+
+def test_bookkeeping_lines_leave_the_index_fresh_without_a_write_within_bounds(proj, monkeypatch):
+    """A hook's delivery note adds no item: the next read answers from the index as it is, writing
+    nothing (no commit, so no fsync), and re-reads the unrecorded lines until a refresh that indexes
+    something, or the first past the bounds, records them; the items are the same either way."""
+    import json
+
+    from stele.index.catalog import Catalog
+
+    backdate(proj.root)
+    build.rebuild(proj)
+    wal = proj.root / ".stele/wal"
+    wal.mkdir(parents=True, exist_ok=True)
+
+    def note(n, session, **extra):
+        return json.dumps({"v": 1, "id": f"S-01JFZS31V0ZJ1D2PYVE21AVN{n:02d}", "ts": "2026-11-20T10:00:00Z",
+                           "session": session, "type": "note", "text": f"note {n} about retries", **extra}) + "\n"
+
+    def manifest():
+        cat = Catalog(proj.index_dir / handle.CATALOG)
+        try:
+            return cat.manifest()
+        finally:
+            cat.close()
+
+    before = manifest()
+    commits = []
+    real_exit = handle.Committer.__exit__
+    monkeypatch.setattr(handle.Committer, "__exit__", lambda self, *a: commits.append(1) or real_exit(self, *a))
+    for n in range(update_mod.DEFER_FILES):  # a new log each, as a hook of a new session writes
+        (wal / f"s{n}.jsonl").write_text(note(n, f"s{n}", event="start") + note(50 + n, f"s{n}", event="delivered",
+                                                                                  ids=["DEC-AAAA"]))
+        assert refresh(proj) == 6
+    assert commits == [] and manifest() == before
+    (wal / "s0.jsonl").open("a").write(note(99, "s0"))  # a note that is an item: recorded, with the rest
+    assert refresh(proj) == 7 and commits and manifest() != before
+    commits.clear()
+    for n in range(update_mod.DEFER_FILES + 1):  # past the bound: the read records them
+        (wal / f"t{n}.jsonl").write_text(note(n, f"t{n}", event="delivered", ids=["DEC-AAAA"]))
+    assert refresh(proj) == 7 and commits
+    with open(wal / "t0.jsonl", "w") as f:  # rewritten, not grown: never taken as bookkeeping only
+        f.write(note(1, "t0", event="delivered", ids=[]))
+    commits.clear()
+    assert refresh(proj) == 7 and commits

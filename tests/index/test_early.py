@@ -119,3 +119,26 @@ def test_a_paused_repository_forks_no_scan(repo):
                           env={**os.environ, "STELE_RESIDENT": "0"})
     assert done.returncode == 0 and "DEC-AAAA" not in done.stdout
     assert not listing.exists()
+
+
+def test_a_pause_leaves_recall_its_early_scan(repo):
+    """`stele pause` and `STELE_OFF` silence the hooks, not `stele recall`: it reads the index (and
+    writes the folders' listing) whatever they say, so its scan still starts early."""
+    write_fact(repo, "DEC-AAAA", "decision", "Retries back off with jitter everywhere",
+               "Every client retries with exponential backoff and full jitter.")
+    backdate(repo, 60)
+    assert invoke("rebuild").code == 0
+    assert invoke("pause").code == 0
+    listing = repo / ".stele/index/listing.marshal"
+    stele = str(Path(sys.executable).parent / "stele")
+    code = ("import sys; from stele.cli import entry; from stele.index import early; entry._scan_early(hook=False);"
+            " print(early._pending is not None); entry._scan_early(hook=True)")
+    for env in ({}, {"STELE_OFF": "1"}):
+        listing.unlink(missing_ok=True)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, timeout=60,
+                              env={**os.environ, "STELE_RESIDENT": "0", **env})
+        assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
+        done = subprocess.run([stele, "recall", "how do our clients retry with backoff?"], capture_output=True,
+                              text=True, cwd=repo, timeout=60, env={**os.environ, "STELE_RESIDENT": "0", **env})
+        assert done.returncode == 0 and "DEC-AAAA" in done.stdout, done.stderr
+        assert listing.exists()

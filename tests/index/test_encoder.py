@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from stele.index.encoder import (
     resolve,
 )
 from stele.index.query import QueryEncoder, query_encoder
+from stele.index.wordpiece import PROVEN_UNICODE
 
 LONG_WORDS = " ".join(f"word{i} retry backoff jitter" for i in range(400))  # > 512 tokens
 TEXTS = [
@@ -317,6 +319,8 @@ def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: Mo
     assert isinstance(query, QueryEncoder) and query._wordpiece is not None
     lean = LeanEncoder(bundled.path)
     short = [t for t in TEXTS if len(lean._tokenize(lean._cut([t]))[0]) <= encoder._SLICE_ROWS]
+    if unicodedata.unidata_version != PROVEN_UNICODE:  # another Python's tables: ASCII only is pure
+        short = [t for t in short if t.isascii()]
     assert len(short) > 30
     got = np.array(query.encode(short), dtype=np.float32)
     assert np.array_equal(got, lean.encode(short))
@@ -325,12 +329,17 @@ def test_the_query_encoder_needs_no_numpy_and_gives_the_lean_vectors(bundled: Mo
     assert query.median_token_length() == int(np.median([len(t) for t in lean.tokenizer.get_vocab()]))
     code = textwrap.dedent("""
         import sys
+        import unicodedata
         from pathlib import Path
         from stele.index.encoder import resolve
         from stele.index.query import query_encoder
+        from stele.index.wordpiece import PROVEN_UNICODE
         enc = query_encoder(resolve("bundled", Path(".")))
-        rows = enc.encode(["why do payment retries back off after an outage?", "x" * 5000, "café 東京"])
-        assert len(rows) == 3 and len(rows[0]) == 256
+        texts = ["why do payment retries back off after an outage?", "x" * 5000, "café 東京"]
+        if unicodedata.unidata_version != PROVEN_UNICODE:  # another Python: only ASCII is proven pure
+            texts = texts[:2]
+        rows = enc.encode(texts)
+        assert len(rows) == len(texts) and len(rows[0]) == 256
         print(sorted(m for m in ("numpy", "tokenizers", "safetensors") if m in sys.modules))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)

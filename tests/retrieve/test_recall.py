@@ -195,3 +195,39 @@ def test_a_hundred_matching_session_notes_never_take_a_committed_facts_seat(repo
     assert sum(i.startswith("S-") for i in ids_) == min(notes, 20)
     # drawn per source on the vector side too: the decision is judged with its cosine
     assert next(h for h in hits if h.id == "DEC-PG4K").cosine is not None
+
+
+def test_a_support_seed_brings_itself_not_its_neighbours(repo, fake_model):
+    """Only a seed that reached a floor on its own starts the walk: a hit that merely supports it is
+    shown for what it matched, and what it links to (two steps from the prompt's evidence) is not.
+    Its edges to other seeds still count: two linked matches back each other up."""
+    write_fact(repo, "DEC-4DGR", "decision", "Ledger reconciliation batch rounds currency amounts per line",
+               "The nightly ledger reconciliation batch rounds each currency amount per line, half to even.")
+    write_fact(repo, "CON-C9RR", "constraint", "Currency amounts are stored as integer minor units",
+               "Every currency amount is an integer of minor units.",
+               links={"relates-to": ["FYI-7FFS", "DEC-4DGR"]})
+    write_fact(repo, "FYI-7FFS", "fyi", "The office moved to the third floor in March")
+    for n in range(6):
+        write_fact(repo, f"NOTE-{n:04d}", "note", f"Unrelated filler note number {n} about gardening tools")
+    r = recall(Project(repo), "how does the ledger reconciliation batch round currency amounts?")
+    seeds = {x.id: x for x in r.trace.seeds}
+    assert "CON-C9RR" in seeds and "DEC-4DGR" in seeds, ids(r)
+    from stele.retrieve.seeds import passed
+    assert passed(seeds["CON-C9RR"].hit, r.trace.settings) is None  # support, not a match of its own
+    assert "FYI-7FFS" not in r.trace.reached and "FYI-7FFS" not in ids(r)
+    assert [v.from_id for v in r.trace.reached["DEC-4DGR"]] == ["CON-C9RR"]  # seed to seed still counts
+
+
+def test_a_bare_file_name_many_anchors_end_with_names_none_of_them(repo, fake_model):
+    """`api.py` in a prompt is an anchor query only when it can mean a few files: in a record whose
+    anchors hold it in many folders, the prompt has not said which one."""
+    for n, app in enumerate(("billing", "catalog", "orders", "search")):
+        write_fact(repo, f"CON-{n:04d}", "constraint", f"The {app} app exposes its functions from its own module",
+                   anchors=[f"src/{app}/api.py"])
+    write_fact(repo, "DEC-0N1Y", "decision", "Schema migrations are generated, never written by hand",
+               anchors=["src/db/migrate.py"])
+    project = Project(repo)
+    r = recall(project, "where should the new helper go, in api.py or next to the model code?")
+    assert not [x for x in r.trace.seeds if x.origin == "anchor"], [x.id for x in r.trace.seeds]
+    r = recall(project, "is it fine to edit the generated files that migrate.py writes?")
+    assert [x.id for x in r.trace.seeds if x.origin == "anchor"] == ["DEC-0N1Y"]

@@ -55,3 +55,13 @@ def test_a_passed_deadline_stops_the_walk_and_says_so():
     store = MemStore({"A": "decision", "B": "lesson"}, [("A", "caused-by", "B")])
     reached, partial = walk(["A"], hood(store), depth=1, deadline=0.0)
     assert partial and reached == {}
+
+
+def test_a_still_seed_reaches_other_seeds_and_nothing_else():
+    store = MemStore({"A": "decision", "S": "constraint", "N": "fyi", "M": "note"},
+                     [("S", "relates-to", "A"), ("S", "relates-to", "N"), ("A", "relates-to", "M")])
+    reached, _ = walk(["A"], hood(store), depth=2, still=["S"])
+    assert reached["A"] == [Via("S", "relates-to", 1, False, "S")]  # seed to seed: it backs A up
+    assert reached["S"] == [Via("A", "relates-to", 1, True, "A")]
+    assert "N" not in reached  # only S links to it
+    assert reached["M"] == [Via("A", "relates-to", 1, False, "A")]

@@ -27,32 +27,37 @@ def main(argv: list[str] | None = None) -> int:
             client.exit_now(code)
         return code
     if args[:2] in SCAN_EARLY or args[:1] in SCAN_EARLY:
-        _scan_early()
+        _scan_early(hook=args[:1] == ["hook"])
     code = here(args)
     if root is not None and args[:1] == ["hook"]:
         client.start(root)  # for the next hook, when the setting is on
     return code
 
 
-def _scan_early() -> None:
+def _scan_early(hook: bool) -> None:
     """Start the record's freshness scan on another core while this process imports
-    (`index/early.py`): for the hooks that read the index first thing, run here."""
-    from ..residency import off
+    (`index/early.py`): for the commands that read the index first thing, run here. `STELE_OFF` and
+    `stele pause` silence hooks only (a hook then reads nothing); `stele recall` and `search` read
+    the index whatever they say."""
+    if hook:
+        from ..residency import off
 
-    if off():  # every hook off: nothing read
-        return
+        if off():  # every hook off: nothing read
+            return
     from ..project import Project, find_root
 
     root = find_root()
     if root is None:
         return
-    from ..hooks.state import paused
-
     project = Project(root)
-    if not paused(project):  # `stele pause`: the hooks read and write nothing
-        from ..index.sources import scan_early
+    if hook:
+        from ..hooks.state import paused
 
-        scan_early(project)
+        if paused(project):  # `stele pause`: the hooks read and write nothing
+            return
+    from ..index.sources import scan_early
+
+    scan_early(project)
 
 
 def here(args: list[str]) -> int:

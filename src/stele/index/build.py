@@ -3,7 +3,9 @@
 Every read goes through `open_index()`, which stats the source files (no parsing), compares the scan
 with the manifest in the catalog and re-indexes only what changed: a changed fact file is parsed again,
 a live WAL log that only grew is read from where the last refresh stopped, an item whose embedded text
-did not change keeps its vector. Deleting the folder loses nothing: the next open builds it again. A
+did not change keeps its vector. Lines that add no item (the delivery notes every hook appends) leave
+the index fresh and are recorded by a later refresh (`update.bookkeeping_only`): a read writes nothing
+for them. Deleting the folder loses nothing: the next open builds it again. A
 damaged file is reported in one line and rebuilt.
 
 Work is done in committed batches (`update.py`: BATCH_FILES files, then `vectorphase.py`: the vectors
@@ -57,8 +59,11 @@ RESERVE_S = 1.0  # of a deadline, kept for answering
 
 
 def _stale(project: Project, cat: catalog_mod.Catalog, found: Scan) -> bool:
-    if cat.meta("racy") or cat.meta("settled") != "1" or cat.manifest() != found.parts:
+    if cat.meta("racy") or cat.meta("settled") != "1":
         return True  # racy: `update` checks them by content; not settled: an update was cut short
+    manifest = cat.manifest()
+    if manifest != found.parts and not update_mod.bookkeeping_only(project, cat, found, manifest):
+        return True  # (bookkeeping lines appended to session logs add nothing to the index)
     from .vectors import wanted_model_id
 
     model = wanted_model_id(project)

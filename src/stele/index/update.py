@@ -58,6 +58,51 @@ def grown(project: Project, rel: str, before: tuple[Stamp, int] | None, now: Sta
     return offset if ino == now[2] and now[1] >= size and 0 < offset <= now[1] else 0
 
 
+# A hook's read leaves the catalog alone while the sources differ from its manifest only by lines the
+# index skips, appended to at most DEFER_FILES live session logs holding at most DEFER_BYTES unread
+# (`bookkeeping_only`); past either, the next read's refresh records them, in one commit.
+DEFER_FILES = 16
+DEFER_BYTES = 32 * 1024
+
+
+def bookkeeping_only(project: Project, cat: catalog_mod.Catalog, found: Scan, manifest: list[bytes] | None) -> bool:
+    """Whether `found` differs from `manifest` (the scan `cat` was last brought up to date with) only
+    by lines appended to live session logs (or new ones) that hold no item: delivery notes, restarts,
+    goal-less starts (`sessions.is_bookkeeping`), which every hook writes. Then the index already says
+    all it would say after a refresh, and a read answers from it without writing: a refresh would
+    commit new stamps and offsets only, and each catalog commit costs a hook four fsyncs (the WAL's
+    creation and the checkpoint when the last connection closes; 5-40 ms of wall). The lines are read
+    again by each read until a refresh records them, so their number is bounded (DEFER_FILES,
+    DEFER_BYTES); a log that was rewritten or replaced, a file gone, or a line that does not parse
+    (`skipped`) is never deferred."""
+    quick = found.changed_since(manifest)
+    if quick is None:
+        return False
+    changed, removed = quick
+    if removed or not changed or len(changed) > DEFER_FILES:
+        return False
+    if not all(p.endswith(".jsonl") and is_wal(project, p) for p in changed):
+        return False
+    stats = found.stamps(changed)
+    stored = cat.files_at(changed)
+    starts: dict[str, int] = {}
+    for p in changed:
+        if p not in stats:
+            return False
+        start = grown(project, p, stored.get(p), stats[p])
+        if not start and p in stored:  # not only appended to: what it held may have to go
+            return False
+        starts[p] = start
+    if sum(stats[p][1] - start for p, start in starts.items()) > DEFER_BYTES:
+        return False
+    skipped: list[str] = []
+    for p, start in starts.items():
+        items, _ = read_items(project, p, skipped, start)
+        if items or skipped:
+            return False
+    return True
+
+
 def create(project: Project) -> None:
     from .text import TextIndex
 

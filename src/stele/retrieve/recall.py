@@ -295,7 +295,11 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     reached: dict[str, list[Via]] = {}
     lifted: dict[str, Via] = {}
     if not partial:
-        reached, partial = walk(seed_ids, hood, s.walk_depth, t0 + s.walk_budget_ms / 1000)
+        # the walk starts from seeds that stand on their own (named, anchored, or a hit that reached a
+        # floor): a support seed is shown for what it matched, its neighbours would be two steps from it
+        own = {x.id for x in seeds if confident(x, s)}
+        reached, partial = walk([i for i in seed_ids if i in own], hood, s.walk_depth,
+                                t0 + s.walk_budget_ms / 1000, still=[i for i in seed_ids if i not in own])
     if not partial:
         # a warning needs a confident start: only seeds that matched well, and reached a floor on their
         # own (not merely as support of another), open a causal path
@@ -433,8 +437,12 @@ def anchor_seeds(catalog: Catalog, g: gate_mod.Gate, hood: Neighbourhood, s: Set
     if not g.paths:
         return []
     queries = list(g.paths)
+    if g.named_paths:
+        from .seeds import NAMED_MAX  # (only a prompt names files, and a prompt's search imports it anyway)
     for p in g.named_paths:  # `retry.py` in a prompt: the anchored files it can mean
-        queries += catalog.anchor_paths_ending(p)
+        meant = catalog.anchor_paths_ending(p)
+        if len(meant) <= NAMED_MAX:  # `api.py` in a record of nine apps names none of them
+            queries += meant
     best: dict[str, tuple[float, str]] = {}
     for item_id, path, symbol, glob in catalog.anchored(queries):
         kind = "glob" if glob else ("file" if path in queries or symbol else "folder")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..index.encoder import Encoder
@@ -114,11 +114,12 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     found_rows: dict[str, bytes] = {}
     if error is None and (share < settings.strong_match or not _covered(covered, overall, settings)):
         # a strong full-text match needs no embedding, unless it still misses the coverage floor
-        vec, error = vector_hits(index, text, POOL, found_rows)
+        encoded: dict[str, Any] = {}
+        vec, error = vector_hits(index, text, POOL, found_rows, encoded)
         if len(vec) >= POOL and 2 * sum(not i.startswith("S-") for i, _ in vec) < POOL:
             # session notes took most places: draw deeper, so committed facts keep theirs (at 10k
             # facts, asking for 4 x POOL every time cost ~10 ms of the prompt hook and changed nothing)
-            vec, error = vector_hits(index, text, 4 * POOL, found_rows)
+            vec, error = vector_hits(index, text, 4 * POOL, found_rows, encoded)
         vec = sorted([h for h in vec if not h[0].startswith("S-")][:POOL]  # drawn per source, too
                      + [h for h in vec if h[0].startswith("S-")][:POOL], key=lambda h: (-h[1], h[0]))
     if kinds and vec:
@@ -460,10 +461,11 @@ def weights(s: Settings, share: float) -> tuple[float, float]:
     return s.bm25_weight * (1 - 0.5 * t), s.vector_weight + (1.0 - s.vector_weight) * t
 
 
-def vector_hits(index: Index, text: str, k: int, rows: dict[str, bytes] | None = None
-                ) -> tuple[list[tuple[str, float]], str | None]:
+def vector_hits(index: Index, text: str, k: int, rows: dict[str, bytes] | None = None,
+                encoded: dict[str, Any] | None = None) -> tuple[list[tuple[str, float]], str | None]:
     """(id, cosine) best first, or ([], why not) when the model or the vectors cannot be used. Given
-    `rows`, fills it with each hit's float32 vector (what `background_of` judges it by)."""
+    `rows`, fills it with each hit's float32 vector (what `background_of` judges it by). `encoded`
+    keeps the query's vector for a second, deeper draw of the same text (the encoder is deterministic)."""
     from ..index.encoder import EncoderUnavailable
     from ..index.nearest import nearest
 
@@ -471,9 +473,13 @@ def vector_hits(index: Index, text: str, k: int, rows: dict[str, bytes] | None =
         return [], no_vectors(index.project)
     try:
         enc = query_encoder(index.project)
-        query = enc.encode([text])
+        query = encoded.get(text) if encoded is not None else None
+        if query is None:
+            query = enc.encode([text])[0]
+            if encoded is not None:
+                encoded[text] = query
         # ties by id, never by row (rows follow the index's history); items still to be embedded included
-        found = nearest(index, enc, query[0], k)
+        found = nearest(index, enc, query, k)
     except EncoderUnavailable as e:
         return [], str(e)
     except (OSError, ValueError) as e:

@@ -79,14 +79,17 @@ class Neighbourhood:
         return {i: [(n, rel, inc) for n, rel, inc in self._adj[i] if n != i and self.ok(n)] for i in ids}
 
 
-def walk(seeds: list[str], hood: Neighbourhood, depth: int, deadline: float | None = None
-         ) -> tuple[dict[str, list[Via]], bool]:
+def walk(seeds: list[str], hood: Neighbourhood, depth: int, deadline: float | None = None,
+         still: Iterable[str] = ()) -> tuple[dict[str, list[Via]], bool]:
     """Every usable node within `depth` hops of a seed with each way it was reached at its shortest
-    distance (a seed appears when another seed reaches it); and whether the deadline cut the walk short."""
+    distance (a seed appears when another seed reaches it); and whether the deadline cut the walk short.
+    `still` are seeds that bring no new node (support of a stronger match): their edges to other seeds
+    count (two linked matches back each other up), nothing else is reached from them."""
     reached: dict[str, list[Via]] = {}
-    seed_set = set(seeds)
-    hood.load_nodes(seeds)
-    frontier = [s for s in seeds if hood.ok(s)]
+    quiet = set(still)
+    seed_set = set(seeds) | quiet
+    hood.load_nodes(seed_set)
+    frontier = [s for s in [*seeds, *still] if hood.ok(s)]
     for hop in range(1, max(0, depth) + 1):
         if not frontier:
             break
@@ -96,6 +99,8 @@ def walk(seeds: list[str], hood: Neighbourhood, depth: int, deadline: float | No
         for node, links in hood.around(frontier).items():
             origin = node if node in seed_set else reached[node][0].seed
             for other, rel, incoming in links:
+                if node in quiet and other not in seed_set:
+                    continue
                 if other in reached and reached[other][0].hops < hop:
                     continue  # already reached closer
                 if other not in reached and other not in seed_set:
