@@ -8,7 +8,11 @@ that no fact holds, and that is no plain word of the language (not one whole tok
 model's vocabulary, no digits: `exemplars`, `actionlint`, `bigquery`, `pypi`, not `start` or `dev`),
 says the prompt is about something the repository has and the record does not cover. Then coverage and
 cosine, which measure the domain, are not evidence enough: only a named identifier few facts hold, or a
-clear lead on a long prompt, makes a seed (`seeds.precise`).
+clear lead on a long prompt, makes a seed (`seeds.precise`), or a hit that outweighs the unrecorded words
+(`outweighs`): a developer's question names the component it is working in (`DeadBlog`, a folder in a
+pasted log) while asking about what the record covers, and then the fact it asks about holds far more
+of the prompt than the unrecorded name does, or stands out from its background as far as a seed with no
+word in common must.
 """
 from __future__ import annotations
 
@@ -38,9 +42,40 @@ def judged(index: Index, text: str, hits: list[Hit], s: Settings, parts: list[st
     found = unrecorded(index, text)
     if not found:
         return chosen
+    weight = share(index, text, found)
+    if any(outweighs(h, weight, s) for h in chosen):
+        return chosen
     if parts is not None:
         parts.extend(found)
     return []
+
+
+def share(index: Index, text: str, words: list[str]) -> float:
+    """The share of the prompt's content-word weight (`seeds.Coverage`, rarity-weighted as coverage is)
+    that `words` carry."""
+    from .seeds import Coverage
+
+    covered = Coverage(index.text, text)
+    terms = {x for w in words for x in index.text.terms(w)}
+    held = sum(v for w, v in covered.weight.items() if w[0] in terms)
+    return held / covered.total if covered.total > 0 else 0.0
+
+
+def outweighs(hit: Hit, unrecorded_share: float, s: Settings) -> bool:
+    """Whether a hit that `passed` a floor is more what the prompt is about than the unrecorded parts it
+    names: it covers `LEAD_RATIO` times the share of the prompt they carry (as a clear lead covers twice
+    the runner-up), or it covers at least as much as they do and its cosine stands `vector_alone_z`
+    deviations above its background (what a seed holding no word of the prompt needs: a clear standout,
+    not the domain's usual nearness)."""
+    from .seeds import LEAD_RATIO, passed
+
+    if passed(hit, s) is None:
+        return False
+    if hit.coverage >= LEAD_RATIO * unrecorded_share:
+        return True
+    z = hit.z
+    return (hit.coverage >= unrecorded_share and hit.cosine is not None and hit.cosine >= s.vector_floor
+            and z is not None and z >= max(s.vector_z, s.vector_alone_z))
 
 
 def unrecorded(index: Index, text: str) -> list[str]:
