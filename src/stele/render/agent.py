@@ -46,6 +46,7 @@ def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
+    lines += [f"    replaces {i} (older): {title}" for i, title in getattr(e, "replaces", ())]
     return lines
 
 
@@ -222,8 +223,11 @@ def why_text(x: dict[str, Any]) -> str:
         out += ["", f"left out, scoring under {cut:g} of the best (session entries before their penalty): "
                     + ", ".join(f"{t['id']} ({t['score']:g})" for t in x["trimmed"])]
     if x.get("overridden"):
-        out += ["", "overridden (demoted below what overrode it, never dropped):"]
+        out += ["", "overridden (demoted below what overrode it, never silently dropped):"]
         out += [f"  {o['id']} {o['rule']} by {o['by']}: {o['why']}" for o in x["overridden"]]
+    if x.get("folded"):
+        out += ["", "replaced, shown as a line of the entry that replaced it:"]
+        out += [f"  {old} in {new}" for old, new in x["folded"].items()]
     if x["excluded"]:
         out += ["", f"already shown this session: {', '.join(x['excluded'])}"]
     return "\n".join(out) + "\n"

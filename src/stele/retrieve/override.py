@@ -46,6 +46,15 @@ STOP = frozenset({
 })
 
 
+# What a statement pins down, beside its prose: a number or version (`20`, `3.13`, `64`), a path or
+# dotted name (`src/auth/token.ts`, `Node.js`), a flag (`--runInBand`, `-parallel`), an identifier
+# (`create_token`, `createToken`), a setting (`limit=4`), and a proper name inside a sentence
+# (`Express`, `Fastify`; a capital after a sentence or line start is no evidence of a name).
+_VALUE = re.compile(r"(?<![\w-])(?:[\w.+-]*\d[\w.+]*|[\w-]+(?:[./=][\w-]+)+/?|--?[A-Za-z][\w-]*(?:=[\w.-]+)?"
+                    r"|[A-Za-z]+_[\w]+|[a-z]+[A-Z]\w*)"
+                    r"|(?<=[a-z,;] )[A-Z][a-z]+\w*")
+
+
 @dataclass(frozen=True)
 class Override:
     id: str       # the item demoted
@@ -81,6 +90,20 @@ def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_a
         return f"same symbol {sym[0]}"
     score = similar(wa, wb)
     return f"near-duplicate wording ({score:.2f}), changed" if score >= NEAR_DUPLICATE else None
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a text states (`_VALUE`), lowercased."""
+    return frozenset(v.lower().rstrip(".") for v in _VALUE.findall(text))
+
+
+def changed_value(old_text: str, new_text: str) -> bool:
+    """Whether the newer text states a different value where the older stated one: each holds a value
+    the other does not ("deploy on Node.js 20" then "... 22"; a path then another path). A newer entry
+    that repeats the older one's values (a confirmation, "the team confirmed cache limit 96 MB") or only
+    adds to them (an elaboration, "the single Express service makes deploys hard") changes nothing."""
+    old, new = values(old_text), values(new_text)
+    return bool(old - new) and bool(new - old)
 
 
 def replacements(entries: list[Scored], texts: dict[str, str], anchors: dict[str, list[str]]) -> list[Override]:
@@ -135,6 +158,26 @@ def superseded(scored: dict[str, Scored], edges: list[tuple[str, str, str]]) -> 
             newer = sorted(src for src, rel, dst in edges if rel == "supersedes" and dst == x.id)
             if newer:
                 out.append(Override(x.id, newer[0], SUPERSEDED, f"tried, failed, replaced by {newer[0]}"))
+    return out
+
+
+def folded(overrides: dict[str, Override], shown: list[str], texts: dict[str, str]) -> dict[str, str]:
+    """Replaced session entries whose replacement is in the window too and states a changed value
+    (`changed_value`): old id -> the shown entry that carries it (the end of a chain: 20 replaced by
+    22, 22 by 24, both go to 24). The agent reads the older entry as a line of the newer one
+    (`replaces S-...: title`), not as an entry of its own: such an entry is then treated as a
+    superseded fact is (withheld, unless the prompt asks about the past), but never silently, since
+    the entry that replaced it names it. A replacement that changes no stated value (a confirmation,
+    an elaboration, a reworded note) is only labelled and demoted."""
+    present = set(shown)
+    out: dict[str, str] = {}
+    for old in shown:
+        o, seen = overrides.get(old), {old}
+        while o is not None and o.rule == REPLACED and o.by in present and o.by not in seen \
+                and changed_value(texts.get(o.id, ""), texts.get(o.by, "")):
+            seen.add(o.by)
+            out[old] = o.by
+            o = overrides.get(o.by)
     return out
 
 

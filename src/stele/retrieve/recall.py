@@ -37,6 +37,7 @@ from .rank import (
     Window,
     cap,
     order,
+    pinned,
     score_all,
 )
 from .settings import Settings
@@ -77,6 +78,7 @@ class Entry:
     drift: Drift | None = None  # its anchored code changed since it was verified (written): `fresh.py`
     fresh: str | None = None  # the freshness label the agent reads
     overridden: Override | None = None  # a newer entry replaced it, or a fact contradicts it: labelled
+    replaces: list[tuple[str, str]] = field(default_factory=list)  # (id, title) of older entries folded in
 
     def as_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
@@ -88,6 +90,8 @@ class Entry:
             data["needs_review"] = self.needs_review
         if self.overridden:
             data[self.overridden.rule + "_by"] = self.overridden.by
+        if self.replaces:
+            data["replaces"] = [{"id": i, "title": t} for i, t in self.replaces]
         if self.source == "session":  # who wrote it; `host` is set for a teammate's entry only
             data["agent"], data["host"] = self.agent, self.host
         return data
@@ -128,6 +132,7 @@ class Trace:
     window: Window | None = None
     excluded: list[str] = field(default_factory=list)
     overrides: dict[str, Override] = field(default_factory=dict)  # id -> what replaced or contradicted it
+    folded: dict[str, str] = field(default_factory=dict)  # replaced entry -> the shown entry naming it
     unrecorded: list[str] = field(default_factory=list)  # prompt words naming parts of the repo the record lacks
 
 
@@ -325,6 +330,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
                      getattr(x.node, "needs_review", None), getattr(x.node, "agent", None),
                      getattr(x.node, "host", None), fresh.get(x.id, none).drift, fresh.get(x.id, none).label, trace.overrides.get(x.id))
                for x in window.entries]
+    if not history:  # asked about the past, a replaced entry is an answer of its own
+        entries = fold(entries, trace, {x.id for x in window.entries if pinned(x)}, index.catalog)
     risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
                       getattr(x.node, "needs_review", None), fresh.get(x.id, none).drift,
                       fresh.get(x.id, none).label) for x in window.risks]
@@ -341,6 +348,26 @@ def overridden(catalog: Catalog, scored: dict[str, Scored]) -> dict[str, Overrid
                                   catalog.anchors_of(session)) if len(session) > 1 else []
     edges = [e for e in catalog.edges(scored) if e[1] in ("contradicts", "supersedes")]
     return override.apply(scored, override.superseded(scored, edges) + found + override.contradictions(scored, edges))
+
+
+def fold(entries: list[Entry], trace: Trace, named: set[str], catalog: Catalog) -> list[Entry]:
+    """A replaced session entry whose replacement is shown and changed its value becomes a line of it
+    (`override.folded`); an entry named by id stays an entry."""
+    from . import override
+
+    ids = [e.id for e in entries if e.source == "session"]
+    if not any(trace.overrides.get(i) and trace.overrides[i].rule == override.REPLACED for i in ids):
+        return entries
+    into = {old: new for old, new in override.folded(trace.overrides, ids, catalog.long_bodies(ids, 0)).items()
+            if old not in named}
+    if not into:
+        return entries
+    trace.folded = into
+    by_id = {e.id: e for e in entries}
+    for e in entries:
+        if e.id in into:
+            by_id[into[e.id]].replaces.append((e.id, e.title))
+    return [e for e in entries if e.id not in into]
 
 
 def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) -> list[Seed]:
