@@ -248,7 +248,7 @@ class Stele:
     def ingest(self, r: dict[str, Any]) -> None:
         rel = r.get("relations") or {}
         if not self.facts:
-            text = f"{r['title']}: {record_body(r)}"
+            text = f"{r['title']}\n{record_body(r)}"
             out = self.cli("session", "log", "note", text, "--session", r["sessionId"], "--at", shifted(r["occurredAt"]),
                            "--json")
             sid = json.loads(out)["entry"]["id"]
@@ -277,11 +277,16 @@ class Stele:
         if self.name.endswith("recall"):
             out = json.loads(self.cli("recall", query["text"], "--json", "--max-chars", MAX_CHARS, *extra))
             ids = [e["id"] for e in out.get("entries", [])]
+            labels = {e["id"]: {k: v for k, v in e.items() if k.endswith("_by") or k in ("score", "replaces")}
+                      for e in out.get("entries", [])}
         else:
             flags = ["--sessions"] if self.name == "sessions-search" else []
             out = json.loads(self.cli("search", query["text"], "--json", "--limit", str(TOP_K), *flags, *extra))
             ids = [e["id"] for e in out.get("results", [])]
-        hits = [{"memoryId": i, "sourceIds": [self.sources[i]] if i in self.sources else []} for i in ids[:TOP_K]]
+            labels = {}
+        # `labels`: what Stele said of each hit (replaced, contradicted...), for reading failures; unscored
+        hits = [{"memoryId": i, "sourceIds": [self.sources[i]] if i in self.sources else [],
+                 **({"stele": labels[i]} if labels.get(i) else {})} for i in ids[:TOP_K]]
         return {"decision": "results", "hits": hits} if hits else {"decision": "abstain", "hits": []}
 
 
