@@ -142,6 +142,10 @@ def test_a_contradiction_demotes_the_older_side_or_the_one_contradicted(repo, fa
     ("createAccessToken lives in src/auth/token.ts", "moved createAccessToken to packages/auth", True),
     ("Deploy on Node.js 20", "Deploy on Node.js 20", False),  # a repeat, not a replacement
     ("The cache warms on start", "Billing exports run nightly at two", False),
+    # notes with a heading line: the same heading reworded, and a word in common in their texts
+    ("Old test command\nThe old workflow used npm test -- --runInBand", "Current test command\nRun npm test", True),
+    ("First workflow prerequisite\nset SOURCE_DATE_EPOCH for release builds",
+     "Second workflow prerequisite\nUse cargo test after the environment prerequisite", False),  # siblings
 ])
 def test_same_subject(old, new, same):
     assert (override.same_subject(old, new, [], []) is not None) is same

@@ -32,6 +32,7 @@ NEAR_DUPLICATE = 0.5    # Dice coefficient of content words for "the same subjec
 MARGIN = 0.01           # an overridden item ends at least this far below the item that overrode it...
 MAX_DROP = 2.0          # ...but a contradicted one never falls more than this (a weak match does not bury it)
 WARNS = ("risk",)       # a risk that contradicts a fact warns it is not holding: it overrides nothing
+HEADING_SHARED = 2     # content words two notes' headings share, at least, to name one subject
 MAX_COMPARED = 40       # session entries compared pairwise (the best-scored ones): bounded work
 REPLACED, CONTRADICTED, SUPERSEDED = "replaced", "contradicted", "superseded"
 
@@ -76,6 +77,12 @@ def similar(a: frozenset[str], b: frozenset[str]) -> float:
     return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
 
 
+def heading(text: str) -> str:
+    """The first line of a note of several lines (its title: `index.items.from_entry`), else ""."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if len(lines) > 1 else ""
+
+
 def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_anchors: Iterable[str]
                  ) -> str | None:
     """Why two session entries speak about one subject (None when they do not)."""
@@ -88,6 +95,10 @@ def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_a
     sym = sorted(symbols(old_text) & symbols(new_text))
     if sym:
         return f"same symbol {sym[0]}"
+    ha, hb = words(heading(old_text)), words(heading(new_text))
+    if len(ha & hb) >= HEADING_SHARED and similar(ha, hb) >= NEAR_DUPLICATE \
+            and (wa - ha) & (wb - hb):  # ...and their texts share a word: "First/Second prerequisite" do not
+        return f"the same heading ({similar(ha, hb):.2f}), its text changed"
     score = similar(wa, wb)
     return f"near-duplicate wording ({score:.2f}), changed" if score >= NEAR_DUPLICATE else None
 
