@@ -196,3 +196,23 @@ def test_search_sessions_includes_the_log_labelled_with_replacement(repo, fake_m
     assert by[old]["replaced_by"] == new and "replaced_by" not in by[new]
     text = invoke("search", "billing deploy Node.js", "--sessions").out
     assert "SESSION note" in text and f"[replaced by {new}]" in text
+
+
+def test_a_superseded_fact_that_matches_brings_the_one_that_replaced_it(repo, fake_model):
+    """The prompt's words are the old fact's: it stays withheld, and the fact in force that superseded
+    it (through a chain) stands in for it at its match's strength; asked about the past, it is itself."""
+    write_fact(repo, "DEC-MAR1", "decision", "March project state: the billing import moved into validation",
+               status="superseded")
+    write_fact(repo, "DEC-APR1", "decision", "April project state: the billing import waits on legal review",
+               status="superseded", links={"supersedes": ["DEC-MAR1"]})
+    write_fact(repo, "DEC-JNE1", "decision", "June project state: insurance export is ready for rollout",
+               links={"supersedes": ["DEC-APR1"]})
+    write_fact(repo, "DEC-XTHR", "decision", "Exports are signed with the release key")
+    r = recall(Project(repo), "which state supersedes the March update on the billing import validation")
+    e = by_id(r)
+    assert "DEC-JNE1" in e and not {"DEC-MAR1", "DEC-APR1"} & set(e), why_text(describe(r))
+    why = describe(r)
+    assert any(f["id"] == "DEC-MAR1" and "DEC-JNE1, which replaced it, stands in" in f["why"]
+               for f in why["filtered"]), why["filtered"]
+    past = by_id(recall(Project(repo), "what was the March project state before we replaced it"))
+    assert "DEC-MAR1" in past

@@ -267,6 +267,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         mode = IDENTIFIER
     elif g.text:
         taken = {x.id for x in seeds}
+        stand_ins: set[str] = set()  # superseded hits: judged as themselves, their successor is the seed
 
         def keep(ids: list[str]) -> set[str]:
             hood.load_nodes(ids)
@@ -277,6 +278,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
                 if why and node is not None and delivery.is_warning(node) and i not in taken \
                         and (only is None or only(node)):
                     ok.add(i)  # a failed approach: it still warns (labelled, below what replaced it)
+                elif why == "superseded" and node is not None and i not in taken:
+                    stand_ins.add(i)  # asking about the old word brings the new one (`stand_in`)
+                    ok.add(i)
                 elif why:
                     trace.filtered[i] = why
                 elif only is not None and not only(hood.nodes[i]):
@@ -291,7 +295,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             warnings.append(f"stele: full-text only: {found.vector_error}")
         trace.candidates = found.hits[:CANDIDATES_SHOWN]
         chosen = judged(index, g.text, found.hits, s, trace.unrecorded)
-        seeds += text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
+        found_seeds = text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
+        seeds += stand_in(index.catalog, found_seeds, stand_ins, hood, only, taken | stand_ins,
+                          {h.id for h in found.hits}, trace.filtered, s)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -370,27 +376,67 @@ def fold(entries: list[Entry], trace: Trace, named: set[str], catalog: Catalog) 
     return [e for e in entries if e.id not in into]
 
 
+def in_force(catalog: Catalog, item_id: str, hood: Neighbourhood) -> str | None:
+    """What replaced a superseded fact, through a chain of replacements, to the first one still in
+    force (None when the chain ends without one)."""
+    node = hood.nodes.get(item_id)
+    current, seen = item_id, {item_id}
+    while node is not None and node.status == "superseded" and len(seen) <= SUCCESSION_DEPTH:
+        newer = [src for src, rel, dst in catalog.edges([current]) if rel == "supersedes" and dst == current
+                 and src not in seen]
+        if not newer:
+            return None
+        current = sorted(newer)[0]
+        seen.add(current)
+        hood.load_nodes([current])
+        node = hood.nodes.get(current)
+        if node is not None and hood.ok(current):
+            return current
+    return None
+
+
 def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) -> list[Seed]:
     """For each named fact that has been superseded, the fact that replaced it (through a chain of
     replacements, to the first one still in force): asking about the old rule must bring the new one."""
     out: list[Seed] = []
     taken = {x.id for x in named}
     for seed in named:
-        node = hood.nodes.get(seed.id)
-        current, seen = seed.id, {seed.id}
-        while node is not None and node.status == "superseded" and len(seen) <= SUCCESSION_DEPTH:
-            newer = [src for src, rel, dst in catalog.edges([current]) if rel == "supersedes" and dst == current
-                     and src not in seen]
-            if not newer:
-                break
-            current = sorted(newer)[0]
-            seen.add(current)
-            hood.load_nodes([current])
-            node = hood.nodes.get(current)
-            if node is not None and hood.ok(current) and current not in taken:
-                out.append(Seed(current, 1.0, ORIGIN_SUCCESSOR, named=seed.id))
-                taken.add(current)
-                break
+        current = in_force(catalog, seed.id, hood)
+        if current is not None and current not in taken:
+            out.append(Seed(current, 1.0, ORIGIN_SUCCESSOR, named=seed.id))
+            taken.add(current)
+    return out
+
+
+def stand_in(catalog: Catalog, found: list[Seed], superseded: set[str], hood: Neighbourhood,
+             only: Callable[[Node], bool] | None, taken: set[str], hits: set[str], filtered: dict[str, str],
+             s: Settings) -> list[Seed]:
+    """Text seeds with each superseded fact that matched (judged by the floors as itself) replaced by
+    the fact in force that superseded it, at the strength of its match: a prompt about the old word
+    ("which state supersedes the March update?", "the old runtime choice") gets the new one, as
+    naming the old id does (`successor_seeds`). Only a superseded fact that passes a relevance floor
+    on its own (`seeds.passed`) stands in: as mere support of another hit it says too little about
+    the prompt. The successor must be among the search's hits itself
+    (`hits`: it shares words or meaning with the prompt, however weakly): a replacement that took the
+    old fact's place in another part of the record says nothing about this prompt. The superseded
+    fact itself stays withheld."""
+    from .seeds import passed
+
+    out: list[Seed] = []
+    have = taken | {x.id for x in found if x.id not in superseded}
+    for x in found:
+        if x.id not in superseded:
+            out.append(x)
+            continue
+        current = in_force(catalog, x.id, hood) if x.hit is not None and passed(x.hit, s) else None
+        node = hood.nodes.get(current) if current else None
+        if current is None or node is None or current in have or current not in hits \
+                or (only is not None and not only(node)):
+            filtered[x.id] = "superseded"
+            continue
+        filtered[x.id] = f"superseded: it matched, and {current}, which replaced it, stands in for it"
+        out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
+        have.add(current)
     return out
 
 
