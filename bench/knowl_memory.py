@@ -22,7 +22,9 @@ runner then passes `FLAG <asOf>` (plug in `--as-of` when it lands). The BM25 bas
 
 Records are fed as a user would, through the `stele` CLI (in-process by default, `--subprocess` for
 real processes; both go through the same entry point):
-- session-* systems: `stele session log note "TITLE: CONTENT" --session SESSIONID --at OCCURREDAT`;
+- session-* systems: `stele session log note "TITLE\nCONTENT" --session SESSIONID --at OCCURREDAT` (the
+  record's title is the note's first line, which is a session entry's title in Stele, as `--title` is
+  for a fact);
 - facts-* systems: `stele remember CONTENT --title TITLE --kind K` (KIND_MAP), `--link contradicts:ID`
   and `--link relates-to:ID` (for `resolves`), `stele supersede OLD --by NEW` for `supersedes`, and a
   git commit of docs/memory/ before each question (committed facts).
@@ -32,7 +34,8 @@ Systems: `bm25`, `session-recall` (`stele recall` over the session log), `facts-
 over facts with links), `facts-search` (`stele search`), `sessions-search` (`stele search --sessions`
 over the session log, when the option exists). The returned ids (facts, `S-` entries) map back to the
 records' source ids; an id that maps to nothing is an unattributed hit (forbidden, as the scorer says).
-`recall` is asked with `--max-chars 8000` (the benchmark's 2,000-token budget at ~4 characters per
+Each store's index is built (`stele rebuild`) before its first question, as after `stele init` in a
+real repository. `recall` is asked with `--max-chars 8000` (the benchmark's 2,000-token budget at ~4 characters per
 token); `search` with `--limit 10`.
 
 Scoring: `bench/knowl_score.py`, a port of the benchmark's `score.ts`, is the only code that opens the

@@ -1,6 +1,7 @@
 """What the record says was overridden, among the items one recall has scored: the newer word wins.
 
-Two rules, applied after scoring and before the window (downrank, never exclude):
+Three rules, applied after scoring and before the window (downrank; a replaced entry whose value
+changed is shown as a line of its replacement, `folded`, never silently dropped):
 
 - **Replacement in session memory.** Two session entries about one subject, the newer replaces the
   older. One subject: they share an anchor (a path the entry is about) or a code symbol, or their
