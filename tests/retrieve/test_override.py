@@ -31,7 +31,8 @@ def test_a_newer_session_entry_that_changes_the_value_carries_the_older_one(repo
     e = by_id(r)
     # 20 became 22: the older entry is a line of the newer one, not an entry of its own
     assert new in e and old not in e, why_text(describe(r))
-    assert e[new].replaces == [(old, "Billing deploy runs on Node.js 20")] and e[new].overridden is None
+    assert [x[:2] for x in e[new].replaces] == [(old, "Billing deploy runs on Node.js 20")]
+    assert e[new].overridden is None
     assert other not in e or e[other].overridden is None
     assert f"replaces {old} (older): Billing deploy runs on Node.js 20" in recall_text(r)
     assert e[new].as_dict()["replaces"] == [{"id": old, "title": "Billing deploy runs on Node.js 20"}]
@@ -39,6 +40,17 @@ def test_a_newer_session_entry_that_changes_the_value_carries_the_older_one(repo
     assert [o["id"] for o in why["overridden"]] == [old] and why["folded"] == {old: new}
     assert "near-duplicate wording" in why["overridden"][0]["why"] and new in why["overridden"][0]["why"]
     assert f"{old} replaced by {new}" in why_text(why) and f"{old} in {new}" in why_text(why)
+
+
+def test_a_folded_note_shows_what_it_said_below_its_heading(repo, fake_model):
+    p = Project(repo)
+    old = log(p, "Original symbol location\ncreateAccessToken was defined in src/auth/token.ts", "2026-01-10T10:00:00Z")
+    new = log(p, "Current symbol location\ncreateAccessToken is defined in packages/auth/src/access-token.ts",
+              "2026-02-10T10:00:00Z")
+    r = recall(p, "where is createAccessToken defined")
+    assert old not in by_id(r) and new in by_id(r), why_text(describe(r))
+    assert (f"replaces {old} (older): Original symbol location: createAccessToken was defined in "
+            "src/auth/token.ts") in recall_text(r)
 
 
 def test_asked_about_the_past_the_replaced_entry_is_an_entry_again(repo, fake_model):
@@ -72,7 +84,7 @@ def test_a_chain_of_replacements_folds_into_the_newest(repo, fake_model):
     r = recall(p, "which Node.js does the billing deploy run on")
     e = by_id(r)
     assert list(e) == [c], why_text(describe(r))
-    assert sorted(i for i, _ in e[c].replaces) == sorted([a, b])
+    assert sorted(x[0] for x in e[c].replaces) == sorted([a, b])
 
 
 @pytest.mark.parametrize(("old", "new", "changed"), [
@@ -99,7 +111,7 @@ def test_two_entries_logged_in_the_same_second_go_by_their_ids(repo, fake_model)
     second = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-01-10T10:00:00Z")
     assert first < second
     e = by_id(recall(p, "which Node.js does the billing deploy run on"))
-    assert first not in e and [i for i, _ in e[second].replaces] == [first]
+    assert first not in e and [x[0] for x in e[second].replaces] == [first]
     assert e[second].overridden is None
 
 

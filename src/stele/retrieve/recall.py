@@ -78,7 +78,7 @@ class Entry:
     drift: Drift | None = None  # its anchored code changed since it was verified (written): `fresh.py`
     fresh: str | None = None  # the freshness label the agent reads
     overridden: Override | None = None  # a newer entry replaced it, or a fact contradicts it: labelled
-    replaces: list[tuple[str, str]] = field(default_factory=list)  # (id, title) of older entries folded in
+    replaces: list[tuple[str, str, str]] = field(default_factory=list)  # (id, title, excerpt) of older entries folded in
 
     def as_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
@@ -91,7 +91,7 @@ class Entry:
         if self.overridden:
             data[self.overridden.rule + "_by"] = self.overridden.by
         if self.replaces:
-            data["replaces"] = [{"id": i, "title": t} for i, t in self.replaces]
+            data["replaces"] = [{"id": i, "title": t} for i, t, _ in self.replaces]
         if self.source == "session":  # who wrote it; `host` is set for a teammate's entry only
             data["agent"], data["host"] = self.agent, self.host
         return data
@@ -372,7 +372,7 @@ def fold(entries: list[Entry], trace: Trace, named: set[str], catalog: Catalog) 
     by_id = {e.id: e for e in entries}
     for e in entries:
         if e.id in into:
-            by_id[into[e.id]].replaces.append((e.id, e.title))
+            by_id[into[e.id]].replaces.append((e.id, e.title, e.excerpt))
     return [e for e in entries if e.id not in into]
 
 
