@@ -1,6 +1,7 @@
 """The newer word wins (`retrieve.override`): a session entry replaced by a newer one about the same
 subject, and the losing side of a `contradicts` edge, are demoted below what overrode them, labelled,
-never dropped; committed facts keep their precedence. Real repository, real index, fake embeddings."""
+never silently dropped (a replaced entry whose value changed is a line of the newer one); committed
+facts keep their precedence. Real repository, real index, fake embeddings."""
 import pytest
 
 from stele.project import Project
@@ -20,24 +21,86 @@ def by_id(r):
     return {e.id: e for e in r.entries}
 
 
-def test_a_newer_session_entry_replaces_an_older_one_on_the_same_subject(repo, fake_model):
+def test_a_newer_session_entry_that_changes_the_value_carries_the_older_one(repo, fake_model):
     p = Project(repo)
     # the newer entry is written first (file order must not decide) and matches the prompt less well
     new = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-03-02T10:00:00Z")
     old = log(p, "Billing deploy runs on Node.js 20", "2026-01-10T10:00:00Z")
     other = log(p, "Billing deploy needs the VPN for the release runbook", "2026-01-05T10:00:00Z")
     r = recall(p, "which Node.js does the billing deploy run on")
-    order = [e.id for e in r.entries]
-    assert old in order and new in order and order.index(new) < order.index(old), why_text(describe(r))
     e = by_id(r)
-    assert e[old].overridden is not None and e[old].overridden.by == new and e[old].overridden.rule == "replaced"
-    assert e[new].overridden is None and (other not in e or e[other].overridden is None)
-    assert f"[replaced by {new}]" in recall_text(r)
-    assert e[old].as_dict()["replaced_by"] == new
+    # 20 became 22: the older entry is a line of the newer one, not an entry of its own
+    assert new in e and old not in e, why_text(describe(r))
+    assert [x[:2] for x in e[new].replaces] == [(old, "Billing deploy runs on Node.js 20")]
+    assert e[new].overridden is None
+    assert other not in e or e[other].overridden is None
+    assert f"replaces {old} (older): Billing deploy runs on Node.js 20" in recall_text(r)
+    assert e[new].as_dict()["replaces"] == [{"id": old, "title": "Billing deploy runs on Node.js 20"}]
     why = describe(r)
-    assert [o["id"] for o in why["overridden"]] == [old]
+    assert [o["id"] for o in why["overridden"]] == [old] and why["folded"] == {old: new}
     assert "near-duplicate wording" in why["overridden"][0]["why"] and new in why["overridden"][0]["why"]
-    assert f"{old} replaced by {new}" in why_text(why)
+    assert f"{old} replaced by {new}" in why_text(why) and f"{old} in {new}" in why_text(why)
+
+
+def test_a_folded_note_shows_what_it_said_below_its_heading(repo, fake_model):
+    p = Project(repo)
+    old = log(p, "Original symbol location\ncreateAccessToken was defined in src/auth/token.ts", "2026-01-10T10:00:00Z")
+    new = log(p, "Current symbol location\ncreateAccessToken is defined in packages/auth/src/access-token.ts",
+              "2026-02-10T10:00:00Z")
+    r = recall(p, "where is createAccessToken defined")
+    assert old not in by_id(r) and new in by_id(r), why_text(describe(r))
+    assert (f"replaces {old} (older): Original symbol location: createAccessToken was defined in "
+            "src/auth/token.ts") in recall_text(r)
+
+
+def test_asked_about_the_past_the_replaced_entry_is_an_entry_again(repo, fake_model):
+    p = Project(repo)
+    new = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-03-02T10:00:00Z")
+    old = log(p, "Billing deploy runs on Node.js 20", "2026-01-10T10:00:00Z")
+    r = recall(p, "which Node.js did the billing deploy run on before the upgrade")
+    e = by_id(r)
+    assert old in e and new in e, why_text(describe(r))
+    assert e[old].overridden is not None and e[old].overridden.by == new and e[new].replaces == []
+    order = [x.id for x in r.entries]
+    assert order.index(new) < order.index(old) and f"[replaced by {new}]" in recall_text(r)
+
+
+def test_a_confirmation_changes_no_value_and_stays_an_entry(repo, fake_model):
+    """Same subject, same value: a later note confirming the cache limit replaces nothing it should
+    hide; it is labelled and demoted only, as before."""
+    p = Project(repo)
+    old = log(p, "The authoritative cache limit is 96 MB for the image cache", "2026-01-10T10:00:00Z")
+    new = log(p, "The team confirmed the image cache limit 96 MB", "2026-02-10T10:00:00Z")
+    e = by_id(recall(p, "what is the image cache limit"))
+    assert old in e and new in e and e[new].replaces == []
+    assert e[old].overridden is not None and e[old].overridden.by == new
+
+
+def test_a_chain_of_replacements_folds_into_the_newest(repo, fake_model):
+    p = Project(repo)
+    a = log(p, "Billing deploy runs on Node.js 18", "2026-01-10T10:00:00Z")
+    b = log(p, "Billing deploy runs on Node.js 20", "2026-02-10T10:00:00Z")
+    c = log(p, "Billing deploy runs on Node.js 22", "2026-03-10T10:00:00Z")
+    r = recall(p, "which Node.js does the billing deploy run on")
+    e = by_id(r)
+    assert list(e) == [c], why_text(describe(r))
+    assert sorted(x[0] for x in e[c].replaces) == sorted([a, b])
+
+
+@pytest.mark.parametrize(("old", "new", "changed"), [
+    ("Deploy on Node.js 20", "Deploy on Node.js 22", True),
+    ("createAccessToken is in src/auth/token.ts", "createAccessToken is in packages/auth/src/token.ts", True),
+    ("The old workflow used npm test -- --runInBand", "Run npm test -- --maxWorkers=1", True),
+    ("AtlasBoard uses a single Express service", "AtlasBoard now uses a modular Fastify service", True),
+    ("The cache limit is 96 MB", "The team confirmed cache limit 96 MB", False),  # a confirmation
+    ("AtlasBoard uses a single Express service",
+     "The single Express service makes isolated deployment difficult", False),  # an elaboration
+    ("The team approved moving createAccessToken", "createAccessToken is in packages/auth/src/token.ts",
+     False),  # only adds a value
+    ("Billing exports run nightly", "Billing exports now run hourly", False),  # prose: labelled only
+])
+def test_changed_value(old, new, changed):
+    assert override.changed_value(old, new) is changed
 
 
 def test_two_entries_logged_in_the_same_second_go_by_their_ids(repo, fake_model):
@@ -48,7 +111,7 @@ def test_two_entries_logged_in_the_same_second_go_by_their_ids(repo, fake_model)
     second = log(p, "Billing deploy now runs on Node.js 22 after the upgrade", "2026-01-10T10:00:00Z")
     assert first < second
     e = by_id(recall(p, "which Node.js does the billing deploy run on"))
-    assert e[first].overridden is not None and e[first].overridden.by == second
+    assert first not in e and [x[0] for x in e[second].replaces] == [first]
     assert e[second].overridden is None
 
 
@@ -91,6 +154,10 @@ def test_a_contradiction_demotes_the_older_side_or_the_one_contradicted(repo, fa
     ("createAccessToken lives in src/auth/token.ts", "moved createAccessToken to packages/auth", True),
     ("Deploy on Node.js 20", "Deploy on Node.js 20", False),  # a repeat, not a replacement
     ("The cache warms on start", "Billing exports run nightly at two", False),
+    # notes with a heading line: the same heading reworded, and a word in common in their texts
+    ("Old test command\nThe old workflow used npm test -- --runInBand", "Current test command\nRun npm test", True),
+    ("First workflow prerequisite\nset SOURCE_DATE_EPOCH for release builds",
+     "Second workflow prerequisite\nUse cargo test after the environment prerequisite", False),  # siblings
 ])
 def test_same_subject(old, new, same):
     assert (override.same_subject(old, new, [], []) is not None) is same
@@ -141,3 +208,23 @@ def test_search_sessions_includes_the_log_labelled_with_replacement(repo, fake_m
     assert by[old]["replaced_by"] == new and "replaced_by" not in by[new]
     text = invoke("search", "billing deploy Node.js", "--sessions").out
     assert "SESSION note" in text and f"[replaced by {new}]" in text
+
+
+def test_a_superseded_fact_that_matches_brings_the_one_that_replaced_it(repo, fake_model):
+    """The prompt's words are the old fact's: it stays withheld, and the fact in force that superseded
+    it (through a chain) stands in for it at its match's strength; asked about the past, it is itself."""
+    write_fact(repo, "DEC-MAR1", "decision", "March project state: the billing import moved into validation",
+               status="superseded")
+    write_fact(repo, "DEC-APR1", "decision", "April project state: the billing import waits on legal review",
+               status="superseded", links={"supersedes": ["DEC-MAR1"]})
+    write_fact(repo, "DEC-JNE1", "decision", "June project state: insurance export is ready for rollout",
+               links={"supersedes": ["DEC-APR1"]})
+    write_fact(repo, "DEC-XTHR", "decision", "Exports are signed with the release key")
+    r = recall(Project(repo), "which state supersedes the March update on the billing import validation")
+    e = by_id(r)
+    assert "DEC-JNE1" in e and not {"DEC-MAR1", "DEC-APR1"} & set(e), why_text(describe(r))
+    why = describe(r)
+    assert any(f["id"] == "DEC-MAR1" and "DEC-JNE1, which replaced it, stands in" in f["why"]
+               for f in why["filtered"]), why["filtered"]
+    past = by_id(recall(Project(repo), "what was the March project state before we replaced it"))
+    assert "DEC-MAR1" in past

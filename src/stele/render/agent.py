@@ -41,12 +41,27 @@ def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
     text = e.body.strip() if e.body else e.excerpt
     # a session log tells of commands run, so only what would be flagged in an instruction marks it
-    mark = flag_mark(f"{e.title}\n{text or ''}", e.kind if e.source == "committed" else "instruction")
+    folded = "".join(f"\n{older}" for _, _, older in getattr(e, "replaces", ()))  # judged with it: shown with it
+    mark = flag_mark(f"{e.title}\n{text or ''}{folded}", e.kind if e.source == "committed" else "instruction")
     lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}{_fresh(e)}{_overridden(e)}  {e.title}{_via(e.via)}"]
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
+    lines += [f"    replaces {i} (older): {_said(title, older, excerpt_chars)}"
+              for i, title, older in getattr(e, "replaces", ())]
     return lines
+
+
+def _said(title: str, text: str, excerpt_chars: int) -> str:
+    """What a folded older entry said: its title, and the start of its text below the title (the old
+    value is there: "Original symbol location: createAccessToken was defined in src/auth/token.ts")."""
+    rest = text.strip()
+    if rest.startswith(title):
+        rest = rest[len(title):].strip()
+    rest = " ".join(rest.split())
+    if not rest or excerpt_chars <= 0:
+        return title
+    return f"{title}: {textcut.words(rest, max(MIN_EXCERPT, excerpt_chars // 2))}"
 
 
 @lru_cache(maxsize=256)  # an entry is laid out at several lengths; it is judged once
@@ -222,8 +237,11 @@ def why_text(x: dict[str, Any]) -> str:
         out += ["", f"left out, scoring under {cut:g} of the best (session entries before their penalty): "
                     + ", ".join(f"{t['id']} ({t['score']:g})" for t in x["trimmed"])]
     if x.get("overridden"):
-        out += ["", "overridden (demoted below what overrode it, never dropped):"]
+        out += ["", "overridden (demoted below what overrode it, never silently dropped):"]
         out += [f"  {o['id']} {o['rule']} by {o['by']}: {o['why']}" for o in x["overridden"]]
+    if x.get("folded"):
+        out += ["", "replaced, shown as a line of the entry that replaced it:"]
+        out += [f"  {old} in {new}" for old, new in x["folded"].items()]
     if x["excluded"]:
         out += ["", f"already shown this session: {', '.join(x['excluded'])}"]
     return "\n".join(out) + "\n"

@@ -75,6 +75,7 @@ def describe(result: Recall) -> dict[str, Any]:
     out["trimmed"] = [{"id": x.id, "score": x.score} for x in (t.window.trimmed if t.window else [])]
     out["excluded"] = t.excluded
     out["overridden"] = [{"id": o.id, "by": o.by, "rule": o.rule, "why": o.why} for o in t.overrides.values()]
+    out["folded"] = dict(t.folded)
     return out
 
 

@@ -1,6 +1,7 @@
 """What the record says was overridden, among the items one recall has scored: the newer word wins.
 
-Two rules, applied after scoring and before the window (downrank, never exclude):
+Three rules, applied after scoring and before the window (downrank; a replaced entry whose value
+changed is shown as a line of its replacement, `folded`, never silently dropped):
 
 - **Replacement in session memory.** Two session entries about one subject, the newer replaces the
   older. One subject: they share an anchor (a path the entry is about) or a code symbol, or their
@@ -32,6 +33,7 @@ NEAR_DUPLICATE = 0.5    # Dice coefficient of content words for "the same subjec
 MARGIN = 0.01           # an overridden item ends at least this far below the item that overrode it...
 MAX_DROP = 2.0          # ...but a contradicted one never falls more than this (a weak match does not bury it)
 WARNS = ("risk",)       # a risk that contradicts a fact warns it is not holding: it overrides nothing
+HEADING_SHARED = 2     # content words two notes' headings share, at least, to name one subject
 MAX_COMPARED = 40       # session entries compared pairwise (the best-scored ones): bounded work
 REPLACED, CONTRADICTED, SUPERSEDED = "replaced", "contradicted", "superseded"
 
@@ -44,6 +46,15 @@ STOP = frozenset({
     "here", "has", "have", "had", "do", "does", "did", "will", "would", "should", "can", "could", "may",
     "might", "must"
 })
+
+
+# What a statement pins down, beside its prose: a number or version (`20`, `3.13`, `64`), a path or
+# dotted name (`src/auth/token.ts`, `Node.js`), a flag (`--runInBand`, `-parallel`), an identifier
+# (`create_token`, `createToken`), a setting (`limit=4`), and a proper name inside a sentence
+# (`Express`, `Fastify`; a capital after a sentence or line start is no evidence of a name).
+_VALUE = re.compile(r"(?<![\w-])(?:[\w.+-]*\d[\w.+]*|[\w-]+(?:[./=][\w-]+)+/?|--?[A-Za-z][\w-]*(?:=[\w.-]+)?"
+                    r"|[A-Za-z]+_[\w]+|[a-z]+[A-Z]\w*)"
+                    r"|(?<=[a-z,;] )[A-Z][a-z]+\w*")
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,12 @@ def similar(a: frozenset[str], b: frozenset[str]) -> float:
     return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
 
 
+def heading(text: str) -> str:
+    """The first line of a note of several lines (its title: `index.items.from_entry`), else ""."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if len(lines) > 1 else ""
+
+
 def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_anchors: Iterable[str]
                  ) -> str | None:
     """Why two session entries speak about one subject (None when they do not)."""
@@ -79,8 +96,26 @@ def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_a
     sym = sorted(symbols(old_text) & symbols(new_text))
     if sym:
         return f"same symbol {sym[0]}"
+    ha, hb = words(heading(old_text)), words(heading(new_text))
+    if len(ha & hb) >= HEADING_SHARED and similar(ha, hb) >= NEAR_DUPLICATE \
+            and (wa - ha) & (wb - hb):  # ...and their texts share a word: "First/Second prerequisite" do not
+        return f"the same heading ({similar(ha, hb):.2f}), its text changed"
     score = similar(wa, wb)
     return f"near-duplicate wording ({score:.2f}), changed" if score >= NEAR_DUPLICATE else None
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a text states (`_VALUE`), lowercased."""
+    return frozenset(v.lower().rstrip(".") for v in _VALUE.findall(text))
+
+
+def changed_value(old_text: str, new_text: str) -> bool:
+    """Whether the newer text states a different value where the older stated one: each holds a value
+    the other does not ("deploy on Node.js 20" then "... 22"; a path then another path). A newer entry
+    that repeats the older one's values (a confirmation, "the team confirmed cache limit 96 MB") or only
+    adds to them (an elaboration, "the single Express service makes deploys hard") changes nothing."""
+    old, new = values(old_text), values(new_text)
+    return bool(old - new) and bool(new - old)
 
 
 def replacements(entries: list[Scored], texts: dict[str, str], anchors: dict[str, list[str]]) -> list[Override]:
@@ -135,6 +170,26 @@ def superseded(scored: dict[str, Scored], edges: list[tuple[str, str, str]]) -> 
             newer = sorted(src for src, rel, dst in edges if rel == "supersedes" and dst == x.id)
             if newer:
                 out.append(Override(x.id, newer[0], SUPERSEDED, f"tried, failed, replaced by {newer[0]}"))
+    return out
+
+
+def folded(overrides: dict[str, Override], shown: list[str], texts: dict[str, str]) -> dict[str, str]:
+    """Replaced session entries whose replacement is in the window too and states a changed value
+    (`changed_value`): old id -> the shown entry that carries it (the end of a chain: 20 replaced by
+    22, 22 by 24, both go to 24). The agent reads the older entry as a line of the newer one
+    (`replaces S-...: title`), not as an entry of its own: such an entry is then treated as a
+    superseded fact is (withheld, unless the prompt asks about the past), but never silently, since
+    the entry that replaced it names it. A replacement that changes no stated value (a confirmation,
+    an elaboration, a reworded note) is only labelled and demoted."""
+    present = set(shown)
+    out: dict[str, str] = {}
+    for old in shown:
+        o, seen = overrides.get(old), {old}
+        while o is not None and o.rule == REPLACED and o.by in present and o.by not in seen \
+                and changed_value(texts.get(o.id, ""), texts.get(o.by, "")):
+            seen.add(o.by)
+            out[old] = o.by
+            o = overrides.get(o.by)
     return out
 
 

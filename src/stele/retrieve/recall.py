@@ -37,6 +37,7 @@ from .rank import (
     Window,
     cap,
     order,
+    pinned,
     score_all,
 )
 from .settings import Settings
@@ -77,6 +78,7 @@ class Entry:
     drift: Drift | None = None  # its anchored code changed since it was verified (written): `fresh.py`
     fresh: str | None = None  # the freshness label the agent reads
     overridden: Override | None = None  # a newer entry replaced it, or a fact contradicts it: labelled
+    replaces: list[tuple[str, str, str]] = field(default_factory=list)  # (id, title, excerpt) of older entries folded in
 
     def as_dict(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "title": self.title, "score": self.score,
@@ -88,6 +90,8 @@ class Entry:
             data["needs_review"] = self.needs_review
         if self.overridden:
             data[self.overridden.rule + "_by"] = self.overridden.by
+        if self.replaces:
+            data["replaces"] = [{"id": i, "title": t} for i, t, _ in self.replaces]
         if self.source == "session":  # who wrote it; `host` is set for a teammate's entry only
             data["agent"], data["host"] = self.agent, self.host
         return data
@@ -128,6 +132,7 @@ class Trace:
     window: Window | None = None
     excluded: list[str] = field(default_factory=list)
     overrides: dict[str, Override] = field(default_factory=dict)  # id -> what replaced or contradicted it
+    folded: dict[str, str] = field(default_factory=dict)  # replaced entry -> the shown entry naming it
     unrecorded: list[str] = field(default_factory=list)  # prompt words naming parts of the repo the record lacks
 
 
@@ -262,6 +267,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         mode = IDENTIFIER
     elif g.text:
         taken = {x.id for x in seeds}
+        stand_ins: set[str] = set()  # superseded hits: judged as themselves, their successor is the seed
 
         def keep(ids: list[str]) -> set[str]:
             hood.load_nodes(ids)
@@ -272,6 +278,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
                 if why and node is not None and delivery.is_warning(node) and i not in taken \
                         and (only is None or only(node)):
                     ok.add(i)  # a failed approach: it still warns (labelled, below what replaced it)
+                elif why == "superseded" and node is not None and i not in taken:
+                    stand_ins.add(i)  # asking about the old word brings the new one (`stand_in`)
+                    ok.add(i)
                 elif why:
                     trace.filtered[i] = why
                 elif only is not None and not only(hood.nodes[i]):
@@ -286,7 +295,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             warnings.append(f"stele: full-text only: {found.vector_error}")
         trace.candidates = found.hits[:CANDIDATES_SHOWN]
         chosen = judged(index, g.text, found.hits, s, trace.unrecorded)
-        seeds += text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
+        found_seeds = text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
+        seeds += stand_in(index.catalog, found_seeds, stand_ins, hood, only, taken | stand_ins,
+                          {h.id for h in found.hits}, trace.filtered, s)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -329,6 +340,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
                      getattr(x.node, "needs_review", None), getattr(x.node, "agent", None),
                      getattr(x.node, "host", None), fresh.get(x.id, none).drift, fresh.get(x.id, none).label, trace.overrides.get(x.id))
                for x in window.entries]
+    if not history:  # asked about the past, a replaced entry is an answer of its own
+        entries = fold(entries, trace, {x.id for x in window.entries if pinned(x)}, index.catalog)
     risks_out = [Risk(x.id, x.node.title, lifted[x.id], x.node.excerpt or "",
                       getattr(x.node, "needs_review", None), fresh.get(x.id, none).drift,
                       fresh.get(x.id, none).label) for x in window.risks]
@@ -347,27 +360,87 @@ def overridden(catalog: Catalog, scored: dict[str, Scored]) -> dict[str, Overrid
     return override.apply(scored, override.superseded(scored, edges) + found + override.contradictions(scored, edges))
 
 
+def fold(entries: list[Entry], trace: Trace, named: set[str], catalog: Catalog) -> list[Entry]:
+    """A replaced session entry whose replacement is shown and changed its value becomes a line of it
+    (`override.folded`); an entry named by id stays an entry."""
+    from . import override
+
+    ids = [e.id for e in entries if e.source == "session"]
+    if not any(trace.overrides.get(i) and trace.overrides[i].rule == override.REPLACED for i in ids):
+        return entries
+    into = {old: new for old, new in override.folded(trace.overrides, ids, catalog.long_bodies(ids, 0)).items()
+            if old not in named}
+    if not into:
+        return entries
+    trace.folded = into
+    by_id = {e.id: e for e in entries}
+    for e in entries:
+        if e.id in into:
+            by_id[into[e.id]].replaces.append((e.id, e.title, e.excerpt))
+    return [e for e in entries if e.id not in into]
+
+
+def in_force(catalog: Catalog, item_id: str, hood: Neighbourhood) -> str | None:
+    """What replaced a superseded fact, through a chain of replacements, to the first one still in
+    force (None when the chain ends without one)."""
+    node = hood.nodes.get(item_id)
+    current, seen = item_id, {item_id}
+    while node is not None and node.status == "superseded" and len(seen) <= SUCCESSION_DEPTH:
+        newer = [src for src, rel, dst in catalog.edges([current]) if rel == "supersedes" and dst == current
+                 and src not in seen]
+        if not newer:
+            return None
+        current = sorted(newer)[0]
+        seen.add(current)
+        hood.load_nodes([current])
+        node = hood.nodes.get(current)
+        if node is not None and hood.ok(current):
+            return current
+    return None
+
+
 def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) -> list[Seed]:
     """For each named fact that has been superseded, the fact that replaced it (through a chain of
     replacements, to the first one still in force): asking about the old rule must bring the new one."""
     out: list[Seed] = []
     taken = {x.id for x in named}
     for seed in named:
-        node = hood.nodes.get(seed.id)
-        current, seen = seed.id, {seed.id}
-        while node is not None and node.status == "superseded" and len(seen) <= SUCCESSION_DEPTH:
-            newer = [src for src, rel, dst in catalog.edges([current]) if rel == "supersedes" and dst == current
-                     and src not in seen]
-            if not newer:
-                break
-            current = sorted(newer)[0]
-            seen.add(current)
-            hood.load_nodes([current])
-            node = hood.nodes.get(current)
-            if node is not None and hood.ok(current) and current not in taken:
-                out.append(Seed(current, 1.0, ORIGIN_SUCCESSOR, named=seed.id))
-                taken.add(current)
-                break
+        current = in_force(catalog, seed.id, hood)
+        if current is not None and current not in taken:
+            out.append(Seed(current, 1.0, ORIGIN_SUCCESSOR, named=seed.id))
+            taken.add(current)
+    return out
+
+
+def stand_in(catalog: Catalog, found: list[Seed], superseded: set[str], hood: Neighbourhood,
+             only: Callable[[Node], bool] | None, taken: set[str], hits: set[str], filtered: dict[str, str],
+             s: Settings) -> list[Seed]:
+    """Text seeds with each superseded fact that matched (judged by the floors as itself) replaced by
+    the fact in force that superseded it, at the strength of its match: a prompt about the old word
+    ("which state supersedes the March update?", "the old runtime choice") gets the new one, as
+    naming the old id does (`successor_seeds`). Only a superseded fact that passes a relevance floor
+    on its own (`seeds.passed`) stands in: as mere support of another hit it says too little about
+    the prompt. The successor must be among the search's hits itself
+    (`hits`: it shares words or meaning with the prompt, however weakly): a replacement that took the
+    old fact's place in another part of the record says nothing about this prompt. The superseded
+    fact itself stays withheld."""
+    from .seeds import passed
+
+    out: list[Seed] = []
+    have = taken | {x.id for x in found if x.id not in superseded}
+    for x in found:
+        if x.id not in superseded:
+            out.append(x)
+            continue
+        current = in_force(catalog, x.id, hood) if x.hit is not None and passed(x.hit, s) else None
+        node = hood.nodes.get(current) if current else None
+        if current is None or node is None or current in have or current not in hits \
+                or (only is not None and not only(node)):
+            filtered[x.id] = "superseded"
+            continue
+        filtered[x.id] = f"superseded: it matched, and {current}, which replaced it, stands in for it"
+        out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
+        have.add(current)
     return out
 
 
