@@ -226,5 +226,7 @@ def test_a_superseded_fact_that_matches_brings_the_one_that_replaced_it(repo, fa
     why = describe(r)
     assert any(f["id"] == "DEC-MAR1" and "DEC-JNE1, which replaced it, stands in" in f["why"]
                for f in why["filtered"]), why["filtered"]
+    assert any(c["id"] == "DEC-JNE1" and c["why"].startswith("a seed: it stands in for DEC-MAR1")
+               for c in why["candidates"]), why["candidates"]
     past = by_id(recall(Project(repo), "what was the March project state before we replaced it"))
     assert "DEC-MAR1" in past

@@ -86,8 +86,10 @@ def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
 
     s = t.settings
     test, way = passed(h, s), evidence(h, s)
-    seed = any(x.id == h.id for x in t.seeds)
-    if seed:
+    seed = next((x for x in t.seeds if x.id == h.id), None)
+    if seed is not None and seed.named and seed.hit is not None and seed.hit.id != h.id:
+        why = f"a seed: it stands in for {seed.named}, which it replaced and which matched ({passed(seed.hit, s)})"
+    elif seed is not None:
         why = f"a seed: {test}" if test else \
               f"a seed: {way:.2f} of the way to a floor, past the {s.seed_support:g} further seeds need"
     elif h.id in t.rejected:
@@ -103,7 +105,7 @@ def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
     z = h.z
     return {"id": h.id, "coverage": round(h.coverage, 3), "cosine": None if h.cosine is None else round(h.cosine, 3),
             "background_z": None if z is None else round(z, 2), "named": h.named or None,
-            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": seed,
+            "bm25_rank": h.bm25_rank, "vector_rank": h.vector_rank, "seed": seed is not None,
             "evidence": round(way, 3), "why": why}
 
 
