@@ -28,6 +28,11 @@ def test_a_coverage_pass_the_embeddings_contradict_raises_no_risk(repo):
     assert risk.cosine is None and risk.coverage >= 0.35  # the case: a coverage pass, embeddings skipped
     assert r.risks == [], [x.id for x in r.risks]
     assert "contradict" in r.trace.unconfirmed["RISK-0002"]
+    assert "RISK-0002" in [x.id for x in r.entries]  # still an answer: only the warning is withheld
+    from stele.retrieve.explain import describe
+
+    why = {x["id"]: x["why"] for x in describe(r)["risks_not_lifted"]}
+    assert "embeddings" in why["RISK-0002"] and "contradict" in why["RISK-0002"], why
 
 
 def test_a_risk_the_prompt_is_about_still_warns(repo):
