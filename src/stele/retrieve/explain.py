@@ -111,8 +111,12 @@ def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
 
 def _not_lifted(x: Scored, t: Trace) -> str:
     rels = sorted({v.rel for v in t.reached.get(x.id, [])})
+    if x.id in t.unconfirmed:
+        return "a seed that " + t.unconfirmed[x.id]
     if x.via is None:
         return "a seed (an answer, not a warning) that no well-matching seed reaches causally"
     if set(rels) & CAUSAL:
+        if any(v.seed in t.unconfirmed for v in t.reached.get(x.id, [])):
+            return "reached causally only from seeds the embeddings contradict or that matched too weakly"
         return "reached causally only from seeds that matched too weakly to start a callout"
     return "reached only through " + ", ".join(rels) + " (not causal)"

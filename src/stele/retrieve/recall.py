@@ -134,6 +134,7 @@ class Trace:
     overrides: dict[str, Override] = field(default_factory=dict)  # id -> what replaced or contradicted it
     folded: dict[str, str] = field(default_factory=dict)  # replaced entry -> the shown entry naming it
     unrecorded: list[str] = field(default_factory=list)  # prompt words naming parts of the repo the record lacks
+    unconfirmed: dict[str, str] = field(default_factory=dict)  # seeds that may not start a callout: why
 
 
 @dataclass
@@ -241,7 +242,6 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
            warnings: list[str], only: Callable[[Node], bool] | None = None, history: bool = False) -> Recall:
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it).
     `history` lets superseded facts in (a prompt that asks what was used before: `retrieve.past`)."""
-    from .callout import causal_risks
     from .seeds import FTS, HYBRID, hybrid
     from .unrecorded import judged
     from .walk import walk
@@ -315,7 +315,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         # a warning needs a confident start: only seeds that matched well, and reached a floor on their
         # own (not merely as support of another), open a causal path
         starts = [x for x in seeds if x.strength >= s.callout_strength and confident(x, s)]
-        lifted = {**matched_risks(starts, hood), **causal_risks([x.id for x in starts], hood, s.callout_hops)}
+        if g.text:
+            starts = confirmed(index, g.text, starts, hood, s, trace.unconfirmed)
+        lifted = lifts(starts, hood, s)
     trace.reached = reached
     scored = score_all(seeds, reached, hood.nodes, s)
     fresh = freshness.check(index.project, index.catalog, [*scored, *lifted], today, warnings.append,
@@ -478,6 +480,32 @@ def matched_risks(starts: list[Seed], hood: Neighbourhood) -> dict[str, Via]:
         if x.origin == ORIGIN_TEXT or (x.origin == ORIGIN_ANCHOR and x.strength >= ANCHOR_STRENGTH["file"]):
             out[x.id] = Via(x.id, MATCHES if x.origin == ORIGIN_TEXT else ANCHORED, 0, seed=x.id)
     return out
+
+
+def lifts(starts: list[Seed], hood: Neighbourhood, s: Settings) -> dict[str, Via]:
+    """The risks `starts` lift into the callout: those they are, and those they reach causally."""
+    from .callout import causal_risks
+
+    return {**matched_risks(starts, hood), **causal_risks([x.id for x in starts], hood, s.callout_hops)}
+
+
+def confirmed(index: Index, text: str, starts: list[Seed], hood: Neighbourhood, s: Settings,
+              doubted: dict[str, str]) -> list[Seed]:
+    """Risk callouts only from seeds that pass with margin: a seed that passed by coverage alone with
+    the embeddings never asked (`seeds.unasked`) warns only when they, asked now, do not contradict it
+    (`seeds.contradicted`, the test a coverage pass they were asked about meets). It stays an answer
+    either way. The model is loaded for this only when such a seed would raise a warning."""
+    from .seeds import consulted, passed, unasked
+
+    doubt = {x.id: x.hit for x in starts if x.hit is not None and unasked(x.hit, s)}
+    if not doubt or not lifts([x for x in starts if x.id in doubt], hood, s):
+        return starts
+    asked = consulted(index, text, list(doubt.values()))
+    for i, h in asked.items():
+        if not passed(h, s):
+            doubted[i] = (f"passed by coverage alone, and the embeddings, asked for the callout, contradict it "
+                          f"(cosine {h.cosine:.2f})")
+    return [x for x in starts if x.id not in doubted]
 
 
 def confident(seed: Seed, s: Settings) -> bool:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..project import Project
     from .settings import Settings
 
-from ..plain import dataclass
+from ..plain import dataclass, replace
 
 FTS, HYBRID = "fts", "hybrid"
 POOL = 100  # candidates taken from each ranking before filtering and fusion
@@ -271,6 +271,31 @@ def contradicted(hit: Hit, s: Settings) -> bool:
     it in meaning (on the realistic sets' tune halves every expected fact that passed by coverage with
     its cosine known stood at 0.93 or more, on shop at 0.73)."""
     return hit.cosine is not None and s.vector_floor > UNRELATED_COSINE and by_vector(hit, s) < DISAGREE
+
+
+def unasked(hit: Hit, s: Settings) -> bool:
+    """It passed by coverage alone, and the embeddings were never asked about it (a strong full-text
+    share skips them): nothing checked that the words it shares with the prompt are meant in its sense
+    ("the history of chess openings" covers a corruption risk 0.37 by `history` and `open`)."""
+    return hit.cosine is None and not precise(hit, s) and passed(hit, s) is not None
+
+
+def consulted(index: Index, text: str, hits: list[Hit]) -> dict[str, Hit]:
+    """Copies of `hits` with the cosine (and background) the embeddings give them, for a recall that
+    skipped them; {} when they cannot be asked. A hit outside the `POOL` nearest gets the lowest cosine
+    among them, which it is under. The hits themselves are left as the search judged them."""
+    rows: dict[str, bytes] = {}
+    vec, error = vector_hits(index, text, POOL, rows)
+    if error or not vec:
+        return {}
+    cos = dict(vec)
+    lowest = min(cos.values())
+    backgrounds = background_of(index, rows, [h.id for h in hits if h.id in cos])
+    out = {}
+    for h in hits:
+        background, spread = backgrounds.get(h.id, (None, None))
+        out[h.id] = replace(h, cosine=cos.get(h.id, lowest), background=background, spread=spread)
+    return out
 
 
 def by_name(hit: Hit, s: Settings) -> bool:
