@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..project import Project
     from .settings import Settings
 
+from ..lazyre import lazy
 from ..plain import dataclass
 
 FTS, HYBRID = "fts", "hybrid"
@@ -297,7 +298,7 @@ def evidence(hit: Hit, s: Settings) -> float:
     return max(1.0, own) if passed(hit, s) else min(own, NEAR)
 
 
-_SEPARATED = re.compile(r"_|\.|::|^[a-z]+[A-Z]")
+_SEPARATED = lazy(r"_|\.|::|^[a-z]+[A-Z]")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 

@@ -7,7 +7,6 @@ disagree with the log. Everything here reads the log afresh: there is no session
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,6 +16,7 @@ from .. import clock, textcut
 from ..anchors.paths import normalize, path_matches
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, ulid
+from ..lazyre import lazy
 from ..plain import dataclass, field
 from ..project import Project
 from . import wal
@@ -35,7 +35,7 @@ DURABLE_BOOKKEEPING = False
 MAX_QUERY = 2048
 MAX_LIMIT = 32
 DEFAULT_LIMIT = 20
-_SHA_RE = re.compile(r"^[0-9a-fA-F]{4,64}$")
+_SHA_RE = lazy(r"^[0-9a-fA-F]{4,64}$")
 
 
 def new_session_id() -> str:
