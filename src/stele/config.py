@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from .errors import ConfigError, say
 from .lazyre import lazy
 from .plain import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATE = """\
 # Stele settings. Committed with the repository; every key is shown with its default.

@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import Any
 
 from .lazyre import lazy
 from .plain import dataclass
 from .textcut import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
 # plus category Cf), written out so importing this module scans nothing. U+2028/2029 end lines in

@@ -24,12 +24,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any
 
 from .lazyre import lazy
 from .plain import dataclass, field
 from .redact_rules import KEY_QUALIFIERS, ONE_FORMAT, PASSWORD_WORDS, PUBLISHED, SECRET_WORDS, SHAPES, VENDORS
 from .textcut import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MARKER = "[REDACTED:{}]"
 _MARKER_RX = lazy(r"\[REDACTED:[^\]\n]{1,60}\]")

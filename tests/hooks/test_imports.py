@@ -28,7 +28,8 @@ with open(sys.argv[1], "w") as f:
 # What the three hooks someone waits for no longer import (issue 19): argparse (and through its help
 # formatter shutil, bz2, lzma), dataclasses (and inspect, ast, dis, tokenize), shlex (the stop hook's).
 LEAN = ("argparse", "gettext", "shutil", "bz2", "lzma", "dataclasses", "inspect", "dis", "tokenize", "shlex",
-        "hashlib")  # ...and hashlib (OpenSSL's libcrypto, ~4 ms): no digest on the way to an answer
+        "hashlib",  # ...and hashlib (OpenSSL's libcrypto, ~4 ms): no digest on the way to an answer
+        "typing")  # ...and typing (~2 ms, issue 34): `TYPE_CHECKING = False` blocks hold what the checker reads
 # ...nor, for a prompt of one line, the log distiller and its patterns (`gate.distilled`)
 LEAN_STELE = ("stele.retrieve.distill",)
 WAITED_FOR = ("session-start", "prompt", "pre-edit")
@@ -92,7 +93,7 @@ def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
     data = json.loads(report.read_text())
     loaded = {m.split(".")[0] for m in data["modules"]}
     assert data["vectors"] and "DEC-0001" in done.stdout  # simsimd loaded: the vectors were searched
-    heavy = set(FORBIDDEN) | {"numpy", "safetensors", "tokenizers", "hashlib"}
+    heavy = set(FORBIDDEN) | {"numpy", "safetensors", "tokenizers", "hashlib", "typing"}
     assert not loaded & heavy, sorted(loaded & heavy)
 
 def _store_repo(repo):

@@ -25,14 +25,16 @@ from collections.abc import Sequence
 from functools import cache
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import SteleError
 from ..lazyre import lazy
 from ..plain import dataclass
 from ..textcut import error_line
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     import numpy as np
 
 BUNDLED = "bundled"
@@ -62,10 +64,11 @@ class LeanUnsupported(EncoderUnavailable):
     """A valid model the lean encoder does not implement; model2vec can still run it."""
 
 
-class Encoder(Protocol):
-    """What indexing and search need of an encoder (both below, and the tests' fake, are one)."""
+if TYPE_CHECKING:
+    class Encoder(Protocol):
+        """What indexing and search need of an encoder (both below, and the tests' fake, are one)."""
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+        def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

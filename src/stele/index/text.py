@@ -38,10 +38,13 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from ..lazyre import lazy
 from .items import Item
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TOKENIZER = "stele_terms"  # the search fields hold analyzed terms (`Writer.add`): tantivy splits them by whitespace
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
+from ..lazyre import lazy
+from ..plain import dataclass
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..index.encoder import Encoder
     from ..index.handle import Index
     from ..index.text import TextIndex
     from ..project import Project
     from .settings import Settings
-
-from ..lazyre import lazy
-from ..plain import dataclass
 
 FTS, HYBRID = "fts", "hybrid"
 POOL = 100  # candidates taken from each ranking before filtering and fusion

@@ -11,11 +11,12 @@ clone's own log never has one.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ..lazyre import lazy
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .wal import Entry
 
 NAME_MAX = 64

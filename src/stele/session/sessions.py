@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from .. import clock, textcut
 from ..anchors.paths import normalize, path_matches
@@ -22,6 +21,10 @@ from ..project import Project
 from . import wal
 from .author import agent_of, clean, host_of
 from .wal import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 START, RESTART = "start", "restart"  # values of the `event` key on bookkeeping `note` entries
 DELIVERED = "delivered"  # ... and the note a hook or tool writes naming the fact ids the agent was given
