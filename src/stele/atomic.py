@@ -16,9 +16,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
 
-Content = str | bytes | Callable[[IO[bytes]], None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
+
+    Content = str | bytes | Callable[[IO[bytes]], None]
 
 
 class LockTimeout(OSError):

@@ -13,10 +13,14 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from .errors import ConfigError, say
+from .lazyre import lazy
 from .plain import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATE = """\
 # Stele settings. Committed with the repository; every key is shown with its default.
@@ -193,7 +197,7 @@ def defaults() -> dict[str, Any]:
 
 
 # A setting named like a credential is refused as one (the config is committed; DESIGN.md section 1).
-_CREDENTIAL_KEY = re.compile(r"(?i)(secret|password|passwd|token|credential|access_?key|api_?key)")
+_CREDENTIAL_KEY = lazy(r"(?i)(secret|password|passwd|token|credential|access_?key|api_?key)")
 CACHE = Path("index") / "config.json"  # beside config.yaml, under the derived (gitignored) index folder
 
 
@@ -301,7 +305,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 CAPS = {"retrieval.max_entries": (20, "the design's cap (at most 20 entries, callouts included)")}
 
 
-_DURATION = re.compile(r"(\d+)([smhd])")
+_DURATION = lazy(r"(\d+)([smhd])")
 _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -354,7 +358,6 @@ def pattern_problem(pattern: Any) -> str | None:
     """Why a configured redaction pattern is refused, or None. Redaction runs on every write, hooks
     included, so a pattern that backtracks catastrophically (a repeat inside a repeat, `(a+)+$`; a
     repeated alternation whose branches can start alike, `(a|ab)*`) would hang them on a near match."""
-    import re
 
     if not isinstance(pattern, str) or not pattern:
         return "must be a non-empty regular expression (text)"

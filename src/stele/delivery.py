@@ -17,34 +17,36 @@ import datetime as dt
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol, TypeVar
 
 from .errors import SteleError
 from .kinds import ENDED_STATUSES, FIRST_KINDS, KINDS, NOT_CONTEXT_RECORDS, WORK_KINDS, priority_rank
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # what the checker reads; nothing here runs (`typing` is ~2 ms of a hook's imports)
+    from typing import Any, Protocol, TypeVar
 
-class Deliverable(Protocol):
-    """What the delivery rules read: a parsed `Fact` (dates as `date`) or an index `Node` (dates as
-    ISO text), read-only so either satisfies it. (A session entry's node says `source == "session"`;
-    a Fact's `source` is its provenance list, so `_is_session` asks with getattr.)"""
+    class Deliverable(Protocol):
+        """What the delivery rules read: a parsed `Fact` (dates as `date`) or an index `Node` (dates as
+        ISO text), read-only so either satisfies it. (A session entry's node says `source == "session"`;
+        a Fact's `source` is its provenance list, so `_is_session` asks with getattr.)"""
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def delivery(self) -> str: ...
-    @property
-    def priority(self) -> str: ...
-    @property
-    def expires(self) -> dt.date | str | None: ...
-    @property
-    def review_after(self) -> dt.date | str | None: ...
+        @property
+        def id(self) -> str: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def status(self) -> str: ...
+        @property
+        def delivery(self) -> str: ...
+        @property
+        def priority(self) -> str: ...
+        @property
+        def expires(self) -> dt.date | str | None: ...
+        @property
+        def review_after(self) -> dt.date | str | None: ...
 
 
-D = TypeVar("D", bound=Deliverable)
+    D = TypeVar("D", bound=Deliverable)
 
 TODAY_ENV = "STELE_TODAY"
 MANUAL = "delivery manual"

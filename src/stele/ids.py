@@ -11,14 +11,15 @@ import time
 from collections.abc import Container
 
 from .kinds import BY_PREFIX, KINDS
+from .lazyre import lazy
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 SUFFIX_LEN = 4
 
 _PREFIXES = "|".join(sorted(BY_PREFIX, key=len, reverse=True))
 # A full id: known prefix, dash, 4+ Crockford characters or digits.
-ID_RE = re.compile(rf"^(?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}$")
-SESSION_ID_RE = re.compile(r"^S-[0-9A-HJKMNP-TV-Z]{10,32}$")
+ID_RE = lazy(rf"^(?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}$")
+SESSION_ID_RE = lazy(r"^S-[0-9A-HJKMNP-TV-Z]{10,32}$")
 # Ids inside free text (bodies, prompts): bounded by non-word characters.
 MENTION_RE = re.compile(rf"(?<![\w-])((?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}"
                         r"|S-[0-9A-HJKMNP-TV-Z]{10,32})(?![\w-])")

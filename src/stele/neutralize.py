@@ -19,10 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import Any
 
+from .lazyre import lazy
 from .plain import dataclass
 from .textcut import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Default-ignorable and format code points (Unicode's DerivedCoreProperties Default_Ignorable_Code_Point
 # plus category Cf), written out so importing this module scans nothing. U+2028/2029 end lines in
@@ -35,7 +39,7 @@ _HIDDEN_RANGES = (
 )
 _CONTROL_RANGES = "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
 _UNSAFE_CLASS = f"[{_CONTROL_RANGES}{_HIDDEN_RANGES}]+"
-_ASCII_UNSAFE = re.compile(f"[{_CONTROL_RANGES}]")
+_ASCII_UNSAFE = lazy(f"[{_CONTROL_RANGES}]")
 _JOINERS = "\u200c\u200d\ufe0e\ufe0f"  # legitimate inside emoji and Indic/Arabic words
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 _TAGS = (0xE0000, 0xE007F)
@@ -196,7 +200,7 @@ def _alternation(words: list[str]) -> str:
 _LEAD_OF = {word: pattern for pattern, words in _LEADS.items() for word in words}
 # A lead word after a character that is not part of a word: the scan runs over the text with a newline
 # in front, so a match starts at the lead's own offset in the text (and a text's first word counts).
-_LEAD_SCAN = re.compile(f"[^a-z0-9_](?:{_alternation(list(_LEAD_OF))})")
+_LEAD_SCAN = lazy(f"[^a-z0-9_](?:{_alternation(list(_LEAD_OF))})")
 
 
 def _plain_ascii(text: str) -> bool:

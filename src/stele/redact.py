@@ -24,14 +24,18 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any
 
+from .lazyre import lazy
 from .plain import dataclass, field
 from .redact_rules import KEY_QUALIFIERS, ONE_FORMAT, PASSWORD_WORDS, PUBLISHED, SECRET_WORDS, SHAPES, VENDORS
 from .textcut import counted
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MARKER = "[REDACTED:{}]"
-_MARKER_RX = re.compile(r"\[REDACTED:[^\]\n]{1,60}\]")
+_MARKER_RX = lazy(r"\[REDACTED:[^\]\n]{1,60}\]")
 
 
 @dataclass
@@ -243,11 +247,11 @@ _ASSIGN = (
     # and a quoted value (`System.setProperty("X_TOKEN", "...")`, checked in `assignments`)
     r"(?P<sp>[ \t]*)(?P<op>:{1,3}=|=>|\?\??=|\|\|=|\.=|\+=|<-|=(?!=)|:(?![:/\\])|,(?=[ \t]*[\"'`]))[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<qv>(?:(?!(?P=q)).){1,400}?)(?P=q)|(?P<bare>[^\s\"'`,;]{1,400}))")
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WORDS = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 # What must follow a hint for `_ASSIGN` to match with the hint inside its name: the rest of the name,
 # an optional closing quote, then (after blanks or a type annotation's `:`) an operator's first
 # character. Most hint words in prose ("rotate the key monthly") fail here, before the full pattern.
-_VIABLE = re.compile(r"[\w.$@-]*[\"'`\]]?\s*(?:(?:string|String|\[\]byte)\s*)?[:=?|<.+,]")
+_VIABLE = lazy(r"[\w.$@-]*[\"'`\]]?\s*(?:(?:string|String|\[\]byte)\s*)?[:=?|<.+,]")
 _TRAILING = ".,;)}]>"
 
 
@@ -302,7 +306,7 @@ def published(value: str) -> bool:
 
 _TYPE_SUFFIXES = frozenset({"string", "str", "value", "val", "text"})
 # Bundler's per-host credentials (`BUNDLE_GEMS__CONTRIBSYS__COM=user:password`, dots written `__`)
-_BUNDLER = re.compile(r"(?:export\s+)?BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+")
+_BUNDLER = lazy(r"(?:export\s+)?BUNDLE_[A-Z0-9_]*?[A-Z0-9]__[A-Z0-9_]+")
 _NOT_SECRET_SUFFIXES = frozenset({
     "id", "ids", "sid", "name", "names", "url", "uri", "urls", "host", "hostname", "port", "region", "zone",
     "endpoint", "path", "file", "dir", "env", "version", "user", "username", "email", "account", "org",
@@ -369,9 +373,9 @@ def _vendor_format(name: str, value: str) -> bool:
     return fmt is None or _compiled(f"(?:{fmt})(?![A-Za-z0-9_-])").match(value) is not None
 
 
-_K8S_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret\b")
-_K8S_DATA = re.compile(r"(?m)^(?P<indent>[ \t]*)data:[ \t]*\n")
-_K8S_ENTRY = re.compile(r"[ \t]*[\w.-]+:[ \t]*(?:[|>][-+]?[ \t]*\n[ \t]*)?[\"']?(?P<v>[A-Za-z0-9+/]{8,}={0,3})[\"']?")
+_K8S_KIND = lazy(r"(?im)^\s*kind:\s*[\"']?secret\b")
+_K8S_DATA = lazy(r"(?m)^(?P<indent>[ \t]*)data:[ \t]*\n")
+_K8S_ENTRY = lazy(r"[ \t]*[\w.-]+:[ \t]*(?:[|>][-+]?[ \t]*\n[ \t]*)?[\"']?(?P<v>[A-Za-z0-9+/]{8,}={0,3})[\"']?")
 
 
 def _kubernetes_data(text: str) -> list[tuple[int, int, str]]:
@@ -393,7 +397,7 @@ def _kubernetes_data(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-_ELEMENT = re.compile(r"<(?P<name>[A-Za-z_][\w.:-]{0,80})>\s*(?P<v>[^<>\s]{1,400})\s*</(?P=name)>")
+_ELEMENT = lazy(r"<(?P<name>[A-Za-z_][\w.:-]{0,80})>\s*(?P<v>[^<>\s]{1,400})\s*</(?P=name)>")
 
 
 def _elements(text: str) -> list[tuple[int, int, str]]:
@@ -428,9 +432,9 @@ def _bare_shape(text: str, m: re.Match[str], value: str) -> str | None:
 
 # An interpolation inside a value (Terraform/HCL and shell `${...}`, Helm and Actions `{{ ... }}`,
 # Ruby `#{...}`, Terraform directives `%{...}`) is an expression evaluated elsewhere, not a literal.
-_INTERPOLATION = re.compile(r"\$\{\{.*?\}\}|[$#%]\{[^{}]*\}|\{\{.*?\}\}")
+_INTERPOLATION = lazy(r"\$\{\{.*?\}\}|[$#%]\{[^{}]*\}|\{\{.*?\}\}")
 # A file path: folders, then a file name with an extension (`state/prod/terraform.tfstate`).
-_PATH_LIKE = re.compile(r"(?:[\w.@+-]+/)+[\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}|(?:\./|\.\./|~/|/)[\w.@+/-]*")
+_PATH_LIKE = lazy(r"(?:[\w.@+-]+/)+[\w.@+-]*\.[A-Za-z][A-Za-z0-9]{0,7}|(?:\./|\.\./|~/|/)[\w.@+/-]*")
 
 
 def _value_is_secret(value: str, strength: str) -> bool:
@@ -502,10 +506,10 @@ def entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
-_CAMEL = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+")
+_CAMEL = lazy(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+")
 # An XML Schema qualified type name: a namespace prefix, a colon, then CamelCase words ending in `Type`
 # (`clm5ISO4217A:CurrencyCodeContentType`, `tns:AgencyIdentificationCodeContentType`) names a type.
-_XSD_TYPE = re.compile(r"[a-z]{1,8}\d{0,8}(?:[A-Z]{1,8}\d{0,8}[A-Z]?)?:(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))+Type")
+_XSD_TYPE = lazy(r"[a-z]{1,8}\d{0,8}(?:[A-Z]{1,8}\d{0,8}[A-Z]?)?:(?:[A-Z][a-z]+|[A-Z]{2,}(?![a-z]))+Type")
 
 
 def looks_random(value: str) -> bool:
@@ -535,7 +539,7 @@ def looks_random(value: str) -> bool:
 
 
 # A run of base64 that starts a JSON object (`{"` encodes as `eyJ`), at the start of a value's segment
-_ENCODED_JSON = re.compile(r"(?<![A-Za-z0-9+/])eyJ[A-Za-z0-9+/_-]{5,}={0,2}")
+_ENCODED_JSON = lazy(r"(?<![A-Za-z0-9+/])eyJ[A-Za-z0-9+/_-]{5,}={0,2}")
 
 
 def _without_encoded_json(value: str) -> tuple[str, bool]:

@@ -28,7 +28,8 @@ with open(sys.argv[1], "w") as f:
 # What the three hooks someone waits for no longer import (issue 19): argparse (and through its help
 # formatter shutil, bz2, lzma), dataclasses (and inspect, ast, dis, tokenize), shlex (the stop hook's).
 LEAN = ("argparse", "gettext", "shutil", "bz2", "lzma", "dataclasses", "inspect", "dis", "tokenize", "shlex",
-        "hashlib")  # ...and hashlib (OpenSSL's libcrypto, ~4 ms): no digest on the way to an answer
+        "hashlib",  # ...and hashlib (OpenSSL's libcrypto, ~4 ms): no digest on the way to an answer
+        "typing")  # ...and typing (~2 ms, issue 34): `TYPE_CHECKING = False` blocks hold what the checker reads
 # ...nor, for a prompt of one line, the log distiller and its patterns (`gate.distilled`)
 LEAN_STELE = ("stele.retrieve.distill",)
 WAITED_FOR = ("session-start", "prompt", "pre-edit")
@@ -92,7 +93,7 @@ def test_a_prompt_that_needs_the_embeddings_loads_no_numpy(repo, tmp_path):
     data = json.loads(report.read_text())
     loaded = {m.split(".")[0] for m in data["modules"]}
     assert data["vectors"] and "DEC-0001" in done.stdout  # simsimd loaded: the vectors were searched
-    heavy = set(FORBIDDEN) | {"numpy", "safetensors", "tokenizers", "hashlib"}
+    heavy = set(FORBIDDEN) | {"numpy", "safetensors", "tokenizers", "hashlib", "typing"}
     assert not loaded & heavy, sorted(loaded & heavy)
 
 def _store_repo(repo):
@@ -186,3 +187,26 @@ def test_a_pre_edit_loads_ast_grep_only_for_a_fact_with_a_structural_check(repo,
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert '"permissionDecision": "deny"' in done.stdout and "matches the structure `eval($X)`" in done.stdout
     assert "ast_grep_py" in json.loads(report.read_text())["modules"]
+
+
+def test_a_hook_process_collects_cycles_rarely(repo, tmp_path):
+    """The console script's hook process runs the cyclic collector every `GC_EVERY` allocations, not
+    Python's 700 (issue 34: ~26 passes over ~15k live objects a 10k prompt); a caller of `main(argv)`
+    (a test, the resident server's `here`) keeps its own setting."""
+    write_fact(repo, "DEC-0001", "decision", "Rate limiting sits in front of auth", anchors=["src/auth.py"])
+    assert invoke("rebuild").code == 0
+    report = tmp_path / "gc.json"
+    # the hook's reply may end the process (os._exit): the setting is read as the hook starts
+    script = ("import gc, json, sys\nfrom stele.cli import entry\nrun, out = entry.here, sys.argv[1]\n"
+              "def here(args):\n    json.dump([gc.get_threshold()[0], entry.GC_EVERY], open(out, 'w'))\n"
+              "    return run(args)\nentry.here = here\nsys.argv = ['stele', *sys.argv[2:]]\nsys.exit(entry.main())\n")
+    payload = {"session_id": "gc1", "cwd": str(repo), "prompt": "why does rate limiting sit in front of auth?"}
+    argv = [sys.executable, "-c", script, str(report), "hook", "prompt", "--harness", "claude"]
+    done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    threshold, every = json.loads(report.read_text())
+    assert threshold == every == 100_000
+    argv = [sys.executable, "-c", WRAPPER.replace('"vectors"', '"gc": __import__("gc").get_threshold()[0], "vectors"'),
+            str(report), "hook", "prompt", "--harness", "claude"]
+    done = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, cwd=repo, timeout=60)
+    assert done.returncode == 0 and json.loads(report.read_text())["gc"] == 700

@@ -33,9 +33,12 @@ import signal
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from ..plain import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MODES = ("forbid", "require", "ast", "command")
 ENFORCE = ("warn", "deny")

@@ -29,11 +29,14 @@ import datetime as dt
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..plain import dataclass, field
 from ..textcut import counted
 from .paths import is_glob, split
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:  # imported where used: a recall whose items have no fingerprints needs neither
     from .. import gitrepo

@@ -12,12 +12,11 @@ once one carries them, and every later hook of the task reads one flag and goes 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..plain import replace
 from . import harness
 from .run import Context, Handler, Reply
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .payload import Payload
 

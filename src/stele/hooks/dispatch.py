@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 import sys
 from types import SimpleNamespace
-from typing import TYPE_CHECKING
 
 from ..errors import OutOfTime, debug_enabled, say
 from .harness import HARNESSES
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

@@ -23,12 +23,12 @@ the edit (`codex exec`, a fast Claude turn).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..render.facts import TITLE, Line, block, frame
 from . import harness, lookup, state
 from .run import Context, Reply, run
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
     from collections.abc import Callable

@@ -10,12 +10,12 @@ refused outside single quotes, where the shell would act on it; quoted text is t
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING
 
 from ..errors import say
 from .payload import parse
 from .run import read_stdin
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
 

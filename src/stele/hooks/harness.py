@@ -13,9 +13,12 @@ permission prompt). The one refusal Stele ever answers is the opt-in hold of an 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..plain import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HARNESSES = ("claude", "codex", "gemini", "cursor", "copilot", "cline")
 # Stele's agent events (`stele hook EVENT`)

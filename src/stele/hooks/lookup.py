@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Protocol
 
 from ..delivery import anchored_order
 from ..errors import say
 from ..project import Project
 from ..render.facts import Line
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..index.catalog import Catalog, Node
     from ..index.handle import Index
 
@@ -40,9 +42,10 @@ class _AsIs:
         self.catalog.close()
 
 
-class Opened(Protocol):
-    """What the lookups below read: an open `Index`, or the catalog taken as it is."""
-    catalog: Catalog
+if TYPE_CHECKING:
+    class Opened(Protocol):
+        """What the lookups below read: an open `Index`, or the catalog taken as it is."""
+        catalog: Catalog
 
 
 def open_index(project: Project, fresh: bool = True) -> Index | _AsIs:

@@ -15,14 +15,18 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..errors import SteleError
+from ..lazyre import lazy
 from ..plain import dataclass, field
 from ..session import wal
 from . import harness as harness_mod
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_PATCH_FILE = lazy(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATH_KEYS = ("file_path", "filePath", "path", "absolute_path", "notebook_path")
 PROJECT_DIR_ENVS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
 # Payload keys that carry the conversation id (Claude Code, Codex, Gemini; Copilot; Cursor; Cline).

@@ -8,13 +8,12 @@ index rebuilt, the embedder missing) becomes the hook's one stderr line.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import say
 from . import state
 from .harness import NUDGE_OPENING
 from .run import Context, Reply, run
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from .. import textcut
 from ..errors import OutOfTime, SteleError, say
@@ -25,6 +24,7 @@ from . import harness as harness_mod
 from . import state
 from .payload import Payload, parse
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
 

@@ -15,13 +15,13 @@ tests/e2e/test_turn.py caught in 2 of 10 Copilot runs.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ..neutralize import neutralize
 from ..render.facts import TITLE, Line, block, frame, label
 from . import lookup, state
 from .run import Context, Reply, run, teamsync
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
     from collections.abc import Iterable

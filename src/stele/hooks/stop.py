@@ -19,13 +19,13 @@ import json
 import re
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..project import Project
 from ..textcut import one_line
 from . import harness, state
 from .run import Context, Reply, run, teamsync
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from argparse import Namespace
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ..errors import ConfigError
 from ..project import Project
@@ -52,6 +51,10 @@ from .handle import (
 )
 from .sources import Scan, scan
 from .vectorphase import update_vectors
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SLICE_S = 2.0  # the most a read with a deadline spends catching up before it hands the rest over
 WAIT_S = 0.5  # how long such a read waits for another process's refresh before reading what is there

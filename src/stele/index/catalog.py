@@ -29,13 +29,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..anchors.paths import ancestors, filed_under, inside, is_glob, normalize, path_matches, split
 from ..errors import SteleError
 from ..plain import dataclass, fields
 from .items import Item
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..anchors.drift import Baseline
 

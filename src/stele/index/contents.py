@@ -15,11 +15,10 @@ was not made for (an expiry or a review date may have passed since).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import textcut
 from ..kinds import KINDS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .catalog import Catalog
 

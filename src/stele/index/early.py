@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 import sys
 from array import array
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from ..project import Project
 

@@ -20,19 +20,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cache
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import SteleError
+from ..lazyre import lazy
 from ..plain import dataclass
 from ..textcut import error_line
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Protocol
+
     import numpy as np
 
 BUNDLED = "bundled"
@@ -43,7 +45,7 @@ DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json has no max_leng
 _SLICE_ROWS = 256  # above this many tokens one read of the whole matrix beats reading rows
 # safetensors dtype -> the dtype model2vec's encode returns for it (int8 means are float32).
 _OUT_DTYPES = {"I8": "float32", "F16": "float16", "F32": "float32", "F64": "float64"}
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+_HUB_ID = lazy(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 _FIX = "set embedding.model in .stele/config.yaml to 'bundled' or a model2vec folder"
 _FIX_BUNDLED = ("the model shipped with stele is damaged: reinstall stele, or set embedding.model in "
                 ".stele/config.yaml to a model2vec folder")
@@ -62,10 +64,11 @@ class LeanUnsupported(EncoderUnavailable):
     """A valid model the lean encoder does not implement; model2vec can still run it."""
 
 
-class Encoder(Protocol):
-    """What indexing and search need of an encoder (both below, and the tests' fake, are one)."""
+if TYPE_CHECKING:
+    class Encoder(Protocol):
+        """What indexing and search need of an encoder (both below, and the tests' fake, are one)."""
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+        def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

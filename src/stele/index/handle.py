@@ -10,7 +10,6 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from .. import atomic
 from ..plain import dataclass, field
@@ -18,6 +17,10 @@ from ..project import Project
 from ..textcut import error_line
 from . import catalog as catalog_mod
 from .catalog import IndexUnavailable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LOCK = "lock"
 BUILD_LOCK = "build.lock"

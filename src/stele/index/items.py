@@ -9,14 +9,13 @@ never re-embeds anything.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import textcut
 from ..anchors import codecheck
 from ..ids import mentioned_ids
 from ..kinds import TITLE_MAX
 from ..plain import dataclass, field
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the parsers are only needed when something changed (they pull in PyYAML)
     from ..record.model import Fact
     from ..session.wal import Entry

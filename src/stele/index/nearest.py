@@ -12,10 +12,10 @@ items it added or edited to the background builder. So `nearest`:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..plain import dataclass
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .encoder import Encoder
     from .handle import Index

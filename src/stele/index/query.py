@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
 
 from .encoder import (
     _FIX,
@@ -26,6 +25,10 @@ from .encoder import (
     hub_cache_folder,
     index_encoder,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def query_encoder(ref: ModelRef, table: Path | None = None) -> QueryEncoder | Model2VecEncoder:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

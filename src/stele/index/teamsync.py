@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ..errors import SteleError
 from ..project import Project
@@ -20,6 +19,10 @@ from ..session import segment as seg
 from ..session import sync
 from ..session.remote import Remote
 from . import packs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = True,

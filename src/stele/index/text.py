@@ -38,9 +38,13 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
 
+from ..lazyre import lazy
 from .items import Item
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TOKENIZER = "stele_terms"  # the search fields hold analyzed terms (`Writer.add`): tantivy splits them by whitespace
 SEARCH_FIELDS = ("title", "body", "tags", "anchors")
@@ -61,8 +65,8 @@ FUNCTION_WORDS = frozenset(["i", "me", "my", "myself", "we", "our", "ours", "our
 # split: their parts would be words themselves, while such a run is a hash or a blob.
 _WORD = re.compile(r"\w+")
 _MARKS = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]")
-_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
-_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL = lazy(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
+_CAMEL_PART = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 WORD_MAX = 256
 MERGE_AT = 8  # tantivy's LogMergePolicy merges a level of segments once it holds 8 (min_num_segments)
 RARITY_MIN_ITEMS = 100  # `rarity` treats a smaller record as this large (the rest holding none of the words)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
 
 from ..project import Project
 from . import catalog as catalog_mod
 from .handle import Committer, Report, Stages, chunks, pending_vectors, stage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GARBAGE = 0.25  # compact a model's vectors when more than this share of its rows belong to no item
 

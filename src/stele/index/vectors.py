@@ -35,16 +35,19 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
 from .. import atomic
 from ..errors import SteleError
-from .encoder import Encoder, EncoderUnavailable, ModelRef
+from .encoder import EncoderUnavailable, ModelRef
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     import numpy as np
 
     from ..project import Project
+    from .encoder import Encoder
 
 DIR = "vectors"
 ROWS, FLOATS, HASHES, META = "rows.i8", "rows.f32", "hashes", "model.json"

@@ -28,7 +28,10 @@ import unicodedata
 from array import array
 from bisect import bisect_right
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAGIC = b"STELE-WP1\n"
 # The code points this module tokenizes as `tokenizers` 0.23 does under Python 3.11's Unicode 14.0

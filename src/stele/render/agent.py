@@ -8,13 +8,15 @@ before whole entries are dropped, and a final line says how many did not fit.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from .. import textcut
 from ..neutralize import flag_mark as _flag_mark
 from .facts import RULE
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..retrieve.recall import Entry, Recall, Risk
     from ..retrieve.search import SearchResult
     from ..retrieve.walk import Via

@@ -9,12 +9,11 @@ imperative injected text as a possible prompt injection, and the user's prompt m
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import textcut
 from ..neutralize import flag_mark
 from ..plain import dataclass
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..record.load import Record
     from ..record.model import Fact

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from ..plain import dataclass
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..anchors.drift import Baseline, Drift
     from ..index.catalog import Catalog

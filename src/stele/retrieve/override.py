@@ -22,9 +22,9 @@ agent sees and in `stele why`.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from ..lazyre import lazy
 from ..plain import dataclass
 from .rank import Scored
 
@@ -37,8 +37,8 @@ HEADING_SHARED = 2     # content words two notes' headings share, at least, to n
 MAX_COMPARED = 40       # session entries compared pairwise (the best-scored ones): bounded work
 REPLACED, CONTRADICTED, SUPERSEDED = "replaced", "contradicted", "superseded"
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_./-]*[a-z0-9]|[a-z0-9]")
-_SYMBOL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+_[A-Za-z0-9_]+|[A-Za-z_][\w.]*::\w+)\b")
+_WORD = lazy(r"[a-z0-9][a-z0-9_./-]*[a-z0-9]|[a-z0-9]")
+_SYMBOL = lazy(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z]+_[A-Za-z0-9_]+|[A-Za-z_][\w.]*::\w+)\b")
 STOP = frozenset({
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "is", "are", "was", "were",
     "be", "been", "being", "it", "its", "this", "that", "these", "those", "as", "at", "by", "from",
@@ -52,7 +52,7 @@ STOP = frozenset({
 # dotted name (`src/auth/token.ts`, `Node.js`), a flag (`--runInBand`, `-parallel`), an identifier
 # (`create_token`, `createToken`), a setting (`limit=4`), and a proper name inside a sentence
 # (`Express`, `Fastify`; a capital after a sentence or line start is no evidence of a name).
-_VALUE = re.compile(r"(?<![\w-])(?:[\w.+-]*\d[\w.+]*|[\w-]+(?:[./=][\w-]+)+/?|--?[A-Za-z][\w-]*(?:=[\w.-]+)?"
+_VALUE = lazy(r"(?<![\w-])(?:[\w.+-]*\d[\w.+]*|[\w-]+(?:[./=][\w-]+)+/?|--?[A-Za-z][\w-]*(?:=[\w.-]+)?"
                     r"|[A-Za-z]+_[\w]+|[a-z]+[A-Z]\w*)"
                     r"|(?<=[a-z,;] )[A-Z][a-z]+\w*")
 

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import TYPE_CHECKING, Any
 
 from ..plain import dataclass
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..index.asof import Moment
     from ..project import Project
 

@@ -15,13 +15,13 @@ are placed first, then a few session entries are given their slots, then committ
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from ..index.items import SESSION
 from ..plain import dataclass, field
 from .settings import Settings
 from .walk import Via
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..index.catalog import Node
     from .seeds import Hit

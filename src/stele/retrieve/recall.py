@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
 
 from .. import delivery
 from ..plain import dataclass, field
@@ -43,8 +42,10 @@ from .rank import (
 from .settings import Settings
 from .walk import Neighbourhood, Via
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import datetime as dt
+    from typing import Any
 
     from ..anchors.drift import Drift
     from ..index.asof import Moment

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
+from ..lazyre import lazy
+from ..plain import dataclass, replace
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..index.encoder import Encoder
     from ..index.handle import Index
     from ..index.text import TextIndex
     from ..project import Project
     from .settings import Settings
-
-from ..plain import dataclass, replace
 
 FTS, HYBRID = "fts", "hybrid"
 POOL = 100  # candidates taken from each ranking before filtering and fusion
@@ -322,7 +325,7 @@ def evidence(hit: Hit, s: Settings) -> float:
     return max(1.0, own) if passed(hit, s) else min(own, NEAR)
 
 
-_SEPARATED = re.compile(r"_|\.|::|^[a-z]+[A-Z]")
+_SEPARATED = lazy(r"_|\.|::|^[a-z]+[A-Z]")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 

@@ -7,12 +7,13 @@ retrieval (fusion, walk, ranking, callout) can be tested with `Settings.defaults
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from ..config import Config
-
 from ..plain import dataclass, fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..config import Config
 
 HARD_CAP = 20  # entries, callouts included; the config may lower it, never raise it
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..index.handle import Index
     from ..index.wordpiece import WordPiece

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from ..index.catalog import Node
 
 from ..plain import dataclass
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
 
-class Store(Protocol):
-    def edges(self, ids: Iterable[str]) -> list[tuple[str, str, str]]: ...
-    def nodes(self, ids: Iterable[str]) -> dict[str, Node]: ...
+    from ..index.catalog import Node
+
+
+    class Store(Protocol):
+        def edges(self, ids: Iterable[str]) -> list[tuple[str, str, str]]: ...
+        def nodes(self, ids: Iterable[str]) -> dict[str, Node]: ...
 
 
 @dataclass(frozen=True)

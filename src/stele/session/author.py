@@ -11,14 +11,16 @@ clone's own log never has one.
 """
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any
+from ..lazyre import lazy
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .wal import Entry
 
 NAME_MAX = 64
-_NOT_NAME = re.compile(r"[^A-Za-z0-9 ._-]+")
+_NOT_NAME = lazy(r"[^A-Za-z0-9 ._-]+")
 
 
 def clean(value: Any) -> str | None:

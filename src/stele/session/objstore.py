@@ -15,11 +15,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import SteleError
 from ..textcut import error_line
 from .remote import Remote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _REFUSED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken",
             "InvalidToken", "TokenRefreshRequired", "AllAccessDisabled", "InvalidClientTokenId"}

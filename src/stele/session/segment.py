@@ -17,10 +17,13 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..ids import SESSION_ID_RE
 from ..textcut import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMAT = 1
 TRAILER = "stele_segment"

@@ -7,21 +7,24 @@ disagree with the log. Everything here reads the log afresh: there is no session
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from .. import clock, textcut
 from ..anchors.paths import normalize, path_matches
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, ulid
+from ..lazyre import lazy
 from ..plain import dataclass, field
 from ..project import Project
 from . import wal
 from .author import agent_of, clean, host_of
 from .wal import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 START, RESTART = "start", "restart"  # values of the `event` key on bookkeeping `note` entries
 DELIVERED = "delivered"  # ... and the note a hook or tool writes naming the fact ids the agent was given
@@ -35,7 +38,7 @@ DURABLE_BOOKKEEPING = False
 MAX_QUERY = 2048
 MAX_LIMIT = 32
 DEFAULT_LIMIT = 20
-_SHA_RE = re.compile(r"^[0-9a-fA-F]{4,64}$")
+_SHA_RE = lazy(r"^[0-9a-fA-F]{4,64}$")
 
 
 def new_session_id() -> str:

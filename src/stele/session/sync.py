@@ -24,7 +24,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .. import clock
 from ..errors import SteleError
@@ -33,6 +32,10 @@ from ..textcut import counted
 from . import segment as seg
 from . import wal
 from .remote import Remote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HOST_ENV = "STELE_HOST"
 STATE_DIR = "sync"

@@ -21,13 +21,16 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from .. import clock
 from ..errors import SteleError, UsageError, say
 from ..ids import session_entry_id
 from ..plain import dataclass, field
 from ..project import Project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 SESSION_ENV = "STELE_SESSION"

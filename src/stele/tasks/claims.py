@@ -20,7 +20,6 @@ import os
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 from .. import gitrepo
 from ..clock import iso, parse_time, utcnow
@@ -28,6 +27,10 @@ from ..config import duration_seconds
 from ..errors import SteleError, UsageError
 from ..plain import dataclass, replace
 from ..project import Project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CLAIMS_REF = "refs/stele/claims/"
 REMOTE_CLAIMS_REF = "refs/stele/remote-claims/"
