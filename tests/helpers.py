@@ -157,3 +157,19 @@ def pool_notes(repo: Path) -> list[str]:
     ids.append(sessions.log(p, s, "note", "The connection pool timeout alerts stopped once zqxv9 was set").id)
     assert invoke("rebuild").code == 0
     return ids
+
+
+def window(r) -> list[str]:
+    """The ids a recall shows, risks first, as the hook prints them."""
+    return [x.id for x in r.risks] + [x.id for x in r.entries]
+
+
+def track(root: Path, *paths: str) -> None:
+    """Commit empty files at `paths`: a repository's tree, for the rules that read tracked paths."""
+    for rel in paths:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    subprocess.run(["git", "add", "--", *paths], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "tree"],
+                   cwd=root, check=True)

@@ -9,15 +9,12 @@ from stele.retrieve.distill import distill
 from stele.retrieve.gate import check
 from stele.retrieve.recall import recall
 from tests.fakes import write_fact
+from tests.helpers import window
 
 
 @pytest.fixture(scope="module")
 def harbor(tmp_path_factory):
     return Project(example_repository(tmp_path_factory.mktemp("harbor") / "harbor"))
-
-
-def window(r):
-    return [x.id for x in r.risks] + [x.id for x in r.entries]
 
 
 def test_a_repeated_question_brings_nothing_new(harbor):

@@ -10,22 +10,9 @@ from stele.project import Project
 from stele.retrieve.recall import recall
 from stele.retrieve.unrecorded import unrecorded
 from tests.fakes import write_fact
+from tests.helpers import track, window
 
 PROMPT = "how does the querier reach the sidecars for exemplars?"
-
-
-def window(r):
-    return [x.id for x in r.risks] + [x.id for x in r.entries]
-
-
-def track(root, *paths):
-    for rel in paths:
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch()
-    subprocess.run(["git", "add", "--", *paths], cwd=root, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "tree"],
-                   cwd=root, check=True)
 
 
 @pytest.fixture

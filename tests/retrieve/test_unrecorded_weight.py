@@ -6,7 +6,6 @@ decision recorded with this test):
   carries, as a developer's question about a recorded topic names the component it is working in;
 - a hit that covers the prompt's words is no seed when the embeddings contradict it
   (`seeds.contradicted`): the words are shared, the meaning is not."""
-import subprocess
 
 import pytest
 
@@ -18,20 +17,7 @@ from stele.retrieve.seeds import Hit, contradicted, passed
 from stele.retrieve.settings import Settings
 from stele.retrieve.unrecorded import outweighs, share, unrecorded
 from tests.fakes import write_fact
-
-
-def window(r):
-    return [x.id for x in r.risks] + [x.id for x in r.entries]
-
-
-def track(root, *paths):
-    for rel in paths:
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch()
-    subprocess.run(["git", "add", "--", *paths], cwd=root, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "tree"],
-                   cwd=root, check=True)
+from tests.helpers import track, window
 
 
 @pytest.fixture
