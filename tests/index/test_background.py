@@ -43,9 +43,12 @@ def test_a_big_record_with_no_index_is_handed_to_the_builder_at_once(repo, fake_
     assert started == [repo] and time.monotonic() - t0 < 300
 
 
-def test_a_small_record_is_still_built_by_the_read_itself(repo, fake_model, started):
+def test_a_small_record_is_still_built_by_the_read_itself(repo, fake_model, started, monkeypatch):
     project = facts(repo, 6)  # fewer than BATCH_FILES files: one batch, built at once
-    with build.open_index(project, deadline=time.monotonic() + 8) as index:
+    # a slice no loaded machine runs out of (the 2 s one could end before the vectors): the choice
+    # under test is made by the number of files, and a read that handed over would answer at once
+    monkeypatch.setattr(build, "SLICE_S", 600.0)
+    with build.open_index(project, deadline=time.monotonic() + 660) as index:
         assert index.catalog.count() == 6 and index.behind is None  # built by this read, not handed over
         assert index.catalog.meta("vectors_done") == "1"
     # (a builder may still be started for tantivy's merges, which reads with a deadline leave: DEC-QFQT)

@@ -424,6 +424,37 @@ def test_a_lost_segment_is_a_gap_for_a_teammate_and_verify_sends_it_again(clones
     assert "sess-gap" not in invoke("doctor").out
 
 
+def test_a_gap_is_looked_for_at_every_pull_whatever_its_writers_head_says(clones, creds, monkeypatch, prefix):
+    """The head a writer rewrites after sending a lost segment again differed from the one before only
+    in its time, to the second: within one second it was the same bytes and the same ETag, a teammate's
+    pull looked only at changed heads, and the segment was never fetched (the test above failed so when
+    its syncs ran within a second). Here the head is put back exactly as the teammate saw it."""
+    a, b = clones
+    in_clone(a, monkeypatch, "host-a")
+    first = log_notes(a, "sess-same", ["the deflector dish aligns at noon"], "alice")
+    sync_json()
+    second = more_notes(a, "sess-same", ["the deflector dish drifts at dusk"])
+    sync_json()
+    s3 = creds.client()
+    (head,) = s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}/head/sess-same/")["Contents"]
+    seen = s3.get_object(Bucket=s3server.BUCKET, Key=head["Key"])["Body"].read()
+    wipe(s3, prefix, "wal/sess-same/00000001.jsonl")
+    in_clone(b, monkeypatch, "host-b")
+    assert sync_json()["gaps"] == ["sess-same/1"]
+    in_clone(a, monkeypatch, "host-a")
+    assert sync_json("--verify")["resent_segments"] == 1
+    s3.put_object(Bucket=s3server.BUCKET, Key=head["Key"], Body=seen)
+    assert s3.head_object(Bucket=s3server.BUCKET, Key=head["Key"])["ETag"] == head["ETag"]
+    in_clone(b, monkeypatch, "host-b")
+    got = sync_json()
+    assert got["gaps"] == [] and got["pulled_segments"] == 1, got
+    from stele.project import Project
+    from stele.session import wal
+
+    assert set(first + second) <= {e.id for e in wal.read_all(Project(b)) if e.session == "sess-same"}
+    assert "sess-same" not in invoke("doctor").out
+
+
 def test_a_segment_nobody_holds_any_more_is_reported_as_lost(clones, creds, monkeypatch, prefix):
     a, _ = clones
     in_clone(a, monkeypatch, "host-a")

@@ -178,3 +178,23 @@ def test_notes_logged_while_a_session_holds_a_task_are_in_its_resume(project):
     assert "the limiter must run before auth" in texts
     assert not any(t in texts for t in ("before the claim: not about it", "another session's note",
                                         "tagged elsewhere", "after the release: not about it"))
+
+
+def test_lines_logged_in_one_millisecond_keep_their_log_order_in_a_resume(project):
+    """A session's lines of one millisecond share their id's time part, and the id's random tail is
+    no order: `resume` sorted by it, so a note could land before its session's claim line (or after
+    the release), and in about 1 run in 30 under load the note above went missing. The log's order
+    decides: here the tails run backwards, so sorting by id would reverse every line."""
+    from stele import clock, ids
+
+    task = new(project, "Rate limit login")
+    ms, ts = ids.ulid()[:10], clock.now_iso()
+    lines = [("note", "before the claim", None), ("claim", f"claimed {task}", task),
+             ("note", "the limiter must run before auth", None), ("release", f"released {task}", task),
+             ("note", "after the release", None)]
+    for tail, (type_, text, tagged) in zip("ZYXWV", lines, strict=True):
+        wal.append(project, wal.Entry(id=f"S-{ms}{tail * 16}", ts=ts, session="sess-a", type=type_,
+                                      text=text, task=tagged))
+    history = board.resume(project, ALICE, task, now=T0).history
+    assert [e.text for e in history] == [f"claimed {task}", "the limiter must run before auth",
+                                         f"released {task}"]

@@ -345,6 +345,12 @@ def pull(project: Project, remote: Remote, store: Any, result: Result,
             heads[obj.key] = obj.etag
             continue
         changed.setdefault(session, {})[obj.key] = obj.etag
+    # An open gap is looked for at every pull, whether its writer's head changed or not: the head a
+    # writer rewrites after sending a lost segment again can be byte for byte the one before (its time
+    # is to the second, the rest unchanged), or not written at all (a sync cut off between the two).
+    for session, known in sessions.items():
+        if known.get("missing"):
+            changed.setdefault(session, {})
     patterns = project.config["redaction.patterns"]
     for session, seen in sorted(changed.items()):
         st = sessions.setdefault(session, {"last": 0})

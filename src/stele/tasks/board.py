@@ -290,10 +290,13 @@ def resume(project: Project, me: Identity, task_id: str | None = None, *, now: d
     """The task (default: the one `me` holds, else the last one `me`'s session worked on), its claim,
     its neighbours, and its session history."""
     from ..session import wal
+    from ..session.sessions import order_key
 
     now = now or clock.utcnow()
     record = load(project).usable()
-    entries = sorted(wal.read_all(project), key=lambda e: (e.ts, e.id))
+    # by time, then by the millisecond the line was made; a stable sort keeps one millisecond's lines
+    # in their log order (an id's random tail would shuffle them: a note across its claim line)
+    entries = sorted(wal.read_all(project), key=lambda e: (e.ts, order_key(e)))
     known = claims.known_claims(project)
     fact = work_fact(record, task_id or _current_task(known, me, entries, now))
     row = _row(record, fact, known)
