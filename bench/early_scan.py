@@ -15,9 +15,7 @@ The record is hook_floor.py's (bench/out/rec-FACTS, generated and indexed when m
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -26,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from hook_floor import GAP_MS, STELE, payload, record_titles, sort_prompts, timed  # noqa: E402
-from hooks_bench import child_env  # noqa: E402
+from hooks_bench import child_env, context_of, p50_line  # noqa: E402
 
 DRIVER = "import sys; from stele.cli import entry; {patch}sys.exit(entry.main(sys.argv[1:]))"
 SIDES = {"early scan": DRIVER.format(patch=""),
@@ -60,11 +58,10 @@ def main() -> int:
             wall, cpu, _rss, out = timed([sys.executable, "-c", SIDES[name], "hook", "prompt", "--harness", "claude"],
                                          repo, env, payload(repo, "prompt", n, fts[n % len(fts)], []))
             rows[name].append((wall, cpu))
-            answers.append(json.loads(out or "{}").get("hookSpecificOutput", {}).get("additionalContext", ""))
+            answers.append(context_of(out))
         same &= answers[0] == answers[1]
     for name, got in rows.items():
-        print(f"{name:<15} wall p50 {statistics.median(r[0] for r in got):6.1f} ms  "
-              f"cpu p50 {statistics.median(r[1] for r in got):6.1f} ms  ({len(got)} calls)")
+        print(p50_line(name, got, 15))
     print(f"same answers: {same}")
     return 0
 

@@ -19,9 +19,7 @@ same answer every round.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -29,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from hook_floor import GAP_MS, payload, record_titles, timed  # noqa: E402
-from hooks_bench import child_env  # noqa: E402
+from hooks_bench import child_env, context_of, p50_line  # noqa: E402
 from recall_bench import FLOOR  # noqa: E402
 
 
@@ -63,11 +61,10 @@ def main() -> int:
             wall, cpu, _rss, out = timed([command, "hook", args.event, "--harness", "claude"], record, env,
                                          payload(record, args.event, n, prompt, files))
             rows[name].append((wall, cpu))
-            answers[name] = json.loads(out or "{}").get("hookSpecificOutput", {}).get("additionalContext", "")
+            answers[name] = context_of(out)
         same &= len(set(answers.values())) == 1
     for name, got in [*rows.items(), *([("floor", floors)] if floors else [])]:
-        print(f"{name:<10} wall p50 {statistics.median(r[0] for r in got):6.1f} ms  "
-              f"cpu p50 {statistics.median(r[1] for r in got):6.1f} ms  ({len(got)} calls)")
+        print(p50_line(name, got))
     print(f"same answers: {same}")
     return 0
 

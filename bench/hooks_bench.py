@@ -74,6 +74,17 @@ def child_env() -> dict[str, str]:
     return env
 
 
+def context_of(out: str) -> str:
+    """The context a Claude-format hook answer carries ("" for none)."""
+    return json.loads(out or "{}").get("hookSpecificOutput", {}).get("additionalContext", "")
+
+
+def p50_line(name: str, rows: list[tuple[float, float]], width: int = 10) -> str:
+    """One side's wall and CPU p50 over its (wall ms, CPU ms) calls, as the A/B benches print them."""
+    return (f"{name:<{width}} wall p50 {statistics.median(r[0] for r in rows):6.1f} ms  "
+            f"cpu p50 {statistics.median(r[1] for r in rows):6.1f} ms  ({len(rows)} calls)")
+
+
 # Child-script lines that time the freshness scan apart (the resident server's inotify watch replaces
 # it): `scanned` collects its CPU ms per call. The script must have imported time and stele.index.build.
 TIMED_SCAN = """
