@@ -296,9 +296,11 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             warnings.append(f"stele: full-text only: {found.vector_error}")
         trace.candidates = found.hits[:CANDIDATES_SHOWN]
         chosen = judged(index, g.text, found.hits, s, trace.unrecorded)
-        found_seeds = text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected)
-        seeds += stand_in(index.catalog, found_seeds, stand_ins, hood, only, taken | stand_ins,
-                          {h.id for h in found.hits}, trace.filtered, s)
+        successors = stand_in(index.catalog, chosen, stand_ins, hood, only, {h.id for h in found.hits},
+                              trace.filtered, s)
+        chosen = [h for h in chosen if h.id not in stand_ins or h.id in successors]  # no seat for the rest
+        seeds += standing_in(text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected),
+                             successors, taken, trace.filtered)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -415,35 +417,48 @@ def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) ->
     return out
 
 
-def stand_in(catalog: Catalog, found: list[Seed], superseded: set[str], hood: Neighbourhood,
-             only: Callable[[Node], bool] | None, taken: set[str], hits: set[str], filtered: dict[str, str],
-             s: Settings) -> list[Seed]:
-    """Text seeds with each superseded fact that matched (judged by the floors as itself) replaced by
-    the fact in force that superseded it, at the strength of its match: a prompt about the old word
-    ("which state supersedes the March update?", "the old runtime choice") gets the new one, as
-    naming the old id does (`successor_seeds`). Only a superseded fact that passes a relevance floor
-    on its own (`seeds.passed`) stands in: as mere support of another hit it says too little about
-    the prompt. The successor must be among the search's hits itself
-    (`hits`: it shares words or meaning with the prompt, however weakly): a replacement that took the
-    old fact's place in another part of the record says nothing about this prompt. The superseded
-    fact itself stays withheld."""
+def stand_in(catalog: Catalog, hits: list[Hit], superseded: set[str], hood: Neighbourhood,
+             only: Callable[[Node], bool] | None, found: set[str], filtered: dict[str, str],
+             s: Settings) -> dict[str, str]:
+    """For each superseded fact among `hits` that may stand in, the fact in force that superseded it
+    (superseded id -> successor); the others are `filtered` and take no seed's seat. A prompt about the
+    old word ("which state supersedes the March update?", "the old runtime choice") gets the new one,
+    as naming the old id does (`successor_seeds`). Only a superseded fact that passes a relevance floor
+    on its own (`seeds.passed`) stands in: as mere support of another hit it says too little about the
+    prompt. The successor must be among the search's hits itself (`found`: it shares words or meaning
+    with the prompt, however weakly): a replacement that took the old fact's place in another part of
+    the record says nothing about this prompt. The superseded fact itself stays withheld."""
     from .seeds import passed
 
-    out: list[Seed] = []
-    have = taken | {x.id for x in found if x.id not in superseded}
-    for x in found:
-        if x.id not in superseded:
-            out.append(x)
+    out: dict[str, str] = {}
+    for h in hits:
+        if h.id not in superseded:
             continue
-        current = in_force(catalog, x.id, hood) if x.hit is not None and passed(x.hit, s) else None
+        current = in_force(catalog, h.id, hood) if passed(h, s) else None
         node = hood.nodes.get(current) if current else None
-        if current is None or node is None or current in have or current not in hits \
-                or (only is not None and not only(node)):
+        if current is None or node is None or current not in found or (only is not None and not only(node)):
+            filtered[h.id] = "superseded"
+        else:
+            out[h.id] = current
+    return out
+
+
+def standing_in(found: list[Seed], successors: dict[str, str], taken: set[str], filtered: dict[str, str]
+                ) -> list[Seed]:
+    """Text seeds with each superseded fact replaced by its successor (`stand_in`), at the strength of
+    its match; a successor already among the seeds is not repeated."""
+    have = taken | {x.id for x in found if x.id not in successors}
+    out: list[Seed] = []
+    for x in found:
+        current = successors.get(x.id)
+        if current is None:
+            out.append(x)
+        elif current in have:
             filtered[x.id] = "superseded"
-            continue
-        filtered[x.id] = f"superseded: it matched, and {current}, which replaced it, stands in for it"
-        out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
-        have.add(current)
+        else:
+            filtered[x.id] = f"superseded: it matched, and {current}, which replaced it, stands in for it"
+            out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
+            have.add(current)
     return out
 
 
