@@ -43,14 +43,14 @@ def _entry_lines(e: Entry, excerpt_chars: int) -> list[str]:
     status = f" [{e.status}]" if e.status and e.status not in ("current",) and e.source == "committed" else ""
     text = e.body.strip() if e.body else e.excerpt
     # a session log tells of commands run, so only what would be flagged in an instruction marks it
-    folded = "".join(f"\n{older}" for _, _, older in getattr(e, "replaces", ()))  # judged with it: shown with it
+    folded = "".join(f"\n{older}" for _, _, older in e.replaces)  # judged with it: shown with it
     mark = flag_mark(f"{e.title}\n{text or ''}{folded}", e.kind if e.source == "committed" else "instruction")
     lines = [f"{mark}{kind} {e.id}{_by(e)}{status}{_review(e)}{_fresh(e)}{_overridden(e)}  {e.title}{_via(e.via)}"]
     if text and text != e.title and excerpt_chars > 0:
         cut = textcut.words(text, excerpt_chars)
         lines += ["    " + line if line.strip() else "" for line in cut.splitlines()]
     lines += [f"    replaces {i} (older): {_said(title, older, excerpt_chars)}"
-              for i, title, older in getattr(e, "replaces", ())]
+              for i, title, older in e.replaces]
     return lines
 
 
