@@ -9,7 +9,7 @@ from stele.retrieve.distill import distill
 from stele.retrieve.gate import check
 from stele.retrieve.recall import recall
 from tests.fakes import write_fact
-from tests.helpers import window
+from tests.helpers import track, window
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +63,51 @@ def test_a_one_line_prompt_is_never_a_paste():
 
     assert distill_mod.MIN_LOG_LINES >= 2
     line = "2026-11-30T10:22:01Z ERROR claim failed: QueryCanceled"
-    assert distilled(line) == distill(line) == line
-    assert distilled(f"{line}\n{line}") == distill(f"{line}\n{line}") != f"{line}\n{line}"
+    assert distilled(line)[0] == distill(line) == line
+    assert distilled(f"{line}\n{line}")[0] == distill(f"{line}\n{line}") != f"{line}\n{line}"
+
+
+TRACE = """Seeing this after my refactor of the account screen:
+
+FATAL EXCEPTION: DefaultDispatcher-worker-3
+java.lang.IllegalStateException: BillingSession object has already been destroyed
+    at org.example.billing.client.BillingSession.callWithHandle$billing_release(billing_client.kt:1542)
+    at org.example.components.service.billing.BillingSession.fetchInvoices(BillingSession.kt:121)
+    at org.example.components.service.billing.SyncWorker.doWork(SyncWorker.kt:88)
+
+Who is supposed to call destroy() on these objects?"""
+
+
+def test_a_stack_trace_is_searched_by_its_error_not_its_frames(repo):
+    """The frames say where an error surfaced, not what it is: searched, their names (files and
+    functions no fact holds, here parts of the repository the record never mentions) outweighed the
+    error line and the question, and the lesson explaining the error got nothing (rust-mobile
+    `error-destroyed`: coverage 0.20, cosine 0.55 with the frames; a clear lead at cosine 0.75 without)."""
+    track(repo, "android/src/main/java/org/example/billing/client/billing_client.kt",
+          "android/src/main/java/org/example/components/service/billing/BillingSession.kt",
+          "android/src/main/java/org/example/components/service/billing/SyncWorker.kt")
+    write_fact(repo, "INS-0001", "instruction", "Destroying native objects from Kotlin: one owner, explicit destroy",
+               body="A native interface object is a boxed Rust value behind a raw pointer, and the garbage "
+                    "collector will not free it reliably, so destroy it explicitly: create and destroy it in "
+                    "one function with .use { }, keep it in an application-lifetime singleton, or let exactly "
+                    "one class own and destroy it. Calling a method after destroy throws "
+                    "IllegalStateException (a bug, not memory corruption).")
+    write_fact(repo, "DEC-0002", "decision", "Invoices are numbered per tenant and per year")
+    write_fact(repo, "LSN-0003", "lesson", "Daylight saving shifted the nightly close by an hour")
+    write_fact(repo, "DEC-0004", "decision", "Sync runs in a periodic worker with exponential backoff")
+    r = recall(Project(repo), TRACE)
+    assert window(r)[:1] == ["INS-0001"], (window(r), r.trace.unrecorded)
+
+
+def test_a_frame_still_names_its_symbol():
+    """Frames are not searched, but the names they hold still count: a function in a frame is a named
+    identifier (a seed when few facts hold it), its file a path."""
+    g = check('Traceback (most recent call last):\n  File "app/billing/pdf.py", line 12, in render_pdf\n'
+              '    raise TimeoutError()\nTimeoutError: the export took too long, what now?', [], 25)
+    assert "render_pdf" in g.identifiers and "app/billing/pdf.py" in g.paths
+    assert "render_pdf" not in g.text and "TimeoutError" in g.text
+    frames_only = "  at a.b.C.run(C.kt:1)\n  at a.b.D.go(D.kt:2)\n  at a.b.E.main(E.kt:3)"
+    assert "C.run" in check(frames_only, [], 25).text  # nothing else left: the frames are what is searched
 
 
 def test_dotted_names_are_identifiers_not_paths():

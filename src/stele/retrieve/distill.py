@@ -7,7 +7,8 @@ and the routine lines' words find routine facts. So a prompt that looks like a l
 
 - its prose (lines that are not log lines: the question before or after the paste);
 - the lines that report a problem (a level of WARN or worse, or words such as error, exception,
-  failed, panic, timeout, refused, denied), and the exception and frame lines of a traceback;
+  failed, panic, timeout, refused, denied), and the exception line of a traceback; its frame lines
+  (where the error surfaced) are kept apart (`split`): searched only when nothing else is left;
 - each of those once, with the noise tokens taken out (timestamps, dates, times, UUIDs, hex ids,
   numbers with or without units, IP addresses, `key=value` counters).
 
@@ -55,10 +56,20 @@ def denoise(line: str) -> str:
 
 def distill(prompt: str) -> str:
     """The part of `prompt` worth searching for (see the module's docstring)."""
+    return split(prompt)[0]
+
+
+def split(prompt: str) -> tuple[str, str]:
+    """(what to search for, the frame lines of a traceback). The frames say where the problem surfaced
+    (files, functions, line numbers), not what it is: searched, a dozen frames' names, which no fact
+    holds, outweigh the error line and the question, and the fact that explains the error falls under
+    the floors. They are searched only when nothing else is left; the caller still takes the names
+    they hold (identifiers, paths) from them."""
     lines = prompt.splitlines()
     if sum(is_log_line(x) for x in lines) < MIN_LOG_LINES:
-        return prompt
+        return prompt, ""
     kept: dict[str, None] = {}
+    frames: dict[str, None] = {}
     for line in lines:
         if not line.strip():
             continue
@@ -69,5 +80,8 @@ def distill(prompt: str) -> str:
             continue  # a short fragment of output that is neither prose nor a problem
         clean = denoise(line)
         if clean:
-            kept.setdefault(clean, None)
-    return "\n".join(kept) or prompt
+            frame = _FRAME.match(line) and not (_BAD_LEVEL.search(line) or _PROBLEM.search(line))
+            (frames if frame else kept).setdefault(clean, None)
+    if not kept:
+        return "\n".join(frames) or prompt, ""
+    return "\n".join(kept), "\n".join(frames)

@@ -66,19 +66,21 @@ def check(prompt: str, files: list[str] | tuple[str, ...], min_chars: int) -> Ga
         return Gate(text="", skipped=True)
     named = prompt_paths(prompt) if long_enough else []
     # distilled within a bounded window (a paste may be megabytes), then cut to what is searched
-    text = textcut.ends(distilled(textcut.ends(prompt, DISTILL_CHARS)), ANALYSIS_CHARS) if long_enough else ""
+    text, frames = distilled(textcut.ends(prompt, DISTILL_CHARS)) if long_enough else ("", "")
+    text = textcut.ends(text, ANALYSIS_CHARS)
     return Gate(text=text, ids=ids, named_paths=named, paths=edited + [p for p in named if p not in edited],
-                identifiers=identifiers(text, named) if text else [])
+                identifiers=identifiers(f"{text}\n{frames}", named) if text else [])
 
 
-def distilled(prompt: str) -> str:
-    """`distill.distill(prompt)`, its module imported only for a prompt of several lines: one line is
-    never a paste (`distill.MIN_LOG_LINES`), and its patterns take a few ms of a hook's process to compile."""
+def distilled(prompt: str) -> tuple[str, str]:
+    """`distill.split(prompt)`: what to search for, and a traceback's frames (searched only for the names
+    they hold). Its module is imported only for a prompt of several lines: one line is never a paste
+    (`distill.MIN_LOG_LINES`), and its patterns take a few ms of a hook's process to compile."""
     if "\n" not in prompt:
-        return prompt
-    from .distill import distill
+        return prompt, ""
+    from .distill import split
 
-    return distill(prompt)
+    return split(prompt)
 
 
 def identifiers(text: str, paths: list[str]) -> list[str]:
