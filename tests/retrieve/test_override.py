@@ -230,3 +230,30 @@ def test_a_superseded_fact_that_matches_brings_the_one_that_replaced_it(repo, fa
                for c in why["candidates"]), why["candidates"]
     past = by_id(recall(Project(repo), "what was the March project state before we replaced it"))
     assert "DEC-MAR1" in past
+
+
+def test_a_leading_superseded_fact_brings_its_successor_from_deep_in_the_search(repo):
+    """A superseded fact that clearly leads a long prompt stands in for its successor when the
+    successor is anywhere in what the search drew, not only among the fused top hits: the new
+    decision is often worded in its own terms (the config file that replaced the flag) and shares a
+    word or two with a prompt phrased around the old one. Before, go-sdk `long-strict` got nothing:
+    DEC-BBV0 led at coverage 0.64 and its successor DEC-XVPT stood 24th."""
+    write_fact(repo, "DEC-A0A1", "decision", "Strict stores stay in the querier's active set even when their "
+               "health check fails", status="superseded",
+               body="A statically configured store that fails its health check is kept in the querier's active "
+                    "set, so a query errors instead of silently returning partial results.")
+    write_fact(repo, "DEC-B0B2", "decision", "Peers are listed in one YAML file; the legacy flags are gone",
+               body="Each store peer entry has an address and a strict flag; the file is reloaded every five "
+                    "minutes.", links={"supersedes": ["DEC-A0A1"]})
+    parts = ["query results cache", "sidecar uploads", "compactor retention", "store gateway index cache",
+             "ruler evaluation", "receive hashring", "querier deduplication", "downsampling", "bucket inspection",
+             "query frontend splitting", "label matchers", "tenant limits", "object storage retries", "block upload",
+             "series limits", "exemplars", "query timeouts", "health check probes", "partial response strategy",
+             "store set discovery", "chunk pool", "replica labels"]
+    for n, part in enumerate(parts + [f"{p} replica" for p in parts]):  # each nearer the prompt than DEC-B0B2
+        write_fact(repo, f"DEC-F{n:03d}", "decision", f"The {part} has its own cache",
+                   body=f"The {part} keeps a small cache of query results for each store in memory.")
+    r = recall(Project(repo), "When a sidecar flaps, the querier quietly drops it from the store set and the cache "
+               "ends up holding results with a hole in them. Is there a way to keep a store in the set even when "
+               "its health check fails, so we get an error instead?")
+    assert list(by_id(r))[:1] == ["DEC-B0B2"], why_text(describe(r))

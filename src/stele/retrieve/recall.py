@@ -17,7 +17,7 @@ by id), and `exclude` (ids a session has already been shown) are walked through 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from contextlib import nullcontext
 
 from .. import delivery
@@ -296,7 +296,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
             warnings.append(f"stele: full-text only: {found.vector_error}")
         trace.candidates = found.hits[:CANDIDATES_SHOWN]
         chosen = judged(index, g.text, found.hits, s, trace.unrecorded)
-        successors = stand_in(index.catalog, chosen, stand_ins, hood, only, {h.id for h in found.hits},
+        successors = stand_in(index.catalog, chosen, stand_ins, hood, only, found.pool | {h.id for h in found.hits},
                               trace.filtered, s)
         chosen = [h for h in chosen if h.id not in stand_ins or h.id in successors]  # no seat for the rest
         seeds += standing_in(text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected),
@@ -418,16 +418,18 @@ def successor_seeds(catalog: Catalog, named: list[Seed], hood: Neighbourhood) ->
 
 
 def stand_in(catalog: Catalog, hits: list[Hit], superseded: set[str], hood: Neighbourhood,
-             only: Callable[[Node], bool] | None, found: set[str], filtered: dict[str, str],
+             only: Callable[[Node], bool] | None, found: Collection[str], filtered: dict[str, str],
              s: Settings) -> dict[str, str]:
     """For each superseded fact among `hits` that may stand in, the fact in force that superseded it
     (superseded id -> successor); the others are `filtered` and take no seed's seat. A prompt about the
     old word ("which state supersedes the March update?", "the old runtime choice") gets the new one,
     as naming the old id does (`successor_seeds`). Only a superseded fact that passes a relevance floor
     on its own (`seeds.passed`) stands in: as mere support of another hit it says too little about the
-    prompt. The successor must be among the search's hits itself (`found`: it shares words or meaning
-    with the prompt, however weakly): a replacement that took the old fact's place in another part of
-    the record says nothing about this prompt. The superseded fact itself stays withheld."""
+    prompt. The successor must be among what the search drew itself (`found`: either ranking's pool,
+    not only the fused top hits; it shares words or meaning with the prompt, however weakly): a
+    replacement that took the old fact's place in another part of the record says nothing about this
+    prompt, while one worded in its own terms (the config file that replaced a flag) often stands far
+    down. The superseded fact itself stays withheld."""
     from .seeds import passed
 
     out: dict[str, str] = {}

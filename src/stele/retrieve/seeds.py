@@ -80,6 +80,7 @@ class HybridResult:
     hits: list[Hit]
     mode: str
     vector_error: str | None = None
+    pool: frozenset[str] = frozenset()  # every candidate either ranking drew, past the fused top `limit`
 
 
 def hybrid(index: Index, text: str, settings: Settings, limit: int,
@@ -145,7 +146,7 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
         h.coverage = covered.by_passage(h.id, bodies[h.id]) if h.id in bodies else covered.of(h.id)
         h.background, h.spread = backgrounds.get(h.id, (None, None))
     leading(hits, len(covered.weight))
-    return HybridResult(hits, FTS if error else HYBRID, error)
+    return HybridResult(hits, FTS if error else HYBRID, error, frozenset(i for i, _ in bm25) | {i for i, _ in vec})
 
 
 LONG_PROMPT = 10  # content words from which a prompt is long: no fact covers much of it
