@@ -98,3 +98,25 @@ def test_entries_far_below_the_best_are_cut_so_the_window_is_not_padded():
     assert [x.id for x in w.entries] == ["DEC-OLD", "A", "B", "S-1"]  # 3.0 < 0.4 x 9; S-2 merits 2
     assert [x.id for x in w.risks] == ["R1"] and {x.id for x in w.trimmed} == {"C", "S-2"} and not w.cut
     assert len(cap([scored(f"N{n}", 5.0) for n in range(30)], [], S).entries) == 20  # the cap still holds
+
+
+def test_a_support_seed_counts_in_proportion_to_how_near_it_came_to_a_floor(repo):
+    """On a real record (the rust-mobile set's, eval/sets/): the instruction a developer's question is
+    about nearly reaches the coverage floor (0.97 of the way) and ranks 4th on full text; a decision
+    ranked 2nd on full text by the words it shares with the question goes 0.71 of the way. Ranked by
+    their strength among the hits alone, the decision came first and the instruction 4th; weighed by
+    how near each came to a floor, the instruction is in the top 3 (`rank.standing`)."""
+    import shutil
+    from pathlib import Path
+
+    from stele.project import Project
+    from stele.retrieve.recall import recall
+    from tests.helpers import window
+
+    record = Path(__file__).resolve().parents[2] / "eval" / "sets" / "rust-mobile" / "record"
+    shutil.copytree(record, repo / "docs" / "memory", dirs_exist_ok=True)
+    r = recall(Project(repo), "I landed a change to the suggest component this morning. How does it actually get "
+               "into Firefox desktop builds?")
+    assert "INS-0Q3H" in window(r)[:3], window(r)
+    support = {x.id: x for x in r.trace.scored}["DEC-H8QF"]
+    assert support.parts["match"] < S.seed_match * support.seed.strength  # 0.71 of the way: 0.71 of its match

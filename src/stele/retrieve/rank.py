@@ -1,6 +1,7 @@
 """Ranking and the cap: small additive scores, an ordering key only.
 
     seed:   kind weight + seed_match x match strength (1 for the best seed, falling with its rank)
+            x standing (a support seed: the share of the way to a relevance floor it went; else 1)
     walked: kind weight + strength x (relation weight of the edge followed + walk_inherit x seed_match)
             - hop_penalty x hops, where strength is that of the seed the path started from
     session entries: minus session_penalty, and listed after every committed fact
@@ -55,8 +56,21 @@ class Scored:
 
 
 def seed_score(node: Node, seed: Seed, s: Settings) -> tuple[float, dict[str, float]]:
-    parts = {"kind": s.kind_weight(node.kind), "match": round(s.seed_match * seed.strength, 3)}
+    parts = {"kind": s.kind_weight(node.kind), "match": round(s.seed_match * seed.strength * standing(seed, s), 3)}
     return _total(node, parts, s)
+
+
+def standing(seed: Seed, s: Settings) -> float:
+    """1 for a seed that stands on its own (named, anchored, a hit that reached a relevance floor); for
+    a support seed (a hit let in at `seed_support` of the way to a floor because another reached one),
+    the share of the way it went. Its strength says how it ranked among this prompt's hits, which a
+    hit ranked high by one shared word does well; how near it came to a floor says whether it matched
+    at all, so a hit that nearly passed outranks one that only ranked high."""
+    if seed.hit is None:
+        return 1.0
+    from .seeds import evidence
+
+    return min(1.0, evidence(seed.hit, s))
 
 
 def walked_score(node: Node, via: Via, s: Settings, strength: float = 1.0) -> tuple[float, dict[str, float]]:
