@@ -162,3 +162,47 @@ def test_field_lengths_round_as_tantivys_one_byte_norms():
     from stele.index.text import fieldnorm
 
     assert [fieldnorm(n) for n in (0, 23, 24, 39, 40, 41, 42, 43, 100, 1000)] == [0, 23, 24, 39, 40, 40, 42, 42, 96, 984]
+
+
+def _holders_by_query(text, terms, ids):
+    """`holders` as it was before it read stored fields: one tantivy query per term over `ids`."""
+    import tantivy
+
+    Q, Occur = tantivy.Query, tantivy.Occur
+    searcher = text.index.searcher()
+    only = Q.term_set_query(text.schema, "id", list(ids))
+    at = {(a.segment_ord, a.doc): searcher.doc(a)["id"][0]
+          for _, a in searcher.search(only, limit=max(1, len(ids)), count=False).hits}
+    out = {}
+    for term in terms:
+        anywhere = Q.boolean_query([(Occur.Should, Q.term_query(text.schema, f, term)) for f in BOOSTS])
+        hits = searcher.search(Q.boolean_query([(Occur.Must, anywhere), (Occur.Must, only)]), limit=max(1, len(at)),
+                               count=False).hits
+        out[term] = {at[(a.segment_ord, a.doc)] for _, a in hits if (a.segment_ord, a.doc) in at}
+    return out
+
+
+def test_holders_from_the_documents_a_search_read_are_tantivys_own(tmp_path):
+    """`holders` answers the items a search of the same snapshot read from their stored fields, the
+    others by query: both give what tantivy's term queries give, in every field (compound parts,
+    kind, anchors), for a term no item holds, an id no item has, and after a commit that edits an item
+    (a new snapshot: nothing read before it answers)."""
+    items = _items(120, 4) + [item("LSN-X", "Processed events", "UniqueViolation on processed_events_pkey",
+                                   tags=["billing"], anchors=["src/pay/retry.py::Retrier.run"])]
+    text = index_of(tmp_path, *items)
+    ids = [it.id for it in items] + ["NOPE-1"]
+    for query in ["registry garbage sweep", "unique violation retrier", "billing lesson cache"]:
+        terms = [*dict.fromkeys(text.terms(query)), "retrier", "lesson", "zzzunheld"]
+        text._live = None
+        text.search(query, 20, BOOSTS)  # reads some of the documents: those are answered without a query
+        assert 0 < len(text.live().fields) < len(items)
+        assert text.holders(terms, ids) == _holders_by_query(text, terms, ids)
+        assert text.holders(terms, ids) == _holders_by_query(text, terms, ids)  # all read now
+    w = text.writer()  # LSN-X loses the words it held: what was read of it before must not answer
+    w.delete("LSN-X")
+    w.add(item("LSN-X", "Unrelated now", "nothing of that", kind="decision"))
+    w.commit()
+    terms = ["retrier", "billing", "violat", "unrel", "lesson", "decis"]
+    text.search("unrelated decision", 20, BOOSTS)
+    assert text.holders(terms, ids) == _holders_by_query(text, terms, ids)
+    assert {t for t, who in text.holders(terms, ["LSN-X"]).items() if who} == {"unrel", "decis"}

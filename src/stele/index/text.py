@@ -149,6 +149,25 @@ class Live:
         self.n = key[0]
         self._df: dict[tuple[str, str], int] = {}
         self._avg: dict[str, float] | None = None
+        # the stored documents read so far, by address, and their search fields by id (`docs`)
+        self._docs: dict[tuple[int, int], tuple[str, tuple[str, ...]]] = {}
+        self.fields: dict[str, tuple[str, ...]] = {}
+
+    def docs(self, addresses: Sequence[Any]) -> list[tuple[str, tuple[str, ...]]]:
+        """(id, its `SEARCH_FIELDS` as stored) of each document at `addresses`, each read from the store
+        once per snapshot: a prompt's searches draw mostly the same candidates, and `holders` answers
+        from what they read (a stored document costs ~7 us to read and convert, ~200 a search)."""
+        out = []
+        for a in addresses:
+            key = (a.segment_ord, a.doc)
+            got = self._docs.get(key)
+            if got is None:
+                doc = self.searcher.doc(a)
+                got = (doc.get_first("id"), tuple(doc.get_first(f) or "" for f in SEARCH_FIELDS))
+                self._docs[key] = got
+                self.fields[got[0]] = got[1]
+            out.append(got)
+        return out
 
     def df(self, field: str, term: str) -> int:
         key = (field, term)
@@ -231,21 +250,33 @@ class TextIndex:
         return list(out.values())
 
     def holders(self, terms: Sequence[str], ids: Sequence[str]) -> dict[str, set[str]]:
-        """Which of the items `ids` hold each of `terms` in any search field: one query per term over
-        those items only (what BM25 matched, title, body, tags and anchors alike)."""
+        """Which of the items `ids` hold each of `terms` in any search field (what BM25 matched, title,
+        body, tags and anchors alike). An item whose document a search of this snapshot has read
+        (`Live.docs`: most of them, a prompt's hits) is answered from its stored fields, which hold
+        exactly the terms tantivy indexed, each between two spaces of its own; the others by one query
+        per term over those items only."""
         import tantivy
 
+        live = self.live()
+        known = live.fields
+        out: dict[str, set[str]] = {term: set() for term in terms}
+        read = [i for i in dict.fromkeys(ids) if i in known]
+        rest = [i for i in dict.fromkeys(ids) if i not in known]
+        for term in terms:
+            pattern = f" {term} "
+            out[term].update(i for i in read if any(pattern in text for text in known[i]))
+        if not rest:
+            return out
         Q, Occur = tantivy.Query, tantivy.Occur
-        searcher = self.index.searcher()
-        only = Q.term_set_query(self.schema, "id", list(ids))
-        at = {(a.segment_ord, a.doc): searcher.doc(a)["id"][0]
-              for _, a in searcher.search(only, limit=max(1, len(ids)), count=False).hits}
-        out: dict[str, set[str]] = {}
+        searcher = live.searcher
+        only = Q.term_set_query(self.schema, "id", rest)
+        found = [a for _, a in searcher.search(only, limit=max(1, len(rest)), count=False).hits]
+        at = {(a.segment_ord, a.doc): got[0] for a, got in zip(found, live.docs(found), strict=True)}
         for term in terms:
             anywhere = Q.boolean_query([(Occur.Should, Q.term_query(self.schema, f, term)) for f in SEARCH_FIELDS])
             query = Q.boolean_query([(Occur.Must, anywhere), (Occur.Must, only)])
             hits = searcher.search(query, limit=max(1, len(at)), count=False).hits
-            out[term] = {at[(a.segment_ord, a.doc)] for _, a in hits if (a.segment_ord, a.doc) in at}
+            out[term].update(at[(a.segment_ord, a.doc)] for _, a in hits if (a.segment_ord, a.doc) in at)
         return out
 
     def rarity(self, terms: Sequence[str]) -> dict[str, tuple[float, int]]:
@@ -304,7 +335,7 @@ class TextIndex:
         live = self.live()
         found = [a for _, a in live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN),
                                                       count=False).hits]
-        docs = [live.searcher.doc(a) for a in found]
+        docs = live.docs(found)
         scores = [0.0] * len(found)
         for f in fields:  # one field at a time, each term summed in the query's order: the same floats every time
             # (" term ", its weight): the stored field is " t1  t2 ", so each occurrence is found whole
@@ -316,7 +347,8 @@ class TextIndex:
             lengths = live.searcher.fast_field_values(LENGTH[f], found)
             # every candidate's field in one string: a term is looked for once, each occurrence counted
             # for the candidate it falls in (the work goes with the occurrences, not candidates x terms)
-            texts = [doc.get_first(f) or "" for doc in docs]
+            col = SEARCH_FIELDS.index(f)
+            texts = [doc[1][col] for doc in docs]
             starts, at = [], 0
             for text in texts:
                 starts.append(at)
@@ -331,7 +363,7 @@ class TextIndex:
                     pos = joined.find(pattern, pos + len(pattern))
                 for n, c in tf.items():
                     scores[n] += w * c / (c + K1 * (1 - B + B * fieldnorm(int(lengths[n] or 0)) / average))
-        scored = sorted(((doc["id"][0], score) for doc, score in zip(docs, scores, strict=True)),
+        scored = sorted(((doc[0], score) for doc, score in zip(docs, scores, strict=True)),
                         key=lambda x: (-x[1], x[0]))
         return scored[:limit]
 
