@@ -206,3 +206,24 @@ def test_holders_from_the_documents_a_search_read_are_tantivys_own(tmp_path):
     text.search("unrelated decision", 20, BOOSTS)
     assert text.holders(terms, ids) == _holders_by_query(text, terms, ids)
     assert {t for t, who in text.holders(terms, ["LSN-X"]).items() if who} == {"unrel", "decis"}
+
+
+def test_a_search_scores_the_same_after_other_searches_of_the_snapshot(tmp_path):
+    """`search` keeps each candidate's score by query (`Live.scores`) and its stored fields (`Live.docs`)
+    for the snapshot: a search after others (another limit, a kind or source filter, other boosts,
+    another query) gives exactly what it gives first, to the last bit."""
+    items = _items(150, 5) + [Item(f"S-{i}", "session", "note", "registry sweep", "garbage of the cache",
+                                   f".stele/sessions/s{i}.jsonl") for i in range(30)]
+    text = index_of(tmp_path, *items)
+    other = {**BOOSTS, "title": 2.0}
+    calls = [("registry garbage sweep", 100, BOOSTS, (), None), ("registry garbage sweep", 100, BOOSTS, (), "committed"),
+             ("registry garbage sweep", 10, BOOSTS, ("note",), None), ("registry garbage sweep", 30, other, (), None),
+             ("cache layer upload", 100, BOOSTS, (), "committed"), ("registry garbage sweep", 5, BOOSTS, ("lesson",), None)]
+    first = []
+    for q, limit, boosts, kinds, source in calls:
+        text._live = None  # a new snapshot: nothing kept
+        first.append(text.search(q, limit, boosts, kinds=kinds, source=source))
+    text._live = None
+    for (q, limit, boosts, kinds, source), alone in zip(calls * 2, first * 2, strict=True):
+        assert text.search(q, limit, boosts, kinds=kinds, source=source) == alone
+    assert any(len(r) >= 10 for r in first) and len(text.live().scores) == 3

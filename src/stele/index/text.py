@@ -152,6 +152,7 @@ class Live:
         # the stored documents read so far, by address, and their search fields by id (`docs`)
         self._docs: dict[tuple[int, int], tuple[str, tuple[str, ...]]] = {}
         self.fields: dict[str, tuple[str, ...]] = {}
+        self.scores: dict[tuple, dict[tuple[int, int], float]] = {}  # by query: each candidate's score (`search`)
 
     def docs(self, addresses: Sequence[Any]) -> list[tuple[str, tuple[str, ...]]]:
         """(id, its `SEARCH_FIELDS` as stored) of each document at `addresses`, each read from the store
@@ -310,32 +311,12 @@ class TextIndex:
         hits = searcher.search(Q.boolean_query(must), limit=limit, count=False).hits
         return sorted(searcher.doc(a)["id"][0] for _, a in hits)
 
-    def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = (),
-               source: str | None = None) -> list[tuple[str, float]]:
-        """BM25 over the search fields (each term weighted by its field's boost, and by how often the
-        query says it), only `kinds` and only items of `source` (committed, session) when given: (id,
-        score), best first, ties by id. tantivy finds the candidates; their scores are tantivy's formula
-        over the live documents (`Live`)."""
+    @staticmethod
+    def _score(found: list[Any], docs: list[tuple[str, tuple[str, ...]]], counts: Counter[str], fields: list[str],
+               boosts: dict[str, float], live: Live) -> list[float]:
+        """The BM25 score of each candidate (at `found`, read as `docs`) for the query's term `counts`."""
         from bisect import bisect_right
 
-        import tantivy
-
-        counts = Counter(self.terms(text))
-        fields = [f for f in SEARCH_FIELDS if boosts.get(f, 1.0) > 0]
-        if not counts or not fields or limit <= 0:
-            return []
-        Q, Occur = tantivy.Query, tantivy.Occur
-        query = Q.boolean_query([(Occur.Should, Q.term_query(self.schema, f, t)) for f in fields for t in counts])
-        if kinds:  # a filter, not a term: it adds nothing to the score
-            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(Q.boolean_query(
-                [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]), 0.0))])
-        if source:  # likewise
-            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(
-                Q.term_query(self.schema, "source", source), 0.0))])
-        live = self.live()
-        found = [a for _, a in live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN),
-                                                      count=False).hits]
-        docs = live.docs(found)
         scores = [0.0] * len(found)
         for f in fields:  # one field at a time, each term summed in the query's order: the same floats every time
             # (" term ", its weight): the stored field is " t1  t2 ", so each occurrence is found whole
@@ -363,6 +344,41 @@ class TextIndex:
                     pos = joined.find(pattern, pos + len(pattern))
                 for n, c in tf.items():
                     scores[n] += w * c / (c + K1 * (1 - B + B * fieldnorm(int(lengths[n] or 0)) / average))
+        return scores
+
+    def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = (),
+               source: str | None = None) -> list[tuple[str, float]]:
+        """BM25 over the search fields (each term weighted by its field's boost, and by how often the
+        query says it), only `kinds` and only items of `source` (committed, session) when given: (id,
+        score), best first, ties by id. tantivy finds the candidates; their scores are tantivy's formula
+        over the live documents (`Live`)."""
+        import tantivy
+
+        counts = Counter(self.terms(text))
+        fields = [f for f in SEARCH_FIELDS if boosts.get(f, 1.0) > 0]
+        if not counts or not fields or limit <= 0:
+            return []
+        Q, Occur = tantivy.Query, tantivy.Occur
+        query = Q.boolean_query([(Occur.Should, Q.term_query(self.schema, f, t)) for f in fields for t in counts])
+        if kinds:  # a filter, not a term: it adds nothing to the score
+            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(Q.boolean_query(
+                [(Occur.Should, Q.term_query(self.schema, "kind", k)) for k in kinds]), 0.0))])
+        if source:  # likewise
+            query = Q.boolean_query([(Occur.Must, query), (Occur.Must, Q.const_score_query(
+                Q.term_query(self.schema, "source", source), 0.0))])
+        live = self.live()
+        found = [a for _, a in live.searcher.search(query, limit=max(CANDIDATES * limit, CANDIDATES_MIN),
+                                                      count=False).hits]
+        docs = live.docs(found)
+        # a candidate's score depends on it, the query and the snapshot only: one a search of the same
+        # query scored (a prompt's pool, then its committed facts apart) is not scored again
+        known = live.scores.setdefault((tuple(counts.items()), tuple((f, boosts.get(f, 1.0)) for f in fields)), {})
+        todo = [n for n, a in enumerate(found) if (a.segment_ord, a.doc) not in known]
+        if todo:
+            fresh = self._score([found[n] for n in todo], [docs[n] for n in todo], counts, fields, boosts, live)
+            for n, score in zip(todo, fresh, strict=True):
+                known[(found[n].segment_ord, found[n].doc)] = score
+        scores = [known[(a.segment_ord, a.doc)] for a in found]
         scored = sorted(((doc[0], score) for doc, score in zip(docs, scores, strict=True)),
                         key=lambda x: (-x[1], x[0]))
         return scored[:limit]
