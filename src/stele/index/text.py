@@ -69,6 +69,8 @@ _CAMEL = lazy(r"[a-z][A-Z]|[A-Z][A-Z][a-z]")
 _CAMEL_PART = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 WORD_MAX = 256
 MERGE_AT = 8  # tantivy's LogMergePolicy merges a level of segments once it holds 8 (min_num_segments)
+KEPT_DOCS = 5_000  # stored documents a snapshot keeps read (`Live.docs`; a prompt reads ~200-400)...
+KEPT_QUERIES = 64  # ...and queries it keeps the scores of (`Live.scores`; a prompt asks one or two)
 RARITY_MIN_ITEMS = 100  # `rarity` treats a smaller record as this large (the rest holding none of the words)
 
 
@@ -158,6 +160,10 @@ class Live:
         """(id, its `SEARCH_FIELDS` as stored) of each document at `addresses`, each read from the store
         once per snapshot: a prompt's searches draw mostly the same candidates, and `holders` answers
         from what they read (a stored document costs ~7 us to read and convert, ~200 a search)."""
+        if len(self._docs) > KEPT_DOCS:  # a long-lived reader of an unchanged index: start again
+            self._docs.clear()
+            self.fields.clear()
+            self.scores.clear()
         out = []
         for a in addresses:
             key = (a.segment_ord, a.doc)
@@ -372,6 +378,8 @@ class TextIndex:
         docs = live.docs(found)
         # a candidate's score depends on it, the query and the snapshot only: one a search of the same
         # query scored (a prompt's pool, then its committed facts apart) is not scored again
+        if len(live.scores) > KEPT_QUERIES:
+            live.scores.clear()
         known = live.scores.setdefault((tuple(counts.items()), tuple((f, boosts.get(f, 1.0)) for f in fields)), {})
         todo = [n for n, a in enumerate(found) if (a.segment_ord, a.doc) not in known]
         if todo:
