@@ -142,7 +142,9 @@ class Live:
     """BM25 statistics of the live documents of one searcher (a snapshot of the index): deleted
     documents are in none of them (tantivy's own keep them until a merge). A term's document frequency
     is tantivy's when the index holds no deleted document or no document at all holds the term, else
-    a count query (~0.1 ms), asked once; the average field lengths are sums of the `LENGTH` fast fields."""
+    a count query (~0.1 ms), asked once; the average field lengths are sums of the `LENGTH` fast fields.
+    What the snapshot's searches read and scored is kept with it too (`docs`, `scores`; issue 34): a
+    prompt's searches and its coverage ask about the same ~200 candidates."""
 
     def __init__(self, text: TextIndex, searcher: Any, key: tuple[int, int, int]) -> None:
         self.text = text
