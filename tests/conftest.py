@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,11 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(home / ".aws" / "config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(home / ".aws" / "credentials"))
+    # Temporary files (an edit's private copy kept after a refusal, by design) stay in the test's
+    # folders, never in the machine's /tmp: in this process and in every child it starts.
+    scratch = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
 
 @pytest.fixture(params=["own process", "resident"])
 def resident(request, monkeypatch, tmp_path_factory):
