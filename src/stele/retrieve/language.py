@@ -25,20 +25,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..index.catalog import Catalog
     from ..index.text import TextIndex
-    from .seeds import Coverage
 
 SPEAKS = 0.5  # the most a record may ask of a prompt: half its word weight in the record's words
 QUANTILE = 0.25  # of the facts' own shares: the line a quarter of the record's facts fall under
 SAMPLE = 200  # fact titles the line is measured on (evenly spread by id), bounding its cost
 
 
-def spoken(covered: Coverage) -> float:
-    """The share of the prompt's content-word weight in words some fact holds (1 for no word at all)."""
-    if covered.total <= 0:
+def spoken(weight: dict[tuple[str, ...], float], held: set[str]) -> float:
+    """The share of the prompt's content-word weight (`seeds.Coverage.weight`: each word as its terms,
+    rarity-weighted) in words some fact holds (`held`: the terms the record holds); 1 for no word."""
+    total = sum(weight.values())
+    if total <= 0:
         return 1.0
-    held = covered.held_terms
-    return sum(v for w, v in covered.weight.items()
-               if w[0] in held or (len(w) > 1 and set(w[1:]) <= held)) / covered.total
+    return sum(v for w, v in weight.items() if w[0] in held or (len(w) > 1 and set(w[1:]) <= held)) / total
 
 
 _LINES: dict[tuple[str, tuple[int, int, int]], float] = {}

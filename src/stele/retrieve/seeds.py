@@ -162,7 +162,7 @@ def mark_foreign(index: Index, covered: Coverage, hits: list[Hit], s: Settings) 
     alone = [h for h in hits if h.coverage < ALONE and by_vector(h, s, alone=True) >= 1.0]
     if not alone:
         return
-    speaks = language.spoken(covered)
+    speaks = language.spoken(covered.weight, covered.held_terms)
     if speaks >= language.SPEAKS:
         return
     line = language.line(index.text, index.catalog)
