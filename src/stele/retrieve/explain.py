@@ -97,6 +97,8 @@ def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
     elif t.unrecorded and test:
         why = (f"not a seed: {test}, but the prompt names {', '.join(t.unrecorded)}, which the repository has "
                "and the record never mentions (only a named identifier or a clear lead counts then)")
+    elif h.foreign and not test:  # its cosine would have passed: say why it did not
+        why = f"not a seed: {missed(h, s)}"
     elif not test and way >= s.seed_support:
         why = "not a seed: " + ("no hit named an identifier or led, so nothing counts as support" if t.unrecorded
                                 else "no hit reached a floor, so nothing counts as support")

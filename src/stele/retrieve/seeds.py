@@ -50,6 +50,7 @@ class Hit:
     spread: float | None = None      # ...and its standard deviation
     named: str = ""                # an identifier the prompt names that this hit holds (rare in the record)
     leads: bool = False            # it holds far more of a long prompt than any other hit (`leading`)
+    foreign: str = ""              # it holds no word of a prompt that speaks little of the record (`language`)
 
     @property
     def z(self) -> float | None:
@@ -146,7 +147,28 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
         h.coverage = covered.by_passage(h.id, bodies[h.id]) if h.id in bodies else covered.of(h.id)
         h.background, h.spread = backgrounds.get(h.id, (None, None))
     leading(hits, len(covered.weight))
+    mark_foreign(index, covered, hits, settings)
     return HybridResult(hits, FTS if error else HYBRID, error, frozenset(i for i, _ in bm25) | {i for i, _ in vec})
+
+
+def mark_foreign(index: Index, covered: Coverage, hits: list[Hit], s: Settings) -> None:
+    """Mark the hits holding none of the prompt's words (`ALONE`) when the prompt speaks less of the
+    record's language than the record's own facts do (`language`): their cosine then makes no seed
+    ("my AirPods audio is out of sync" against the Sync facts); it still supports one. Measured only
+    when such a hit would pass by its cosine, and the record's line only when the prompt is under the
+    most any record asks (`language.SPEAKS`)."""
+    from . import language
+
+    alone = [h for h in hits if h.coverage < ALONE and by_vector(h, s, alone=True) >= 1.0]
+    if not alone:
+        return
+    speaks = language.spoken(covered.weight, covered.held_terms)
+    if speaks >= language.SPEAKS:
+        return
+    line = language.line(index.text, index.catalog)
+    if speaks < line:
+        for h in alone:
+            h.foreign = f"the prompt speaks {speaks:.2f} of the record's language (< {line:.2f})"
 
 
 LONG_PROMPT = 10  # content words from which a prompt is long: no fact covers much of it
@@ -258,7 +280,7 @@ def passed(hit: Hit, s: Settings) -> str | None:
         return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
     if by_text(hit, s) >= 1.0 and not contradicted(hit, s):
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
-    if by_vector(hit, s, alone=True) >= 1.0:
+    if by_vector(hit, s, alone=True) >= 1.0 and not hit.foreign:
         return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (
             f", {hit.z:.1f} deviations above its background" if hit.z is not None else "")
     return None
@@ -348,6 +370,9 @@ def relevant(hits: list[Hit], s: Settings) -> list[Hit]:
 
 def missed(hit: Hit, s: Settings) -> str:
     """Why `hit` is short of the floors, in their own terms (what `stele why` shows)."""
+    if hit.foreign and by_vector(hit, s, alone=True) >= 1.0:
+        return (f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}, but it holds no word of the prompt and "
+                f"{hit.foreign}")
     if hit.cosine is None:
         cos = "no embedding match"
     elif hit.cosine < s.vector_floor:
