@@ -310,11 +310,14 @@ class Server:
                     f.write(json.dumps(req.to_json()) + "\n")
         reply.send(h)
 
-    def _play(self, req: Request, tools: list[str], results: int) -> Move | None:
+    def _play(self, req: Request, tools: list[str], results: int, wants_json: bool = False) -> Move | None:
         editing = {"Edit", "apply_patch", "edit", "replace", "write_file", "editor"}
         req.agent = bool(editing & set(tools))
         req.tool_results = results
-        if PROBE_ASK in req.text:  # `stele install --check --probe` (edit tools or not): do as asked
+        # `stele install --check --probe` (edit tools or not): do as asked. A side request that wants a
+        # JSON object (Gemini's model router classifying the probe prompt) gets its JSON instead: a plain
+        # answer there is unparseable, and Gemini CLI retried it five times with backoff (~95 s).
+        if PROBE_ASK in req.text and not (wants_json and not req.agent):
             found = re.search(r"Stele probe: (stele-probe-[0-9a-f]{12})", req.text)
             req.agent, req.move = True, "probe"
             return Answer(found.group(1) if found else "NONE")
@@ -471,8 +474,8 @@ class Server:
                  for f in t.get("functionDeclarations") or [] if isinstance(f, dict)]
         results = sum(1 for c in body.get("contents") or [] if isinstance(c, dict)
                       for p in c.get("parts") or [] if isinstance(p, dict) and "functionResponse" in p)
-        move = self._play(req, tools, results)
         config = body.get("generationConfig") or {}
+        move = self._play(req, tools, results, wants_json=config.get("responseMimeType") == "application/json")
         if move is None and config.get("responseMimeType") == "application/json":
             schema = config.get("responseJsonSchema") or config.get("responseSchema")
             part: dict = {"text": json.dumps(_fill(schema))}
