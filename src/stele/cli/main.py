@@ -5,6 +5,7 @@ and every command module.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 
 from .app import app
@@ -32,9 +33,7 @@ def positional_dashes(argv: list[str]) -> list[str]:
     return rest + (tail or ["--"]) + texts if not tail else rest + [tail[0], *texts, *tail[1:]]
 
 
-_BUILT: list = []  # the click command typer builds from `app`, once per process (`command`)
-
-
+@functools.cache
 def command():
     """The click command of `app`. Calling `app(...)` has typer build it anew from every command's
     signature (`get_type_hints` of ~60 functions: ~85 ms of CPU). A console-script process runs one
@@ -42,9 +41,7 @@ def command():
     2,000 times (tests/helpers.py `invoke`), and built once per process they cost ~85 ms less each."""
     import typer.main
 
-    if not _BUILT:
-        _BUILT.append(typer.main.get_command(app))
-    return _BUILT[0]
+    return typer.main.get_command(app)
 
 
 def run(argv: list[str]) -> int:
