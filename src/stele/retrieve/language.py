@@ -51,6 +51,7 @@ def line(text: TextIndex, catalog: Catalog) -> float:
     if key not in _LINES:
         titles = [t for (t,) in catalog.db.execute(
             "SELECT title FROM items WHERE source = 'committed' ORDER BY id")]
+        _LINES.clear()  # only the index state read now counts: a long-lived server keeps one line
         _LINES[key] = _measure(text, titles)
     return _LINES[key]
 
