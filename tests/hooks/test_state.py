@@ -60,3 +60,21 @@ def test_pause_counts_prompts_down_and_resume_lifts_it(repo):
     for _ in range(3):
         assert state.consume_paused_turn(p)
     assert state.resume(p) and not state.resume(p)
+
+
+def test_a_claim_tells_a_callout_from_an_entry_and_gives_back_only_what_it_added(repo):
+    """A risk the session has as an entry may be claimed once as a callout; of two hooks that read the
+    same state, one calls it out; a cut callout is given back without taking the entry with it."""
+    from stele.retrieve.delivered import Delivered
+
+    p = Project(repo)
+    with state.update(p, "w") as st:
+        st.add_injected(["RISK-AAAA"])
+    known = state.load(p, "w").delivered()
+    assert known == Delivered(frozenset({"RISK-AAAA"}), frozenset())
+    mine, added = state.claim(p, "w", ["RISK-AAAA"], known, risks=frozenset({"RISK-AAAA"}))
+    assert mine == ["RISK-AAAA"] and added == Delivered(frozenset(), frozenset({"RISK-AAAA"}))
+    assert state.claim(p, "w", ["RISK-AAAA"], known, risks=frozenset({"RISK-AAAA"}))[0] == []  # the other hook
+    state.settle(p, "w", Delivered(), added)
+    after = state.load(p, "w")
+    assert after.injected == ["RISK-AAAA"] and after.warned == []

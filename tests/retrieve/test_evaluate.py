@@ -166,3 +166,27 @@ queries:
     why = evaluate.run(Project(shop), load_cases(path)).cases[0].why
     assert any(line.startswith("LSN-WGV9: found by search, not a seed: ") for line in why), why
     assert not any("not a seed: not a seed" in line for line in why), why
+
+
+def test_a_session_case_is_warned_of_a_risk_it_was_only_listed_once(repo):
+    """`stele eval`'s session cases follow the prompt hook's rule (`retrieve.delivered`): a risk an
+    earlier prompt listed is called out once when a follow-up puts it on the path, then never again,
+    and is not listed again either way (tests/hooks/test_warned.py runs the same through the hook)."""
+    from tests.helpers import write_sample_record
+
+    write_sample_record(repo)
+    write_fact(repo, "LSN-0040", "lesson", "Login endpoint load test with bcrypt cost twelve",
+               "The login endpoint load test at bcrypt cost twelve topped out at 40 requests a second "
+               "per core: throughput is bound by bcrypt.", links={"relates-to": ["RISK-0007"]})
+    path = write_cases(repo, """
+queries:
+  - {id: listed, type: session, session: s, expect: [RISK-0007], no_callout: [RISK-0007],
+     prompt: "What did the login endpoint load test with bcrypt cost twelve show about throughput?"}
+  - {id: warned, type: session, session: s, callout: [RISK-0007],
+     prompt: "How is the rate limiter bucket refilled, and why does it run before auth?"}
+  - {id: again, type: session, session: s, absent: [RISK-0007],
+     prompt: "How is the rate limiter bucket refilled, and why does it run before auth?"}
+""")
+    report = evaluate.run(Project(repo), load_cases(path))
+    assert [(r.case.id, r.fails) for r in report.cases if not r.ok] == []
+    assert report.cases[1].window.count("RISK-0007") == 1

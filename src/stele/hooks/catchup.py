@@ -58,9 +58,10 @@ def _recall(ctx: Context) -> Reply | None:
 
 
 def _joined(replies: list[Reply | None]) -> Reply | None:
-    """One answer from several: texts in order, ids together, the first steering shown whole."""
+    """One answer from several: texts in order, ids (and callouts) together, the first steering shown whole."""
     given = [r for r in replies if r is not None and (r.text or r.whole)]
     if not given:
         return None
     return Reply("\n".join(r.text for r in given if r.text), tuple(i for r in given for i in r.ids),
-                 hold=any(r.hold for r in given), whole="\n".join(r.whole for r in given if r.whole))
+                 hold=any(r.hold for r in given), whole="\n".join(r.whole for r in given if r.whole),
+                 risks=tuple(i for r in given for i in r.risks))

@@ -3,7 +3,8 @@ the preamble of the Stele session the agent works in, when there is one.
 
 Rendered as reference data and said to be a starting set (`render.agent.recall_text`). Ids this
 session has already been shown go to the recall as `exclude`: they are walked through but not
-returned, so the window fills with what is new. The recall never raises; its first warning (the
+returned, so the window fills with what is new; a risk it was shown only as an entry may be called
+out once (`retrieve.delivered`: the state keeps the two forms apart). The recall never raises; its first warning (the
 index rebuilt, the embedder missing) becomes the hook's one stderr line.
 """
 from __future__ import annotations
@@ -76,18 +77,21 @@ def handle(ctx: Context) -> Reply | None:
     rules, rule_ids, looked_at = for_prompt(ctx, room)
     head = "\n".join(x for x in (history, rules) if x)
     room -= len(rules) + 1 if rules else 0
-    result = recall(ctx.project, prompt, exclude=frozenset(ctx.seen().injected) | looked_at)
+    had = ctx.seen().delivered()
+    result = recall(ctx.project, prompt, exclude=had.shown | looked_at, warned=had.warned | looked_at)
     if result.warnings:
         say(result.warnings[0])
     # the session-start hook may be running beside this one (Copilot CLI): what it shows, this does not
-    mine = set(ctx.claim([e.id for e in result.entries] + [r.id for r in result.risks]))
+    called = tuple(r.id for r in result.risks)
+    mine = set(ctx.claim([e.id for e in result.entries] + list(called), risks=called))
     result.entries = [e for e in result.entries if e.id in mine]
     result.risks = [r for r in result.risks if r.id in mine]
     if (not result.entries and not result.risks) or room < 400:
         return Reply(head, rule_ids, whole=steering) if head or steering else None
     ids = rule_ids + tuple(e.id for e in result.entries) + tuple(r.id for r in result.risks)
     recalled = recall_text(result, room)
-    return Reply(f"{head}\n{recalled}" if head else recalled, ids, whole=steering)
+    return Reply(f"{head}\n{recalled}" if head else recalled, ids, whole=steering,
+                 risks=tuple(r.id for r in result.risks))
 
 
 def main(args: Namespace) -> int:

@@ -20,6 +20,7 @@ from ..neutralize import neutralize
 from ..plain import dataclass, field
 from ..project import Project, find_root
 from ..residency import off
+from ..retrieve.delivered import Delivered
 from . import harness as harness_mod
 from . import state
 from .payload import Payload, parse
@@ -45,6 +46,7 @@ class Context:
     event: str = ""
     snapshot: state.SessionState | None = None  # the session's state as this hook first read it
     claimed: list[str] = field(default_factory=list)  # ids this hook claimed (`claim`)
+    added: Delivered = field(default_factory=Delivered)  # what its claims added to the state (given back if cut)
     unrecorded: bool = False  # the session's state could not be written (said once)
 
     @property
@@ -63,22 +65,24 @@ class Context:
             say(f"stele hook {self.event}: the session state cannot be written ({error}); not recorded: {what}")
         self.unrecorded = True
 
-    def claim(self, ids, rules: bool = False) -> list[str]:
-        """Of the ids this hook is about to show, those no concurrent hook of the session has shown
-        since `seen()` was read, recorded as shown before anything is rendered: of two hooks the
-        harness runs at once, one shows a fact. `rules`: these are the standing rules, taken on as a
-        set (recorded even when there are none, so no later prompt looks for them). State that cannot
-        be written costs the guarantee, never the answer."""
+    def claim(self, ids, rules: bool = False, risks=()) -> list[str]:
+        """Of the ids this hook is about to show (`risks`: those it calls out), those no concurrent
+        hook of the session has delivered in the same form since `seen()` was read, recorded as
+        delivered before anything is rendered: of two hooks the harness runs at once, one shows a
+        fact. `rules`: these are the standing rules, taken on as a set (recorded even when there are
+        none, so no later prompt looks for them). State that cannot be written costs the guarantee,
+        never the answer."""
         ids = list(dict.fromkeys(ids))
         if not self.payload.session or not (ids or rules):
             return ids
-        known = set(self.seen().injected)
         try:
-            mine = state.claim(self.project, self.payload.session, ids, known, rules)
+            mine, added = state.claim(self.project, self.payload.session, ids, self.seen().delivered(), rules,
+                                      frozenset(risks))
         except OSError as e:
             self.unwritable("what is shown, so it may be shown again", e)
             return ids
         self.claimed += mine
+        self.added = Delivered(self.added.shown | added.shown, self.added.warned | added.warned)
         return mine
 
     @property
@@ -89,12 +93,14 @@ class Context:
 @dataclass
 class Reply:
     """A handler's answer: the text, and the ids it may show (those still in the text after the cap
-    are recorded as injected, so the session never gets them again). `hold` refuses the edit once
-    with the text as the reason (hooks.hold_edits) instead of only informing."""
+    are recorded as injected, so the session never gets them again), `risks` those of them it calls
+    out (recorded as warned: `retrieve.delivered`). `hold` refuses the edit once with the text as the
+    reason (hooks.hold_edits) instead of only informing."""
     text: str
     ids: tuple[str, ...] = ()
     hold: bool = False
     whole: str = ""  # shown first and never cut (steering), even past the cap; `text` gets the rest
+    risks: tuple[str, ...] = ()
 
 
 Handler = Callable[[Context], "Reply | None"]
@@ -122,21 +128,24 @@ def _paused(project: Project, event: str) -> bool:
     return state.consume_paused_turn(project) if event == "prompt" else state.paused(project) is not None
 
 
-def _remember_shown(ctx: Context, ids, text: str) -> None:
-    """The ids that survived the cap go into the session's hook state (never shown twice; those the
-    handler claimed are there already, and the claimed ones the cap cut are given back) and, as one
-    delivery note, into its log (what the agent saw, for `session show` and the recall gap). State or
-    a log that cannot be written costs that record, never the answer."""
+def _remember_shown(ctx: Context, ids, text: str, risks=()) -> None:
+    """The ids that survived the cap go into the session's hook state (never shown twice, `risks`
+    never called out twice; those the handler claimed are there already, and what its claims added
+    that the cap cut is given back) and, as one delivery note, into its log (what the agent saw, for
+    `session show` and the recall gap). State or a log that cannot be written costs that record,
+    never the answer."""
     from ..ids import mentioned_ids
     from ..session import sessions
 
     project, payload, event = ctx.project, ctx.payload, ctx.event
     shown = set(mentioned_ids(text))
     ids = [i for i in dict.fromkeys(ids) if i in shown]
+    called = frozenset(risks) & shown
     session = payload.session
-    unclaimed = [i for i in ids if i not in ctx.claimed]
-    cut = [i for i in ctx.claimed if i not in shown]
-    if session and (unclaimed or cut) and not ctx.unrecorded:
+    unclaimed = Delivered(frozenset(i for i in ids if i not in ctx.claimed),
+                          frozenset(i for i in called if i not in ctx.claimed))
+    cut = Delivered(ctx.added.shown - shown, ctx.added.warned - shown)
+    if session and (unclaimed.shown or unclaimed.warned or cut.shown or cut.warned) and not ctx.unrecorded:
         try:
             state.settle(project, session, unclaimed, cut)
         except OSError as e:
@@ -144,7 +153,8 @@ def _remember_shown(ctx: Context, ids, text: str) -> None:
     if ids and session:
         try:
             sessions.log_delivered(project, session, event, ids, harness_mod.AGENT_NAMES[payload.harness],
-                                   prompt=payload.prompt if event == "prompt" else None)
+                                   prompt=payload.prompt if event == "prompt" else None,
+                                   warned=sorted(called))
         except (OSError, SteleError) as e:
             say(f"stele hook {event}: could not log the delivery ({e})")
 
@@ -201,14 +211,14 @@ def _said(payload: Payload, event: str, handler: Handler) -> harness_mod.Answer 
         room = ctx.max_chars - len(whole) - 1
         rest = textcut.lines(neutralize(reply.text), room, CUT_MARK) if reply.text and room > 0 else ""
         text = f"{whole}\n{rest}" if whole and rest else whole or rest
-        _remember_shown(ctx, reply.ids, text)
+        _remember_shown(ctx, reply.ids, text, reply.risks)
         return harness_mod.Answer(text, reply.hold)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         if not settled and ctx.claimed and payload.session:  # out of time after claiming: nothing shown
             try:
-                state.settle(project, payload.session, [], ctx.claimed)
+                state.settle(project, payload.session, Delivered(), ctx.added)
             except OSError:
                 pass
 

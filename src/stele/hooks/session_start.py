@@ -51,7 +51,7 @@ def handle(ctx: Context) -> Reply:
     if ctx.payload.source in FORGETFUL_SOURCES and ctx.payload.session:
         try:
             with state.update(ctx.project, ctx.payload.session) as st:
-                st.injected = []
+                st.forget()
                 st.rules_claimed = False
         except OSError as e:
             ctx.unwritable("that this session starts over", e)

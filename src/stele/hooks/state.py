@@ -1,12 +1,19 @@
 """Per-session hook state and the pause switch, under `.stele/state/hooks/`.
 
 A session's state remembers what its hooks already did: the ids put in front of the model (never
-injected twice), the files it edited, and which one-time nudges it got. Harnesses run hooks in
+injected twice), those of them delivered as a risk callout (never called out twice; a risk only
+listed may be called out once later: `retrieve.delivered`), the files it edited, and which one-time
+nudges it got. Harnesses run hooks in
 parallel (Claude Code runs all matching handlers at once, and parallel tool calls fire parallel
 PreToolUse hooks), so every change is read-modify-write under an exclusive `flock`, written to a
 temporary file and renamed into place: a reader sees the old state or the new one, never half, and
 two writers never lose each other's ids. Reads take no lock. State is per machine and disposable:
 a missing or unreadable file is an empty state.
+
+Version 2 added `warned`. A version-1 file did not say in which form it delivered its ids, so each is
+read as delivered in both (`warned` = `injected`): nothing it delivered is listed or called out again,
+as before, and only a later callout of a risk it listed is forgone. Version 1 code reading a version-2
+file ignores `warned`.
 """
 from __future__ import annotations
 
@@ -19,14 +26,16 @@ from pathlib import Path
 from .. import atomic
 from ..plain import asdict, dataclass, field, fields
 from ..project import Project
+from ..retrieve.delivered import Delivered
 
-VERSION = 1
+VERSION = 2
 
 
 @dataclass
 class SessionState:
     started: float = 0.0  # when a hook first saw this session (unix time)
-    injected: list[str] = field(default_factory=list)  # ids already put in front of the model
+    injected: list[str] = field(default_factory=list)  # ids already put in front of the model, in any form
+    warned: list[str] = field(default_factory=list)  # those of them delivered as a risk callout
     edited: list[str] = field(default_factory=list)  # repo-relative paths the session changed
     edit_nudged: bool = False
     stop_nudged: bool = False
@@ -36,6 +45,18 @@ class SessionState:
 
     def add_injected(self, ids) -> None:
         self.injected += [i for i in dict.fromkeys(ids) if i not in self.injected]
+
+    def add_warned(self, ids) -> None:
+        """Ids delivered as a risk callout (delivered, so injected too)."""
+        self.add_injected(ids)
+        self.warned += [i for i in dict.fromkeys(ids) if i not in self.warned]
+
+    def delivered(self) -> Delivered:
+        return Delivered(frozenset(self.injected), frozenset(self.warned))
+
+    def forget(self) -> None:
+        """Nothing delivered is in the model's context any more (a cleared or compacted session)."""
+        self.injected, self.warned = [], []
 
     def add_edited(self, paths) -> None:
         from ..redact import redact
@@ -73,9 +94,11 @@ def _locked(path: Path):
 def _from_dict(data: dict) -> SessionState:
     known = {f.name for f in fields(SessionState)}
     state = SessionState(**{k: v for k, v in data.items() if k in known})
-    for name in ("injected", "edited", "held"):
+    for name in ("injected", "warned", "edited", "held"):
         if not isinstance(getattr(state, name), list):
             setattr(state, name, [])
+    if "warned" not in data:  # version 1: the forms were not told apart, so each id counts as both
+        state.warned = list(state.injected)
     return state
 
 
@@ -101,27 +124,35 @@ def update(project: Project, session: str | None) -> Iterator[SessionState]:
         _write_json(path, {"v": VERSION, **asdict(state)})
 
 
-def claim(project: Project, session: str, ids: list[str], known: set[str], rules: bool = False) -> list[str]:
-    """Record `ids` as shown to the session and return them, less those another hook of the session
-    showed since this one read the state (`known` is what it read then): harnesses run hooks at the
-    same moment (Copilot CLI runs the prompt hook while the session-start hook is still running), so
-    which of two hooks shows a fact is decided here, under the lock, and never by two reads. `rules`:
-    the ids are the standing rules, and the session's state says they were taken on (the prompt hook
-    carries them only while no hook has)."""
+def claim(project: Project, session: str, ids: list[str], known: Delivered, rules: bool = False,
+          risks: frozenset[str] = frozenset()) -> tuple[list[str], Delivered]:
+    """Record `ids` as shown to the session (`risks`, those of them called out, as warned) and return
+    them, less those another hook of the session delivered in the same form since this one read the
+    state (`known` is what it read then), with what the state did not hold before (what to give back
+    if the cap cuts them): harnesses run hooks at the same moment (Copilot CLI runs the prompt hook
+    while the session-start hook is still running), so which of two hooks shows a fact is decided
+    here, under the lock, and never by two reads. `rules`: the ids are the standing rules, and the
+    session's state says they were taken on (the prompt hook carries them only while no hook has)."""
     with update(project, session) as st:
-        taken = set(st.injected) - known
-        mine = [i for i in dict.fromkeys(ids) if i not in taken]
+        now = st.delivered()
+        taken = Delivered(now.shown - known.shown, now.warned - known.warned)
+        mine = [i for i in dict.fromkeys(ids) if i in taken.new([i], risks)]
+        added = Delivered(frozenset(i for i in mine if i not in now.shown),
+                          frozenset(i for i in mine if i in risks and i not in now.warned))
         st.add_injected(mine)
+        st.add_warned([i for i in mine if i in risks])
         st.rules_claimed = st.rules_claimed or rules
-    return mine
+    return mine, added
 
 
-def settle(project: Project, session: str, shown: list[str], unshown: list[str]) -> None:
-    """After the cap: add the ids a hook showed without claiming them, and give back the claimed ids
-    the cap cut (they were not shown, so a later hook may show them)."""
+def settle(project: Project, session: str, shown: Delivered, unshown: Delivered) -> None:
+    """After the cap: add what a hook delivered without claiming it, and give back what its claim
+    added that the cap cut (not delivered, so a later hook may deliver it)."""
     with update(project, session) as st:
-        st.add_injected(shown)
-        st.injected = [i for i in st.injected if i not in set(unshown)]
+        st.add_injected(sorted(shown.shown))
+        st.add_warned(sorted(shown.warned))
+        st.injected = [i for i in st.injected if i not in unshown.shown]
+        st.warned = [i for i in st.warned if i not in unshown.warned]
 
 
 # The pause switch: `stele pause [--turns N]` / `stele resume-hooks`. Per checkout, not per session

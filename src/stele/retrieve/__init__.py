@@ -2,7 +2,7 @@
 
 The library API (stable; the CLI, the hooks and the MCP server call these):
 
-- `recall.recall(project, prompt, files=(), exclude=frozenset()) -> Recall`: gate, seeds, walk, rank, risk
+- `recall.recall(project, prompt, files=(), exclude=frozenset(), warned=None) -> Recall`: gate, seeds, walk, rank, risk
   callout, cap; never raises. `Recall.as_dict()` is the JSON contract of DESIGN.md section 4;
   `stele.render.agent.recall_text(recall, max_chars)` is what an agent reads.
 - `search.search(project, query, limit=10, kinds=(), include_all=False) -> SearchResult`: plain hybrid search.

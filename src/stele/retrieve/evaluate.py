@@ -226,6 +226,7 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     """Every case (or those whose id or type starts with `only`) over one open index."""
     from .. import delivery
     from ..index.build import open_index
+    from .delivered import Delivered
     from .explain import describe
     from .recall import recall_in
     from .settings import Settings
@@ -236,16 +237,18 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     t0 = time.monotonic()
     settings = Settings.from_config(project.config)
     results = []
-    sessions: dict[str, set[str]] = defaultdict(set)  # what each session's earlier prompts delivered
+    # what each session's earlier prompts delivered, as entries and as callouts: the prompt hook's rule
+    sessions: dict[str, Delivered] = defaultdict(Delivered)
     with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
         for case in chosen:
-            shown = frozenset(sessions[case.session]) if case.session else frozenset()
-            result = recall_in(index, case.prompt, case.files, settings, exclude=shown)
+            had = sessions[case.session] if case.session else Delivered()
+            result = recall_in(index, case.prompt, case.files, settings, exclude=had.shown, warned=had.warned)
             out = result.as_dict()
-            fails = check(case, out, shown)
-            window = [r["id"] for r in out["risks"]] + [e["id"] for e in out["entries"]]
+            fails = check(case, out, had.shown)
+            risks = [r["id"] for r in out["risks"]]
+            window = risks + [e["id"] for e in out["entries"]]
             if case.session:
-                sessions[case.session].update(window)
+                sessions[case.session] = had.add(window, risks)
             res = Result(case, fails, result.mode, window, result.elapsed_ms)
             if fails:
                 res.why = explain_miss(case, describe(result), index.catalog)

@@ -12,7 +12,8 @@ degrades to full text (`mode: "fts"`), an index that cannot be built to recent s
 (`mode: "prior_context"`), and the time budgets (walk 6 s, whole call 8 s) return what is ready with
 `partial: true`. Problems worth knowing go to `Recall.warnings` (one line each) for the caller to print.
 Facts that are superseded, retired, expired or overdue for review are never returned (unless named
-by id), and `exclude` (ids a session has already been shown) are walked through but not returned.
+by id), and `exclude` (ids a session has already been shown) are walked through but not returned; a
+risk it was shown only as an entry may still be called out once (`warned`: `retrieve.delivered`).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from ..plain import dataclass, field
 from ..project import Project
 from . import fresh as freshness
 from . import gate as gate_mod
+from .delivered import Delivered
 from .override import Override
 from .rank import (
     ORIGIN_ANCHOR,
@@ -159,15 +161,17 @@ class Recall:
 
 
 def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: Iterable[str] = frozenset(),
-           gate: bool = True, only: Callable[[Node], bool] | None = None, as_of: str | Moment | None = None
-           ) -> Recall:
+           gate: bool = True, only: Callable[[Node], bool] | None = None, as_of: str | Moment | None = None,
+           warned: Iterable[str] | None = None) -> Recall:
     """Retrieve the starting set for `prompt` (and the files being edited). Never raises, but for an
     `as_of` that names no past state (a SteleError naming `--as-of`). `gate=False` is for an explicit
     query (the HTTP API's `q=redis`): the short-prompt gate is for prompts a hook sees, not for someone
     who asked. `only` (the API's issue/pr/path/fts filters) decides which search hits may become seeds,
     before they are ranked and cut, so a filter never empties a full window. `as_of` (a date, a commit,
     or an `index.asof.Moment`) answers from the record as it stood then; without it, a prompt that asks
-    about the past is answered as `retrieve.past` reads it."""
+    about the past is answered as `retrieve.past` reads it. `exclude` and `warned`: what a session was
+    delivered in any form, and as a risk callout (`retrieve.delivered`; `warned` None: every excluded id
+    counts as both, for a caller that does not tell the forms apart)."""
     t0 = time.monotonic()
     warnings: list[str] = []
     from . import past
@@ -181,12 +185,18 @@ def recall(project: Project, prompt: str, files: Iterable[str] = (), exclude: It
             warnings.append(f"stele: {type(e).__name__}: {e}")
             plan = past.Plan(project)
     with delivery.pinned(plan.day) if plan.day else nullcontext():
-        result = _answer(plan.project, prompt, files, exclude, gate, only, plan.history, t0, warnings)
+        result = _answer(plan.project, prompt, files, _delivered(exclude, warned), gate, only, plan.history, t0,
+                         warnings)
     result.when = plan.when
     return result
 
 
-def _answer(project: Project, prompt: str, files: Iterable[str], exclude: Iterable[str], gate: bool,
+def _delivered(exclude: Iterable[str], warned: Iterable[str] | None) -> Delivered:
+    shown = frozenset(exclude)
+    return Delivered(shown, shown if warned is None else frozenset(warned))
+
+
+def _answer(project: Project, prompt: str, files: Iterable[str], exclude: Delivered, gate: bool,
             only: Callable[[Node], bool] | None, history: bool, t0: float, warnings: list[str]) -> Recall:
     try:
         settings = Settings.from_config(project.config)
@@ -198,7 +208,7 @@ def _answer(project: Project, prompt: str, files: Iterable[str], exclude: Iterab
 
         settings = replace(settings, min_prompt_chars=0)
     try:
-        result = _recall(project, prompt, list(files), frozenset(exclude), settings, t0, warnings, only, history)
+        result = _recall(project, prompt, list(files), exclude, settings, t0, warnings, only, history)
     except Exception as e:
         warnings.append(f"stele: recall failed ({type(e).__name__}: {e}); showing recent session context")
         result = prior_context(project, warnings)
@@ -207,7 +217,7 @@ def _answer(project: Project, prompt: str, files: Iterable[str], exclude: Iterab
     return result
 
 
-def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[str], s: Settings, t0: float,
+def _recall(project: Project, prompt: str, files: list[str], exclude: Delivered, s: Settings, t0: float,
             warnings: list[str], only: Callable[[Node], bool] | None = None, history: bool = False) -> Recall:
     from ..index.build import open_index
     from ..index.catalog import IndexUnavailable
@@ -226,27 +236,31 @@ def _recall(project: Project, prompt: str, files: list[str], exclude: frozenset[
 
 
 def recall_in(index: Index, prompt: str, files: Iterable[str] = (), settings: Settings | None = None,
-              exclude: Iterable[str] = frozenset()) -> Recall:
+              exclude: Iterable[str] = frozenset(), warned: Iterable[str] | None = None) -> Recall:
     """`recall()` over an index the caller holds open: `stele eval` opens it once for every case."""
     t0 = time.monotonic()
     s = settings or Settings.from_config(index.project.config)
     warnings: list[str] = []
     g = gate_mod.check(prompt, list(files), s.min_prompt_chars)
     result = (Recall(SKIPPED, trace=Trace(gate=g)) if g.skipped
-              else gather(index, g, frozenset(exclude), s, t0, warnings))
+              else gather(index, g, _delivered(exclude, warned), s, t0, warnings))
     result.warnings = warnings
     result.elapsed_ms = int((time.monotonic() - t0) * 1000)
     return result
 
 
-def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings, t0: float,
+def gather(index: Index, g: gate_mod.Gate, delivered: Delivered | frozenset[str], s: Settings, t0: float,
            warnings: list[str], only: Callable[[Node], bool] | None = None, history: bool = False) -> Recall:
     """The pipeline over an open index (separate from `recall` so `why` and tests can call it).
-    `history` lets superseded facts in (a prompt that asks what was used before: `retrieve.past`)."""
+    `history` lets superseded facts in (a prompt that asks what was used before: `retrieve.past`).
+    `delivered`: what the session has (a set of ids: delivered in both forms)."""
     from .seeds import FTS, HYBRID, hybrid
     from .unrecorded import judged
     from .walk import walk
 
+    if not isinstance(delivered, Delivered):
+        delivered = Delivered(frozenset(delivered), frozenset(delivered))
+    exclude = delivered.shown
     today = delivery.today()
     trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "vector_z": s.vector_z,
                                   "support": s.seed_support, "window_cut": s.window_cut}, settings=s)
@@ -329,7 +343,9 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
     trace.overrides = overridden(index.catalog, scored)
     risks = sorted((scored.get(i) or _risk_only(i, via, hood.nodes[i], s) for i, via in lifted.items()),
                    key=lambda x: (lifted[x.id].hops, -x.score, x.id))
-    risks = [x for x in risks if x.id not in exclude]
+    # a risk the session has only seen listed was never received as a warning: called out once now
+    # (its entry is not repeated: lifted risks leave the ranking); a callout delivered is not repeated
+    risks = [x for x in risks if x.id not in delivered.warned]
     for x in risks:
         x.via = lifted[x.id]
     ranked = [x for x in order(list(scored.values())) if x.id not in lifted]

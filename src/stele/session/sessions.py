@@ -201,15 +201,18 @@ PROMPT_CHARS = 500  # of the prompt a delivery answered, kept beside it (redacte
 
 
 def log_delivered(project: Project, session_id: str, hook: str, ids: list[str], agent: str,
-                  prompt: str | None = None) -> Entry:
+                  prompt: str | None = None, warned: list[str] | None = None) -> Entry:
     """The fact ids `hook` (a hook event, or `mcp:<tool>`) put in front of the agent: one compact
     bookkeeping note per delivery, so "what did the agent see" is answerable for any session; with
     the prompt it answered (cut to `PROMPT_CHARS`), so it is answerable per turn, and `stele eval
-    --init` can draw cases from what was really asked."""
+    --init` can draw cases from what was really asked. `warned`: those of the ids delivered as a risk
+    callout (kept only when there are some)."""
     from ..textcut import chars
 
     adopt(project, session_id, agent)
     extra: dict[str, Any] = {"event": DELIVERED, "hook": hook, "ids": list(ids)}
+    if warned:
+        extra["warned"] = [i for i in ids if i in set(warned)]
     if prompt and prompt.strip():
         extra["prompt"] = chars(" ".join(prompt.split()), PROMPT_CHARS, "...")
     return log(project, session_id, "note", f"{hook}: {', '.join(ids)}", extra=extra, durable=DURABLE_BOOKKEEPING)
