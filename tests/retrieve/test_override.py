@@ -87,6 +87,50 @@ def test_a_chain_of_replacements_folds_into_the_newest(repo, fake_model):
     assert sorted(x[0] for x in e[c].replaces) == sorted([a, b])
 
 
+def test_a_state_reworded_under_the_same_heading_carries_the_older_one(repo, fake_model):
+    """No value on either side, the same heading reworded ("January/March/June project state"): the
+    newer says what the state is now, the older ones are lines of it."""
+    p = Project(repo)
+    a = log(p, "January project state\nAtlasBoard reported billing migration is blocked.", "2026-01-10T10:00:00Z")
+    b = log(p, "March project state\nAtlasBoard moved the billing migration into validation.", "2026-03-10T10:00:00Z")
+    c = log(p, "June project state\nAtlasBoard reported billing migration is ready for rollout.",
+            "2026-06-10T10:00:00Z")
+    r = recall(p, "what is the latest billing migration project state")
+    e = by_id(r)
+    assert list(e) == [c], why_text(describe(r))
+    assert sorted(x[0] for x in e[c].replaces) == sorted([a, b])
+
+
+def test_a_failed_approach_reworded_under_the_same_heading_stays_an_entry(repo, fake_model):
+    """"Failed approach" then "Working approach": the older is a warning against trying it again, so it
+    is labelled and demoted, not folded away."""
+    p = Project(repo)
+    old = log(p, "Failed implementation approach\nacknowledging messages before the checkpoint flush failed.",
+              "2026-01-10T10:00:00Z")
+    new = log(p, "Working implementation approach\nflush checkpoints before acknowledging messages.",
+              "2026-02-10T10:00:00Z")
+    e = by_id(recall(p, "which implementation approach for acknowledging messages and the checkpoint flush"))
+    assert old in e and new in e and e[new].replaces == []
+    assert e[old].overridden is not None and e[old].overridden.by == new
+
+
+@pytest.mark.parametrize(("old", "new", "revised"), [
+    ("Deploy on Node.js 20", "Deploy on Node.js 22", True),  # a changed value
+    ("Initial delivery state\nbilling migration is blocked", "Current delivery state\nbilling migration is ready",
+     True),  # the same heading, prose only
+    ("Deploy schedule\nbilling exports run nightly", "Deploy schedule now\nbilling exports run hourly", True),
+    ("Billing exports run nightly", "Billing exports now run hourly", False),  # prose, no heading: labelled
+    ("Current configuration value\nThe authoritative configuration is port 4310",
+     "Current value confirmed\nThe team confirmed port 4310", False),  # a confirmation states the value again
+    ("Failed implementation approach\nacking before the flush failed",
+     "Working implementation approach\nflush before acking", False),  # a warning
+    ("First workflow prerequisite\nenable WAL before parallel read tests",
+     "Second workflow prerequisite\nuse the environment prerequisite", False),  # siblings
+])
+def test_revised(old, new, revised):
+    assert override.revised(old, new) is revised
+
+
 @pytest.mark.parametrize(("old", "new", "changed"), [
     ("Deploy on Node.js 20", "Deploy on Node.js 22", True),
     ("createAccessToken is in src/auth/token.ts", "createAccessToken is in packages/auth/src/token.ts", True),
