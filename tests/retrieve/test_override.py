@@ -301,3 +301,24 @@ def test_a_leading_superseded_fact_brings_its_successor_from_deep_in_the_search(
                "ends up holding results with a hole in them. Is there a way to keep a store in the set even when "
                "its health check fails, so we get an error instead?")
     assert list(by_id(r))[:1] == ["DEC-B0B2"], why_text(describe(r))
+
+
+def test_a_matched_note_brings_the_newer_note_that_revised_it(repo, fake_model):
+    """The prompt matches only the old note; the note that revised it later (same heading, other words)
+    is brought in its place, and the old one is a line of it (`recall.newer_seeds`)."""
+    p = Project(repo)
+    old = log(p, "Audit freeze state\nPayments exports are paused during the PCI audit window.", "2026-01-10T10:00:00Z")
+    new = log(p, "Audit freeze state\nPayments exports resumed.", "2026-02-10T10:00:00Z")
+    r = recall(p, "why are exports paused during the PCI window")
+    e = by_id(r)
+    assert list(e) == [new], why_text(describe(r))
+    assert [x[0] for x in e[new].replaces] == [old]
+
+
+def test_a_later_note_repeating_the_old_value_is_not_brought(repo, fake_model):
+    """A later note that only repeats the old value replaced nothing: it does not stand in."""
+    p = Project(repo)
+    old = log(p, "Cached configuration value\nA cached report lists cache limit 64 MB.", "2026-01-10T10:00:00Z")
+    stale = log(p, "Stale report repeated\nA stale diagnostic still prints cache limit 64 MB.", "2026-02-10T10:00:00Z")
+    r = recall(p, "which value does the configuration list")
+    assert old in by_id(r) and stale not in by_id(r), why_text(describe(r))

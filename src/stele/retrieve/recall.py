@@ -301,6 +301,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         chosen = [h for h in chosen if h.id not in stand_ins or h.id in successors]  # no seat for the rest
         seeds += standing_in(text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected),
                              successors, taken, trace.filtered)
+        seeds += newer_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -442,6 +443,57 @@ def stand_in(catalog: Catalog, hits: list[Hit], superseded: set[str], hood: Neig
             filtered[h.id] = "superseded"
         else:
             out[h.id] = current
+    return out
+
+
+NEWER_LOOKED = 10  # session entries found by a session seed's own text, among which what replaced it is looked for
+
+
+def newer_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings,
+                usable: Callable[[Node], bool]) -> list[Seed]:
+    """For each session entry among the text seeds that reached a floor on its own (at most
+    `session_entries` of them), the newest entry of the log that revised it (the same subject,
+    `override.same_subject`, and a changed value or the same heading reworded, `override.revised`;
+    followed through a chain), when that one did not come for the prompt itself: asking about the old
+    note ("which state supersedes the March update?") brings the note that replaced it, as a superseded
+    fact brings its successor (`stand_in`), at the strength of the old note's match. The two are then
+    paired by `overridden` (the older folded into the newer). A later note that only repeats the old
+    note's value ("a stale diagnostic still prints cache limit 64 MB") or adds to it replaced nothing
+    and is not brought. The
+    newer note is looked for among the `NEWER_LOOKED` session entries the old note's own text finds
+    (BM25): one small search per such seed, and none for a prompt that found no session entry."""
+    from ..index.items import SESSION
+    from . import override
+
+    olds = [x for x in seeds if x.origin == ORIGIN_TEXT and confident(x, s)
+            and getattr(hood.nodes.get(x.id), "source", "") == SESSION and hood.nodes[x.id].created][:s.session_entries]
+    if not olds:
+        return []
+    boosts = {"title": s.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
+    texts = index.catalog.long_bodies([x.id for x in olds], 0)
+    have = {x.id for x in seeds}
+    out: list[Seed] = []
+    for x in olds:
+        current, seen = x.id, {x.id}
+        for _ in range(SUCCESSION_DEPTH):
+            node = hood.nodes[current]
+            found = [i for i, _ in index.text.search(texts.get(current, node.title), NEWER_LOOKED, boosts,
+                                                     source=SESSION) if i not in seen]
+            hood.load_nodes(found)
+            texts.update(index.catalog.long_bodies([i for i in found if i not in texts], 0))
+            anchors = index.catalog.anchors_of([current, *found])
+            newer = [i for i in found if (n := hood.nodes.get(i)) is not None and usable(n)
+                     and ((n.created or ""), i) > ((node.created or ""), current)
+                     and override.same_subject(texts.get(current, node.title), texts.get(i, n.title),
+                                               anchors.get(current, []), anchors.get(i, []))
+                     and override.revised(texts.get(current, node.title), texts.get(i, n.title))]
+            if not newer:
+                break
+            current = max(newer, key=lambda i: ((hood.nodes[i].created or ""), i))
+            seen.add(current)
+        if current not in have:
+            out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
+            have.add(current)
     return out
 
 
