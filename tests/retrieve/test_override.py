@@ -126,6 +126,11 @@ def test_a_failed_approach_reworded_under_the_same_heading_stays_an_entry(repo, 
      "Working implementation approach\nflush before acking", False),  # a warning
     ("First workflow prerequisite\nenable WAL before parallel read tests",
      "Second workflow prerequisite\nuse the environment prerequisite", False),  # siblings
+    ("Temporary debugging hypothesis\nThe team temporarily suspected a network timeout.",
+     "Hypothesis refuted\nTracing disproved the network-timeout hypothesis.", True),  # refuted
+    ("Temporary debugging hypothesis\nThe team temporarily suspected a network timeout.",
+     "Hypothesis confirmed\nTracing confirmed the network-timeout hypothesis.", False),  # no refutation
+    ("Billing exports run nightly", "Ruled out the flaky runner for the search tests", False),  # another subject
 ])
 def test_revised(old, new, revised):
     assert override.revised(old, new) is revised
@@ -322,3 +327,17 @@ def test_a_later_note_repeating_the_old_value_is_not_brought(repo, fake_model):
     stale = log(p, "Stale report repeated\nA stale diagnostic still prints cache limit 64 MB.", "2026-02-10T10:00:00Z")
     r = recall(p, "which value does the configuration list")
     assert old in by_id(r) and stale not in by_id(r), why_text(describe(r))
+
+
+def test_a_refuted_hypothesis_is_a_line_of_the_note_that_refuted_it(repo, fake_model):
+    """"Tracing disproved the network-timeout hypothesis": the older note is not true any more, and is
+    shown inside the refutation, not beside it (nor before it)."""
+    p = Project(repo)
+    old = log(p, "Temporary debugging hypothesis\nThe team temporarily suspected a network timeout in the sync client.",
+              "2026-01-10T10:00:00Z")
+    new = log(p, "Hypothesis refuted\nTracing disproved the network-timeout hypothesis.", "2026-01-11T10:00:00Z")
+    r = recall(p, "was the temporary network timeout hypothesis for the sync client confirmed")
+    e = by_id(r)
+    assert list(e) == [new], why_text(describe(r))
+    assert [x[0] for x in e[new].replaces] == [old]
+    assert "says the older one was wrong" in describe(r)["overridden"][0]["why"]

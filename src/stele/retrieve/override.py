@@ -63,6 +63,13 @@ _FAILED = lazy(r"\b(?:fail(?:ed|s|ure)?|did not work|didn't work|broke|abandoned
                re.IGNORECASE)
 
 
+# A note that says an earlier belief was wrong (`refutes`)
+_REFUTES = lazy(r"\b(?:disproved?|disproves|refuted?|refutes|ruled out|rules out|debunked"
+                r"|turned out (?:to be )?(?:wrong|false|unrelated)|(?:was|is) not the (?:cause|culprit))\b",
+                re.IGNORECASE)
+REFUTED_SHARED = 2  # content words (hyphenated ones split) a refutation shares with the note it refutes
+
+
 @dataclass(frozen=True)
 class Override:
     id: str       # the item demoted
@@ -105,6 +112,8 @@ def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_a
     same = same_heading(old_text, new_text)
     if same is not None:
         return f"the same heading ({same:.2f}), its text changed"
+    if refutes(old_text, new_text):
+        return "it says the older one was wrong"
     score = similar(wa, wb)
     return f"near-duplicate wording ({score:.2f}), changed" if score >= NEAR_DUPLICATE else None
 
@@ -119,6 +128,23 @@ def same_heading(old_text: str, new_text: str) -> float | None:
             and (words(old_text) - ha) & (words(new_text) - hb):
         return similar(ha, hb)
     return None
+
+
+def refutes(old_text: str, new_text: str) -> bool:
+    """Whether the newer note says the older one was wrong: it refutes ("disproved", "ruled out",
+    "turned out to be wrong", "was not the cause") and speaks of the same thing (at least
+    REFUTED_SHARED content words in common, hyphenated names split, one of them in the older note's
+    heading when it has one): "Tracing disproved the network-timeout hypothesis" after "Temporary
+    debugging hypothesis: the team suspected a network timeout"."""
+    if not _REFUTES.search(new_text):
+        return False
+
+    def parts(text: str) -> set[str]:
+        return {p for w in words(text) for p in re.split(r"[-_]", w) if p and p not in STOP}
+
+    shared = parts(old_text) & parts(new_text)
+    head = parts(heading(old_text))
+    return len(shared) >= REFUTED_SHARED and (not head or bool(shared & head))
 
 
 def values(text: str) -> frozenset[str]:
@@ -137,14 +163,15 @@ def changed_value(old_text: str, new_text: str) -> bool:
 
 def revised(old_text: str, new_text: str) -> bool:
     """Whether the newer note revises what the older said, so the older may be a line of it: it
-    changed a stated value (`changed_value`), or, under the same heading reworded (`same_heading`:
-    "Initial delivery state" then "Current delivery state"), it says something else where neither
-    states any value ("billing migration is blocked" then "ready for rollout"; "deploys run nightly"
-    then "hourly"), unless the older reports a failure: "Failed approach: acking before the flush
-    failed" then "Working approach: flush before acking" is a warning against trying it again, and
-    stays an entry (as a superseded lesson does). A newer note that states the older one's values
-    again, or adds to them, is a confirmation or an elaboration: it hides nothing."""
-    if changed_value(old_text, new_text):
+    changed a stated value (`changed_value`); it says the older was wrong (`refutes`); or, under the
+    same heading reworded (`same_heading`: "Initial delivery state" then "Current delivery state"), it
+    says something else where neither states any value ("billing migration is blocked" then "ready
+    for rollout"; "deploys run nightly" then "hourly"), unless the older reports a failure: "Failed
+    approach: acking before the flush failed" then "Working approach: flush before acking" is a
+    warning against trying it again, and stays an entry (as a superseded lesson does). A newer note
+    that states the older one's values again, or adds to them, is a confirmation or an elaboration:
+    it hides nothing."""
+    if changed_value(old_text, new_text) or refutes(old_text, new_text):
         return True
     return not values(old_text) and not values(new_text) and same_heading(old_text, new_text) is not None \
         and not _FAILED.search(old_text)
