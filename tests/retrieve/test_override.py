@@ -310,7 +310,7 @@ def test_a_leading_superseded_fact_brings_its_successor_from_deep_in_the_search(
 
 def test_a_matched_note_brings_the_newer_note_that_revised_it(repo, fake_model):
     """The prompt matches only the old note; the note that revised it later (same heading, other words)
-    is brought in its place, and the old one is a line of it (`recall.newer_seeds`)."""
+    is brought in its place, and the old one is a line of it (`recall.note_seeds`)."""
     p = Project(repo)
     old = log(p, "Audit freeze state\nPayments exports are paused during the PCI audit window.", "2026-01-10T10:00:00Z")
     new = log(p, "Audit freeze state\nPayments exports resumed.", "2026-02-10T10:00:00Z")
@@ -341,3 +341,30 @@ def test_a_refuted_hypothesis_is_a_line_of_the_note_that_refuted_it(repo, fake_m
     assert list(e) == [new], why_text(describe(r))
     assert [x[0] for x in e[new].replaces] == [old]
     assert "says the older one was wrong" in describe(r)["overridden"][0]["why"]
+
+
+def test_a_matched_note_brings_the_earlier_note_whose_phrase_it_repeats(repo, fake_model):
+    """"The resumed work completed using flush checkpoints before acknowledging messages" speaks of the
+    earlier decision to flush checkpoints before acknowledging messages: a question about the outcome
+    gets both (`override.echoes`, `recall.note_seeds`); a note sharing only a word or two does not come."""
+    p = Project(repo)
+    decision = log(p, "Decision before interruption\nHarborSync chose to flush checkpoints before acknowledging "
+                   "messages.", "2026-01-10T10:00:00Z")
+    other = log(p, "Queue tuning\nThe consumer flushes the queue in batches of messages.", "2026-01-11T10:00:00Z")
+    outcome = log(p, "Recovered outcome\nThe resumed work completed using flush checkpoints before acknowledging "
+                  "messages.", "2026-01-13T10:00:00Z")
+    r = recall(p, "how did the resumed work complete after the recovery")
+    e = by_id(r)
+    assert outcome in e and decision in e and other not in e, why_text(describe(r))
+    order = [x.id for x in r.entries]
+    assert order.index(outcome) < order.index(decision)
+
+
+@pytest.mark.parametrize(("earlier", "later", "echoes"), [
+    ("chose to flush checkpoints before acknowledging messages",
+     "completed using flush checkpoints before acknowledging messages", True),
+    ("The old workflow used npm test -- --runInBand", "Run npm test -- --maxWorkers=1", False),
+    ("the billing export job runs nightly", "the billing export job failed", False),  # three words only
+])
+def test_echoes(earlier, later, echoes):
+    assert override.echoes(earlier, later) is echoes

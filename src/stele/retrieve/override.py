@@ -147,6 +147,20 @@ def refutes(old_text: str, new_text: str) -> bool:
     return len(shared) >= REFUTED_SHARED and (not head or bool(shared & head))
 
 
+ECHO = 4  # consecutive content words a note repeats of an earlier one to speak of what that one said
+
+
+def echoes(earlier: str, later: str) -> bool:
+    """Whether the later note repeats a phrase of the earlier one, ECHO content words in a row ("the
+    resumed work completed using *flush checkpoints before acknowledging* messages" after "chose to
+    flush checkpoints before acknowledging messages"): it speaks of what the earlier one said."""
+    def grams(text: str) -> set[tuple[str, ...]]:
+        seq = [w for w in _WORD.findall(text.lower()) if w not in STOP]
+        return {tuple(seq[i:i + ECHO]) for i in range(len(seq) - ECHO + 1)}
+
+    return bool(grams(earlier) & grams(later))
+
+
 def values(text: str) -> frozenset[str]:
     """The values a text states (`_VALUE`), lowercased."""
     return frozenset(v.lower().rstrip(".") for v in _VALUE.findall(text))

@@ -301,7 +301,7 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         chosen = [h for h in chosen if h.id not in stand_ins or h.id in successors]  # no seat for the rest
         seeds += standing_in(text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected),
                              successors, taken, trace.filtered)
-        seeds += newer_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None)
+        seeds += note_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -449,19 +449,25 @@ def stand_in(catalog: Catalog, hits: list[Hit], superseded: set[str], hood: Neig
 NEWER_LOOKED = 10  # session entries found by a session seed's own text, among which what replaced it is looked for
 
 
-def newer_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings,
+def note_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings,
                 usable: Callable[[Node], bool]) -> list[Seed]:
-    """For each session entry among the text seeds that reached a floor on its own (at most
-    `session_entries` of them), the newest entry of the log that revised it (the same subject,
-    `override.same_subject`, and a changed value or the same heading reworded, `override.revised`;
-    followed through a chain), when that one did not come for the prompt itself: asking about the old
-    note ("which state supersedes the March update?") brings the note that replaced it, as a superseded
-    fact brings its successor (`stand_in`), at the strength of the old note's match. The two are then
-    paired by `overridden` (the older folded into the newer). A later note that only repeats the old
-    note's value ("a stale diagnostic still prints cache limit 64 MB") or adds to it replaced nothing
-    and is not brought. The
-    newer note is looked for among the `NEWER_LOOKED` session entries the old note's own text finds
-    (BM25): one small search per such seed, and none for a prompt that found no session entry."""
+    """Session entries about what a matched session note says, which the prompt's words did not bring.
+    For each session entry among the text seeds that reached a floor on its own (at most
+    `session_entries` of them):
+
+    - the newest entry of the log that revised it (the same subject, `override.same_subject`, and a
+      changed value, a refutation or the same heading reworded, `override.revised`; followed through a
+      chain), at the strength of the old note's match: asking about the old note ("which state
+      supersedes the March update?") brings the note that replaced it, as a superseded fact brings its
+      successor (`stand_in`). The two are then paired by `overridden` (the older folded into the
+      newer). A later note that only repeats the old value ("a stale diagnostic still prints cache
+      limit 64 MB") or adds to it replaced nothing and is not brought;
+    - earlier entries whose phrase it repeats (`override.echoes`: "the resumed work completed using
+      flush checkpoints before acknowledging messages" speaks of the decision "to flush checkpoints
+      before acknowledging messages"), as support (`seed_support` of its strength).
+
+    Both are looked for among the `NEWER_LOOKED` session entries the note's own text finds (BM25):
+    one small search per such seed and link of a chain, none for a prompt that found no session entry."""
     from ..index.items import SESSION
     from . import override
 
@@ -487,6 +493,14 @@ def newer_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Setting
                      and override.same_subject(texts.get(current, node.title), texts.get(i, n.title),
                                                anchors.get(current, []), anchors.get(i, []))
                      and override.revised(texts.get(current, node.title), texts.get(i, n.title))]
+            if current == x.id:  # what the matched note repeats a phrase of: the earlier note it speaks of
+                for i in found:
+                    n = hood.nodes.get(i)
+                    if n is not None and i not in have and usable(n) and ((n.created or ""), i) < (
+                            (node.created or ""), current) and override.echoes(texts.get(i, n.title),
+                                                                               texts.get(current, node.title)):
+                        out.append(Seed(i, x.strength * s.seed_support, ORIGIN_TEXT, hit=x.hit))
+                        have.add(i)
             if not newer:
                 break
             current = max(newer, key=lambda i: ((hood.nodes[i].created or ""), i))
