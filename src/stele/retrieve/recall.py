@@ -467,7 +467,7 @@ def note_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings
       before acknowledging messages"), as support (`seed_support` of its strength).
 
     Both are looked for among the `NEWER_LOOKED` session entries the note's own text finds (BM25):
-    one small search per such seed and link of a chain, none for a prompt that found no session entry."""
+    one small search per such seed, none for a prompt that found no session entry."""
     from ..index.items import SESSION
     from . import override
 
@@ -480,30 +480,30 @@ def note_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings
     have = {x.id for x in seeds}
     out: list[Seed] = []
     for x in olds:
+        node = hood.nodes[x.id]
+        found = [i for i, _ in index.text.search(texts.get(x.id, node.title), NEWER_LOOKED, boosts, source=SESSION)
+                 if i != x.id]
+        hood.load_nodes(found)
+        texts.update(index.catalog.long_bodies([i for i in found if i not in texts], 0))
+        anchors = index.catalog.anchors_of([x.id, *found])
+        found = [i for i in found if hood.nodes.get(i) is not None and usable(hood.nodes[i])]
+
+        def when(i: str) -> tuple[str, str]:
+            return (hood.nodes[i].created or ""), i
+
+        for i in found:  # what the matched note repeats a phrase of: the earlier note it speaks of
+            if i not in have and when(i) < when(x.id) and override.echoes(texts.get(i, ""), texts.get(x.id, "")):
+                out.append(Seed(i, x.strength * s.seed_support, ORIGIN_TEXT, hit=x.hit))
+                have.add(i)
         current, seen = x.id, {x.id}
-        for _ in range(SUCCESSION_DEPTH):
-            node = hood.nodes[current]
-            found = [i for i, _ in index.text.search(texts.get(current, node.title), NEWER_LOOKED, boosts,
-                                                     source=SESSION) if i not in seen]
-            hood.load_nodes(found)
-            texts.update(index.catalog.long_bodies([i for i in found if i not in texts], 0))
-            anchors = index.catalog.anchors_of([current, *found])
-            newer = [i for i in found if (n := hood.nodes.get(i)) is not None and usable(n)
-                     and ((n.created or ""), i) > ((node.created or ""), current)
-                     and override.same_subject(texts.get(current, node.title), texts.get(i, n.title),
+        for _ in range(SUCCESSION_DEPTH):  # the chain of revisions, among what the note's text found
+            newer = [i for i in found if i not in seen and when(i) > when(current)
+                     and override.same_subject(texts.get(current, ""), texts.get(i, ""),
                                                anchors.get(current, []), anchors.get(i, []))
-                     and override.revised(texts.get(current, node.title), texts.get(i, n.title))]
-            if current == x.id:  # what the matched note repeats a phrase of: the earlier note it speaks of
-                for i in found:
-                    n = hood.nodes.get(i)
-                    if n is not None and i not in have and usable(n) and ((n.created or ""), i) < (
-                            (node.created or ""), current) and override.echoes(texts.get(i, n.title),
-                                                                               texts.get(current, node.title)):
-                        out.append(Seed(i, x.strength * s.seed_support, ORIGIN_TEXT, hit=x.hit))
-                        have.add(i)
+                     and override.revised(texts.get(current, ""), texts.get(i, ""))]
             if not newer:
                 break
-            current = max(newer, key=lambda i: ((hood.nodes[i].created or ""), i))
+            current = max(newer, key=when)
             seen.add(current)
         if current not in have:
             out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
