@@ -301,7 +301,8 @@ def gather(index: Index, g: gate_mod.Gate, exclude: frozenset[str], s: Settings,
         chosen = [h for h in chosen if h.id not in stand_ins or h.id in successors]  # no seat for the rest
         seeds += standing_in(text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected),
                              successors, taken, trace.filtered)
-        seeds += note_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None)
+        seeds += note_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None
+                            and (only is None or only(node)))  # the query's filters hold for them too
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
