@@ -87,6 +87,55 @@ def test_a_chain_of_replacements_folds_into_the_newest(repo, fake_model):
     assert sorted(x[0] for x in e[c].replaces) == sorted([a, b])
 
 
+def test_a_state_reworded_under_the_same_heading_carries_the_older_one(repo, fake_model):
+    """No value on either side, the same heading reworded ("January/March/June project state"): the
+    newer says what the state is now, the older ones are lines of it."""
+    p = Project(repo)
+    a = log(p, "January project state\nAtlasBoard reported billing migration is blocked.", "2026-01-10T10:00:00Z")
+    b = log(p, "March project state\nAtlasBoard moved the billing migration into validation.", "2026-03-10T10:00:00Z")
+    c = log(p, "June project state\nAtlasBoard reported billing migration is ready for rollout.",
+            "2026-06-10T10:00:00Z")
+    r = recall(p, "what is the latest billing migration project state")
+    e = by_id(r)
+    assert list(e) == [c], why_text(describe(r))
+    assert sorted(x[0] for x in e[c].replaces) == sorted([a, b])
+
+
+def test_a_failed_approach_reworded_under_the_same_heading_stays_an_entry(repo, fake_model):
+    """"Failed approach" then "Working approach": the older is a warning against trying it again, so it
+    is labelled and demoted, not folded away."""
+    p = Project(repo)
+    old = log(p, "Failed implementation approach\nacknowledging messages before the checkpoint flush failed.",
+              "2026-01-10T10:00:00Z")
+    new = log(p, "Working implementation approach\nflush checkpoints before acknowledging messages.",
+              "2026-02-10T10:00:00Z")
+    e = by_id(recall(p, "which implementation approach for acknowledging messages and the checkpoint flush"))
+    assert old in e and new in e and e[new].replaces == []
+    assert e[old].overridden is not None and e[old].overridden.by == new
+
+
+@pytest.mark.parametrize(("old", "new", "revised"), [
+    ("Deploy on Node.js 20", "Deploy on Node.js 22", True),  # a changed value
+    ("Initial delivery state\nbilling migration is blocked", "Current delivery state\nbilling migration is ready",
+     True),  # the same heading, prose only
+    ("Deploy schedule\nbilling exports run nightly", "Deploy schedule now\nbilling exports run hourly", True),
+    ("Billing exports run nightly", "Billing exports now run hourly", False),  # prose, no heading: labelled
+    ("Current configuration value\nThe authoritative configuration is port 4310",
+     "Current value confirmed\nThe team confirmed port 4310", False),  # a confirmation states the value again
+    ("Failed implementation approach\nacking before the flush failed",
+     "Working implementation approach\nflush before acking", False),  # a warning
+    ("First workflow prerequisite\nenable WAL before parallel read tests",
+     "Second workflow prerequisite\nuse the environment prerequisite", False),  # siblings
+    ("Temporary debugging hypothesis\nThe team temporarily suspected a network timeout.",
+     "Hypothesis refuted\nTracing disproved the network-timeout hypothesis.", True),  # refuted
+    ("Temporary debugging hypothesis\nThe team temporarily suspected a network timeout.",
+     "Hypothesis confirmed\nTracing confirmed the network-timeout hypothesis.", False),  # no refutation
+    ("Billing exports run nightly", "Ruled out the flaky runner for the search tests", False),  # another subject
+])
+def test_revised(old, new, revised):
+    assert override.revised(old, new) is revised
+
+
 @pytest.mark.parametrize(("old", "new", "changed"), [
     ("Deploy on Node.js 20", "Deploy on Node.js 22", True),
     ("createAccessToken is in src/auth/token.ts", "createAccessToken is in packages/auth/src/token.ts", True),
@@ -257,3 +306,65 @@ def test_a_leading_superseded_fact_brings_its_successor_from_deep_in_the_search(
                "ends up holding results with a hole in them. Is there a way to keep a store in the set even when "
                "its health check fails, so we get an error instead?")
     assert list(by_id(r))[:1] == ["DEC-B0B2"], why_text(describe(r))
+
+
+def test_a_matched_note_brings_the_newer_note_that_revised_it(repo, fake_model):
+    """The prompt matches only the old note; the note that revised it later (same heading, other words)
+    is brought in its place, and the old one is a line of it (`recall.note_seeds`)."""
+    p = Project(repo)
+    old = log(p, "Audit freeze state\nPayments exports are paused during the PCI audit window.", "2026-01-10T10:00:00Z")
+    new = log(p, "Audit freeze state\nPayments exports resumed.", "2026-02-10T10:00:00Z")
+    r = recall(p, "why are exports paused during the PCI window")
+    e = by_id(r)
+    assert list(e) == [new], why_text(describe(r))
+    assert [x[0] for x in e[new].replaces] == [old]
+
+
+def test_a_later_note_repeating_the_old_value_is_not_brought(repo, fake_model):
+    """A later note that only repeats the old value replaced nothing: it does not stand in."""
+    p = Project(repo)
+    old = log(p, "Cached configuration value\nA cached report lists cache limit 64 MB.", "2026-01-10T10:00:00Z")
+    stale = log(p, "Stale report repeated\nA stale diagnostic still prints cache limit 64 MB.", "2026-02-10T10:00:00Z")
+    r = recall(p, "which value does the configuration list")
+    assert old in by_id(r) and stale not in by_id(r), why_text(describe(r))
+
+
+def test_a_refuted_hypothesis_is_a_line_of_the_note_that_refuted_it(repo, fake_model):
+    """"Tracing disproved the network-timeout hypothesis": the older note is not true any more, and is
+    shown inside the refutation, not beside it (nor before it)."""
+    p = Project(repo)
+    old = log(p, "Temporary debugging hypothesis\nThe team temporarily suspected a network timeout in the sync client.",
+              "2026-01-10T10:00:00Z")
+    new = log(p, "Hypothesis refuted\nTracing disproved the network-timeout hypothesis.", "2026-01-11T10:00:00Z")
+    r = recall(p, "was the temporary network timeout hypothesis for the sync client confirmed")
+    e = by_id(r)
+    assert list(e) == [new], why_text(describe(r))
+    assert [x[0] for x in e[new].replaces] == [old]
+    assert "says the older one was wrong" in describe(r)["overridden"][0]["why"]
+
+
+def test_a_matched_note_brings_the_earlier_note_whose_phrase_it_repeats(repo, fake_model):
+    """"The resumed work completed using flush checkpoints before acknowledging messages" speaks of the
+    earlier decision to flush checkpoints before acknowledging messages: a question about the outcome
+    gets both (`override.echoes`, `recall.note_seeds`); a note sharing only a word or two does not come."""
+    p = Project(repo)
+    decision = log(p, "Decision before interruption\nHarborSync chose to flush checkpoints before acknowledging "
+                   "messages.", "2026-01-10T10:00:00Z")
+    other = log(p, "Queue tuning\nThe consumer flushes the queue in batches of messages.", "2026-01-11T10:00:00Z")
+    outcome = log(p, "Recovered outcome\nThe resumed work completed using flush checkpoints before acknowledging "
+                  "messages.", "2026-01-13T10:00:00Z")
+    r = recall(p, "how did the resumed work complete after the recovery")
+    e = by_id(r)
+    assert outcome in e and decision in e and other not in e, why_text(describe(r))
+    order = [x.id for x in r.entries]
+    assert order.index(outcome) < order.index(decision)
+
+
+@pytest.mark.parametrize(("earlier", "later", "echoes"), [
+    ("chose to flush checkpoints before acknowledging messages",
+     "completed using flush checkpoints before acknowledging messages", True),
+    ("The old workflow used npm test -- --runInBand", "Run npm test -- --maxWorkers=1", False),
+    ("the billing export job runs nightly", "the billing export job failed", False),  # three words only
+])
+def test_echoes(earlier, later, echoes):
+    assert override.echoes(earlier, later) is echoes

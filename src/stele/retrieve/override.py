@@ -22,6 +22,7 @@ agent sees and in `stele why`.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..lazyre import lazy
@@ -55,6 +56,18 @@ STOP = frozenset({
 _VALUE = lazy(r"(?<![\w-])(?:[\w.+-]*\d[\w.+]*|[\w-]+(?:[./=][\w-]+)+/?|--?[A-Za-z][\w-]*(?:=[\w.-]+)?"
                     r"|[A-Za-z]+_[\w]+|[a-z]+[A-Z]\w*)"
                     r"|(?<=[a-z,;] )[A-Z][a-z]+\w*")
+
+
+# A note that reports a failed attempt: a warning, never folded away by prose alone (`revised`)
+_FAILED = lazy(r"\b(?:fail(?:ed|s|ure)?|did not work|didn't work|broke|abandoned|reverted|rolled back)\b",
+               re.IGNORECASE)
+
+
+# A note that says an earlier belief was wrong (`refutes`)
+_REFUTES = lazy(r"\b(?:disproved?|disproves|refuted?|refutes|ruled out|rules out|debunked"
+                r"|turned out (?:to be )?(?:wrong|false|unrelated)|(?:was|is) not the (?:cause|culprit))\b",
+                re.IGNORECASE)
+REFUTED_SHARED = 2  # content words (hyphenated ones split) a refutation shares with the note it refutes
 
 
 @dataclass(frozen=True)
@@ -96,12 +109,56 @@ def same_subject(old_text: str, new_text: str, old_anchors: Iterable[str], new_a
     sym = sorted(symbols(old_text) & symbols(new_text))
     if sym:
         return f"same symbol {sym[0]}"
-    ha, hb = words(heading(old_text)), words(heading(new_text))
-    if len(ha & hb) >= HEADING_SHARED and similar(ha, hb) >= NEAR_DUPLICATE \
-            and (wa - ha) & (wb - hb):  # ...and their texts share a word: "First/Second prerequisite" do not
-        return f"the same heading ({similar(ha, hb):.2f}), its text changed"
+    same = same_heading(old_text, new_text)
+    if same is not None:
+        return f"the same heading ({same:.2f}), its text changed"
+    if refutes(old_text, new_text):
+        return "it says the older one was wrong"
     score = similar(wa, wb)
     return f"near-duplicate wording ({score:.2f}), changed" if score >= NEAR_DUPLICATE else None
+
+
+def same_heading(old_text: str, new_text: str) -> float | None:
+    """The Dice coefficient of two notes' headings when they name one subject (at least HEADING_SHARED
+    content words in common and NEAR_DUPLICATE similar: "Old test command", "Current test command"),
+    and the texts below share a word ("First/Second workflow prerequisite" with nothing else in
+    common are siblings); else None."""
+    ha, hb = words(heading(old_text)), words(heading(new_text))
+    if len(ha & hb) >= HEADING_SHARED and similar(ha, hb) >= NEAR_DUPLICATE \
+            and (words(old_text) - ha) & (words(new_text) - hb):
+        return similar(ha, hb)
+    return None
+
+
+def refutes(old_text: str, new_text: str) -> bool:
+    """Whether the newer note says the older one was wrong: it refutes ("disproved", "ruled out",
+    "turned out to be wrong", "was not the cause") and speaks of the same thing (at least
+    REFUTED_SHARED content words in common, hyphenated names split, one of them in the older note's
+    heading when it has one): "Tracing disproved the network-timeout hypothesis" after "Temporary
+    debugging hypothesis: the team suspected a network timeout"."""
+    if not _REFUTES.search(new_text):
+        return False
+
+    def parts(text: str) -> set[str]:
+        return {p for w in words(text) for p in re.split(r"[-_]", w) if p and p not in STOP}
+
+    shared = parts(old_text) & parts(new_text)
+    head = parts(heading(old_text))
+    return len(shared) >= REFUTED_SHARED and (not head or bool(shared & head))
+
+
+ECHO = 4  # consecutive content words a note repeats of an earlier one to speak of what that one said
+
+
+def echoes(earlier: str, later: str) -> bool:
+    """Whether the later note repeats a phrase of the earlier one, ECHO content words in a row ("the
+    resumed work completed using *flush checkpoints before acknowledging* messages" after "chose to
+    flush checkpoints before acknowledging messages"): it speaks of what the earlier one said."""
+    def grams(text: str) -> set[tuple[str, ...]]:
+        seq = [w for w in _WORD.findall(text.lower()) if w not in STOP]
+        return {tuple(seq[i:i + ECHO]) for i in range(len(seq) - ECHO + 1)}
+
+    return bool(grams(earlier) & grams(later))
 
 
 def values(text: str) -> frozenset[str]:
@@ -116,6 +173,22 @@ def changed_value(old_text: str, new_text: str) -> bool:
     adds to them (an elaboration, "the single Express service makes deploys hard") changes nothing."""
     old, new = values(old_text), values(new_text)
     return bool(old - new) and bool(new - old)
+
+
+def revised(old_text: str, new_text: str) -> bool:
+    """Whether the newer note revises what the older said, so the older may be a line of it: it
+    changed a stated value (`changed_value`); it says the older was wrong (`refutes`); or, under the
+    same heading reworded (`same_heading`: "Initial delivery state" then "Current delivery state"), it
+    says something else where neither states any value ("billing migration is blocked" then "ready
+    for rollout"; "deploys run nightly" then "hourly"), unless the older reports a failure: "Failed
+    approach: acking before the flush failed" then "Working approach: flush before acking" is a
+    warning against trying it again, and stays an entry (as a superseded lesson does). A newer note
+    that states the older one's values again, or adds to them, is a confirmation or an elaboration:
+    it hides nothing."""
+    if changed_value(old_text, new_text) or refutes(old_text, new_text):
+        return True
+    return not values(old_text) and not values(new_text) and same_heading(old_text, new_text) is not None \
+        and not _FAILED.search(old_text)
 
 
 def replacements(entries: list[Scored], texts: dict[str, str], anchors: dict[str, list[str]]) -> list[Override]:
@@ -174,19 +247,19 @@ def superseded(scored: dict[str, Scored], edges: list[tuple[str, str, str]]) -> 
 
 
 def folded(overrides: dict[str, Override], shown: list[str], texts: dict[str, str]) -> dict[str, str]:
-    """Replaced session entries whose replacement is in the window too and states a changed value
-    (`changed_value`): old id -> the shown entry that carries it (the end of a chain: 20 replaced by
+    """Replaced session entries whose replacement is in the window too and revises them (`revised`: a
+    changed value, or other words under the same heading where neither states a value): old id -> the shown entry that carries it (the end of a chain: 20 replaced by
     22, 22 by 24, both go to 24). The agent reads the older entry as a line of the newer one
     (`replaces S-...: title`), not as an entry of its own: such an entry is then treated as a
     superseded fact is (withheld, unless the prompt asks about the past), but never silently, since
-    the entry that replaced it names it. A replacement that changes no stated value (a confirmation,
-    an elaboration, a reworded note) is only labelled and demoted."""
+    the entry that replaced it names it. A replacement that revises nothing (a confirmation, an
+    elaboration, a note reworded without its heading) is only labelled and demoted."""
     present = set(shown)
     out: dict[str, str] = {}
     for old in shown:
         o, seen = overrides.get(old), {old}
         while o is not None and o.rule == REPLACED and o.by in present and o.by not in seen \
-                and changed_value(texts.get(o.id, ""), texts.get(o.by, "")):
+                and revised(texts.get(o.id, ""), texts.get(o.by, "")):
             seen.add(o.by)
             out[old] = o.by
             o = overrides.get(o.by)

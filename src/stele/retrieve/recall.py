@@ -315,6 +315,8 @@ def gather(index: Index, g: gate_mod.Gate, delivered: Delivered | frozenset[str]
         chosen = [h for h in chosen if h.id not in stand_ins or h.id in successors]  # no seat for the rest
         seeds += standing_in(text_seeds(chosen, hood.nodes, s.max_seeds, s.min_seed_strength, trace.rejected),
                              successors, taken, trace.filtered)
+        seeds += note_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None
+                            and (only is None or only(node)))  # the query's filters hold for them too
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -458,6 +460,71 @@ def stand_in(catalog: Catalog, hits: list[Hit], superseded: set[str], hood: Neig
             filtered[h.id] = "superseded"
         else:
             out[h.id] = current
+    return out
+
+
+NEWER_LOOKED = 10  # session entries found by a session seed's own text, among which what replaced it is looked for
+
+
+def note_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings,
+                usable: Callable[[Node], bool]) -> list[Seed]:
+    """Session entries about what a matched session note says, which the prompt's words did not bring.
+    For each session entry among the text seeds that reached a floor on its own (at most
+    `session_entries` of them):
+
+    - the newest entry of the log that revised it (the same subject, `override.same_subject`, and a
+      changed value, a refutation or the same heading reworded, `override.revised`; followed through a
+      chain), at the strength of the old note's match: asking about the old note ("which state
+      supersedes the March update?") brings the note that replaced it, as a superseded fact brings its
+      successor (`stand_in`). The two are then paired by `overridden` (the older folded into the
+      newer). A later note that only repeats the old value ("a stale diagnostic still prints cache
+      limit 64 MB") or adds to it replaced nothing and is not brought;
+    - earlier entries whose phrase it repeats (`override.echoes`: "the resumed work completed using
+      flush checkpoints before acknowledging messages" speaks of the decision "to flush checkpoints
+      before acknowledging messages"), as support (`seed_support` of its strength).
+
+    Both are looked for among the `NEWER_LOOKED` session entries the note's own text finds (BM25):
+    one small search per such seed, none for a prompt that found no session entry."""
+    from ..index.items import SESSION
+    from . import override
+
+    olds = [x for x in seeds if x.origin == ORIGIN_TEXT and confident(x, s)
+            and getattr(hood.nodes.get(x.id), "source", "") == SESSION and hood.nodes[x.id].created][:s.session_entries]
+    if not olds:
+        return []
+    boosts = {"title": s.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
+    texts = index.catalog.long_bodies([x.id for x in olds], 0)
+    have = {x.id for x in seeds}
+    out: list[Seed] = []
+    for x in olds:
+        node = hood.nodes[x.id]
+        found = [i for i, _ in index.text.search(texts.get(x.id, node.title), NEWER_LOOKED, boosts, source=SESSION)
+                 if i != x.id]
+        hood.load_nodes(found)
+        texts.update(index.catalog.long_bodies([i for i in found if i not in texts], 0))
+        anchors = index.catalog.anchors_of([x.id, *found])
+        found = [i for i in found if hood.nodes.get(i) is not None and usable(hood.nodes[i])]
+
+        def when(i: str) -> tuple[str, str]:
+            return (hood.nodes[i].created or ""), i
+
+        for i in found:  # what the matched note repeats a phrase of: the earlier note it speaks of
+            if i not in have and when(i) < when(x.id) and override.echoes(texts.get(i, ""), texts.get(x.id, "")):
+                out.append(Seed(i, x.strength * s.seed_support, ORIGIN_TEXT, hit=x.hit))
+                have.add(i)
+        current, seen = x.id, {x.id}
+        for _ in range(SUCCESSION_DEPTH):  # the chain of revisions, among what the note's text found
+            newer = [i for i in found if i not in seen and when(i) > when(current)
+                     and override.same_subject(texts.get(current, ""), texts.get(i, ""),
+                                               anchors.get(current, []), anchors.get(i, []))
+                     and override.revised(texts.get(current, ""), texts.get(i, ""))]
+            if not newer:
+                break
+            current = max(newer, key=when)
+            seen.add(current)
+        if current not in have:
+            out.append(Seed(current, x.strength, ORIGIN_TEXT, hit=x.hit, named=x.id))
+            have.add(current)
     return out
 
 
