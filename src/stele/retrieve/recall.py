@@ -259,7 +259,7 @@ def gather(index: Index, g: gate_mod.Gate, delivered: Delivered | frozenset[str]
     from .walk import walk
 
     if not isinstance(delivered, Delivered):
-        delivered = Delivered(frozenset(delivered), frozenset(delivered))
+        delivered = _delivered(delivered, None)
     exclude = delivered.shown
     today = delivery.today()
     trace = Trace(gate=g, floors={"text": s.text_floor, "vector": s.vector_floor, "vector_z": s.vector_z,
