@@ -82,7 +82,7 @@ class Context:
             self.unwritable("what is shown, so it may be shown again", e)
             return ids
         self.claimed += mine
-        self.added = Delivered(self.added.shown | added.shown, self.added.warned | added.warned)
+        self.added = self.added.add(added.shown, added.warned)
         return mine
 
     @property
