@@ -320,7 +320,7 @@ class TextIndex:
         return sorted(searcher.doc(a)["id"][0] for _, a in hits)
 
     @staticmethod
-    def _score(found: list[Any], docs: list[tuple[str, tuple[str, ...]]], counts: Counter[str], fields: list[str],
+    def _score(found: list[Any], docs: list[tuple[str, tuple[str, ...]]], counts: dict[str, float], fields: list[str],
                boosts: dict[str, float], live: Live) -> list[float]:
         """The BM25 score of each candidate (at `found`, read as `docs`) for the query's term `counts`."""
         from bisect import bisect_right
@@ -355,14 +355,15 @@ class TextIndex:
         return scores
 
     def search(self, text: str, limit: int, boosts: dict[str, float], kinds: Sequence[str] = (),
-               source: str | None = None) -> list[tuple[str, float]]:
+               source: str | None = None, weighted: dict[str, float] | None = None) -> list[tuple[str, float]]:
         """BM25 over the search fields (each term weighted by its field's boost, and by how often the
         query says it), only `kinds` and only items of `source` (committed, session) when given: (id,
         score), best first, ties by id. tantivy finds the candidates; their scores are tantivy's formula
-        over the live documents (`Live`)."""
+        over the live documents (`Live`). `weighted` (analyzed term -> weight) replaces the terms of
+        `text` and how often it says each (`retrieve.feedback` adds words of its own)."""
         import tantivy
 
-        counts = Counter(self.terms(text))
+        counts = dict(weighted) if weighted is not None else {t: float(n) for t, n in Counter(self.terms(text)).items()}
         fields = [f for f in SEARCH_FIELDS if boosts.get(f, 1.0) > 0]
         if not counts or not fields or limit <= 0:
             return []
@@ -392,6 +393,19 @@ class TextIndex:
         scored = sorted(((doc[0], score) for doc, score in zip(docs, scores, strict=True)),
                         key=lambda x: (-x[1], x[0]))
         return scored[:limit]
+
+    def term_counts(self, ids: Sequence[str], fields: Sequence[str] = ("title", "body")) -> dict[str, Counter[str]]:
+        """Each of `ids`' analyzed terms and how often it holds them, over `fields` together (what
+        `retrieve.feedback` learns from); ids not in the index are left out."""
+        import tantivy
+
+        searcher = self.index.searcher()
+        only = tantivy.Query.term_set_query(self.schema, "id", list(ids))
+        out: dict[str, Counter[str]] = {}
+        for _, a in searcher.search(only, limit=max(1, len(ids)), count=False).hits:
+            doc = searcher.doc(a)
+            out[doc["id"][0]] = Counter(t for f in fields for t in (doc.get_first(f) or "").split())
+        return out
 
     def ceiling(self, text: str, boosts: dict[str, float]) -> float:
         """Roughly the best BM25 score a document could get for `text`: per query term, its highest

@@ -8,7 +8,8 @@ By default only facts that may be injected are returned; `include_all` adds supe
 expired and overdue ones (a superseded fact then ranks below the fact that superseded it). Session
 entries are searched only with `sessions` (`stele search --sessions`): they then compete on merit and
 come labelled (`source: "session"`), and an entry a newer one replaced (`override`) ranks right below it.
-Unlike `recall`, a broken index is an error here (`IndexUnavailable`): a person asked for it.
+Unlike `recall`, a broken index is an error here (`IndexUnavailable`): a person asked for it. Full
+text ranks by the query's words plus a few its best hits share (`feedback`), unless `relevant_only`.
 """
 from __future__ import annotations
 
@@ -95,6 +96,7 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
 
     if not query.strip() or limit <= 0:
         return SearchResult(HYBRID if index.model_id else FTS, [], warnings)
+    kinds = tuple(kinds)
     on = today()
     nodes: dict[str, Node] = {}
 
@@ -107,10 +109,17 @@ def search_in(index: Index, query: str, settings: Settings, limit: int, kinds: I
     from .gate import identifiers, prompt_paths
 
     names: list[str] = []
+    weighted = None
     if relevant_only:  # judged as recall judges a prompt: a pasted log by its problem lines, names as seeds
         query = distill(query)
         names = identifiers(query, prompt_paths(query))
-    found = hybrid(index, query, settings, limit, keep, kinds, names=names)
+    else:  # a person's search: the best hits lend the query a few words (`feedback`)
+        from .feedback import expanded
+        from .seeds import text_boosts
+
+        weighted = expanded(index.text, query, text_boosts(settings), kinds,
+                            None if sessions else "committed")
+    found = hybrid(index, query, settings, limit, keep, kinds, names=names, weighted=weighted)
     if found.vector_error:
         warnings.append(f"stele: full-text only: {found.vector_error}")
     chosen = found.hits

@@ -76,6 +76,11 @@ def fuse(bm25: list[tuple[str, float]], vec: list[tuple[str, float]], bm25_weigh
     return sorted(hits.values(), key=lambda h: (-h.fused, order[h.id]))
 
 
+def text_boosts(settings: Settings) -> dict[str, float]:
+    """BM25's weight of each text field."""
+    return {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
+
+
 @dataclass
 class HybridResult:
     hits: list[Hit]
@@ -86,28 +91,30 @@ class HybridResult:
 
 def hybrid(index: Index, text: str, settings: Settings, limit: int,
            keep: Callable[[list[str]], set[str]] | None = None, kinds: Iterable[str] = (),
-           names: Iterable[str] = ()) -> HybridResult:
+           names: Iterable[str] = (), weighted: dict[str, float] | None = None) -> HybridResult:
     """Search `index` for `text`: the fused top `limit` among items `keep` accepts (all when None),
-    each with its coverage and cosine, the two figures `relevant` judges it by.
+    each with its coverage and cosine, the two figures `relevant` judges it by. `weighted` (analyzed
+    term -> weight; `stele search`'s feedback) replaces the words BM25 ranks by; how much full text
+    matched (`bm25_share`), coverage and the embeddings still read `text` alone.
 
     How much full text matched (`bm25_share`, which moves the lead between the rankings) is a property
     of the prompt and the whole record, so it is measured without the `kinds` filter: asking for one
     kind must not make a weak match look like a reason to consult the embeddings (it used to, and
     `--kind document` then returned more, and unrelated, hits than no filter at all)."""
     kinds = tuple(kinds)
-    boosts = {"title": settings.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
-    bm25 = index.text.search(text, POOL, boosts, kinds=kinds)
+    boosts = text_boosts(settings)
+    bm25 = index.text.search(text, POOL, boosts, kinds=kinds, weighted=weighted)
     if len(bm25) >= POOL:  # a full pool may be all session notes: draw the committed facts apart
         seen = {i for i, _ in bm25}
-        bm25 += [(i, sc) for i, sc in index.text.search(text, POOL, boosts, kinds=kinds, source="committed")
-                 if i not in seen]
+        bm25 += [(i, sc) for i, sc in index.text.search(text, POOL, boosts, kinds=kinds, source="committed",
+                                                        weighted=weighted) if i not in seen]
         bm25.sort(key=lambda h: -h[1])
     if keep is not None:
         allowed = keep([i for i, _ in bm25])
         bm25 = [(i, s) for i, s in bm25 if i in allowed]
     overall = bm25
-    if kinds:
-        overall = index.text.search(text, 10, boosts)  # the best active hit of any kind
+    if kinds or weighted is not None:  # the best active hit of any kind, by the query's own words
+        overall = index.text.search(text, 10, boosts)
         if keep is not None:
             allowed = keep([i for i, _ in overall])
             overall = [(i, s) for i, s in overall if i in allowed]
