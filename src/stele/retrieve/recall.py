@@ -487,12 +487,13 @@ def note_seeds(index: Index, seeds: list[Seed], hood: Neighbourhood, s: Settings
     one small search per such seed, none for a prompt that found no session entry."""
     from ..index.items import SESSION
     from . import override
+    from .seeds import text_boosts
 
     olds = [x for x in seeds if x.origin == ORIGIN_TEXT and confident(x, s)
             and getattr(hood.nodes.get(x.id), "source", "") == SESSION and hood.nodes[x.id].created][:s.session_entries]
     if not olds:
         return []
-    boosts = {"title": s.title_boost, "body": 1.0, "tags": 1.0, "anchors": 0.5}
+    boosts = text_boosts(s)
     texts = index.catalog.long_bodies([x.id for x in olds], 0)
     have = {x.id for x in seeds}
     out: list[Seed] = []
