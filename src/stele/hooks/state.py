@@ -136,7 +136,7 @@ def claim(project: Project, session: str, ids: list[str], known: Delivered, rule
     with update(project, session) as st:
         now = st.delivered()
         taken = Delivered(now.shown - known.shown, now.warned - known.warned)
-        mine = [i for i in dict.fromkeys(ids) if i in taken.new([i], risks)]
+        mine = taken.new(ids, risks)
         added = Delivered(frozenset(i for i in mine if i not in now.shown),
                           frozenset(i for i in mine if i in risks and i not in now.warned))
         st.add_injected(mine)
