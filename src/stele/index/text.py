@@ -395,17 +395,19 @@ class TextIndex:
         return scored[:limit]
 
     def term_counts(self, ids: Sequence[str], fields: Sequence[str] = ("title", "body")) -> dict[str, Counter[str]]:
-        """Each of `ids`' analyzed terms and how often it holds them, over `fields` together (what
-        `retrieve.feedback` learns from); ids not in the index are left out."""
+        """Each of `ids`' analyzed terms and how often it holds them, over `fields` (of `SEARCH_FIELDS`)
+        together (what `retrieve.feedback` learns from); ids not in the index are left out. Read from the
+        snapshot's documents (`Live.docs`: a search of it has usually read them already)."""
         import tantivy
 
-        searcher = self.index.searcher()
-        only = tantivy.Query.term_set_query(self.schema, "id", list(ids))
-        out: dict[str, Counter[str]] = {}
-        for _, a in searcher.search(only, limit=max(1, len(ids)), count=False).hits:
-            doc = searcher.doc(a)
-            out[doc["id"][0]] = Counter(t for f in fields for t in (doc.get_first(f) or "").split())
-        return out
+        live = self.live()
+        have = {i: live.fields[i] for i in ids if i in live.fields}
+        rest = [i for i in dict.fromkeys(ids) if i not in have]
+        if rest:
+            only = tantivy.Query.term_set_query(self.schema, "id", rest)
+            have.update(live.docs([a for _, a in live.searcher.search(only, limit=len(rest), count=False).hits]))
+        cols = [SEARCH_FIELDS.index(f) for f in fields]
+        return {i: Counter(t for c in cols for t in have[i][c].split()) for i in ids if i in have}
 
     def ceiling(self, text: str, boosts: dict[str, float]) -> float:
         """Roughly the best BM25 score a document could get for `text`: per query term, its highest
