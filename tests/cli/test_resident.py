@@ -412,6 +412,40 @@ def test_a_frozen_server_hangs_nothing(server, tmp_path):
     assert resident.request(root, "status")["calls"] == 0  # none of them ran twice
 
 
+def test_a_server_with_a_full_queue_is_said_so(repo):
+    """A stopped server's queue fills with the calls it never takes (each one left behind); past it a
+    Unix socket's connect fails at once (EAGAIN) instead of waiting: the call still runs in its own
+    process and says so, as for any server that did not take it."""
+    import socket
+
+    write_fact(repo, "LSN-BBB2", "lesson", "Cache keys carry the tenant so tenants never share entries")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "facts")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(protocol.address(str(repo.resolve())))
+    listener.listen(0)  # a server that never accepts
+    queued = []
+    try:
+        while True:
+            caller = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            caller.setblocking(False)
+            try:
+                caller.connect(listener.getsockname())
+            except BlockingIOError:
+                caller.close()
+                break
+            queued.append(caller)
+        done = subprocess.run([*STELE, "search", "cache keys tenant"], cwd=repo, capture_output=True, text=True,
+                              env=env(), timeout=30)
+    finally:
+        for caller in queued:
+            caller.close()
+        listener.close()
+    assert done.returncode == 0, done.stderr
+    assert "LSN-BBB2" in done.stdout
+    assert done.stderr.count("did not take this call") == 1, done.stderr
+
+
 def start_server(repo: Path, **extra: str) -> subprocess.Popen:
     root = str(repo.resolve())
     proc = subprocess.Popen([*STELE, "resident-serve", root], cwd=root, env=env(**extra),

@@ -62,7 +62,8 @@ def find_root(start: str) -> str | None:
 
 def connect(root: str, timeout: float, at: bytes | None = None):
     """A connection to the server of `root` (or at the address `at`), None when none answers there;
-    TimeoutError when one is there but does not take it within `timeout`."""
+    TimeoutError when one is there but does not take it within `timeout` or its queue is full (a
+    Unix socket's connect fails at once then, while the server is stopped: the caller says so)."""
     import _socket  # not socket.py: it imports enum and selectors (~4 ms a call)
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
@@ -71,6 +72,9 @@ def connect(root: str, timeout: float, at: bytes | None = None):
         sock.connect(at or address(root))
         if peer_cred(sock)[1] != os.getuid():
             raise OSError("the socket belongs to another user")
+    except BlockingIOError:  # EAGAIN: a server is there, but its queue is full (stopped, or swamped)
+        sock.close()
+        raise TimeoutError("the resident server's queue is full") from None
     except TimeoutError:
         sock.close()
         raise
