@@ -87,6 +87,7 @@ def soft_figures(soft: Soft, pw: list[tuple[str, str, float]], fw: list[str], te
     out["mean"] = float((weights * best).sum() / total)
     out["hard"] = float(weights[best >= 0.999].sum() / total)
     out["best"] = {w: round(float(b), 2) for (w, _, _), b in zip(pw, best, strict=True)}
+    out["weight"] = {w: round(float(x) / total, 3) for w, _, x in pw}
     return out
 
 
