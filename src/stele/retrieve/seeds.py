@@ -51,6 +51,7 @@ class Hit:
     named: str = ""                # an identifier the prompt names that this hit holds (rare in the record)
     leads: bool = False            # it holds far more of a long prompt than any other hit (`leading`)
     foreign: str = ""              # it holds no word of a prompt that speaks little of the record (`language`)
+    agrees: bool = False           # both rankings put it near the top of a long prompt, both figures near (`agreeing`)
 
     @property
     def z(self) -> float | None:
@@ -154,6 +155,7 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
         h.coverage = covered.by_passage(h.id, bodies[h.id]) if h.id in bodies else covered.of(h.id)
         h.background, h.spread = backgrounds.get(h.id, (None, None))
     leading(hits, len(covered.weight))
+    agreeing(hits, len(covered.weight), settings)
     mark_foreign(index, covered, hits, settings)
     return HybridResult(hits, FTS if error else HYBRID, error, frozenset(i for i, _ in bm25) | {i for i, _ in vec})
 
@@ -193,6 +195,29 @@ def leading(hits: list[Hit], words: int) -> None:
     runner_up = ranked[1].coverage if len(ranked) > 1 else 0.0
     if ranked[0].coverage >= LEAD_SHARE and ranked[0].coverage >= LEAD_RATIO * runner_up:
         ranked[0].leads = True
+
+
+AGREE_RANK = 3  # how high both rankings must put the first hit for their agreement to count
+BOTH = 0.8  # ...and how far each of its two figures must go toward its floor
+
+
+def agreeing(hits: list[Hit], words: int, s: Settings) -> None:
+    """On a long prompt, mark the first hit when both rankings put it among their first AGREE_RANK and
+    each of its figures goes BOTH of the way to its floor. A developer's long question holds many words
+    no fact holds (the situation, the plan, the code around it), which dilutes coverage even for the
+    fact it is about, so the coverage floor misses it; full text and the embeddings are independent
+    evidence, and a fact both put at the top, near both floors, is what the prompt is about (rails-
+    publishing `para-contract`: coverage 0.33 and cosine 0.61, first on full text, second by cosine).
+    An off-topic question near the record's domain has its best hit nearer one floor than the other,
+    or ranked far down one ranking (measured: docs/retrieval.md, "Agreement on a long prompt")."""
+    if words < LONG_PROMPT or not hits:
+        return
+    first = hits[0]
+    if first.bm25_rank is None or first.vector_rank is None:
+        return
+    if first.bm25_rank <= AGREE_RANK and first.vector_rank <= AGREE_RANK \
+            and min(by_text(first, s), by_vector(first, s)) >= BOTH:
+        first.agrees = True
 
 
 NAMED_MAX = 3  # an identifier held by more facts than this says little about which one the prompt means
@@ -285,6 +310,9 @@ def passed(hit: Hit, s: Settings) -> str | None:
         return f"names {hit.named}, which few facts hold"
     if by_lead(hit, s):
         return f"leads the other hits on a long prompt (coverage {hit.coverage:.2f})"
+    if hit.agrees:
+        return (f"at the top of both rankings of a long prompt, near both floors (coverage {hit.coverage:.2f}, "
+                f"cosine {hit.cosine:.2f})")
     if by_text(hit, s) >= 1.0 and not contradicted(hit, s):
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
     if by_vector(hit, s, alone=True) >= 1.0 and not hit.foreign:
