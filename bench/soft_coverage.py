@@ -111,9 +111,7 @@ def measure(root: Path, cases_path: Path) -> list[dict]:
     from stele import delivery
     from stele.index.build import open_index
     from stele.project import Project
-    from stele.retrieve.delivered import Delivered
-    from stele.retrieve.evaluate import check, load_cases
-    from stele.retrieve.recall import recall_in
+    from stele.retrieve.evaluate import load_cases, replay
     from stele.retrieve.seeds import contradicted, passed, query_encoder
     from stele.retrieve.settings import Settings
 
@@ -121,18 +119,9 @@ def measure(root: Path, cases_path: Path) -> list[dict]:
     cases = load_cases(cases_path)
     s = Settings.from_config(project.config)
     rows = []
-    sessions: dict[str, Delivered] = defaultdict(Delivered)
     with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
         soft = Soft(query_encoder(project))
-        for case in cases.cases:
-            had = sessions[case.session] if case.session else Delivered()
-            result = recall_in(index, case.prompt, case.files, s, exclude=had.shown, warned=had.warned)
-            out = result.as_dict()
-            fails = check(case, out, had.shown)
-            risks = [r["id"] for r in out["risks"]]
-            window = risks + [e["id"] for e in out["entries"]]
-            if case.session:
-                sessions[case.session] = had.add(window, risks)
+        for case, result, window, fails in replay(index, cases.cases, s):
             trace = result.trace
             if trace is None or not case.prompt:
                 continue

@@ -17,6 +17,7 @@ import datetime as dt
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,9 +227,7 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     """Every case (or those whose id or type starts with `only`) over one open index."""
     from .. import delivery
     from ..index.build import open_index
-    from .delivered import Delivered
     from .explain import describe
-    from .recall import recall_in
     from .settings import Settings
 
     chosen = [c for c in cases.cases if not only or c.id.startswith(only) or c.type.startswith(only)]
@@ -237,23 +236,33 @@ def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     t0 = time.monotonic()
     settings = Settings.from_config(project.config)
     results = []
-    # what each session's earlier prompts delivered, as entries and as callouts: the prompt hook's rule
-    sessions: dict[str, Delivered] = defaultdict(Delivered)
     with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
-        for case in chosen:
-            had = sessions[case.session] if case.session else Delivered()
-            result = recall_in(index, case.prompt, case.files, settings, exclude=had.shown, warned=had.warned)
-            out = result.as_dict()
-            fails = check(case, out, had.shown)
-            risks = [r["id"] for r in out["risks"]]
-            window = risks + [e["id"] for e in out["entries"]]
-            if case.session:
-                sessions[case.session] = had.add(window, risks)
+        for case, result, window, fails in replay(index, chosen, settings):
             res = Result(case, fails, result.mode, window, result.elapsed_ms)
             if fails:
                 res.why = explain_miss(case, describe(result), index.catalog)
             results.append(res)
     return Report(results, int((time.monotonic() - t0) * 1000))
+
+
+def replay(index: Any, cases: list[Case], settings: Any) -> Iterator[tuple[Case, Any, list[str], list[str]]]:
+    """Each case's recall, as the prompt hook would give it, with its window (callouts, then entries)
+    and what failed: cases sharing a `session` run in order as one session's prompts, each excluding
+    what the earlier ones delivered (the hook's rule). The caller holds the index and the pinned day."""
+    from .delivered import Delivered
+    from .recall import recall_in
+
+    sessions: dict[str, Delivered] = defaultdict(Delivered)
+    for case in cases:
+        had = sessions[case.session] if case.session else Delivered()
+        result = recall_in(index, case.prompt, case.files, settings, exclude=had.shown, warned=had.warned)
+        out = result.as_dict()
+        fails = check(case, out, had.shown)
+        risks = [r["id"] for r in out["risks"]]
+        window = risks + [e["id"] for e in out["entries"]]
+        if case.session:
+            sessions[case.session] = had.add(window, risks)
+        yield case, result, window, fails
 
 
 def explain_miss(case: Case, why: dict[str, Any], catalog: Any) -> list[str]:
