@@ -239,10 +239,12 @@ def _matches(pattern: tuple[str, int], text: str, starts: dict[tuple[str, int], 
     when it has no say): the same matches, since `finditer` takes the leftmost match from where the
     last one ended and `match` at an offset sees the text before it (`\\b`) as a search does. The
     patterns never match empty text."""
-    rx = _rx(*pattern)
     if starts is None or pattern not in starts:
-        yield from rx.finditer(text)
+        yield from _rx(*pattern).finditer(text)
         return
+    if not starts[pattern]:
+        return  # no match can start anywhere: nothing to compile (~1 ms a pattern) or run
+    rx = _rx(*pattern)
     end = 0
     for at in starts[pattern]:
         if at < end:
