@@ -34,8 +34,7 @@ from stele.project import Project
 from stele.retrieve import recall as R
 from stele.retrieve import seeds as S
 from stele.retrieve.callout import causal_risks
-from stele.retrieve.delivered import Delivered
-from stele.retrieve.evaluate import load_cases
+from stele.retrieve.evaluate import load_cases, replay
 from stele.retrieve.settings import Settings
 from stele.retrieve.walk import Neighbourhood
 
@@ -110,16 +109,10 @@ def measure(repo: Path, cases_path: Path, label: str) -> list[dict[str, Any]]:
     project = Project(repo)
     cases = load_cases(cases_path, repo)
     s = Settings.from_config(project.config)
-    sessions: dict[str, Delivered] = defaultdict(Delivered)
     rows = []
     with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
-        for case in cases.cases:
-            had = sessions[case.session] if case.session else Delivered()
-            r = R.recall_in(index, case.prompt, case.files, s, exclude=had.shown, warned=had.warned)
-            out = r.as_dict()
-            risks = [x["id"] for x in out["risks"]]
-            if case.session:
-                sessions[case.session] = had.add(risks + [e["id"] for e in out["entries"]], risks)
+        for case, r, _window, _fails in replay(index, cases.cases, s):  # as `stele eval` runs them
+            risks = [x.id for x in r.risks]
             if not risks or r.trace is None:
                 continue
             tr = r.trace
