@@ -29,12 +29,11 @@ from typing import Any
 import numpy as np
 
 from stele import delivery
-from stele.index.build import open_index
 from stele.project import Project
 from stele.retrieve import recall as R
 from stele.retrieve import seeds as S
 from stele.retrieve.callout import causal_risks
-from stele.retrieve.evaluate import load_cases, replay
+from stele.retrieve.evaluate import load_cases, opened, replay
 from stele.retrieve.settings import Settings
 from stele.retrieve.walk import Neighbourhood
 
@@ -108,9 +107,8 @@ def verdict(row: dict[str, Any]) -> str:
 def measure(repo: Path, cases_path: Path, label: str) -> list[dict[str, Any]]:
     project = Project(repo)
     cases = load_cases(cases_path, repo)
-    s = Settings.from_config(project.config)
     rows = []
-    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
+    with opened(project, cases) as (index, s):
         for case, r, _window, _fails in replay(index, cases.cases, s):  # as `stele eval` runs them
             risks = [x.id for x in r.risks]
             if not risks or r.trace is None:

@@ -99,18 +99,14 @@ def unit(m: np.ndarray) -> np.ndarray:
 
 
 def measure(root: Path, cases_path: Path) -> list[dict]:
-    from stele import delivery
-    from stele.index.build import open_index
     from stele.project import Project
-    from stele.retrieve.evaluate import load_cases, replay
+    from stele.retrieve.evaluate import load_cases, opened, replay
     from stele.retrieve.seeds import by_vector, passed, query_encoder, vector_hits
-    from stele.retrieve.settings import Settings
 
     project = Project(root)
     cases = load_cases(cases_path)
-    s = Settings.from_config(project.config)
     rows = []
-    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
+    with opened(project, cases) as (index, s):
         enc = query_encoder(project)
         anchors = anchor_prefixes(index)
         pool_texts = pools(tracked(root, str(project.config["memory_dir"])), anchors)

@@ -108,18 +108,14 @@ def hit_soft(index, soft: Soft, pw, hit_id: str) -> dict:
 
 
 def measure(root: Path, cases_path: Path) -> list[dict]:
-    from stele import delivery
-    from stele.index.build import open_index
     from stele.project import Project
-    from stele.retrieve.evaluate import load_cases, replay
+    from stele.retrieve.evaluate import load_cases, opened, replay
     from stele.retrieve.seeds import contradicted, passed, query_encoder
-    from stele.retrieve.settings import Settings
 
     project = Project(root)
     cases = load_cases(cases_path)
-    s = Settings.from_config(project.config)
     rows = []
-    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
+    with opened(project, cases) as (index, s):
         soft = Soft(query_encoder(project))
         for case, result, window, fails in replay(index, cases.cases, s):
             trace = result.trace

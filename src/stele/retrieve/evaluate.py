@@ -18,6 +18,7 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,24 +226,31 @@ def check(case: Case, out: dict[str, Any], shown: frozenset[str] = frozenset()) 
 
 def run(project: Project, cases: Cases, only: str | None = None) -> Report:
     """Every case (or those whose id or type starts with `only`) over one open index."""
-    from .. import delivery
-    from ..index.build import open_index
     from .explain import describe
-    from .settings import Settings
 
     chosen = [c for c in cases.cases if not only or c.id.startswith(only) or c.type.startswith(only)]
     if not chosen:
         raise UsageError(f"no case in {cases.path} has an id or type starting with {only!r}")
     t0 = time.monotonic()
-    settings = Settings.from_config(project.config)
     results = []
-    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
+    with opened(project, cases) as (index, settings):
         for case, result, window, fails in replay(index, chosen, settings):
             res = Result(case, fails, result.mode, window, result.elapsed_ms)
             if fails:
                 res.why = explain_miss(case, describe(result), index.catalog)
             results.append(res)
     return Report(results, int((time.monotonic() - t0) * 1000))
+
+
+@contextmanager
+def opened(project: Project, cases: Cases) -> Iterator[tuple[Any, Any]]:
+    """The open index and the settings a run of `cases` reads, with the day pinned to their `today`."""
+    from .. import delivery
+    from ..index.build import open_index
+    from .settings import Settings
+
+    with open_index(project) as index, delivery.pinned(cases.today or delivery.today()):
+        yield index, Settings.from_config(project.config)
 
 
 def replay(index: Any, cases: list[Case], settings: Any) -> Iterator[tuple[Case, Any, list[str], list[str]]]:
