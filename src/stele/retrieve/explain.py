@@ -113,6 +113,8 @@ def _candidate(h: Hit, t: Trace) -> dict[str, Any]:
 
 def _not_lifted(x: Scored, t: Trace) -> str:
     rels = sorted({v.rel for v in t.reached.get(x.id, [])})
+    if x.id in t.withheld:
+        return t.withheld[x.id]
     if x.id in t.unconfirmed:
         return "a seed that " + t.unconfirmed[x.id]
     if x.via is None:

@@ -138,6 +138,7 @@ class Trace:
     folded: dict[str, str] = field(default_factory=dict)  # replaced entry -> the shown entry naming it
     unrecorded: list[str] = field(default_factory=list)  # prompt words naming parts of the repo the record lacks
     unconfirmed: dict[str, str] = field(default_factory=dict)  # seeds that may not start a callout: why
+    withheld: dict[str, str] = field(default_factory=dict)  # risks reached causally but not called out: why
 
 
 @dataclass
@@ -336,7 +337,7 @@ def gather(index: Index, g: gate_mod.Gate, delivered: Delivered | frozenset[str]
         starts = [x for x in seeds if x.strength >= s.callout_strength and confident(x, s)]
         if g.text:
             starts = confirmed(index, g.text, starts, hood, s, trace.unconfirmed)
-        lifted = lifts(starts, hood, s)
+        lifted = corroborated(lifts(starts, hood, s), starts, seeds, hood, s, trace.withheld)
     trace.reached = reached
     scored = score_all(seeds, reached, hood.nodes, s)
     fresh = freshness.check(index.project, index.catalog, [*scored, *lifted], today, warnings.append,
@@ -608,6 +609,41 @@ def confirmed(index: Index, text: str, starts: list[Seed], hood: Neighbourhood, 
             doubted[i] = (f"passed by coverage alone, and the embeddings, asked for the callout, contradict it "
                           f"(cosine {h.cosine:.2f})")
     return [x for x in starts if x.id not in doubted]
+
+
+def corroborated(lifted: dict[str, Via], starts: list[Seed], seeds: list[Seed], hood: Neighbourhood, s: Settings,
+                 withheld: dict[str, str]) -> dict[str, Via]:
+    """The callout without the risks reached causally only from seeds that passed by their cosine (alone,
+    or agreeing with a coverage near its floor) that no other seed reaches: the static embeddings put a
+    prompt near every fact of its domain ("my team can't reach consensus on the offsite" at 0.70 from a
+    consensus decision), and a warning is the one thing a near miss must not raise. Another seed
+    reaching the same risk (a support seed too), or one start that passed by its words, a name, a lead or
+    an anchor, keeps it; a risk that is itself a seed is the prompt's subject and keeps it. A risk let go
+    stays an answer when the walk reached it."""
+    from .callout import causal_risks
+    from .seeds import by_text, contradicted, precise
+
+    def by_cosine(x: Seed) -> bool:
+        h = x.hit
+        return (x.origin == ORIGIN_TEXT and h is not None and not precise(h, s)
+                and not (by_text(h, s) >= 1.0 and not contradicted(h, s)))
+
+    own = {x.id for x in starts}  # a risk that is itself a start is the prompt's subject
+    causal = [i for i, via in lifted.items() if via.hops > 0 and i not in own]
+    if not causal or not any(by_cosine(x) for x in starts):
+        return lifted
+    reach = {x.id: causal_risks([x.id], hood, s.callout_hops) for x in seeds}
+    out = dict(lifted)
+    for rid in causal:
+        from_starts = {x.id for x in starts if rid in reach.get(x.id, {})}
+        if not from_starts or not all(by_cosine(x) for x in starts if x.id in from_starts):
+            continue
+        if any(y.id != rid and y.id not in from_starts and rid in reach.get(y.id, {}) for y in seeds):
+            continue
+        del out[rid]
+        withheld[rid] = ("reached causally only from seeds that passed by their cosine, and no other seed "
+                         "reaches it")
+    return out
 
 
 def confident(seed: Seed, s: Settings) -> bool:
