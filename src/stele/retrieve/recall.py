@@ -618,8 +618,8 @@ def corroborated(lifted: dict[str, Via], starts: list[Seed], seeds: list[Seed], 
     prompt near every fact of its domain ("my team can't reach consensus on the offsite" at 0.70 from a
     consensus decision), and a warning is the one thing a near miss must not raise. Another seed
     reaching the same risk (a support seed too), or one start that passed by its words, a name, a lead or
-    an anchor, keeps it; a risk that is itself a seed is the prompt's subject and keeps it. A risk let go
-    stays an answer when the walk reached it."""
+    an anchor, keeps it; a risk that is itself a start is the prompt's subject and keeps it (one that is
+    only a support seed does not). A risk let go stays an answer when the walk reached it."""
     from .callout import causal_risks
     from .seeds import by_text, contradicted, precise
 
