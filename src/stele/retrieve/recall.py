@@ -621,12 +621,11 @@ def corroborated(lifted: dict[str, Via], starts: list[Seed], seeds: list[Seed], 
     an anchor, keeps it; a risk that is itself a start is the prompt's subject and keeps it (one that is
     only a support seed does not). A risk let go stays an answer when the walk reached it."""
     from .callout import causal_risks
-    from .seeds import by_text, contradicted, precise
+    from .seeds import covered, precise
 
     def by_cosine(x: Seed) -> bool:
         h = x.hit
-        return (x.origin == ORIGIN_TEXT and h is not None and not precise(h, s)
-                and not (by_text(h, s) >= 1.0 and not contradicted(h, s)))
+        return x.origin == ORIGIN_TEXT and h is not None and not precise(h, s) and not covered(h, s)
 
     own = {x.id for x in starts}  # a risk that is itself a start is the prompt's subject
     causal = [i for i, via in lifted.items() if via.hops > 0 and i not in own]

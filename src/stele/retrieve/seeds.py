@@ -313,7 +313,7 @@ def passed(hit: Hit, s: Settings) -> str | None:
     if hit.agrees:
         return (f"at the top of both rankings of a long prompt, near both floors (coverage {hit.coverage:.2f}, "
                 f"cosine {hit.cosine:.2f})")
-    if by_text(hit, s) >= 1.0 and not contradicted(hit, s):
+    if covered(hit, s):
         return f"coverage {hit.coverage:.2f} >= {s.text_floor:g}"
     if by_vector(hit, s, alone=True) >= 1.0 and not hit.foreign:
         return f"cosine {hit.cosine:.2f} >= {s.vector_floor:g}" + (
@@ -367,6 +367,12 @@ def by_name(hit: Hit, s: Settings) -> bool:
 def by_lead(hit: Hit, s: Settings) -> bool:
     """It clearly leads on a long prompt, and the embeddings do not contradict it."""
     return hit.leads and (hit.cosine is None or by_vector(hit, s) >= AGREE)
+
+
+def covered(hit: Hit, s: Settings) -> bool:
+    """It passes the coverage floor by the prompt's words, and the embeddings, when consulted, do not
+    contradict it."""
+    return by_text(hit, s) >= 1.0 and not contradicted(hit, s)
 
 
 def precise(hit: Hit, s: Settings) -> bool:
