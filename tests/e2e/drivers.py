@@ -12,7 +12,8 @@ The settings used, per harness (from each harness's own source or reference):
   --permission-mode acceptEdits` (a print-mode run treats the folder as trusted).
 - Codex: a `[model_providers.mock]` entry with `wire_api = "responses"` in a fresh `CODEX_HOME`, the
   model slug `gpt-5.5` (a known slug, or Codex offers no `apply_patch`), the project marked trusted,
-  `codex exec --json --dangerously-bypass-hook-trust` (new hooks otherwise wait for `/hooks` review).
+  `codex exec --json --dangerously-bypass-hook-trust` (new hooks otherwise wait for `/hooks` review),
+  and `/tmp` left out of the sandbox's writable roots (`exclude_slash_tmp`, see `Codex.configure`).
 - Gemini CLI: `GOOGLE_GEMINI_BASE_URL` and `GEMINI_API_KEY`, `security.auth.selectedType:
   gemini-api-key`, the repository in `GEMINI_CLI_TRUSTED_FOLDERS_PATH`, an explicit `--model` (else
   a router model classifies the prompt first).
@@ -149,8 +150,17 @@ class Codex(Driver):
     def configure(self, home, root, server, env):
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
+        # `exclude_slash_tmp`: Codex's Linux sandbox (bubblewrap) protects `.git`, `.codex`, `.agents` and
+        # `.aws` in every writable root, by mounting over them; where they are missing it first makes
+        # them on the host ("synthetic mount targets") and removes them when the sandboxed process exits,
+        # unless another process in its registry still uses them. That registry is under `$TMPDIR`, which
+        # is this test's own (`base_env`), while `/tmp`, writable by default, is shared by every Codex on
+        # the machine: one run's cleanup removed `/tmp/.git` while another's bwrap was mounting it, that
+        # fs-helper failed, and an allowed apply_patch came back "Failed to write file" (RISK-2S78). The
+        # repository and `$TMPDIR` stay writable; neither is shared with another test.
         (codex_home / "config.toml").write_text(
             'model = "gpt-5.5"\nmodel_provider = "mock"\n\n'
+            '[sandbox_workspace_write]\nexclude_slash_tmp = true\n\n'
             '[model_providers.mock]\nname = "mock"\n'
             f'base_url = "{server.url}/v1"\nwire_api = "responses"\nenv_key = "MOCK_MODEL_KEY"\n'
             'request_max_retries = 0\nstream_max_retries = 0\n\n'
@@ -332,6 +342,9 @@ def _execute(driver: Driver, cmd: list[str], root: Path, env: dict[str, str], se
         _kill(proc)  # the whole group: a harness's helpers (and hooks) never outlive the test
         t.join(timeout=5)
     elapsed = time.monotonic() - start
+    if server.log_path is not None:  # the whole output beside the requests (describe() shows a tail)
+        for stream, text in (("stdout", "".join(lines)), ("stderr", "".join(err))):
+            server.log_path.with_name(f"{driver.name}-{stream}.txt").write_text(text, encoding="utf-8")
     events = []
     for line in lines:
         if line.lstrip().startswith("{"):
