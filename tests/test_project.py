@@ -76,3 +76,24 @@ def test_a_relative_root_is_made_absolute_and_sees_the_same_vectors(repo):
         assert idx.matrix() is not None
     finally:
         idx.close()
+
+
+def test_an_empty_git_folder_is_not_a_repository(tmp_path):
+    """Codex's sandbox leaves an empty `/tmp/.git` behind; git does not take it for a repository, and
+    neither may Stele (it made every folder under /tmp a project rooted at /tmp, where `stele init` wrote)."""
+    from stele.cli.resident.client import find_root as client_root
+    from stele.project import find_root
+
+    (tmp_path / ".git").mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    assert find_root(work) is None
+    (tmp_path / ".stele").mkdir()
+    assert client_root(str(work)) is None
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    assert find_root(work) == tmp_path.resolve()
+    assert client_root(str(work)) == str(tmp_path.resolve())
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").write_text("gitdir: /elsewhere/.git/worktrees/linked\n", encoding="utf-8")
+    assert find_root(linked) == linked.resolve()  # a linked worktree's `.git` file

@@ -1,7 +1,7 @@
 """Where things are: the repository root, the record folder, `.stele/` and its parts.
 
-Finding the root walks up to the nearest `.git` itself instead of asking gitpython: this runs on every
-hook, and importing gitpython costs ~80 ms.
+Finding the root walks up to the nearest repository itself (`gitroot`: a `.git` holding `HEAD`, or a
+`.git` file) instead of asking git: this runs on every hook.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import config as config_mod
 from .errors import SteleError
+from .gitroot import marks_repository
 from .plain import dataclass
 
 
@@ -104,9 +105,10 @@ class Project:
 
 
 def find_root(start: Path | None = None) -> Path | None:
+    """The nearest directory at or above `start` that is a git repository's root (`gitroot`)."""
     here = (start or Path.cwd()).resolve()
     for d in (here, *here.parents):
-        if (d / ".git").exists():
+        if marks_repository(str(d)):
             return d
     return None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ...gitroot import marks_repository
 from .policy import allowed
 from .protocol import (
     ANSWER_GRACE_S,
@@ -52,7 +53,7 @@ def find_root(start: str) -> str | None:
     `.stele`), without importing pathlib."""
     here = os.path.realpath(start)
     while True:
-        if os.path.exists(os.path.join(here, ".git")):
+        if marks_repository(here):
             return here if os.path.isdir(os.path.join(here, ".stele")) else None
         parent = os.path.dirname(here)
         if parent == here:

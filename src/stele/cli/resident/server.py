@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...gitroot import marks_repository
 from . import child, spare
 from .client import request, running, wanted
 from .policy import allowed, confinement, peer_refusal
@@ -192,7 +193,7 @@ class Server:
 
     def why_gone(self) -> str | None:
         if not (os.path.isdir(os.path.join(self.root, ".stele"))
-                and os.path.exists(os.path.join(self.root, ".git"))):
+                and marks_repository(self.root)):
             return "the repository or its .stele folder went away"
         return None
 
