@@ -120,3 +120,45 @@ def test_a_support_seed_counts_in_proportion_to_how_near_it_came_to_a_floor(repo
     assert "INS-0Q3H" in window(r)[:3], window(r)
     support = {x.id: x for x in r.trace.scored}["DEC-H8QF"]
     assert support.parts["match"] < S.seed_match * support.seed.strength  # 0.71 of the way: 0.71 of its match
+
+
+def test_equal_scores_are_ordered_by_how_much_of_the_prompt_each_seed_holds():
+    """`order`: two seeds of full strength score the same; the one holding more of the prompt comes first,
+    before the seed order (anchor seeds, then search hits) breaks what is still tied."""
+    nodes = {"INS-A": node("INS-A", "instruction"), "INS-B": node("INS-B", "instruction")}
+    seeds = [Seed("INS-A", 1.0, ORIGIN_TEXT, covers=0.1), Seed("INS-B", 1.0, ORIGIN_TEXT, covers=0.6)]
+    scored = score_all(seeds, {}, nodes, S)
+    assert scored["INS-A"].score == scored["INS-B"].score
+    assert [x.id for x in order(list(scored.values()))] == ["INS-B", "INS-A"]
+    seeds[1].covers = 0.1
+    assert [x.id for x in order(list(score_all(seeds, {}, nodes, S).values()))] == ["INS-A", "INS-B"]
+
+
+def test_of_the_facts_anchored_to_a_path_a_pasted_error_names_the_one_about_the_error_comes_first(repo):
+    """A pasted panic names `xtask/src/tidy.rs`: every fact anchored to it is a seed of full strength (a
+    tie). Before, they came in anchor order (by id), and the one about what the prompt asks (the marks)
+    came last of three; rust-ide `err-marks` in eval/sets."""
+    from stele.project import Project
+    from stele.retrieve.recall import recall
+    from tests.helpers import track, window, write_fact
+
+    track(repo, "xtask/src/tidy.rs")
+    tidy = ["xtask/src/tidy.rs"]
+    write_fact(repo, "CON-0001", "constraint", "Tidy requires a module doc comment in every crate file",
+               body="Each .rs file under crates/ starts with a //! doc comment, or the tidy test fails.",
+               anchors=tidy)
+    write_fact(repo, "CON-0002", "constraint", "Tidy rejects trailing whitespace and unlisted licenses",
+               body="The tidy test fails on trailing whitespace and on a dependency license outside the list.",
+               anchors=tidy)
+    write_fact(repo, "INS-0003", "instruction", "Pair each cov_mark hit with the test that checks it",
+               body="A branch marked with cov_mark::hit!(name) needs a test starting with cov_mark::check!(name); "
+                    "tidy fails on unpaired marks, so deleting that test means deleting the hit too.",
+               anchors=tidy)
+    prompt = ("I deleted a test that looked redundant and now tidy fails:\n\n"
+              "thread 'tidy::test' panicked at xtask/src/tidy.rs:329:13:\n"
+              "unpaired marks: [\"functional_update_field\"]\n\n"
+              "Is the fix to delete the other half of the mark?")
+    r = recall(Project(repo), prompt)
+    anchored = [x.id for x in r.trace.seeds if x.origin == "anchor"]
+    assert sorted(anchored) == ["CON-0001", "CON-0002", "INS-0003"], anchored
+    assert window(r)[0] == "INS-0003", window(r)

@@ -38,6 +38,7 @@ class Seed:
     hit: Hit | None = None   # text seeds: the search hit
     anchor: str = ""         # anchor seeds: the anchor that matched (`path` or `path::Symbol`)
     named: str = ""          # successor seeds: the superseded id the prompt named
+    covers: float = 0.0      # how much of the prompt's text it holds (`seeds.Coverage`): orders equal scores
 
 
 @dataclass
@@ -116,13 +117,16 @@ def score_all(seeds: list[Seed], reached: dict[str, list[Via]], nodes: dict[str,
 
 def order(scored: list[Scored]) -> list[Scored]:
     """Named ids first (as named), then what replaced a named superseded fact, then committed facts,
-    then session entries (stale ones last), each by score."""
+    then session entries (stale ones last), each by score; at equal scores (every seed of full strength:
+    the facts anchored to a path the prompt names, its best search hit) the seed holding more of the
+    prompt's words comes first."""
     first = {ORIGIN_ID: 0, ORIGIN_SUCCESSOR: 1}
 
     def key(x: Scored) -> tuple:
         rank = first.get(x.seed.origin, 2) if x.seed is not None else 2
         stale = x.session and x.parts.get("drift", 0) < 0  # written before its code changed (fresh.py)
-        return (rank, x.order if rank < 2 else 0, x.session, stale, -x.score, x.order, x.id)
+        covers = x.seed.covers if x.seed is not None and x.via is None else 0.0
+        return (rank, x.order if rank < 2 else 0, x.session, stale, -x.score, -covers, x.order, x.id)
     return sorted(scored, key=key)
 
 

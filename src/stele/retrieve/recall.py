@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from ..index.catalog import Catalog, Node
     from ..index.handle import Index
     from .past import When
-    from .seeds import Hit
+    from .seeds import Coverage, Hit
 
 SKIPPED, IDENTIFIER, PRIOR_CONTEXT, NO_MATCH = "skipped", "identifier", "prior_context", "no_match"
 PRIOR_LIMIT = 5
@@ -318,6 +318,7 @@ def gather(index: Index, g: gate_mod.Gate, delivered: Delivered | frozenset[str]
                              successors, taken, trace.filtered)
         seeds += note_seeds(index, seeds, hood, s, lambda node: delivery.withheld(node, today) is None
                             and (only is None or only(node)))  # the query's filters hold for them too
+        _cover(found.covered, seeds)
         if not seeds:
             mode = NO_MATCH
     trace.seeds = seeds
@@ -706,3 +707,14 @@ def prior_context(project: Project, warnings: list[str]) -> Recall:
     out = [Entry(x.id, "summary", f"session {x.session}, last active {x.last}", 0.0, "session",
                  excerpt=x.text) for x in summaries]
     return Recall(PRIOR_CONTEXT, out)
+
+
+def _cover(covered: Coverage | None, seeds: list[Seed]) -> None:
+    """How much of the prompt each seed holds (`Seed.covers`, which orders equal scores): a search hit's
+    coverage as the search measured it; a seed the search did not judge (anchored to a path the prompt
+    names, named by id) asked of the same measure."""
+    if covered is None:
+        return
+    covered.load([x.id for x in seeds if x.hit is None])
+    for x in seeds:
+        x.covers = x.hit.coverage if x.hit is not None else covered.of(x.id)

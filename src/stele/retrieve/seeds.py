@@ -88,6 +88,7 @@ class HybridResult:
     mode: str
     vector_error: str | None = None
     pool: frozenset[str] = frozenset()  # every candidate either ranking drew, past the fused top `limit`
+    covered: Coverage | None = None  # how much of the prompt each item holds (`Seed.covers` asks it too)
 
 
 def hybrid(index: Index, text: str, settings: Settings, limit: int,
@@ -157,7 +158,8 @@ def hybrid(index: Index, text: str, settings: Settings, limit: int,
     leading(hits, len(covered.weight))
     agreeing(hits, len(covered.weight), settings)
     mark_foreign(index, covered, hits, settings)
-    return HybridResult(hits, FTS if error else HYBRID, error, frozenset(i for i, _ in bm25) | {i for i, _ in vec})
+    return HybridResult(hits, FTS if error else HYBRID, error, frozenset(i for i, _ in bm25) | {i for i, _ in vec},
+                        covered)
 
 
 def mark_foreign(index: Index, covered: Coverage, hits: list[Hit], s: Settings) -> None:
