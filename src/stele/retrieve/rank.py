@@ -125,7 +125,7 @@ def order(scored: list[Scored]) -> list[Scored]:
     def key(x: Scored) -> tuple:
         rank = first.get(x.seed.origin, 2) if x.seed is not None else 2
         stale = x.session and x.parts.get("drift", 0) < 0  # written before its code changed (fresh.py)
-        covers = x.seed.covers if x.seed is not None and x.via is None else 0.0
+        covers = x.seed.covers if x.seed is not None else 0.0  # walked nodes have no seed
         return (rank, x.order if rank < 2 else 0, x.session, stale, -x.score, -covers, x.order, x.id)
     return sorted(scored, key=key)
 
