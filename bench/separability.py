@@ -9,7 +9,7 @@ model: candidates measured"). Measurement only.
 
 For each prompt of the half: an on-topic prompt (one that expects facts) scores its expected facts'
 best cosine, an off-topic prompt the best cosine of any fact of the record (what would leak). Facts
-are embedded as the index embeds them (title, then body). Figures: AUC (the chance that an on-topic
+are embedded by their title, then body (the index adds a summary when one was written). Figures: AUC (the chance that an on-topic
 prompt outscores an off-topic one) and, at the thresholds that silence 80/90/95/97% of the off-topic
 prompts, the share of on-topic prompts still above. Two scores: the plain cosine, and the cosine after
 the record's mean fact vector is taken from fact and prompt alike ("centred": what every fact of the
