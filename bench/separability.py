@@ -8,12 +8,13 @@ model: candidates measured"). Measurement only.
     python bench/separability.py --static W.safetensors --tokenizer tokenizer.json   # e.g. WordLlama
 
 For each prompt of the half: an on-topic prompt (one that expects facts) scores its expected facts'
-best cosine, an off-topic prompt the best cosine of any fact of the record (what would leak). Facts
-are embedded by their title, then body (the index adds a summary when one was written). Figures: AUC
-(the chance that an on-topic prompt outscores an off-topic one) and, at the thresholds that silence 80/90/95/97% of the off-topic
-prompts, the share of on-topic prompts still above. Two scores: the plain cosine, and the cosine after
-the record's mean fact vector is taken from fact and prompt alike ("centred": what every fact of the
-record shares removed; `--drop N` also removes the record's first N principal directions). Only the tune halves unless `--half heldout` is asked for (issue 26: held-out
+best cosine, an off-topic prompt the best cosine of any fact of the record (what would leak). Facts are
+embedded by their title, then body (the index adds a summary when one was written). Figures: AUC (the
+chance that an on-topic prompt outscores an off-topic one) and, at the thresholds that silence
+80/90/95/97% of the off-topic prompts, the share of on-topic prompts still above. Two scores: the plain
+cosine, and the cosine after the record's mean fact vector is taken from fact and prompt alike
+("centred": what every fact of the record shares removed; `--drop N` also removes the record's first N
+principal directions). Only the tune halves unless `--half heldout` is asked for (issue 26: held-out
 halves are scored once, at the end).
 """
 from __future__ import annotations
