@@ -55,6 +55,53 @@ def test_distill_keeps_prose_and_problem_lines_without_noise():
     assert distill("a plain question\nover two lines") == "a plain question\nover two lines"
 
 
+KLOG = """I1130 10:22:01.123456    8812 worker.go:88] claimed build batch size=500
+I1130 10:22:02.004123    8812 worker.go:102] fetching layers from cache
+I1130 10:22:04.551000    8812 pool.go:40] pool stats open=12 idle=3 waiting=0
+I1130 10:22:04.551000    8812 worker.go:130] uploaded 14 blobs in 2812ms
+E1130 10:22:31.002000    8812 worker.go:150] claim failed after 30001ms
+psycopg.errors.QueryCanceled: canceling statement due to statement timeout"""
+
+
+def test_a_klog_paste_is_read_as_a_log(harbor):
+    """glog/klog lines (every Kubernetes component writes them) are log lines: their routine lines and
+    bookkeeping no longer find routine facts (the window was 6 entries, the lesson and five others)."""
+    assert distill(KLOG).splitlines() == ["claim failed after",
+                                          "psycopg.errors.QueryCanceled: canceling statement due to statement timeout"]
+    r = recall(harbor, KLOG)
+    assert window(r)[:1] == ["LSN-8T0Y"] and len(window(r)) <= 3, window(r)
+
+
+@pytest.mark.parametrize("line", [
+    "E1202 09:41:17.553120   48211 server.go:329] unable to start the controlplane",
+    'time=2026-12-01T10:00:00Z level=error msg="dial tcp: connection refused"',
+    "panic: runtime error: invalid memory address or nil pointer dereference",
+    "--- FAIL: TestReconcile (0.02s)",
+    "thread 'main' panicked at src/main.rs:10:5:",
+    'Exception in thread "main" java.lang.NullPointerException',
+    "Caused by: java.io.IOException: Broken pipe",
+    "    at Worker.claim (/app/src/worker.js:150:11)",
+    "    at async Promise.all (index 0)",
+    "npm ERR! code E404",
+])
+def test_common_log_formats_are_log_lines(line):
+    from stele.retrieve.distill import is_log_line
+
+    assert is_log_line(line)
+
+
+@pytest.mark.parametrize("line", [
+    "at the moment we run the worker at two replicas",
+    "I think the panic: part is a red herring",
+    "Exception handling in the worker is inconsistent",
+    "E1202 is the error code we see",
+])
+def test_prose_is_not_a_log_line(line):
+    from stele.retrieve.distill import is_log_line
+
+    assert not is_log_line(line)
+
+
 def test_a_one_line_prompt_is_never_a_paste():
     """The gate skips the distiller for one line (`gate.distilled`): that holds while a paste needs
     two log lines at least."""

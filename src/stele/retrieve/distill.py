@@ -12,8 +12,13 @@ and the routine lines' words find routine facts. So a prompt that looks like a l
 - each of those once, with the noise tokens taken out (timestamps, dates, times, UUIDs, hex ids,
   numbers with or without units, IP addresses, `key=value` counters).
 
-A prompt that does not look like a log (fewer than `MIN_LOG_LINES` log-like lines) is returned as it
-is: prose is never rewritten. Standard library only: the hook path uses it.
+A line looks like log output when it starts with a timestamp, a date or a log level, in the formats
+of the common stacks: ISO and syslog times, glog/klog (`E1202 09:41:17.553120 48211 file.go:329]`,
+every Kubernetes component), logfmt (`time=... level=error`), Go's `panic:` and test lines, Rust's
+`thread '...' panicked at`, Java's `Exception in thread` and `Caused by:`, npm's `npm ERR!`; or when it
+is a stack frame (Python, Java, Node's `at fn (file:line:col)`, Go's `goroutine N`, `file.ext:line`).
+A prompt that does not look like a log (fewer than `MIN_LOG_LINES` such lines) is returned as it is:
+prose is never rewritten. Standard library only: the hook path uses it.
 """
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ MIN_LOG_LINES = 2  # lines that look like log output before a prompt is treated 
 _STAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # ISO dates/times
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"                                                 # 10:22:01.123
-    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\b")                  # syslog dates
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\b"                   # syslog dates
+    r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+ [\w.-]+:\d+\]")                                         # glog's header
 _NOISE = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # UUIDs
     r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"                                           # IPv4[:port]
@@ -37,9 +43,16 @@ _BAD_LEVEL = re.compile(r"\b(?:WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|PANIC)\b")
 _PROBLEM = re.compile(r"error|exception|fail|panic|fatal|timeout|timed out|refused|denied|cannot|can't|"
                       r"unable|invalid|not found|traceback|violat|abort|crash|killed|oom|unauthori[sz]ed|"
                       r"forbidden|overflow|deadlock|segfault|sigsegv|undefined|unexpected|missing", re.I)
-_FRAME = re.compile(r'^\s*(?:File "[^"]+", line \d+|at [\w$.<>]+\(|[\w/.-]+\.\w+:\d+|goroutine \d+|#\d+ )')
+_FRAME = re.compile(r'^\s*(?:File "[^"]+", line \d+|at [\w$.<>]+\(|at (?:async )?(?:\S+ \(|[\w/.-]+:\d+)'
+                    r'|[\w/.-]+\.\w+:\d+|goroutine \d+|#\d+ )')
 _LOGLIKE = re.compile(r"^\s*(?:\[?\d{4}-\d{2}-\d{2}|\[?\d{1,2}:\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|"
-                      r"ERROR|FATAL|CRITICAL)\b|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d)")
+                      r"ERROR|FATAL|CRITICAL)\b|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d"
+                      r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}"                    # glog / klog: E1202 09:41:17.553 ...
+                      r"|(?:time|ts|level)=\S"                              # logfmt
+                      r"|(?:panic|fatal error): |=== RUN|--- (?:FAIL|PASS|SKIP)\b"  # Go
+                      r"|thread '[^']*' panicked at"                          # Rust
+                      r"|Exception in thread |Caused by: |\.\.\. \d+ more\b"  # Java
+                      r"|npm (?:ERR!|error|warn) )")                          # npm
 
 
 def is_log_line(line: str) -> bool:
