@@ -120,10 +120,10 @@ def main() -> None:
         if not a.tokenizer:
             sys.exit("--static needs --tokenizer")
         model = TokenMean(a.static, a.tokenizer)
-    else:
-        from model2vec import StaticModel
+    else:  # `embedding.model`'s own resolution: "bundled" or a model2vec folder
+        from stele.index.encoder import BUNDLED, index_encoder, resolve
 
-        model = StaticModel.from_pretrained(str(a.model or ROOT / "src" / "stele" / "bundled_model"))
+        model = index_encoder(resolve(str(a.model) if a.model else BUNDLED, ROOT))
     sets = a.sets or sorted(p.name for p in SETS.iterdir() if (p / f"{a.half}.yaml").is_file())
     for key, (on, off) in scores(model, a.half, sets, a.drop).items():
         on_a, off_a = np.array(on), np.array(off)

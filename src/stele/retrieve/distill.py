@@ -26,11 +26,12 @@ import re
 
 MIN_LOG_LINES = 2  # lines that look like log output before a prompt is treated as a paste
 
+_GLOG = r"[IWEF]\d{4} [\d:.]+\s+\d+ [\w.-]+:\d+\]"  # glog / klog's header: E1202 09:41:17.553120 48211 file.go:329]
 _STAMP = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"  # ISO dates/times
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"                                                 # 10:22:01.123
     r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\b"                   # syslog dates
-    r"|^\s*[IWEF]\d{4} [\d:.]+\s+\d+ [\w.-]+:\d+\]")                                         # glog's header
+    rf"|^\s*{_GLOG}")                                                                     # glog's header
 _NOISE = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"  # UUIDs
     r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"                                           # IPv4[:port]
@@ -47,7 +48,7 @@ _FRAME = re.compile(r'^\s*(?:File "[^"]+", line \d+|at [\w$.<>]+\(|at (?:async )
                     r'|[\w/.-]+\.\w+:\d+|goroutine \d+|#\d+ )')
 _LOGLIKE = re.compile(r"^\s*(?:\[?\d{4}-\d{2}-\d{2}|\[?\d{1,2}:\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|"
                       r"ERROR|FATAL|CRITICAL)\b|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d"
-                      r"|[IWEF]\d{4} \d{2}:\d{2}:\d{2}"                    # glog / klog: E1202 09:41:17.553 ...
+                      rf"|{_GLOG}"                                          # glog / klog
                       r"|(?:time|ts|level)=\S"                              # logfmt
                       r"|(?:panic|fatal error): |=== RUN|--- (?:FAIL|PASS|SKIP)\b"  # Go
                       r"|thread '[^']*' panicked at"                          # Rust

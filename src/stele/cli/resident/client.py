@@ -2,8 +2,8 @@
 and `stele search` (cli/entry.py), and a hook that ran in its own process may `start` a server for
 the next one.
 
-It imports only os, sys, _socket, marshal and `gitroot` (os alone) on the way of a call (the caller pays for every import
-on every hook). It connects to an abstract Unix socket named after the repository's root and the
+It imports only os, sys, _socket, marshal and `gitroot` (os alone) on the way of a call (the caller
+pays for every import on every hook). It connects to an abstract Unix socket named after the repository's root and the
 user; nobody there, a server of another user (checked both ways with SO_PEERCRED), a refusal (another
 root, install or version, stale code, a call outside the allowlist), or no go-ahead within GO_S: the
 command runs in its own process as before. Never a hang: the caller's descriptors are passed only
