@@ -99,7 +99,7 @@ def test_an_alias_bomb_is_refused_with_a_line_not_walked_for_hours():
     at the key that passes the bound."""
     with pytest.raises(FrontmatterError) as e:
         parse(_alias_bomb(30))
-    assert e.value.line == 15 and "`a10`" in e.value.message and "aliases" in e.value.message
+    assert e.value.line == 15 and "`a10` is expanded past 10,000 values by YAML aliases" in e.value.message
     assert parse(_alias_bomb(8)).meta["a7"]["x"]["y"]["x"]["y"]["x"]["y"]["x"] == {"x": 1, "y": 2}  # fine
     assert parse("---\nid: DEC-4F7K\nx: &a [*a]\n---\n").meta["x"][0][0] is not None  # a cycle too
 

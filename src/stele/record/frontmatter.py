@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from .. import yamlshape
+
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -159,7 +161,7 @@ def _plain(loader: _Loader, node: yaml.Node, seen: set[int], depth: int) -> Any:
     kind = type(node)
     if kind is yaml.ScalarNode:
         return node.value if node.tag == _STR else loader.construct_object(node, deep=True)
-    if id(node) in seen or depth > MAX_DEPTH:
+    if id(node) in seen or depth > yamlshape.MAX_DEPTH:
         raise _Unusual  # an alias (PyYAML shares the object, and allows a cycle), or nesting to refuse
     seen.add(id(node))
     if kind is yaml.SequenceNode and node.tag == _SEQ:
@@ -174,50 +176,12 @@ def _plain(loader: _Loader, node: yaml.Node, seen: set[int], depth: int) -> Any:
     raise _Unusual  # a tagged collection (`!!set`, `!!omap`, a tag PyYAML refuses)
 
 
-ALIAS_EXPANSION = 10_000  # values that aliases may add to a frontmatter once it is read as a tree
-MAX_DEPTH = 50  # levels of nesting: a fact needs three (`links:`, a relation, its ids)
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    return list(node.value) if isinstance(node, yaml.SequenceNode) else []
-
-
 def _refuse_unreadable(root: yaml.Node) -> None:
-    """Refuse a frontmatter no reader could walk, naming the top-level key where it starts. Aliases
-    share one node, so thirty lines of `&b {x: *a, y: *a}` stand for a billion values, and a chain
-    of them nests a thousand levels deep in a few lines; every reader that walks the values (line
-    numbers, checks, redaction, JSON) would take hours or overflow Python's stack. Measured without
-    recursion, each distinct node once: the values that aliases add (more than `ALIAS_EXPANSION`)
-    and the depth (more than `MAX_DEPTH`) are refused."""
-    measured: dict[int, tuple[int, int]] = {}  # node -> (values once expanded, capped; depth)
-    entered: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, finish = stack.pop()
-        if finish:  # every child is measured, or is an ancestor (`&a [*a]`: counted once)
-            kids = [measured.get(id(c), (1, 1)) for c in _children(node)]
-            measured[id(node)] = (min(1 + sum(k[0] for k in kids), 2 * ALIAS_EXPANSION),
-                                  1 + max((k[1] for k in kids), default=0))
-        elif id(node) not in entered:
-            entered.add(id(node))
-            stack.append((node, True))
-            stack.extend((c, False) for c in _children(node))
-    if not isinstance(root, yaml.MappingNode):
-        return  # `parse` says what a frontmatter must be
-    expanded = 0
-    for key_node, value_node in root.value:
-        size, depth = measured[id(value_node)]
-        expanded += size
-        where = f"`{key_node.value}`" if isinstance(key_node, yaml.ScalarNode) else "a key"
-        if depth > MAX_DEPTH:
-            raise FrontmatterError(key_node.start_mark.line + 2, f"{where} nests more than {MAX_DEPTH} levels "
-                                   "deep: a fact's values are text, lists and mappings of them")
-        if expanded > len(measured) + ALIAS_EXPANSION:
-            raise FrontmatterError(key_node.start_mark.line + 2, f"{where}: YAML aliases (`*name`) expand the "
-                                   f"frontmatter past {ALIAS_EXPANSION:,} values: write the values out instead "
-                                   "of repeating anchors")
+    """A frontmatter of alias bombs or deep nesting is refused at its key (`yamlshape`)."""
+    found = yamlshape.unreadable(root)
+    if found is not None:
+        key_node, why = found
+        raise FrontmatterError(key_node.start_mark.line + 2, f"{yamlshape.key_name(key_node)} {why}")
 
 
 def _refuse_duplicate_keys(node: yaml.Node, path: tuple, done: set[int] | None = None) -> None:
