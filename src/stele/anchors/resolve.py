@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
-from .. import gitrepo
+from .. import gitrepo, treefile
 from . import symbols
 from .paths import glob_regex, is_glob, literal_dir, split
 
@@ -64,7 +64,7 @@ class WorkTree(_Listing):
     def read(self, path: str) -> str | None:
         if path not in self._texts:
             try:
-                self._texts[path] = (self.root / path).read_text(encoding="utf-8", errors="replace")
+                self._texts[path] = treefile.read_text(self.root / path, errors="replace")
             except OSError:
                 self._texts[path] = None
         return self._texts[path]
