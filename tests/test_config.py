@@ -33,6 +33,10 @@ def _load(tmp_path, text):
     ("tasks:\n  lease: 0h\n", "`tasks.lease` is '0h': a claim needs a lease of at least one second"),
     ("tasks:\n  lease: -2h\n", "`tasks.lease` is '-2h': write a duration like"),
     ("tasks:\n  lease: 7\n", "`tasks.lease` must be str like the default '2h', not 7"),
+    # a pull request's config that no reader could walk: a RecursionError (exit 3), or hours quoting it
+    ("redaction:\n  patterns: " + "[" * 900 + "]" * 900 + "\n", ":1: `redaction` nests more than 50 levels deep"),
+    ("redaction:\n  patterns: [[&a0 [x, y], " + ", ".join(f"&a{i} [*a{i - 1}, *a{i - 1}]" for i in range(1, 30))
+     + "]]\n", ":1: `redaction` is expanded past 10,000 values by YAML aliases"),
 ])
 def test_a_bad_value_is_refused_naming_its_key_path(tmp_path, text, message):
     with pytest.raises(ConfigError, match="^" + str(tmp_path / "config.yaml").replace("/", "/") + ".*") as e:

@@ -12,7 +12,8 @@ PACKAGE = Path(stele.__file__).parent
 # Lowest first. A module may import its own layer's modules and any layer below, never one above.
 LAYERS: list[tuple[str, ...]] = [
     ("errors", "kinds", "ids", "config", "project", "redact", "redact_rules", "neutralize", "delivery", "gitrepo",
-     "atomic", "textcut", "plain", "clock", "residency", "textform", "lazyre", "gitroot"),
+     "atomic", "textcut", "plain", "clock", "residency", "textform", "lazyre", "gitroot",
+     "yamlshape", "treefile"),
     ("anchors",),
     ("record",),
     ("session",),

@@ -180,6 +180,7 @@ def load_yaml(text: str, where: str, fix: str = "") -> Any:
     try:
         node = loader.get_single_node()
         if node is not None:
+            _refuse_unreadable(node, where, fix)
             _refuse_duplicate_keys(node, where, "")
         return loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as e:
@@ -265,6 +266,16 @@ def _load(path: Path) -> Config:
         return Config(base)
     merged = _merge(base, user, str(path), "")
     return Config(merged, tuple(_check_values(merged, str(path))))
+
+
+def _refuse_unreadable(node: Any, where: str, fix: str) -> None:
+    """Alias bombs and deep nesting (`yamlshape`), refused before anything walks or quotes a value."""
+    from . import yamlshape
+
+    found = yamlshape.unreadable(node)
+    if found is not None:
+        key_node, why = found
+        raise ConfigError(f"{where}:{key_node.start_mark.line + 1}: {yamlshape.key_name(key_node)} {why}{fix}")
 
 
 def _refuse_duplicate_keys(node: Any, path: str, prefix: str) -> None:

@@ -45,3 +45,19 @@ def test_a_path_that_never_existed_is_called_so(repo: Path):
     messages = sorted(f["message"] for f in _findings("broken-anchor"))
     assert "docs/raal.md does not exist and never did in git history (a typo?)" in messages[1]
     assert "docs/gone.md is gone and no git rename explains it" in messages[0]
+
+
+def test_an_anchor_out_of_the_repository_is_a_schema_error_and_never_read(repo: Path, tmp_path_factory):
+    """`../x.txt::WORD` is refused as a schema error, yet doctor still resolved it: the word-anchor
+    finding said on which line of a file outside the repository a word stands (an oracle on a CI
+    runner's files for anyone who can open a pull request)."""
+    from tests.factfiles import write_fact
+
+    outside = tmp_path_factory.mktemp("outside") / "notes.txt"
+    outside.write_text("first\nSECRETWORD here\n", encoding="utf-8")
+    up = "../" * (len(repo.resolve().parts) - 1)  # from the repository to the root, then down to the file
+    anchors = [f"{up}{str(outside).lstrip('/')}::SECRETWORD", f"{outside}::SECRETWORD"]
+    write_fact(repo, "FYI-0A7B", "fyi", title="Outside", body="About outside.", anchors=anchors)
+    out = invoke("doctor", "--json").out
+    assert "SECRETWORD" in out  # the schema errors quote the anchors
+    assert "line 2 of" not in out and "word-anchor" not in out

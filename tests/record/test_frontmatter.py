@@ -87,6 +87,40 @@ def test_parse_errors_carry_a_line(text, line, fragment):
     assert fragment in e.value.message
 
 
+def _alias_bomb(levels: int) -> str:
+    lines = ["---", "id: DEC-4F7K", "kind: decision", "title: t", "a0: &a0 {x: 1, y: 2}"]
+    lines += [f"a{i}: &a{i} {{x: *a{i - 1}, y: *a{i - 1}}}" for i in range(1, levels)]
+    return "\n".join([*lines, "---", "body", ""])
+
+
+def test_an_alias_bomb_is_refused_with_a_line_not_walked_for_hours():
+    """Thirty lines of `&aN {x: *aM, y: *aM}` stand for a billion values: parsing walked them all, for
+    hours (every command on a record holding one hung, every hook ran out of its budget); it is refused
+    at the key that passes the bound."""
+    with pytest.raises(FrontmatterError) as e:
+        parse(_alias_bomb(30))
+    assert e.value.line == 15 and "`a10` is expanded past 10,000 values by YAML aliases" in e.value.message
+    assert parse(_alias_bomb(8)).meta["a7"]["x"]["y"]["x"]["y"]["x"]["y"]["x"] == {"x": 1, "y": 2}  # fine
+    assert parse("---\nid: DEC-4F7K\nx: &a [*a]\n---\n").meta["x"][0][0] is not None  # a cycle too
+
+
+@pytest.mark.parametrize("value,line", [
+    ("[" * 900 + "]" * 900, 5),  # within libyaml's own limit (1000), past Python's stack for the readers
+    ("&a " + "{a: " * 900 + "1" + "}" * 900 + "\ny: *a", 5),
+])
+def test_deep_nesting_is_refused_with_a_line_not_a_recursion_error(value, line):
+    with pytest.raises(FrontmatterError) as e:
+        parse(f"---\nid: DEC-4F7K\nkind: decision\ntitle: t\nx: {value}\n---\nbody\n")
+    assert e.value.line == line and "`x` nests more than" in e.value.message
+
+
+def test_a_chain_of_aliases_nesting_deep_is_refused_at_its_key():
+    lines = ["---", "id: DEC-4F7K", "c0: &c0 [1]", *(f"c{i}: &c{i} [*c{i - 1}]" for i in range(1, 1200)), "---"]
+    with pytest.raises(FrontmatterError) as e:
+        parse("\n".join(lines) + "\n")
+    assert "`c49` nests more than" in e.value.message
+
+
 def test_scalars_are_quoted_only_when_needed():
     assert frontmatter.dump_key("title", "Plain words") == "title: Plain words\n"
     assert frontmatter.dump_key("title", "Colon: inside") == "title: 'Colon: inside'\n"

@@ -30,6 +30,7 @@ import json
 import time
 from pathlib import Path
 
+from .. import treefile
 from ..plain import dataclass, field
 from ..textcut import counted
 from .paths import is_glob, split
@@ -153,7 +154,7 @@ class Checker:
         """(blob id, text) of `path` in the working tree; None when it is not a readable file."""
         if path not in self._files:
             try:
-                data = (self.root / path).read_bytes()
+                data = treefile.read_bytes(self.root / path)
             except OSError:
                 self._files[path] = None
             else:

@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
-from .. import gitrepo
+from .. import gitrepo, treefile
 from . import symbols
 from .paths import glob_regex, is_glob, literal_dir, split
 
@@ -44,6 +44,10 @@ class _Listing:
         return files[bisect_left(files, prefix):bisect_left(files, prefix + "\U0010ffff")]
 
 
+def _inside(path: str) -> bool:
+    return bool(path) and not path.startswith("/") and ".." not in path.replace("\\", "/").split("/")
+
+
 class WorkTree(_Listing):
     """The checkout: tracked and untracked-but-not-ignored files, read from disk."""
 
@@ -59,12 +63,14 @@ class WorkTree(_Listing):
         return self._files
 
     def exists(self, path: str) -> bool:
-        return bool(path) and (self.root / path).exists()
+        return _inside(path) and (self.root / path).exists()
 
     def read(self, path: str) -> str | None:
+        if not _inside(path):
+            return None  # `../x`, `/etc/x`: a schema error in the fact, and outside the repository
         if path not in self._texts:
             try:
-                self._texts[path] = (self.root / path).read_text(encoding="utf-8", errors="replace")
+                self._texts[path] = treefile.read_text(self.root / path, errors="replace")
             except OSError:
                 self._texts[path] = None
         return self._texts[path]

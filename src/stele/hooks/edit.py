@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import treefile
 from ..render.facts import TITLE, Line, block, frame
 from . import harness, lookup, state
 from .run import Context, Reply, run
@@ -67,7 +68,7 @@ def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | 
     if not olds:
         return None
     try:
-        text = (ctx.project.root / rel).read_text(encoding="utf-8")
+        text = treefile.read_text(ctx.project.root / rel)
     except (OSError, UnicodeDecodeError):
         return None
     spans = []

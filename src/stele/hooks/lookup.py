@@ -102,17 +102,15 @@ def always_from_files(project: Project) -> list[Line]:
     (a fresh clone of a 10,000-fact record builds for longer than a hook may wait): only the files
     whose text can hold one (`delivery: always`, or an instruction or constraint) are parsed."""
     from ..delivery import standing_rules, today
-    from ..record.load import parse_fact
+    from ..record.load import parse_fact, read_files
 
-    root, facts = project.root, []
-    for path in sorted(project.memory_dir.rglob("*.md")):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+    facts = []
+    for file in read_files(project):  # the loader's files: not a link out of the repository, nor to /dev/zero
+        text = file.text
+        if text is None or ("delivery: always" not in text and "kind: instruction" not in text
+                            and "kind: constraint" not in text):
             continue
-        if "delivery: always" not in text and "kind: instruction" not in text and "kind: constraint" not in text:
-            continue
-        fact, _ = parse_fact(text, path.relative_to(root).as_posix())
+        fact, _ = parse_fact(text, file.rel)
         if fact is not None:
             facts.append(fact)
     return [Line(f.id, f.kind, f.title, f.status, f.body) for f in standing_rules(facts, today())]

@@ -23,7 +23,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import atomic, gitrepo
+from .. import atomic, gitrepo, treefile
 from ..project import Project
 from .chunks import Span, spans
 
@@ -89,7 +89,7 @@ class CodeIndex:
     def lines(self, path: str) -> list[str]:
         if path not in self._lines:
             try:
-                self._lines[path] = (self.project.root / path).read_text(encoding="utf-8").split("\n")
+                self._lines[path] = treefile.read_text(self.project.root / path).split("\n")
             except (OSError, UnicodeDecodeError):
                 self._lines[path] = []
         return self._lines[path]
@@ -212,7 +212,7 @@ def _scan(path: Path, old: dict | None) -> dict | None:
     if old and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
         return old
     try:
-        raw = path.read_bytes()
+        raw = treefile.read_bytes(path)
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None

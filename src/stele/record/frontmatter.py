@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from .. import yamlshape
+
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -149,28 +151,37 @@ def _construct(loader: _Loader, node: yaml.Node) -> tuple[Any, bool]:
     other scalar to the constructor (`null`, numbers, booleans, tags), and the whole document when it
     finds anything unusual (then a duplicate key is looked for as before)."""
     try:
-        return _plain(loader, node, set()), True
+        return _plain(loader, node, set(), 0), True
     except _Unusual:
+        _refuse_unreadable(node)
         return loader.construct_document(node), False
 
 
-def _plain(loader: _Loader, node: yaml.Node, seen: set[int]) -> Any:
+def _plain(loader: _Loader, node: yaml.Node, seen: set[int], depth: int) -> Any:
     kind = type(node)
     if kind is yaml.ScalarNode:
         return node.value if node.tag == _STR else loader.construct_object(node, deep=True)
-    if id(node) in seen:
-        raise _Unusual  # an alias: PyYAML shares the object (and allows a cycle)
+    if id(node) in seen or depth > yamlshape.MAX_DEPTH:
+        raise _Unusual  # an alias (PyYAML shares the object, and allows a cycle), or nesting to refuse
     seen.add(id(node))
     if kind is yaml.SequenceNode and node.tag == _SEQ:
-        return [_plain(loader, item, seen) for item in node.value]
+        return [_plain(loader, item, seen, depth + 1) for item in node.value]
     if kind is yaml.MappingNode and node.tag == _MAP:
         data = {}
         for key, value in node.value:
             if type(key) is not yaml.ScalarNode or key.tag != _STR or key.value in data:
                 raise _Unusual  # `<<` merges, `=` values, numbers or lists as keys, a key twice
-            data[key.value] = _plain(loader, value, seen)
+            data[key.value] = _plain(loader, value, seen, depth + 1)
         return data
     raise _Unusual  # a tagged collection (`!!set`, `!!omap`, a tag PyYAML refuses)
+
+
+def _refuse_unreadable(root: yaml.Node) -> None:
+    """A frontmatter of alias bombs or deep nesting is refused at its key (`yamlshape`)."""
+    found = yamlshape.unreadable(root)
+    if found is not None:
+        key_node, why = found
+        raise FrontmatterError(key_node.start_mark.line + 2, f"{yamlshape.key_name(key_node)} {why}")
 
 
 def _refuse_duplicate_keys(node: yaml.Node, path: tuple, done: set[int] | None = None) -> None:

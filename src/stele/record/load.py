@@ -253,7 +253,8 @@ def from_texts(project: Project, texts: Iterable[tuple[str, str | None, str]],
     paths: dict[str, str] = {}
     for rel, text, error in texts:
         if text is None:
-            record.problems.append(Problem(rel, 1, f"cannot read the file ({error}); save it as UTF-8 text"))
+            fix = "" if error == OUTSIDE else "; save it as UTF-8 text"  # OUTSIDE says what to do
+            record.problems.append(Problem(rel, 1, f"cannot read the file ({error}){fix}"))
             continue
         if not has_frontmatter(text):
             continue

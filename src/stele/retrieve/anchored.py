@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import gitrepo
+from .. import gitrepo, treefile
 from ..anchors import symbols
 from ..anchors.paths import AnchorIndex, normalize, path_matches, split
 from ..anchors.paths import inside as lies_in  # `inside` is a parameter below
@@ -204,7 +204,7 @@ def _add(found: dict[str, Anchored], fact: Head, hit: Hit) -> None:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return treefile.read_text(path, errors="replace")
     except OSError:
         return None
 

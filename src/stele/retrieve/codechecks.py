@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import gitrepo
+from .. import gitrepo, treefile
 from ..anchors import codecheck, symbols
 from ..anchors.codecheck import Check, Violation
 from ..anchors.paths import glob_regex, is_glob, literal_dir, normalize, split
@@ -198,7 +198,7 @@ def _new_texts(root: Path, change: Change, paths: list[str]) -> dict[str, str | 
         out: dict[str, str | None] = {}
         for p in paths:
             try:
-                out[p] = (root / p).read_text(encoding="utf-8", errors="replace")
+                out[p] = treefile.read_text(root / p, errors="replace")
             except OSError:
                 out[p] = None
         return out

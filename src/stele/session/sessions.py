@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from .. import clock, textcut
+from .. import clock, textcut, treefile
 from ..anchors.paths import normalize, path_matches
 from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, ulid
@@ -279,7 +279,7 @@ def pinned(project: Project, paths: list[str]) -> dict[str, str]:
 
     def read(path: str) -> str | None:
         try:
-            return (project.root / path).read_text(encoding="utf-8", errors="replace")
+            return treefile.read_text(project.root / path, errors="replace")
         except (OSError, ValueError):
             return None
 
