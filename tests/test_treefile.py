@@ -38,3 +38,25 @@ def test_an_anchor_on_a_link_to_dev_zero_does_not_read_it(repo, args):
     assert "MemoryError" not in run.stderr and run.returncode in (0, 1), run.stderr
     if args[0] == "anchored":
         assert "DEC-2E70" in run.stdout
+
+
+def test_a_link_out_of_the_root_is_refused_and_one_inside_it_is_read(tmp_path):
+    """A pull request's `src/mod.py -> /elsewhere/mod.py` with a fact anchored to a symbol in it: the
+    anchor resolved through the link, and the outside file's lines could reach an agent's context."""
+    outside, repo = tmp_path / "outside", tmp_path / "repo"
+    (outside).mkdir()
+    (repo / "src").mkdir(parents=True)
+    (outside / "mod.py").write_text("def SECRETFN():\n    pass\n", encoding="utf-8")
+    (repo / "src/real.py").write_text("def inside():\n    pass\n", encoding="utf-8")
+    (repo / "src/mod.py").symlink_to(outside / "mod.py")
+    (repo / "src/alias.py").symlink_to(repo / "src/real.py")
+    with pytest.raises(OSError):
+        treefile.read_bytes(repo / "src/mod.py", repo)
+    assert treefile.read_text(repo / "src/alias.py", root=repo).startswith("def inside")
+    assert treefile.read_bytes(repo / "src/mod.py").startswith(b"def SECRETFN")  # no root: not asked
+
+    from stele.anchors.resolve import WorkTree
+
+    tree = WorkTree(repo)
+    assert tree.read("src/mod.py") is None
+    assert tree.read("src/alias.py") is not None

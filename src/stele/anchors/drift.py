@@ -154,7 +154,7 @@ class Checker:
         """(blob id, text) of `path` in the working tree; None when it is not a readable file."""
         if path not in self._files:
             try:
-                data = treefile.read_bytes(self.root / path)
+                data = treefile.read_bytes(self.root / path, self.root)
             except OSError:
                 self._files[path] = None
             else:

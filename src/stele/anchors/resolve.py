@@ -70,7 +70,7 @@ class WorkTree(_Listing):
             return None  # `../x`, `/etc/x`: a schema error in the fact, and outside the repository
         if path not in self._texts:
             try:
-                self._texts[path] = treefile.read_text(self.root / path, errors="replace")
+                self._texts[path] = treefile.read_text(self.root / path, errors="replace", root=self.root)
             except OSError:
                 self._texts[path] = None
         return self._texts[path]

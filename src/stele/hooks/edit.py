@@ -68,7 +68,7 @@ def edited_lines(ctx: Context, rel: str) -> tuple[str, list[tuple[int, int]]] | 
     if not olds:
         return None
     try:
-        text = treefile.read_text(ctx.project.root / rel)
+        text = treefile.read_text(ctx.project.root / rel, root=ctx.project.root)
     except (OSError, UnicodeDecodeError):
         return None
     spans = []

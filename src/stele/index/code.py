@@ -89,7 +89,7 @@ class CodeIndex:
     def lines(self, path: str) -> list[str]:
         if path not in self._lines:
             try:
-                self._lines[path] = treefile.read_text(self.project.root / path).split("\n")
+                self._lines[path] = treefile.read_text(self.project.root / path, root=self.project.root).split("\n")
             except (OSError, UnicodeDecodeError):
                 self._lines[path] = []
         return self._lines[path]
@@ -166,7 +166,7 @@ def _update(project: Project, folder: Path, files: dict[str, dict] | None, repor
     fresh: dict[str, dict] = {}
     changed: dict[str, tuple[str, list[Span]]] = {}
     for path in tracked:
-        entry = _scan(project.root / path, files.get(path))
+        entry = _scan(project.root, path, files.get(path))
         if entry is None:
             continue
         if "new" in entry:
@@ -200,9 +200,10 @@ def _definitions(name: str, text: str) -> list[tuple[int, int]] | None:
     return [span for qualified, span in defs.items() if "." not in qualified] if defs else None
 
 
-def _scan(path: Path, old: dict | None) -> dict | None:
+def _scan(root: Path, rel: str, old: dict | None) -> dict | None:
     """The manifest entry of one file, with `new`: (text, spans) when it must be (re)indexed; None to
     skip the file."""
+    path = root / rel
     try:
         st = path.stat()
     except OSError:
@@ -212,7 +213,7 @@ def _scan(path: Path, old: dict | None) -> dict | None:
     if old and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
         return old
     try:
-        raw = treefile.read_bytes(path)
+        raw = treefile.read_bytes(path, root)
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None

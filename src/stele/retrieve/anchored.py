@@ -152,7 +152,7 @@ def for_paths(project: Project, paths: Iterable[str], *, include_ended: bool = F
             lines = None
             if symbol is not None:
                 if path not in texts:
-                    texts[path] = _read(project.root / path)
+                    texts[path] = _read(project.root, path)
                 text = texts[path]
                 lines = symbols.find(text, symbol, path) if text is not None else None
             _add(found, fact, Hit(anchor, raw if (project.root / raw).is_file() else path, lines))
@@ -202,9 +202,9 @@ def _add(found: dict[str, Anchored], fact: Head, hit: Hit) -> None:
         entry.hits.append(hit)
 
 
-def _read(path: Path) -> str | None:
+def _read(root: Path, path: str) -> str | None:
     try:
-        return treefile.read_text(path, errors="replace")
+        return treefile.read_text(root / path, errors="replace", root=root)
     except OSError:
         return None
 
@@ -217,7 +217,7 @@ def _sides(root: Path, change: Change,
     for diff, _ in wanted:
         if diff.status != "D":
             if change.new is None:
-                texts[(diff.path, "new")] = _read(root / diff.path)
+                texts[(diff.path, "new")] = _read(root, diff.path)
             else:
                 rev = "" if change.new == ":" else change.new  # `:path` is the index
                 specs[f"{rev}:{diff.path}"] = (diff.path, "new")

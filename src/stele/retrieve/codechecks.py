@@ -198,7 +198,7 @@ def _new_texts(root: Path, change: Change, paths: list[str]) -> dict[str, str | 
         out: dict[str, str | None] = {}
         for p in paths:
             try:
-                out[p] = treefile.read_text(root / p, errors="replace")
+                out[p] = treefile.read_text(root / p, errors="replace", root=root)
             except OSError:
                 out[p] = None
         return out

@@ -279,7 +279,7 @@ def pinned(project: Project, paths: list[str]) -> dict[str, str]:
 
     def read(path: str) -> str | None:
         try:
-            return treefile.read_text(project.root / path, errors="replace")
+            return treefile.read_text(project.root / path, errors="replace", root=project.root)
         except (OSError, ValueError):
             return None
 
