@@ -4,7 +4,8 @@ the next one.
 
 It imports only os, sys, _socket, marshal and `gitroot` (os alone) on the way of a call (the caller
 pays for every import on every hook). It connects to an abstract Unix socket named after the repository's root and the
-user; nobody there, a server of another user (checked both ways with SO_PEERCRED), a refusal (another
+user; nobody there, a server of another user (checked both ways with SO_PEERCRED) or more confined
+than the caller (a sandbox's squatter, `policy.server_refusal`), a refusal (another
 root, install or version, stale code, a call outside the allowlist), or no go-ahead within GO_S: the
 command runs in its own process as before. Never a hang: the caller's descriptors are passed only
 after the go-ahead, so a frozen server holds none of them, and a child that took the call must
@@ -16,7 +17,7 @@ import os
 import sys
 
 from ...gitroot import marks_repository
-from .policy import allowed
+from .policy import allowed, server_refusal
 from .protocol import (
     ANSWER_GRACE_S,
     ENV,
@@ -62,7 +63,8 @@ def find_root(start: str) -> str | None:
 
 
 def connect(root: str, timeout: float, at: bytes | None = None):
-    """A connection to the server of `root` (or at the address `at`), None when none answers there;
+    """A connection to the server of `root` (or at the address `at`), None when none answers there
+    or the one that answers is not trusted (another user's, or a sandbox's: `server_refusal`);
     TimeoutError when one is there but does not take it within `timeout` or its queue is full (a
     Unix socket's connect fails at once then, while the server is stopped: the caller says so)."""
     import _socket  # not socket.py: it imports enum and selectors (~4 ms a call)
@@ -71,8 +73,11 @@ def connect(root: str, timeout: float, at: bytes | None = None):
     sock.settimeout(timeout)  # a frozen server's full backlog blocks connect itself
     try:
         sock.connect(at or address(root))
-        if peer_cred(sock)[1] != os.getuid():
+        pid, uid = peer_cred(sock)
+        if uid != os.getuid():
             raise OSError("the socket belongs to another user")
+        if server_refusal(pid) is not None:
+            raise OSError("the socket belongs to a more confined process")
     except BlockingIOError:  # EAGAIN: a server is there, but its queue is full (stopped, or swamped)
         sock.close()
         raise TimeoutError("the resident server's queue is full") from None

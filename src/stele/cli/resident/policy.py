@@ -13,8 +13,11 @@ drives the wire as an attacker would):
   switches), and never what would make a program the child starts (git) run something else
   (`child_env`);
 - a caller in another mount, network or user namespace, or more confined than the server
-  (no-new-privs, seccomp), is refused (`peer_refusal`).
-Imports nothing at module level but os: `allowed` runs in the caller.
+  (no-new-privs, seccomp), is refused (`peer_refusal`);
+- and the caller, in turn, trusts no server more confined than itself (`server_refusal`): a
+  sandboxed process that binds the socket's name first would otherwise be handed the caller's
+  environment, stdin, stdout and exit code (a read-only guard that says yes).
+Imports nothing at module level but os: `allowed` and `server_refusal` run in the caller.
 """
 from __future__ import annotations
 
@@ -80,4 +83,23 @@ def peer_refusal(pid: int, mine: Confinement) -> str | None:
         return "a caller in another mount, network or user namespace"
     if any(theirs > own for theirs, own in zip(confined, mine[1], strict=True)):
         return "a caller under no-new-privs or seccomp"
+    return None
+
+
+def server_refusal(pid: int) -> str | None:
+    """Why the caller does not trust the process listening on the socket (its pid from
+    SO_PEERCRED), or None: the mirror of `peer_refusal`. A server in another namespace, or under
+    no-new-privs or seccomp the caller is not under, is a sandbox's squatter, not a server a hook
+    started."""
+    if pid <= 0:
+        return "a server in another pid namespace"
+    try:
+        mine = confinement()
+        spaces, confined = confinement(pid)
+    except (OSError, ValueError):
+        return "a server whose namespaces cannot be read"
+    if spaces != mine[0]:
+        return "a server in another mount, network or user namespace"
+    if any(theirs > own for theirs, own in zip(confined, mine[1], strict=True)):
+        return "a server under no-new-privs or seccomp this process is not under"
     return None
