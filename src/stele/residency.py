@@ -10,7 +10,9 @@ applies here.
 
 It is also the home of the few files the server keeps under `.stele/run/` (its lock, its log, when a
 hook last started one, and the bench's usage lines): a CLI module never writes a file itself, and a
-log that is gone is never created again (it went with a removal of the repository).
+log that is gone is never created again (it went with a removal of the repository). None of them is
+opened through a symbolic link (`_open`): `.stele/run/` can arrive in a pull request, and a link there
+(`resident.spawned -> ~/.bashrc`) would have the first hook truncate the file it points to.
 
 The caller's side imports this before anything else of Stele (`environment_refusal`), so it imports
 nothing at module level but os.
@@ -107,14 +109,24 @@ def run_path(root: str, name: str) -> str:
     return os.path.join(root, ".stele", RUN_DIR, name)
 
 
+def _open(root: str, name: str, flags: int, make: bool = False) -> int:
+    """A file of `.stele/run/`, never through a link (the folder or the file: OSError), so nothing
+    the server keeps is written outside the repository."""
+    folder = os.path.dirname(run_path(root, name))
+    if make:
+        os.makedirs(folder, exist_ok=True)
+    if os.path.islink(folder):
+        raise OSError(f"{folder} is a symbolic link")
+    return os.open(run_path(root, name), flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+
+
 def take_lock(root: str) -> int | None:
     """The server's lock of `root` (held for its life: at most one server per repository), or None
     when another server holds it or it cannot be made."""
     import fcntl
 
     try:
-        os.makedirs(os.path.dirname(run_path(root, LOCK)), exist_ok=True)
-        fd = os.open(run_path(root, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = _open(root, LOCK, os.O_RDWR | os.O_CREAT, make=True)
     except OSError:
         return None
     try:
@@ -130,8 +142,7 @@ def log(root: str, line: str, create: bool = False) -> None:
     import time
 
     try:
-        fd = os.open(run_path(root, LOG), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_CREAT if create else 0),
-                     0o600)
+        fd = _open(root, LOG, os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0))
         with open(fd, "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {os.getpid()} {line}\n")
     except OSError:
@@ -143,7 +154,7 @@ def spawned_within(root: str, seconds: float) -> bool:
     import time
 
     try:
-        return time.time() - os.stat(run_path(root, SPAWNED)).st_mtime < seconds
+        return time.time() - os.lstat(run_path(root, SPAWNED)).st_mtime < seconds
     except OSError:
         return False
 
@@ -151,8 +162,8 @@ def spawned_within(root: str, seconds: float) -> bool:
 def mark_spawned(root: str) -> bool:
     """Record that a hook starts a server for `root` now; False when it cannot be recorded."""
     try:
-        os.makedirs(os.path.dirname(run_path(root, SPAWNED)), exist_ok=True)
-        with open(run_path(root, SPAWNED), "w", encoding="utf-8") as f:
+        fd = _open(root, SPAWNED, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, make=True)
+        with open(fd, "w", encoding="utf-8") as f:
             f.write(f"{os.getpid()}\n")
     except OSError:
         return False

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from stele import residency
 from stele.cli.resident import client as resident
 from stele.cli.resident import policy, protocol
-from stele import residency
 from stele.residency import mount_refusal
 from tests import factfiles
 from tests.helpers import git, write_fact
@@ -334,6 +334,35 @@ def test_a_hook_starts_one_when_the_setting_is_on(repo, monkeypatch):
     while resident.request(root, "status") is not None:
         time.sleep(0.05)
     assert status["root"] == root
+
+
+def test_links_a_pull_request_plants_in_the_run_folder_are_never_written_through(repo, tmp_path):
+    """`.stele/run/` can arrive in a pull request: a link there to a file outside the repository
+    (`resident.spawned -> ~/.bashrc`, with `hooks.resident: true` in the same pull request) is neither
+    truncated nor appended to by a hook, and the server's lock and log are never made through a link
+    (the file's or the folder's): no server starts, the file keeps its bytes."""
+    import shutil
+
+    victim = tmp_path / "bashrc"
+    victim.write_text("precious\n", encoding="utf-8")
+    os.utime(victim, (0, 0))  # old: not "a server was started a moment ago"
+    run_dir = repo / ".stele" / "run"
+    run_dir.mkdir()
+    for name in (residency.SPAWNED, residency.LOG, residency.LOCK):
+        (run_dir / name).symlink_to(victim)
+    turn_on(repo)
+    assert hook_prompt(repo).returncode == 0
+    root = str(repo.resolve())
+    assert residency.mark_spawned(root) is False and residency.take_lock(root) is None
+    residency.log(root, "serving", create=True)
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(run_dir)
+    run_dir.symlink_to(outside)  # the folder itself a link out of the repository
+    assert residency.mark_spawned(root) is False and residency.take_lock(root) is None
+    residency.log(root, "serving", create=True)
+    assert list(outside.iterdir()) == []
 
 
 def test_status_and_stop_commands(server):
