@@ -564,10 +564,12 @@ def path_changes(root: Path, path: str, since_commit: str | None = None, since_t
                  ) -> list[Change] | None:
     """The commits on HEAD's history that changed `path`, oldest first: after `since_commit`
     (`since_commit..HEAD`), else committed after `since_time` (ISO), in one `git log --raw`. None when
-    git cannot answer (not a repository, `since_commit` unknown here: a shallow clone, a rebase)."""
-    spec = [f"{since_commit}..HEAD"] if since_commit else ["HEAD", f"--since={since_time}"] if since_time else ["HEAD"]
+    git cannot answer (not a repository, `since_commit` unknown here: a shallow clone, a rebase).
+    `since_commit` is a fact's `verified_at`, text from a pull request: after `--end-of-options`, so
+    `--output=PATH` is a revision git does not know, never an option that writes a file."""
+    since = [f"--since={since_time}"] if since_time and not since_commit else []
     done = call(root, "log", "--format=%x00%H %ct", "--raw", "--no-abbrev", "--no-renames", "--reverse",
-                *spec, "--", path)
+                *since, "--end-of-options", f"{since_commit}..HEAD" if since_commit else "HEAD", "--", path)
     if done.code != 0:
         return None
     out = []

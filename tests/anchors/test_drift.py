@@ -164,3 +164,15 @@ def test_commits_count_from_the_last_one_that_left_the_code_as_verified(history)
     d = checker(root).drift(Baseline(("shop.py::pay",), "2001-01-01", None, prints))
     assert d is not None and d.shas == [shas[1][:7]]  # v3 only
     assert (d.added, d.removed) == (1, 2)  # from v2's `pay`, not v1's
+
+
+def test_a_verified_at_that_is_a_git_option_is_never_passed_as_one(history, tmp_path):
+    """`verified_at` is a fact's text, and a fact arrives in a pull request: `--output=PATH` there
+    made the drift check run `git log --output=PATH..HEAD`, which writes a file wherever the pull
+    request says. It is a revision git does not know: the drift falls back to the date."""
+    root, _, _, prints = history
+    out = tmp_path / "out"
+    out.mkdir()
+    d = checker(root).drift(Baseline(("shop.py",), "2000-01-01", f"--output={out / 'written'}", prints))
+    assert list(out.iterdir()) == []
+    assert d is not None and d.commits == 3 and d.since == "2000-01-01"  # counted from the date
