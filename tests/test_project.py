@@ -98,3 +98,34 @@ def test_an_empty_git_folder_is_not_a_repository(tmp_path):
     linked.mkdir()
     (linked / ".git").write_text("gitdir: /elsewhere/.git/worktrees/linked\n", encoding="utf-8")
     assert find_root(linked) == linked.resolve()  # a linked worktree's `.git` file
+
+
+@pytest.mark.parametrize("name, command", [("wal", ("note", "We retry uploads three times.", "--session", "s1")),
+                                           ("index", ("recall", "how many times do we retry a failed upload?")),
+                                           ("state", ("pause",)), ("snapshots", None)])
+def test_a_folder_of_dot_stele_linked_out_of_the_repository_is_never_written_through(repo, tmp_path, name, command):
+    """A pull request commits `.stele/wal -> /tmp/x` (or state, index, snapshots): every hook wrote the
+    session log (the user's prompts), its state or the index there. Now a command that needs the folder
+    says so in one line, a hook fails open, and nothing lands outside."""
+    import json
+    import shutil
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(repo / ".stele" / name, ignore_errors=True)
+    (repo / ".stele" / name).symlink_to(outside, target_is_directory=True)
+    write_fact(repo, "DEC-3A7K", "decision", title="Retries are capped at three", body="Retries stop at three.")
+    for event, extra in (("SessionStart", {}), ("UserPromptSubmit", {"prompt": "how many times do we retry uploads?"})):
+        payload = {"session_id": "s1", "cwd": str(repo), "hook_event_name": event, **extra}
+        hook = "session-start" if event == "SessionStart" else "prompt"
+        assert invoke("hook", hook, "--harness", "claude", input=json.dumps(payload)).code == 0
+    if command:
+        r = invoke(*command)
+        assert r.err.count("\n") == 1 and f".stele/{name} is a symbolic link out of the repository" in r.err, r
+        assert r.code == 1 or "recall failed" in r.err  # recall degrades to session context, saying why
+    else:
+        from stele.snapshot.store import snapshots_dir
+
+        with pytest.raises(SteleError, match="symbolic link out of the repository"):
+            snapshots_dir(Project(repo))
+    assert list(outside.iterdir()) == []

@@ -247,8 +247,8 @@ def _write_cache(path: Path, key: list, config: Config) -> None:
     from . import atomic
 
     target = path.parent / CACHE
-    if key[2] is None or not target.parent.is_dir():  # no config file or no index yet: no cache
-        return
+    if key[2] is None or not target.parent.is_dir() or target.parent.is_symlink():
+        return  # no config file or no index yet (or an index folder linked elsewhere: `Project.local`)
     try:
         atomic.write(target, json.dumps({"key": key, "config": config.data, "warnings": list(config.warnings)}),
                      durable=False)

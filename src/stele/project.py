@@ -55,18 +55,30 @@ class Project:
             return False
         return True
 
-    @property
+    def local(self, name: str) -> Path:
+        """A folder of `.stele/` that Stele writes on this machine (index, wal, state, snapshots, ...).
+        Neither it nor `.stele` may be a symbolic link out of the repository: a pull request can commit
+        `.stele/wal -> /tmp/x`, and every hook would then write the session log (the user's prompts)
+        there. Refused with one line (hooks fail open); a link that stays inside is followed."""
+        path = self.stele_dir / name
+        for part in (self.stele_dir, path):
+            if part.is_symlink() and not self.contains(part):
+                raise SteleError(f"{self.rel(part)} is a symbolic link out of the repository; Stele keeps "
+                                 f"its files inside it: remove the link (`rm {self.rel(part)}`)")
+        return path
+
+    @cached_property
     def index_dir(self) -> Path:
-        return self.stele_dir / "index"
+        return self.local("index")
 
-    @property
+    @cached_property
     def wal_dir(self) -> Path:
-        return self.stele_dir / "wal"
+        return self.local("wal")
 
-    @property
+    @cached_property
     def state_dir(self) -> Path:
         """Per-machine state that is neither record nor index (hook dedupe, pauses)."""
-        return self.stele_dir / "state"
+        return self.local("state")
 
     def rel(self, path: Path | str) -> str:
         """`path` relative to the root, posix style (how anchors and problems name files)."""

@@ -26,7 +26,7 @@ _RUN = re.compile(r"^[0-9]{8}T[0-9]{6}Z-[a-z]+(-[0-9]+)?$")
 
 
 def folder(project: Project) -> Path:
-    return project.stele_dir / "eval" / "agent"
+    return project.local("eval") / "agent"
 
 
 def _arm(runs: list[RunResult]) -> dict[str, Any]:

@@ -38,7 +38,12 @@ def main(argv: list[str] | None = None) -> int:
             client.exit_now(code)
         return code
     if args[:2] in SCAN_EARLY or args[:1] in SCAN_EARLY:
-        _scan_early(hook=args[:1] == ["hook"])
+        from ..errors import SteleError
+
+        try:
+            _scan_early(hook=args[:1] == ["hook"])
+        except (SteleError, OSError):
+            pass  # only a head start: the command meets the same problem and says it (a hook fails open)
     code = here(args)
     if root is not None and args[:1] == ["hook"]:
         client.start(root)  # for the next hook, when the setting is on

@@ -57,11 +57,11 @@ class Scope:
 
     @property
     def ledger_dir(self) -> Path:
-        return self.root / ".stele" / "state" / "install"
+        return Project(self.root).local("state") / "install"
 
     @property
     def lock_path(self) -> Path:
-        return self.root / ".stele" / "state" / "install.lock"
+        return Project(self.root).local("state") / "install.lock"
 
 
 @contextmanager

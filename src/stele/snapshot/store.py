@@ -22,7 +22,7 @@ _RUN_RE = re.compile(r"^[0-9A-HJKMNP-TV-Z]{1,26}$")
 
 
 def snapshots_dir(project: Project) -> Path:
-    return project.stele_dir / "snapshots"
+    return project.local("snapshots")
 
 
 def save(project: Project, snap: Snapshot) -> Path:
@@ -32,7 +32,7 @@ def save(project: Project, snap: Snapshot) -> Path:
     path = folder / f"{snap.run}.json"
     snap.stored = project.rel(path)
     data = json.dumps(snap.as_dict(), indent=1, ensure_ascii=False) + "\n"
-    tmp = project.stele_dir / "tmp"
+    tmp = project.local("tmp")
     _clear_stale(tmp)
     try:
         atomic.write(path, data, mode=0o444, exclusive=True, tmp_dir=tmp)
