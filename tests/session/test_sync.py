@@ -469,3 +469,44 @@ def test_a_segment_nobody_holds_any_more_is_reported_as_lost(clones, creds, monk
     assert r.code == 0 and json.loads(r.out)["lost"] == ["sess-gone/1"], r.out
     assert "no longer holds their lines: nobody has them" in r.err
     assert "sess-gone" in invoke("doctor").out
+
+
+def test_an_object_too_large_to_be_a_segment_is_never_downloaded(clones, creds, monkeypatch, prefix):
+    """A teammate's bucket holding 600 MiB under a segment's name made `stele session sync` use 1.3 GB
+    of memory before calling it damaged. Now the listed size refuses it, and a download is cut at the
+    bound whatever the listing said; the rest of the sync goes on."""
+    from stele.session import segment as seg
+
+    monkeypatch.setattr(seg, "SEGMENT_BYTES", 4096)  # MAX_BYTES is read at call time: 16 KiB here
+    monkeypatch.setattr(seg, "MAX_BYTES", 4 * 4096)
+    a, b = clones
+    in_clone(a, monkeypatch, "host-a")
+    keep = log_notes(a, "sess-good", ["the good segment about quantum carburetors"], "alice")
+    log_notes(a, "sess-huge", ["a note that will be replaced by a huge object"], "alice")
+    sync_json()
+    s3 = creds.client()
+    key = f"{prefix}/wal/sess-huge/00000001.jsonl"
+    s3.put_object(Bucket=s3server.BUCKET, Key=key, Body=b"x" * (64 * 1024))
+    in_clone(b, monkeypatch, "host-b")
+    r = invoke("session", "sync")
+    assert r.code == 0, r.err
+    assert "sess-huge/00000001.jsonl: larger than the" in r.err and "not downloaded; skipped" in r.err
+    assert set(keep) & recall_ids("what did the good segment say about quantum carburetors?")
+
+
+def test_a_long_backlog_is_cut_into_segments_by_size_as_well_as_by_count(clones, creds, monkeypatch, prefix):
+    from stele.session import segment as seg
+
+    assert seg.chunks([10, 10, 10], 0) == [(0, 3)]
+    monkeypatch.setattr(seg, "SEGMENT_BYTES", 25)
+    assert seg.chunks([10, 10, 10, 30, 5], 1) == [(1, 3), (3, 4), (4, 5)]
+    monkeypatch.setattr(seg, "SEGMENT_BYTES", 2000)
+    a, _ = clones
+    in_clone(a, monkeypatch, "host-a")
+    log_notes(a, "sess-long", [f"note {n}: " + "words " * 120 for n in range(6)], "alice")
+    pushed = sync_json()
+    s3 = creds.client()
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}/wal/sess-long/")["Contents"]]
+    assert len(keys) >= 3, (keys, pushed)
+    for k in keys:
+        assert len(s3.get_object(Bucket=s3server.BUCKET, Key=k)["Body"].read()) < 4 * 2000 + 2000

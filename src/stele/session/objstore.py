@@ -101,11 +101,12 @@ class ObjectStore:
         """Create or replace `key` (heads only: each is written by one writer)."""
         self._call("PutObject", key, Bucket=self.remote.bucket, Key=key, Body=data)
 
-    def get(self, key: str) -> bytes | None:
-        """The object's bytes, or None when there is no such key."""
+    def get(self, key: str, limit: int | None = None) -> bytes | None:
+        """The object's bytes, or None when there is no such key; past `limit` bytes the download
+        stops and what was read is returned cut (one byte over: the caller sees it is too long)."""
         try:
             reply = self._call("GetObject", key, Bucket=self.remote.bucket, Key=key)
-            return self._read(reply["Body"], key)
+            return self._read(reply["Body"], key, limit)
         except _Missing:
             return None
 
@@ -147,9 +148,9 @@ class ObjectStore:
         except Exception as e:
             raise _translate(self.remote, op, key, e) from None
 
-    def _read(self, body: Any, key: str) -> bytes:
+    def _read(self, body: Any, key: str, limit: int | None = None) -> bytes:
         try:
-            return body.read()
+            return body.read() if limit is None else body.read(limit + 1)
         except Exception as e:
             raise _translate(self.remote, "GetObject", key, e) from None
         finally:

@@ -29,6 +29,22 @@ FORMAT = 1
 TRAILER = "stele_segment"
 PACK = "stele_vectors"
 MAX_LINES = 2000  # per segment; a longer backlog becomes several
+SEGMENT_BYTES = 16 << 20  # of lines per segment a writer sends at most (a backlog is also cut by size)
+MAX_BYTES = 4 * SEGMENT_BYTES  # an object larger than this is not a segment Stele wrote: never downloaded
+
+
+def chunks(sizes: list[int], start: int = 0) -> list[tuple[int, int]]:
+    """[a, b) spans of `sizes[start:]` (each line's bytes) for one segment each: at most MAX_LINES
+    lines and, past its first line, at most SEGMENT_BYTES."""
+    out, a, size = [], start, 0
+    for i in range(start, len(sizes)):
+        if i > a and (i - a >= MAX_LINES or size + sizes[i] > SEGMENT_BYTES):
+            out.append((a, i))
+            a, size = i, 0
+        size += sizes[i]
+    if a < len(sizes):
+        out.append((a, len(sizes)))
+    return out
 SEQ_DIGITS = 8
 _SEQ_RE = re.compile(r"^(\d{8})\.(jsonl|vec)$")
 _MODEL_KEY_RE = re.compile(r"[^A-Za-z0-9._@-]")

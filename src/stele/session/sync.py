@@ -194,8 +194,9 @@ def push(project: Project, remote: Remote, store: Any, result: Result,
             result.problems.append(f"session {session}: its log no longer holds the last line synced "
                                    f"({st.get('last')}); it was edited by hand, so it is not pushed")
             continue
-        for chunk_start in range(start, len(entries), seg.MAX_LINES):
-            chunk = entries[chunk_start:chunk_start + seg.MAX_LINES]
+        sizes = [0] * start + [len(json.dumps(e.as_dict(), ensure_ascii=False)) for e in entries[start:]]
+        for chunk_start, chunk_end in seg.chunks(sizes, start):
+            chunk = entries[chunk_start:chunk_end]
             lines = [wal.redact_entry({**e.as_dict(), "host": e.extra.get("host") or here}, patterns,
                                       result.redacted) for e in chunk]
             seq = _put_segment(remote, store, session, int(st["seq"]) + 1, me, here, lines)
@@ -400,10 +401,16 @@ def _before(key: str) -> str:
 
 def _pull_one(project: Project, remote: Remote, store: Any, session: str, seq: int, obj: Any,
               patterns: Any, result: Result, bad: dict[str, Any]) -> Pulled | None:
-    data = store.get(obj.key)
     where = f"{remote.url}/{obj.key[len(remote.prefix):]}"
+    # a teammate's bucket could hold gigabytes under a segment's name: never held whole
+    data = store.get(obj.key, limit=seg.MAX_BYTES) if obj.size <= seg.MAX_BYTES else b""
     if data is None:
         result.problems.append(f"{where}: listed but gone; skipped")
+        return None
+    if obj.size > seg.MAX_BYTES or len(data) > seg.MAX_BYTES:
+        why = f"larger than the {seg.MAX_BYTES >> 20} MiB a segment can be: not downloaded"
+        result.problems.append(f"{where}: {why}; skipped (the rest of the sync went on)")
+        bad[obj.key] = {"etag": obj.etag, "why": why}
         return None
     try:
         segment = seg.decode(session, seq, data)
