@@ -73,17 +73,7 @@ def peer_refusal(pid: int, mine: Confinement) -> str | None:
     """Why a caller (its pid from SO_PEERCRED) is refused: one in another mount, network or user
     namespace, or more confined than the server (no-new-privs, seccomp), is in a sandbox the call
     would escape. None to accept."""
-    if pid <= 0:
-        return "a caller in another pid namespace"
-    try:
-        spaces, confined = confinement(pid)
-    except (OSError, ValueError):
-        return "a caller whose namespaces cannot be read"
-    if spaces != mine[0]:
-        return "a caller in another mount, network or user namespace"
-    if any(theirs > own for theirs, own in zip(confined, mine[1], strict=True)):
-        return "a caller under no-new-privs or seccomp"
-    return None
+    return _more_confined(pid, mine, "a caller", "")
 
 
 def server_refusal(pid: int) -> str | None:
@@ -91,15 +81,23 @@ def server_refusal(pid: int) -> str | None:
     SO_PEERCRED), or None: the mirror of `peer_refusal`. A server in another namespace, or under
     no-new-privs or seccomp the caller is not under, is a sandbox's squatter, not a server a hook
     started."""
-    if pid <= 0:
-        return "a server in another pid namespace"
     try:
         mine = confinement()
+    except (OSError, ValueError):
+        return "this process's namespaces cannot be read"
+    return _more_confined(pid, mine, "a server", " this process is not under")
+
+
+def _more_confined(pid: int, mine: Confinement, who: str, than: str) -> str | None:
+    """Why the process `pid` is not one to deal with for a process confined as `mine`, or None."""
+    if pid <= 0:
+        return f"{who} in another pid namespace"
+    try:
         spaces, confined = confinement(pid)
     except (OSError, ValueError):
-        return "a server whose namespaces cannot be read"
+        return f"{who} whose namespaces cannot be read"
     if spaces != mine[0]:
-        return "a server in another mount, network or user namespace"
+        return f"{who} in another mount, network or user namespace"
     if any(theirs > own for theirs, own in zip(confined, mine[1], strict=True)):
-        return "a server under no-new-privs or seccomp this process is not under"
+        return f"{who} under no-new-privs or seccomp{than}"
     return None
