@@ -96,3 +96,20 @@ def test_every_host_header_is_checked_not_only_the_first(server):
             while chunk := s.recv(65536):
                 data += chunk
         assert data.split(b"\r\n", 1)[0].split()[1] == b"403", data[:200]
+
+
+def test_a_client_that_sends_nothing_is_let_go(server):
+    """A connection that never finished its request held a thread and a descriptor until the client
+    left: a few hundred of them (a ulimit of 1,024, 256 on macOS) locked the page out for everyone."""
+    import socket
+    import time
+
+    server.request_timeout = 0.5
+    host, port = server.server_address[:2]
+    with socket.create_connection((host, port), timeout=10) as idle, \
+            socket.create_connection((host, port), timeout=10) as slow:
+        slow.sendall(b"GET /api/memory/facts HTTP/1.1\r\nHost: localhost\r\n")  # headers never end
+        started = time.monotonic()
+        assert request(server, "GET", "/api/memory/facts")[0].status == 200  # others are answered meanwhile
+        assert idle.recv(1) == b"" and slow.recv(1) == b""  # the server closed both
+        assert time.monotonic() - started < 5

@@ -11,6 +11,8 @@ What keeps it safe to leave running on a laptop:
   literals pass, which keeps `--host 0.0.0.0` usable from another machine on purpose.
 - No CORS headers (other origins cannot read the API) and a Content-Security-Policy that allows only
   this server's own scripts, so text from a fact can never run as code in the page.
+- A connection that sends nothing for `request_timeout` seconds is closed: each one holds a thread and
+  a descriptor, and a few hundred held open would lock the page out for everyone.
 """
 from __future__ import annotations
 
@@ -59,6 +61,10 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "stele"
     server: WebServer
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout)  # each read and write; closed on expiry
+
     def do_GET(self) -> None:
         self._answer(self._route(), head=False)
 
@@ -105,6 +111,7 @@ class Handler(BaseHTTPRequestHandler):
 
 class WebServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_timeout = 10.0  # seconds a connection may stay silent (a browser sends a request at once)
 
     def __init__(self, project: Project, host: str, port: int, quiet: bool = False) -> None:
         self.project = project
