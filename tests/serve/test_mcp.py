@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import anyio
@@ -71,10 +72,16 @@ def _is_error(result) -> bool:
     return bool(result.is_error if "is_error" in fields else result.isError)
 
 
+def _env(repo: Path) -> dict[str, str]:
+    """The server's environment: this checkout's stele (sys.path), not whichever one is installed."""
+    return {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29",
+            "PYTHONPATH": os.pathsep.join(sys.path)}
+
+
 def _params(repo: Path):
     from mcp import StdioServerParameters
 
-    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    env = _env(repo)
     return StdioServerParameters(command=sys.executable, args=["-m", "stele", "mcp"], cwd=str(repo), env=env)
 
 
@@ -176,7 +183,7 @@ def test_stdout_carries_only_protocol_messages_even_when_a_library_prints(repo):
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
          "params": {"name": "remember", "arguments": {"text": "Stdout belongs to the protocol."}}},
     ]
-    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    env = _env(repo)
     proc = subprocess.Popen([sys.executable, "-c", NOISY], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=repo, env=env)
     frames = []
@@ -229,7 +236,7 @@ def test_replies_through_a_real_client_carry_no_hidden_or_control_character(repo
 def _exchange(repo, lines: list[str]) -> list[dict]:
     """Send raw lines to `stele mcp`, one answer awaited per line that should get one (all but the
     notification), and return the frames in order."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "STELE_TODAY": "2026-11-29"}
+    env = _env(repo)
     proc = subprocess.Popen([sys.executable, "-m", "stele", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=repo, env=env)
     frames = []
@@ -387,3 +394,45 @@ def test_recall_text_filters_facts_by_whole_tokens(repo):
     assert ids["dec"] not in recall_text(Project(repo), q, fts=ids["dec"].split("-")[1][:2])
     with pytest.raises(SteleError, match="fts holds no word"):
         recall_text(Project(repo), q, fts="--")
+
+
+def test_a_message_the_sdk_cannot_read_is_answered_not_dropped(repo):
+    """Each of these passed the screen and the SDK dropped it without a word, so the client waited
+    forever: a batch, a request whose id is null, a float or an object, a method that is not a string,
+    a message with an id and nothing else, and nesting the SDK's parser refuses (about 200 levels) but
+    Python's reads."""
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    unread = [
+        json.dumps([{"jsonrpc": "2.0", "id": 10, "method": "ping"}, {"jsonrpc": "2.0", "id": 11, "method": "ping"}]),
+        "[]",
+        json.dumps({"jsonrpc": "2.0", "id": None, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 12, "method": 5}),
+        json.dumps({"jsonrpc": "2.0", "id": 13}),
+        '{"jsonrpc": "2.0", "id": 14, "method": "ping", "params": {"a": ' + "[" * 300 + "]" * 300 + "}}",
+    ]
+    lines = [init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), *unread,
+             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})]
+    proc = subprocess.Popen([sys.executable, "-m", "stele", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, cwd=repo, env=_env(repo))
+    watchdog = threading.Timer(60, proc.kill)  # a dropped message would otherwise wait forever here
+    watchdog.start()
+    try:
+        proc.stdin.write("".join(x + "\n" for x in lines))
+        proc.stdin.flush()
+        frames = []
+        while not frames or frames[-1].get("id") != 2:  # stdin stays open until the last answer is in
+            frames.append(json.loads(proc.stdout.readline()))
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        watchdog.cancel()
+        proc.kill()
+    errors = [f for f in frames if "error" in f]
+    assert len(errors) == len(unread), frames
+    assert all(f["error"]["code"] == -32600 and "\n" not in f["error"]["message"] for f in errors)
+    assert [f["id"] for f in errors] == [None, None, None, None, None, 12, 13, 14]
+    assert "batch" in errors[0]["error"]["message"] and "nested" in errors[-1]["error"]["message"]
+    assert frames[-1]["result"]["tools"]  # and the server kept serving

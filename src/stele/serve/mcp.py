@@ -220,6 +220,17 @@ def _untitled(schema: Any) -> Any:
     return schema
 
 
+def sdk_reader() -> Callable[[str], Any]:
+    """The SDK's own reader of one stdio line (2.x: `jsonrpc_message_adapter`; 1.x: `JSONRPCMessage`),
+    for the screen to answer what it would drop."""
+    from mcp import types
+
+    adapter = getattr(types, "jsonrpc_message_adapter", None)
+    if adapter is not None:
+        return lambda line: adapter.validate_json(line, by_name=False)
+    return getattr(types.JSONRPCMessage, "model_validate_json")  # noqa: B009 - 1.x only; mypy reads 2.x
+
+
 def _server_class(Server: Any, ToolError: type[Exception]) -> Any:
     from pydantic import ValidationError
 
@@ -240,7 +251,8 @@ def _server_class(Server: Any, ToolError: type[Exception]) -> Any:
 
             wire = Wire(sys.stdout.buffer)
             low = getattr(self, "_lowlevel_server", None) or self._mcp_server
-            async with stdio_server(stdin=anyio.wrap_file(Screen(sys.stdin.buffer, wire)),  # type: ignore[arg-type]
+            screen = Screen(sys.stdin.buffer, wire, sdk_reader())
+            async with stdio_server(stdin=anyio.wrap_file(screen),  # type: ignore[arg-type]
                                     stdout=anyio.wrap_file(wire)) as (read, write):  # type: ignore[arg-type]
                 await low.run(read, write, low.create_initialization_options())
 
