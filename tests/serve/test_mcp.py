@@ -436,3 +436,18 @@ def test_a_message_the_sdk_cannot_read_is_answered_not_dropped(repo):
     assert [f["id"] for f in errors] == [None, None, None, None, None, 12, 13, 14]
     assert "batch" in errors[0]["error"]["message"] and "nested" in errors[-1]["error"]["message"]
     assert frames[-1]["result"]["tools"]  # and the server kept serving
+
+
+def test_remember_bounds_the_whole_fact_not_only_its_text(repo):
+    """The 64 KiB bound held for the text alone: 20,000 anchors through `remember` wrote a 790 KB fact,
+    and `stele doctor` then took two minutes to report 20,000 broken anchors."""
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    anchors = [f"src/module_{i:05d}.py" for i in range(4000)]
+    frames = _exchange(repo, [init, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                              json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                                  "name": "remember", "arguments": {"text": "Modules are generated.",
+                                                                    "anchors": anchors}}})])
+    result = frames[-1]["result"]
+    assert result["isError"] and "a fact holds at most 65536" in result["content"][0]["text"]
+    assert [p.name for p in (repo / "docs" / "memory").rglob("*.md")] == ["README.md"]  # nothing written

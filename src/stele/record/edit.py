@@ -145,6 +145,10 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
                          "and keep the long form in a document (--kind document) split into parts")
     title = (title or "").strip() or title_from_body(body)
     check_flag("--title", "title", title)
+    size += sum(len(x.encode("utf-8")) for x in (*anchors, *links, *tags, *source))
+    if size > MAX_BODY_BYTES:  # 20,000 anchors made a 790 KB fact that took doctor two minutes
+        raise UsageError(f"the fact is {size} bytes with its anchors, links, tags and sources; a fact holds at "
+                         f"most {MAX_BODY_BYTES}: anchor a folder or a glob instead of each file")
     _check_anchors(list(anchors))
     checks = flag_checks(kind, forbid, require, enforce)
     if enforce is not None and not checks:
