@@ -125,6 +125,17 @@ def write_sample_record(repo: Path) -> Path:
     return repo
 
 
+def approve_store(root: Path) -> None:
+    """What `stele session sync --approve` records: this clone syncs with the store its config names."""
+    from stele.project import Project
+    from stele.session.remote import approve, configured
+
+    project = Project(root)
+    remote = configured(project)
+    assert remote is not None
+    approve(project, remote)
+
+
 def unreachable_store(repo: Path, deadline_ms: int) -> None:
     """Point `session.store` at an S3 endpoint on 127.0.0.1 that nothing answers (a port bound and
     closed again), with a short sync deadline: what hooks do when the team store is down."""
@@ -137,6 +148,7 @@ def unreachable_store(repo: Path, deadline_ms: int) -> None:
     text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
     text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
     path.write_text(text.replace("  sync_deadline_ms: 3000", f"  sync_deadline_ms: {deadline_ms}"))
+    approve_store(repo)
 
 
 POOL_QUESTION = "why was the connection pool timeout raised after the pool exhaustion alerts?"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, invoke
+from tests.helpers import approve_store, git, invoke
 from tests.session import s3server
 
 pytestmark = [pytest.mark.s3, pytest.mark.skipif(s3server.moto_command() is None,
@@ -59,6 +59,7 @@ def clones(tmp_path, server, prefix, monkeypatch):
     out = []
     for name in ("a", "b"):
         git(tmp_path, "clone", "-q", str(origin), name)
+        approve_store(tmp_path / name)
         out.append(tmp_path / name)
     return out
 
@@ -185,6 +186,7 @@ def configure_endpoint(root: Path, url: str) -> None:
     lines = [f"  endpoint: {url}" if line.startswith("  endpoint: ") else line
              for line in path.read_text(encoding="utf-8").splitlines()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    approve_store(root)  # the user moved the store: `stele session sync --approve`
 
 
 def test_a_lost_answer_is_not_a_second_copy(clones, creds, monkeypatch, prefix):
@@ -214,10 +216,12 @@ def test_wrong_credentials_and_missing_bucket_are_one_line_each(clones, creds, m
         monkeypatch.setenv(key, value)
     path = a / ".stele" / "config.yaml"
     path.write_text(path.read_text().replace(f"s3://{s3server.BUCKET}/", "s3://no-such-bucket/"))
+    approve_store(a)
     r = invoke("session", "sync")
     assert r.code == 1 and len(r.err.strip().splitlines()) == 1 and "does not exist" in r.err, r.err
     assert wal_digest(a) == before
     path.write_text(path.read_text().replace("s3://no-such-bucket/", f"s3://{s3server.BUCKET}/"))
+    approve_store(a)
     assert sync_json()["pushed_lines"] == 2
 
 
@@ -510,3 +514,34 @@ def test_a_long_backlog_is_cut_into_segments_by_size_as_well_as_by_count(clones,
     assert len(keys) >= 3, (keys, pushed)
     for k in keys:
         assert len(s3.get_object(Bucket=s3server.BUCKET, Key=k)["Body"].read()) < 4 * 2000 + 2000
+
+
+def test_a_store_a_pull_request_names_gets_nothing_until_this_clone_approves_it(clones, creds, monkeypatch,
+                                                                                 prefix):
+    """`session.store` is in the committed config: a branch pointing it at its own bucket had every
+    hook of anyone running an agent there ship their session log to it. A sync now goes only to the
+    store approved in this clone's own `.git/config`."""
+    from tests.helpers import hook
+
+    a, _ = clones
+    in_clone(a, monkeypatch, "host-a")
+    config = a / ".stele" / "config.yaml"
+    config.write_text(config.read_text().replace(f"s3://{s3server.BUCKET}/{prefix}",
+                                                 f"s3://{s3server.BUCKET}/{prefix}-evil")
+                      .replace("sync_deadline_ms: 3000", "sync_deadline_ms: 120000")
+                      .replace("hook_budget_ms: 8000", "hook_budget_ms: 240000"))
+    log_notes(a, "sess-pr", ["the staging database password rotates on Fridays"], "claude-code")
+    r = hook("session-end", {"session_id": "sess-pr", "transcript_path": str(a / "t.jsonl"), "cwd": str(a),
+                             "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}, "--harness", "claude")
+    assert r.code == 0
+    s3 = creds.client()
+    assert s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}-evil/").get("KeyCount", 0) == 0
+    r = invoke("session", "sync")
+    assert r.code == 1 and len(r.err.strip().splitlines()) == 1, r.err
+    assert f"now names s3://{s3server.BUCKET}/{prefix}-evil" in r.err and "--approve" in r.err
+    doctor = invoke("doctor")
+    assert f"now names s3://{s3server.BUCKET}/{prefix}-evil" in doctor.out + doctor.err
+    assert s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}-evil/").get("KeyCount", 0) == 0
+    r = invoke("session", "sync", "--approve")
+    assert r.code == 0 and "approved: this clone syncs session memory with" in r.out, r.err
+    assert s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}-evil/")["KeyCount"] > 0

@@ -266,11 +266,14 @@ def sync(
     pull_only: Annotated[bool, Opt("--pull", help="Only fetch the team's new lines.")] = False,
     verify: Annotated[bool, Opt("--verify", help="Check every segment this clone wrote is still on the "
                                 "store; send lost ones again from the local log.")] = False,
+    approve: Annotated[bool, Opt("--approve", help="Sync with the store the config names from now on "
+                                 "(recorded in .git/config; needed once, and again when it changes).")] = False,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
     """Ship this clone's session lines to the team store (session.store) and fetch the team's."""
     from ..index import teamsync
+    from ..session.remote import approve as approve_store
     from ..session.remote import configured
 
     if push_only and pull_only:
@@ -282,6 +285,8 @@ def sync(
                          "stays in this clone; set it to s3://BUCKET/PREFIX (docs/sessions.md)")
     if verify and pull_only:
         raise UsageError("--verify checks what this clone pushed: give it without --pull")
+    if approve:
+        approve_store(proj, remote)
     result = teamsync.command(proj, remote, push=not pull_only, pull=not push_only, verify=verify)
     for problem in result.problems:
         term.warn(problem)
@@ -290,6 +295,8 @@ def sync(
     if wants_json(fmt, json_):
         emit_json({"store": remote.url, **result.as_dict()})
         return
+    if approve:
+        term.line(f"approved: this clone syncs session memory with {remote.where()} (.git/config)")
     term.line(f"{remote.url}: pushed {textcut.counted(result.pushed_lines, 'line')} in "
               f"{textcut.counted(len(result.pushed), 'segment')}, pulled {textcut.counted(result.pulled_lines, 'line')} in "
               f"{textcut.counted(len(result.pulled), 'segment')}"

@@ -27,8 +27,14 @@ def check(project: Project) -> list[Finding]:
     if remote is None:
         return []
     from ..session import sync
+    from ..session.remote import check_approved
 
-    found = [Finding("store", where, 1, f"{remote.url}/{key[len(remote.prefix):]}: {why}; skipped by sync "
+    found = []
+    try:
+        check_approved(project, remote)  # hooks do not sync with a store this clone has not approved
+    except SteleError as e:
+        found.append(Finding("store", where, 1, str(e).split(": ", 1)[-1]))
+    found += [Finding("store", where, 1, f"{remote.url}/{key[len(remote.prefix):]}: {why}; skipped by sync "
                      "(delete the object or ask its writer to push again under a new session)")
              for key, why in sorted(sync.damaged(project).items())]
     gaps, lost = sync.continuity(project)

@@ -32,8 +32,10 @@ def run(project: Project, remote: Remote, *, push: bool = True, pull: bool = Tru
     pull. Raises StoreError (one line) on the first store failure, Busy when another sync holds the
     lock and `wait` is False; what was done before stays done."""
     from ..session.objstore import ObjectStore, StoreError, Unreachable
+    from ..session.remote import check_approved
     from . import vectors
 
+    check_approved(project, remote)  # before anything is sent (a pull request can rename the store)
     result = sync.Result()
     with sync.lock(project, wait=wait):
         store = ObjectStore(remote, deadline, attempts)

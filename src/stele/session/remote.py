@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from .. import gitrepo
 from ..errors import SteleError
 from ..plain import dataclass
 from ..project import Project
@@ -21,6 +22,7 @@ _PREFIX_PART_RE = re.compile(r"^[A-Za-z0-9._-]+$")
 _REGION_RE = re.compile(r"^[a-z0-9-]{1,32}$")
 DEFAULT_REGION = "us-east-1"
 KEYS = ("session.store", "session.endpoint", "session.region")
+APPROVED = "stele.sessionStore"  # in `.git/config`: the store this clone agreed to sync with
 
 
 @dataclass(frozen=True)
@@ -110,3 +112,32 @@ def _refuse_credential(where: str, key: str, value: str) -> None:
         raise SteleError(f"{where}: `{key}` holds what looks like a credential ({found[0][0]}); credentials "
                          "never go in the committed config: remove it and use the environment or an "
                          "AWS profile")
+
+
+def identity(remote: Remote) -> str:
+    """What an approval names: the bucket and prefix, and the server (AWS when none is set)."""
+    return f"{remote.url} {remote.endpoint or 'aws'}"
+
+
+def check_approved(project: Project, remote: Remote) -> None:
+    """Raise SteleError (one line) unless this clone approved `remote` in its own `.git/config`.
+
+    The store is named by the committed config, which a pull request can change: a branch pointing
+    `session.store` at its own bucket would have every hook of anyone running an agent on it ship
+    their session log there. So a sync goes only to the store approved here, where no committed file
+    can write (`gitrepo.local_config`, as for command checks), by `stele session sync --approve`."""
+    have = gitrepo.local_config(project.root, APPROVED)
+    if have == identity(remote):
+        return
+    where = project.rel(project.config_path)
+    if have is None:
+        raise SteleError(f"{where}: `session.store` {remote.where()} is not approved for this clone yet: "
+                         "run `stele session sync --approve` once to sync with it (docs/sessions.md)")
+    raise SteleError(f"{where}: `session.store` now names {remote.where()}, not the store this clone "
+                     f"approved ({have}); a committed file changed it: if your team moved, run "
+                     "`stele session sync --approve`")
+
+
+def approve(project: Project, remote: Remote) -> None:
+    """Record `remote` as the store this clone syncs with (`.git/config`)."""
+    gitrepo.run(project.root, "config", "--local", APPROVED, identity(remote))
