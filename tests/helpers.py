@@ -48,10 +48,17 @@ def through_server(args: tuple[str, ...], input: str | None) -> Result:
     before = (client.request(root, "status") or {}).get("calls", 0) if root else 0
     done = subprocess.run([sys.executable, "-m", "stele", *args], input=input or "", capture_output=True,
                           text=True, env=env)
-    if root is not None:
+    # The one refusal allowed: a server starved past the go-ahead (GO_S) on an overloaded machine (a
+    # suite beside a CPU hog and another suite), where the call runs in its own process by design, says
+    # so in one stderr line, and answers the same. Any other refusal fails.
+    err = "".join(x for x in done.stderr.splitlines(keepends=True) if STARVED not in x)
+    if root is not None and err == done.stderr:
         assert (client.request(root, "status") or {}).get("calls", 0) == before + 1, \
             f"the resident server did not take `stele {' '.join(args)}`: {done.stderr}"
-    return Result(done.returncode, done.stdout, done.stderr)
+    return Result(done.returncode, done.stdout, err)
+
+
+STARVED = "the resident process did not take this call within"
 
 
 def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Result:
