@@ -274,8 +274,7 @@ def _refuse_unreadable(node: Any, where: str, fix: str) -> None:
 
     found = yamlshape.unreadable(node)
     if found is not None:
-        key_node, why = found
-        raise ConfigError(f"{where}:{key_node.start_mark.line + 1}: {yamlshape.key_name(key_node)} {why}{fix}")
+        raise ConfigError(f"{where}:{found[0] + 1}: {found[1]}{fix}")
 
 
 def _refuse_duplicate_keys(node: Any, path: str, prefix: str) -> None:

@@ -23,9 +23,9 @@ def _children(node: Any) -> list[Any]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
 
-def unreadable(root: Any) -> tuple[Any, str] | None:
-    """(the top-level key node where it starts, what is wrong) for a mapping no reader could walk, or
-    None. Measured without recursion, each distinct node once (a node inside itself, `&a [*a]`,
+def unreadable(root: Any) -> tuple[int, str] | None:
+    """(the 0-based line of the top-level key where it starts, "`key` what is wrong") for a mapping no
+    reader could walk, or None. Measured without recursion, each distinct node once (a node inside itself, `&a [*a]`,
     counts once): the values aliases add past `ALIAS_EXPANSION`, and depth past `MAX_DEPTH`."""
     import yaml
 
@@ -49,16 +49,12 @@ def unreadable(root: Any) -> tuple[Any, str] | None:
         size, depth = measured[id(value_node)]
         expanded += size
         if depth > MAX_DEPTH:
-            return key_node, (f"nests more than {MAX_DEPTH} levels deep: write its values as text, lists "
-                              "and mappings a few levels deep")
-        if expanded > len(measured) + ALIAS_EXPANSION:
-            return key_node, (f"is expanded past {ALIAS_EXPANSION:,} values by YAML aliases (`*name`): "
-                              "write the values out instead of repeating anchors")
+            why = f"nests more than {MAX_DEPTH} levels deep: write its values as text, lists and mappings a few levels deep"
+        elif expanded > len(measured) + ALIAS_EXPANSION:
+            why = (f"is expanded past {ALIAS_EXPANSION:,} values by YAML aliases (`*name`): write the values out "
+                   "instead of repeating anchors")
+        else:
+            continue
+        name = f"`{key_node.value}`" if isinstance(key_node, yaml.ScalarNode) else "a key"
+        return key_node.start_mark.line, f"{name} {why}"
     return None
-
-
-def key_name(key_node: Any) -> str:
-    """The key as a message names it: `title`, or `a key` for a key that is not text."""
-    import yaml
-
-    return f"`{key_node.value}`" if isinstance(key_node, yaml.ScalarNode) else "a key"

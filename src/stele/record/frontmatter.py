@@ -180,8 +180,7 @@ def _refuse_unreadable(root: yaml.Node) -> None:
     """A frontmatter of alias bombs or deep nesting is refused at its key (`yamlshape`)."""
     found = yamlshape.unreadable(root)
     if found is not None:
-        key_node, why = found
-        raise FrontmatterError(key_node.start_mark.line + 2, f"{yamlshape.key_name(key_node)} {why}")
+        raise FrontmatterError(found[0] + 2, found[1])  # + the opening `---` line
 
 
 def _refuse_duplicate_keys(node: yaml.Node, path: tuple, done: set[int] | None = None) -> None:
