@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import config as config_mod
+from . import treefile
 from .errors import SteleError
 from .gitroot import marks_repository
 from .plain import dataclass
@@ -49,11 +50,7 @@ class Project:
 
     def contains(self, path: Path) -> bool:
         """Does `path`, with every symbolic link followed, stay inside the repository?"""
-        try:
-            path.resolve().relative_to(self.root.resolve())
-        except (ValueError, OSError, RuntimeError):
-            return False
-        return True
+        return treefile.inside(path, self.root)
 
     def local(self, name: str) -> Path:
         """A folder of `.stele/` that Stele writes on this machine (index, wal, state, snapshots, ...).

@@ -43,6 +43,15 @@ def normalize(path: str) -> str:
     return path.rstrip("/") if path not in ("", "/") else path
 
 
+def leaves_root(path: str) -> str | None:
+    """Why an anchor's path names no file of the repository (absolute, or through `..`), or None."""
+    if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
+        return "absolute path; write it relative to the repository root"
+    if ".." in path.replace("\\", "/").split("/"):
+        return "`..` leaves the repository; write it relative to the repository root"
+    return None
+
+
 def is_glob(path: str) -> bool:
     return any(c in GLOB_CHARS for c in path)
 

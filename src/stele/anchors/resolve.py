@@ -16,7 +16,7 @@ from typing import Protocol
 
 from .. import gitrepo, treefile
 from . import symbols
-from .paths import glob_regex, is_glob, literal_dir, split
+from .paths import glob_regex, is_glob, leaves_root, literal_dir, split
 
 
 class Tree(Protocol):
@@ -44,10 +44,6 @@ class _Listing:
         return files[bisect_left(files, prefix):bisect_left(files, prefix + "\U0010ffff")]
 
 
-def _inside(path: str) -> bool:
-    return bool(path) and not path.startswith("/") and ".." not in path.replace("\\", "/").split("/")
-
-
 class WorkTree(_Listing):
     """The checkout: tracked and untracked-but-not-ignored files, read from disk."""
 
@@ -63,12 +59,10 @@ class WorkTree(_Listing):
         return self._files
 
     def exists(self, path: str) -> bool:
-        return _inside(path) and (self.root / path).exists()
+        return bool(path) and not leaves_root(path) and (self.root / path).exists()
 
     def read(self, path: str) -> str | None:
-        if not _inside(path):
-            return None  # `../x`, `/etc/x`: a schema error in the fact, and outside the repository
-        if path not in self._texts:
+        if path not in self._texts:  # `../x`, `/etc/x` or a link out: outside the root, not read
             try:
                 self._texts[path] = treefile.read_text(self.root / path, errors="replace", root=self.root)
             except OSError:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..anchors import codecheck
+from ..anchors.paths import leaves_root
 from ..errors import UsageError
 from ..ids import ID_RE, SESSION_ID_RE, mentioned_ids, prefix_of
 from ..kinds import DECLARABLE_RELATIONS, DELIVERIES, KINDS, PRIORITIES, TITLE_MAX, Kind
@@ -350,10 +351,9 @@ def anchor_problem(anchor: str) -> str | None:
     path, _, symbol = anchor.partition("::")
     if not path.strip():
         return "empty path; write a repo-relative path, glob or path::Symbol"
-    if path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path):
-        return "absolute path; write it relative to the repository root"
-    if ".." in path.replace("\\", "/").split("/"):
-        return "`..` leaves the repository; write it relative to the repository root"
+    leaves = leaves_root(path)
+    if leaves:
+        return leaves
     if "::" in anchor and not re.match(r"^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$", symbol):
         return "symbol must be Name or Class.method after `::`"
     return None
