@@ -84,11 +84,9 @@ def _push_pack(project: Project, remote: Remote, store: Any, pushed: sync.Pushed
 
 
 def _pull_pack(project: Project, remote: Remote, store: Any, model_id: str, pulled: sync.Pulled) -> None:
-    data = store.get(seg.pack_key(remote.prefix, model_id, pulled.session, pulled.seq), limit=seg.MAX_BYTES)
+    data = seg.fetch(store, seg.pack_key(remote.prefix, model_id, pulled.session, pulled.seq))
     if data is None:
         return
-    if len(data) > seg.MAX_BYTES:  # a pack is a few MiB; gigabytes under its name are never held whole
-        raise seg.BadSegment(f"a vector pack larger than {seg.MAX_BYTES >> 20} MiB")
     pack = seg.decode_pack(data)  # ValueError (BadSegment) when damaged: the caller notes it
     if pack.model_id != model_id:
         return

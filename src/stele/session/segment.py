@@ -31,6 +31,13 @@ PACK = "stele_vectors"
 MAX_LINES = 2000  # per segment; a longer backlog becomes several
 SEGMENT_BYTES = 16 << 20  # of lines per segment a writer sends at most (a backlog is also cut by size)
 MAX_BYTES = 4 * SEGMENT_BYTES  # an object larger than this is not a segment Stele wrote: never downloaded
+SEQ_DIGITS = 8
+_SEQ_RE = re.compile(r"^(\d{8})\.(jsonl|vec)$")
+_MODEL_KEY_RE = re.compile(r"[^A-Za-z0-9._@-]")
+
+
+class BadSegment(ValueError):
+    """A segment or pack that fails verification; the message says why in a few words."""
 
 
 def chunks(sizes: list[int], start: int = 0) -> list[tuple[int, int]]:
@@ -45,13 +52,16 @@ def chunks(sizes: list[int], start: int = 0) -> list[tuple[int, int]]:
     if a < len(sizes):
         out.append((a, len(sizes)))
     return out
-SEQ_DIGITS = 8
-_SEQ_RE = re.compile(r"^(\d{8})\.(jsonl|vec)$")
-_MODEL_KEY_RE = re.compile(r"[^A-Za-z0-9._@-]")
 
 
-class BadSegment(ValueError):
-    """A segment or pack that fails verification; the message says why in a few words."""
+def fetch(store: Any, key: str, listed: int | None = None) -> bytes | None:
+    """`key`'s bytes from the store (None: gone), never more than MAX_BYTES held: an object listed or
+    sent larger raises BadSegment, as a teammate's bucket may hold gigabytes under a segment's name."""
+    if listed is None or listed <= MAX_BYTES:
+        data = store.get(key, limit=MAX_BYTES)
+        if data is None or len(data) <= MAX_BYTES:
+            return data
+    raise BadSegment(f"larger than the {MAX_BYTES >> 20} MiB a segment can be: not downloaded")
 
 
 # -- keys ------------------------------------------------------------------------------------------

@@ -402,17 +402,11 @@ def _before(key: str) -> str:
 def _pull_one(project: Project, remote: Remote, store: Any, session: str, seq: int, obj: Any,
               patterns: Any, result: Result, bad: dict[str, Any]) -> Pulled | None:
     where = f"{remote.url}/{obj.key[len(remote.prefix):]}"
-    # a teammate's bucket could hold gigabytes under a segment's name: never held whole
-    data = store.get(obj.key, limit=seg.MAX_BYTES) if obj.size <= seg.MAX_BYTES else b""
-    if data is None:
-        result.problems.append(f"{where}: listed but gone; skipped")
-        return None
-    if obj.size > seg.MAX_BYTES or len(data) > seg.MAX_BYTES:
-        why = f"larger than the {seg.MAX_BYTES >> 20} MiB a segment can be: not downloaded"
-        result.problems.append(f"{where}: {why}; skipped (the rest of the sync went on)")
-        bad[obj.key] = {"etag": obj.etag, "why": why}
-        return None
     try:
+        data = seg.fetch(store, obj.key, obj.size)
+        if data is None:
+            result.problems.append(f"{where}: listed but gone; skipped")
+            return None
         segment = seg.decode(session, seq, data)
     except seg.BadSegment as e:
         result.problems.append(f"{where}: {e}; skipped (the rest of the sync went on)")
