@@ -533,7 +533,7 @@ def test_a_store_a_pull_request_names_gets_nothing_until_this_clone_approves_it(
     log_notes(a, "sess-pr", ["the staging database password rotates on Fridays"], "claude-code")
     r = hook("session-end", {"session_id": "sess-pr", "transcript_path": str(a / "t.jsonl"), "cwd": str(a),
                              "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}, "--harness", "claude")
-    assert r.code == 0
+    assert r.code == 0 and "session sync skipped" in r.err and "--approve" in r.err, r.err
     s3 = creds.client()
     assert s3.list_objects_v2(Bucket=s3server.BUCKET, Prefix=f"{prefix}-evil/").get("KeyCount", 0) == 0
     r = invoke("session", "sync")

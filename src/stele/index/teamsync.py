@@ -155,18 +155,19 @@ def hook_sync(project: Project, *, push: bool, pull: bool, warn: Callable[[str],
     that process syncs within `session.sync_deadline_ms`, one attempt per request, and records how it
     went (`sync.outcome`, which doctor reports). Imports no S3 client. With `STELE_BACKGROUND=0`
     (tests, or a machine that cannot start processes) the same bounded sync runs in the hook."""
-    from ..session.remote import configured
+    from ..session.remote import check_approved, configured
 
     try:
         remote = configured(project)
+        if remote is None:
+            return
+        push = push and bool(sync.pending(project))
+        pull = pull and sync.pull_due(project)
+        if not (push or pull):
+            return
+        check_approved(project, remote)  # `run` asks too; asked here, it costs no background process
     except SteleError as e:
         warn(f"stele: session sync skipped: {e}")
-        return
-    if remote is None:
-        return
-    push = push and bool(sync.pending(project))
-    pull = pull and sync.pull_due(project)
-    if not (push or pull):
         return
     if _start(project, push, pull):
         return
