@@ -26,6 +26,7 @@ class Result:
 # console script does, in a process of their own that hands the call to a resident server running for
 # the repository, instead of in-process (where a server could not write to the captured output).
 RESIDENT: dict[str, bool] = {"on": False}
+STARVED = "the resident process did not take this call within"  # the client's line when GO_S passed
 
 
 def through_server(args: tuple[str, ...], input: str | None) -> Result:
@@ -57,8 +58,6 @@ def through_server(args: tuple[str, ...], input: str | None) -> Result:
             f"the resident server did not take `stele {' '.join(args)}`: {done.stderr}"
     return Result(done.returncode, done.stdout, err)
 
-
-STARVED = "the resident process did not take this call within"
 
 
 def invoke(*args: str, input: str | None = None, allow_bug: bool = False) -> Result:

@@ -3,13 +3,13 @@ and `stele search` (cli/entry.py), and a hook that ran in its own process may `s
 the next one.
 
 It imports only os, sys, _socket, marshal and `gitroot` (os alone) on the way of a call (the caller
-pays for every import on every hook). It connects to an abstract Unix socket named after the repository's root and the
-user; nobody there, a server of another user (checked both ways with SO_PEERCRED) or more confined
-than the caller (a sandbox's squatter, `policy.server_refusal`), a refusal (another
-root, install or version, stale code, a call outside the allowlist), or no go-ahead within GO_S: the
-command runs in its own process as before. Never a hang: the caller's descriptors are passed only
-after the go-ahead, so a frozen server holds none of them, and a child that took the call must
-answer within the hook's budget or is killed (the hook then fails open).
+pays for every import on every hook). It connects to an abstract Unix socket named after the
+repository's root and the user; nobody there, a server of another user (checked both ways with
+SO_PEERCRED) or more confined than the caller (a sandbox's squatter, `policy.server_refusal`), a
+refusal (another root, install or version, stale code, a call outside the allowlist), or no go-ahead
+within GO_S: the command runs in its own process as before. Never a hang: the caller's descriptors
+are passed only after the go-ahead, so a frozen server holds none of them, and a child that took the
+call must answer within the hook's budget or is killed (the hook then fails open).
 """
 from __future__ import annotations
 
