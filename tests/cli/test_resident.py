@@ -16,7 +16,7 @@ from stele.cli.resident import client as resident
 from stele.cli.resident import policy, protocol
 from stele.residency import mount_refusal
 from tests import factfiles
-from tests.helpers import git, write_fact
+from tests.helpers import STARVED, git, write_fact
 
 pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
                                  reason="the resident server is Linux only"),
@@ -46,12 +46,22 @@ def server(repo, request):
 
 def run(repo: Path, *args: str, stdin: str = "", resident_on: bool = True, usage: Path | None = None):
     extra = {"STELE_RESIDENT_USAGE": str(usage)} if usage else {}
-    return subprocess.run([*STELE, *args], cwd=repo, input=stdin, capture_output=True, text=True,
+    done = subprocess.run([*STELE, *args], cwd=repo, input=stdin, capture_output=True, text=True,
                           env=env(**extra) if resident_on else {**os.environ, "STELE_RESIDENT": "0"})
+    if usage is not None and STARVED in done.stderr:  # the one fallback allowed (tests/helpers.py)
+        with open(f"{usage}.starved", "a", encoding="utf-8") as f:
+            f.write(" ".join(args) + "\n")
+    return done
+
+
+def lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
 
 
 def calls(usage: Path) -> int:
-    return len(usage.read_text(encoding="utf-8").splitlines()) if usage.exists() else 0
+    """Calls the server answered, and those a machine too busy starved past the go-ahead (GO_S),
+    which ran in their own process by design and said so: any other refusal counts for nothing."""
+    return lines(usage) + lines(Path(f"{usage}.starved"))
 
 
 def prompt(repo: Path, text: str, usage: Path, session: str = "s-1") -> str:
@@ -126,7 +136,8 @@ def test_a_warm_spare_answers_as_a_fresh_process_does_and_sees_every_edit(server
     drop = ("elapsed_ms", "timings")
     assert {k: v for k, v in json.loads(there.stdout).items() if k not in drop} == {
         k: v for k, v in json.loads(here.stdout).items() if k not in drop}
-    assert warm_spare(server)["spared"] == before + 1  # the spare answered it, and a new one is warm
+    starved = lines(Path(f"{usage}.starved"))
+    assert warm_spare(server)["spared"] == before + 1 - starved  # the spare answered it, a new one is warm
     each_kind_of_edit(server, usage, first=lambda: warm_spare(server))  # each while a spare waits
     assert calls(usage) == 5
 
