@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 
 import pytest
@@ -70,11 +71,59 @@ def test_a_foreign_host_name_is_refused(server):
 
 def test_host_and_loopback_rules():
     assert all(host_allowed(h) for h in (None, "localhost", "LOCALHOST:80", "127.0.0.1:7411", "[::1]:7411",
-                                         "192.168.1.20:7411"))
-    foreign = ("evil.example", "localhost.evil.example:7411", "127.0.0.1.nip.io")
+                                         "[::1]", "192.168.1.20:7411", "[fe80::1]:7411"))
+    foreign = ("evil.example", "localhost.evil.example:7411", "127.0.0.1.nip.io", "[::1]evil.example",
+               "localhost :80", "localhost:80x", "localhost:", "", "::1", "[127.0.0.1]", "1.2.3",
+               "[::1%eth0]:80", "127.0.0.01", "localhost:+80")
     assert not any(host_allowed(h) for h in foreign)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.20")
+
+
+def raw(srv, data: bytes) -> bytes:
+    """Send `data` as is on a fresh connection and read the answer to its end (shapes http.client
+    will not send)."""
+    with socket.create_connection(srv.server_address[:2], timeout=10) as s:
+        s.sendall(data)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def status_of(answer: bytes) -> int:
+    return int(answer.split(b"\r\n", 1)[0].split()[1])
+
+
+@pytest.mark.parametrize("target, host", [
+    (b"/api/memory/facts", b"[::1]evil.example"),  # a bracketed literal with a name after it
+    (b"/api/memory/facts", b"[::1]evil.example:7411"),
+    (b"/api/memory/facts", b"localhost :7411"),  # a space before the colon
+    (b"/api/memory/facts", b"127.0.0.1 :7411"),
+    (b"/api/memory/facts", b"[::1] :7411"),
+    (b"/api/memory/facts", b"localhost:7411x"),  # a port that is not digits
+    (b"/api/memory/facts", b"localhost:"),
+    (b"/api/memory/facts", b"local host"),
+    (b"/api/memory/facts", b""),  # present but empty
+    (b"http://evil.example/api/memory/facts", b"localhost"),  # absolute form: a proxy reads the other host
+    (b"http://localhost/api/memory/facts", b"localhost"),
+    (b"*", b"localhost"),
+])
+def test_host_and_target_shapes_no_browser_sends_are_refused(server, target, host):
+    """A browser sends `Host: name[:port]` and an origin-form target (`/path`); anything else is a shape
+    a proxy or a parser elsewhere may read differently, so it gets the Host check's 403."""
+    answer = raw(server, b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+    assert status_of(answer) == 403 and b"Host not allowed" in answer, answer[:300]
+
+
+def test_a_target_starting_with_two_slashes_is_a_path_not_a_host(server):
+    """`//evil.example/api/...` is an origin-form path, never an authority followed by a path."""
+    answer = raw(server, b"GET //evil.example/api/memory/facts HTTP/1.1\r\nHost: localhost\r\n"
+                         b"Connection: close\r\n\r\n")
+    assert status_of(answer) == 404, answer[:300]
+    answer = raw(server, b"GET /api/memory/facts?q=rate HTTP/1.1\r\nHost: localhost:7411 \r\n"
+                         b"Connection: close\r\n\r\n")  # whitespace after the value is the header's own
+    assert status_of(answer) == 200, answer[:300]
 
 
 def test_a_bad_query_string_is_400(server):

@@ -8,7 +8,9 @@ What keeps it safe to leave running on a laptop:
 - It binds to 127.0.0.1 unless told otherwise, and writes nothing: any method but GET/HEAD is 405.
 - A web page on another site could point a DNS name at 127.0.0.1 and read the answers (DNS
   rebinding), so a request whose Host is a name other than `localhost` is refused (403); IP
-  literals pass, which keeps `--host 0.0.0.0` usable from another machine on purpose.
+  literals pass, which keeps `--host 0.0.0.0` usable from another machine on purpose. Only the
+  shapes a browser sends pass (`host_allowed`), and only an origin-form target (`/path`): a proxy or
+  a parser elsewhere could read `[::1]evil.example` or `GET http://evil.example/` as another host.
 - No CORS headers (other origins cannot read the API) and a Content-Security-Policy that allows only
   this server's own scripts, so text from a fact can never run as code in the page.
 - A connection that sends nothing for `request_timeout` seconds is closed: each one holds a thread and
@@ -17,6 +19,7 @@ What keeps it safe to leave running on a laptop:
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,16 +46,25 @@ def static_file(name: str) -> api.Response | None:
     return api.Response(200, path.read_bytes(), STATIC_TYPES[suffix])
 
 
+# What a browser sends as Host: `localhost`, a dotted IPv4 address or a bracketed IPv6 one, then
+# perhaps `:` and the port's digits. Nothing else: no space, no name after a bracket, no zone id.
+HOST_SHAPE = re.compile(r"(?:(?P<name>localhost)|(?P<ip>[0-9.]+)|\[(?P<ip6>[0-9A-Fa-f:.]+)\])(?::[0-9]+)?",
+                        re.IGNORECASE)
+HOST_REFUSED = "Host not allowed: open the page at http://127.0.0.1 or http://localhost"
+
+
 def host_allowed(host: str | None) -> bool:
-    """`localhost` or an IP literal, with any port (see the module docstring: DNS rebinding)."""
-    if not host:
+    """`localhost` or an IP literal, with any port, in the exact shape a browser sends (see the
+    module docstring: DNS rebinding). Whitespace around the value is the header's, not the host's."""
+    if host is None:
         return True  # HTTP/1.0 clients may omit it; browsers, the rebinding vector, always send it
-    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host[1:host.find("]")]
-    if name.lower() == "localhost":
+    shape = HOST_SHAPE.fullmatch(host.strip(" \t"))
+    if shape is None:
+        return False
+    if shape["name"]:
         return True
     try:
-        ipaddress.ip_address(name)
-        return True
+        return ipaddress.ip_address(shape["ip"] or shape["ip6"]).version == (4 if shape["ip"] else 6)
     except ValueError:
         return False
 
@@ -81,7 +93,9 @@ class Handler(BaseHTTPRequestHandler):
         sent = self.headers.get_all("Host")
         hosts: list[str | None] = list(sent) if sent else [None]
         if len(hosts) > 1 or not all(host_allowed(h) for h in hosts):  # every Host header, not the first
-            return api.error(403, "Host not allowed: open the page at http://127.0.0.1 or http://localhost")
+            return api.error(403, HOST_REFUSED)
+        if not self.path.startswith("/"):  # absolute form (`http://other/`) or `*`: never from a browser
+            return api.error(403, HOST_REFUSED)
         url = urlsplit(self.path)
         if url.path.startswith("/api/"):
             try:
