@@ -63,6 +63,14 @@ def test_writes_are_refused(server, method):
     assert "read-only" in json.loads(body)["error"]
 
 
+@pytest.mark.parametrize("method", [b"FOO", b"PROPFIND", b"TRACE", b"CONNECT", b"M-SEARCH", b"get"])
+def test_every_method_not_served_is_405_not_the_standard_librarys_501(server, method):
+    answer = raw(server, method + b" /api/memory/facts HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert status_of(answer) == 405 and b"\r\nAllow: GET, HEAD\r\n" in head + b"\r\n", answer[:300]
+    assert json.loads(body) == {"error": "stele serve is read-only: only GET and HEAD", "status": 405}
+
+
 def test_a_foreign_host_name_is_refused(server):
     r, body = request(server, "GET", "/api/memory/facts", {"Host": "attacker.example:7411"})
     assert r.status == 403 and "Host not allowed" in json.loads(body)["error"]

@@ -5,7 +5,8 @@ answer is a small JSON document or a static file. A framework (and an ASGI serve
 dependencies and startup time for routing that fits in a list of regular expressions (`api.ROUTES`).
 
 What keeps it safe to leave running on a laptop:
-- It binds to 127.0.0.1 unless told otherwise, and writes nothing: any method but GET/HEAD is 405.
+- It binds to 127.0.0.1 unless told otherwise, and writes nothing: any method but GET/HEAD is 405,
+  with `Allow: GET, HEAD` (`Handler.__getattr__`: not the standard library's 501).
 - A web page on another site could point a DNS name at 127.0.0.1 and read the answers (DNS
   rebinding), so a request whose Host is a name other than `localhost` is refused (403); IP
   literals pass, which keeps `--host 0.0.0.0` usable from another machine on purpose. Only the
@@ -22,6 +23,7 @@ import ipaddress
 import re
 import socket
 import sys
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
@@ -29,6 +31,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..project import Project
 from . import api
 
+SERVED = ("GET", "HEAD")  # the methods with a `do_` method below; every other one is 405
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -83,11 +86,16 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._answer(self._route(), head=True)
 
-    def _not_allowed(self) -> None:
-        self._answer(api.error(405, "stele serve is read-only: only GET and HEAD"), head=False,
-                     extra={"Allow": "GET, HEAD"})
+    def __getattr__(self, name: str) -> Callable[[], None]:
+        """`do_<METHOD>` of every method but GET and HEAD (`PUT`, `FOO`, `get`): the standard library
+        answers a method without one 501 in HTML; this server says 405, in its own error shape."""
+        if name.startswith("do_"):
+            return self._not_allowed
+        raise AttributeError(name)
 
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _not_allowed
+    def _not_allowed(self) -> None:
+        self._answer(api.error(405, "stele serve is read-only: only " + " and ".join(SERVED)), head=False,
+                     extra={"Allow": ", ".join(SERVED)})
 
     def _route(self) -> api.Response:
         sent = self.headers.get_all("Host")
