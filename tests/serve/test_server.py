@@ -170,3 +170,36 @@ def test_a_client_that_sends_nothing_is_let_go(server):
         assert request(server, "GET", "/api/memory/facts")[0].status == 200  # others are answered meanwhile
         assert idle.recv(1) == b"" and slow.recv(1) == b""  # the server closed both
         assert time.monotonic() - started < 5
+
+
+def test_a_client_that_dribbles_its_request_is_cut_off_at_the_deadline(server):
+    """Slowloris: a byte every 0.2 s never trips the per-receive timeout, and held a connection (and a
+    thread) for as long as the client liked. The request line and headers must all arrive within
+    `request_deadline` of their first byte; then the server closes the connection."""
+    import select
+    import time
+
+    server.request_timeout, server.request_deadline = 1.0, 1.0
+    dribble = b"GET /api/memory/facts HTTP/1.1\r\nHost: localhost\r\nX-Pad: " + b"a" * 200
+    with socket.create_connection(server.server_address[:2], timeout=10) as s:
+        started, closed = time.monotonic(), None
+        for byte in dribble:
+            if time.monotonic() - started > 5:
+                break
+            try:
+                s.sendall(bytes([byte]))
+            except OSError:  # reset by the server: closed
+                closed = time.monotonic() - started
+                break
+            if select.select([s], [], [], 0.2)[0]:
+                assert s.recv(1) == b""  # nothing is answered to a request that never ended
+                closed = time.monotonic() - started
+                break
+    assert closed is not None, "the server kept reading a request dribbled for 5 s"
+    assert 0.8 < closed < 3, closed
+    assert request(server, "GET", "/api/memory/facts")[0].status == 200  # and it still answers others
+    with socket.create_connection(server.server_address[:2], timeout=10) as s:  # slow, but within the bound
+        s.sendall(b"GET /api/memory/facts HTTP/1.1\r\n")
+        time.sleep(0.4)
+        s.sendall(b"Host: localhost\r\n\r\n")
+        assert s.recv(12) == b"HTTP/1.0 200"

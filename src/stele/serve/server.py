@@ -14,11 +14,13 @@ What keeps it safe to leave running on a laptop:
   a parser elsewhere could read `[::1]evil.example` or `GET http://evil.example/` as another host.
 - No CORS headers (other origins cannot read the API) and a Content-Security-Policy that allows only
   this server's own scripts, so text from a fact can never run as code in the page.
-- A connection that sends nothing for `request_timeout` seconds is closed: each one holds a thread and
-  a descriptor, and a few hundred held open would lock the page out for everyone.
+- A connection that sends nothing for `request_timeout` seconds is closed, and so is one whose request
+  has not arrived whole `request_deadline` seconds after its first byte (`deadline.py`: slowloris):
+  each holds a thread and a descriptor, and a few hundred held open would lock the page out for everyone.
 """
 from __future__ import annotations
 
+import io
 import ipaddress
 import re
 import socket
@@ -29,7 +31,7 @@ from importlib import resources
 from urllib.parse import parse_qs, urlsplit
 
 from ..project import Project
-from . import api
+from . import api, deadline
 
 SERVED = ("GET", "HEAD")  # the methods with a `do_` method below; every other one is 405
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
@@ -79,6 +81,14 @@ class Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.connection.settimeout(self.server.request_timeout)  # each read and write; closed on expiry
+        self.reading = deadline.Reader(self.connection, self.server.request_timeout, self.server.request_deadline)
+        self.rfile.close()  # the plain reader `setup` made: read through the deadline instead
+        self.rfile = io.BufferedReader(self.reading)
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()  # the request line was read before; this reads the headers
+        self.reading.done()
+        return ok
 
     def do_GET(self) -> None:
         self._answer(self._route(), head=False)
@@ -134,6 +144,7 @@ class Handler(BaseHTTPRequestHandler):
 class WebServer(ThreadingHTTPServer):
     daemon_threads = True
     request_timeout = 10.0  # seconds a connection may stay silent (a browser sends a request at once)
+    request_deadline = 10.0  # seconds from a request's first byte to the end of its headers (`deadline`)
 
     def __init__(self, project: Project, host: str, port: int, quiet: bool = False) -> None:
         self.project = project
