@@ -3,6 +3,8 @@
 User errors exit 1, usage errors 2, bugs 3 (a traceback only with STELE_DEBUG=1), Ctrl-C 130.
 Messages are one line that names the file or field and says what to do next, and every one is
 printed through `say`, which redacts and neutralizes it: a message may quote what the user passed.
+And bounds it (`message`, also the MCP server's and the web API's errors): an id given on the command
+line can be 100 KB, or 50 MB through MCP; what is shown of it keeps both its ends.
 """
 from __future__ import annotations
 
@@ -17,6 +19,10 @@ EXIT_USAGE = 2
 EXIT_BUG = 3
 EXIT_INTERRUPT = 130
 DEBUG_ENV = "STELE_DEBUG"
+# What a message quotes of one word and of one line: no id, option or path of a real project is near
+# the first, nor the longest message of Stele's own (up to 64 records named, ~4,000) the second.
+MESSAGE_WORD_CHARS = 300
+MESSAGE_LINE_CHARS = 16_000
 
 
 class SteleError(Exception):
@@ -54,11 +60,30 @@ def debug_enabled() -> bool:
     return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
-def say(text: str) -> None:
-    """One message on stderr, redacted and neutralized (every error path prints through here)."""
+def message(text: str) -> str:
+    """What a message may show of `text`: redacted (it can quote a pasted credential), neutralized (no
+    escape or hidden character reaches a terminal or an agent), then bounded: a word (a run without
+    whitespace: an id, a path, an option) over `MESSAGE_WORD_CHARS` and a line over
+    `MESSAGE_LINE_CHARS` keep their two ends and say how long they were, so the start of what was
+    quoted and the advice after it stay. Cut last, so no secret is cut in two before the redactor
+    sees it. Lists of Stele's own (every record that does not fit a snapshot) stay whole."""
+    import re
+
     from .neutralize import shown
 
-    print(shown(text), file=sys.stderr)
+    def cut(run: str, limit: int) -> str:
+        from .textcut import ends
+
+        return ends(run, limit, f" [... {len(run):,} characters in all ...] ")
+
+    long_word = re.compile(rf"\S{{{MESSAGE_WORD_CHARS + 1},}}")
+    lines = (long_word.sub(lambda m: cut(m[0], MESSAGE_WORD_CHARS), line) for line in shown(text).split("\n"))
+    return "\n".join(line if len(line) <= MESSAGE_LINE_CHARS else cut(line, MESSAGE_LINE_CHARS) for line in lines)
+
+
+def say(text: str) -> None:
+    """One message on stderr, redacted, neutralized and bounded (every error path prints through here)."""
+    print(message(text), file=sys.stderr)
 
 
 @contextmanager

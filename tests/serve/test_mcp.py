@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -231,6 +232,26 @@ def test_replies_through_a_real_client_carry_no_hidden_or_control_character(repo
     texts = anyio.run(session)
     assert "DEC-AAAA" in texts[0] and "<45 hidden characters>" in texts[0] and "^[]0;owned^G" in texts[0]
     assert all(not raw.search(t) for t in texts), texts
+
+
+def test_a_huge_id_is_echoed_bounded_in_the_tool_error(repo):
+    """`show` with a 1 MB id (an MCP argument has no command line's 128 KiB limit) answered the whole id
+    back in its error, escape sequences neutralized but every character kept."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    huge = "DEC-" + "A" * 1_000_000 + "\x1b]0;owned\x07"
+
+    async def session():
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return await s.call_tool("show", {"id": huge})
+
+    answer = anyio.run(session)
+    text = answer.content[0].text
+    assert _is_error(answer) and "no fact with id DEC-AAAA" in text, text[:300]
+    assert len(text) <= 1_000 and re.search(r"\d{3},\d{3} characters in all", text) and "\x1b" not in text, text
+    assert text.endswith("`stele list` shows the ids")
 
 
 def _exchange(repo, lines: list[str]) -> list[dict]:

@@ -134,6 +134,14 @@ def test_a_target_starting_with_two_slashes_is_a_path_not_a_host(server):
     assert status_of(answer) == 200, answer[:300]
 
 
+def test_a_huge_id_or_path_is_echoed_bounded_in_the_error(server):
+    """A request line may be 64 KiB; the 404 quoted all of the id or path it named."""
+    for path in ("/api/memory/facts/DEC-" + "A" * 30_000, "/" + "b" * 30_000):
+        r, body = request(server, "GET", path)
+        error = json.loads(body)["error"]
+        assert r.status == 404 and len(error) <= 1_000 and "characters in all" in error, error[:300]
+
+
 def test_a_bad_query_string_is_400(server):
     r, body = request(server, "GET", "/api/memory/facts?q=%ff%fe")
     assert r.status == 400 and "bad query string" in json.loads(body)["error"]

@@ -196,10 +196,14 @@ def find_one(project: Project, fact_id: str) -> Fact | None:
     """One fact by id without loading the record: the files named after it (`<ID>-<slug>.md`, in its
     kind's folder first), parsed and checked to carry that id. None when no such file holds it (a fact
     may live under any name: the caller then loads the record). A claim's loser pays this, not a load
-    of 10k files."""
+    of 10k files. An id not shaped like one names no file: it is never made a glob pattern (`/etc/x`,
+    `TASK-*`, 100 KB of it)."""
+    from ..ids import is_fact_id
     from ..kinds import BY_PREFIX
 
     fact_id = fact_id.upper()
+    if not is_fact_id(fact_id):
+        return None
     kind = BY_PREFIX.get(fact_id.split("-", 1)[0])
     memory = project.memory_dir
     folders = [memory / kind.folder] if kind else []
@@ -222,7 +226,10 @@ def _named(folders: list[Path], fact_id: str, deep: bool) -> list[Path]:
     for folder in folders:
         if folder.is_dir():
             for pattern in (f"{fact_id}-*.md", f"{fact_id}.md"):
-                found += sorted(folder.rglob(pattern) if deep else folder.glob(pattern))
+                try:
+                    found += sorted(folder.rglob(pattern) if deep else folder.glob(pattern))
+                except OSError:  # a name too long for the file system: no file is named so
+                    continue
     return found
 
 

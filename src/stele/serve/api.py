@@ -16,7 +16,7 @@ from typing import Any
 from .. import textcut
 from ..anchors.paths import about
 from ..delivery import inactive, today
-from ..errors import SteleError, UsageError
+from ..errors import SteleError, UsageError, message
 from ..kinds import CAUSAL, KINDS, LIFECYCLE_STATUSES, TASK_STATUSES
 from ..neutralize import neutralize_data
 from ..project import Project
@@ -49,8 +49,9 @@ def json_response(data: Any, status: int = 200) -> Response:
     return Response(status, body.encode("utf-8"))
 
 
-def error(status: int, message: str) -> Response:
-    return json_response({"error": message, "status": status}, status)
+def error(status: int, text: str) -> Response:
+    """An error answer; its text quotes what the request named, bounded as every message is."""
+    return json_response({"error": message(text), "status": status}, status)
 
 
 class Query:

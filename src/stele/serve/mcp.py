@@ -31,8 +31,8 @@ from functools import wraps
 from typing import Any
 
 from .. import textcut
-from ..errors import SteleError, say
-from ..neutralize import neutralize, shown
+from ..errors import SteleError, message, say
+from ..neutralize import neutralize
 from ..project import Project
 from ..record import edit
 from ..record.load import Record, load
@@ -281,7 +281,7 @@ def build(project: Project) -> Any:
                     with redirect_stdout(sys.stderr):
                         return cap(neutralize(fn(*args, **kwargs)))
                 except SteleError as e:  # the one-line message is what the model needs to retry
-                    raise ToolError(shown(str(e))) from None
+                    raise ToolError(message(str(e))) from None
 
             # one line: the docstring's indentation would cost tokens in every session
             description = " ".join((fn.__doc__ or "").split())
