@@ -51,7 +51,8 @@ def test_api_and_page_answer_with_safe_headers(server):
 
 
 @pytest.mark.parametrize("path", ["/static/../api.py", "/static/.hidden.js", "/static/api.py",
-                                  "/static/nope.js", "/index.html", "/api"])
+                                  "/static/nope.js", "/index.html", "/api",
+                                  "/static/" + "a" * 300 + ".js"])  # too long a file name: it crashed the handler
 def test_nothing_outside_the_page_and_api_is_served(server, path):
     assert request(server, "GET", path)[0].status == 404
 

@@ -46,9 +46,10 @@ def static_file(name: str) -> api.Response | None:
     if "/" in name or name.startswith(".") or suffix not in STATIC_TYPES:
         return None
     path = resources.files(__package__).joinpath("static", name)
-    if not path.is_file():
+    try:
+        return api.Response(200, path.read_bytes(), STATIC_TYPES[suffix]) if path.is_file() else None
+    except OSError:  # a name too long for the file system (it dropped the connection unanswered)
         return None
-    return api.Response(200, path.read_bytes(), STATIC_TYPES[suffix])
 
 
 # What a browser sends as Host: `localhost`, a dotted IPv4 address or a bracketed IPv6 one, then
