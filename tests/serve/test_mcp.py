@@ -59,6 +59,29 @@ def test_remember_text_writes_like_the_cli_and_redacts(repo):
     assert AWS_KEY not in out
 
 
+def test_remember_tells_the_agent_what_the_cli_tells_the_user_through_a_real_client(repo):
+    """`remember` dropped what `edit.remember` returns beside the fact (the CLI prints it, and its
+    `--json` has it as `similar` and `warnings`): an anchor that names nothing, a fact it nearly
+    repeats. The agent is the one who can fix either."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    first = edit.remember(Project(repo), "We need two approvals for a release.", kind="constraint").fact
+
+    async def session():
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return await s.call_tool("remember", {"text": "We need 2 approvals for a release.",
+                                                  "kind": "constraint", "anchors": ["src/nope.py"]})
+
+    answer = anyio.run(session)
+    text = answer.content[0].text
+    assert not _is_error(answer) and text.startswith("remembered CON-"), text
+    new_id = text.split()[1]
+    assert f"\nwarning: {new_id} is 86% similar to {first.id}: if it is one fact twice, keep one" in text, text
+    assert "\nwarning: anchor 'src/nope.py': no such file in the checkout (written anyway" in text, text
+
+
 def test_cap_cuts_at_a_line_and_says_so():
     text = "\n".join(f"line {i} " + "x" * 50 for i in range(2000))
     out = cap(text)

@@ -47,13 +47,8 @@ def _written(w: Written, verb: str, as_json: bool) -> None:
 
 
 def _told(w: Written) -> None:
-    if w.redacted:
-        term.warn(f"redacted before writing: {w.redaction_summary} (the secret text is not in the file)")
-    for s in w.similar:
-        term.warn(f"{w.fact.id} {s.describe()} {s.id}: if it is one fact twice, keep one "
-                  f"(`stele supersede {s.id} --by {w.fact.id}`, or `stele retire {w.fact.id} --why ...`)")
-    for warning in w.warnings:
-        term.warn(warning)
+    for notice in w.notices():
+        term.warn(notice)
 
 
 def _open(copy) -> None:

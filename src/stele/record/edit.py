@@ -42,6 +42,17 @@ class Written:
     def redaction_summary(self) -> str:
         return describe(self.redacted)
 
+    def notices(self) -> list[str]:
+        """What the writer is told beside the fact, one line each: what was redacted, the facts it
+        (nearly) repeats, anchors that name nothing yet. The CLI prints them; MCP `remember` returns
+        them (one home, so an agent is told what a person is)."""
+        out = [f"redacted before writing: {self.redaction_summary} (the secret text is not in the file)"
+               ] if self.redacted else []
+        out += [f"{self.fact.id} {s.describe()} {s.id}: if it is one fact twice, keep one "
+                f"(`stele supersede {s.id} --by {self.fact.id}`, or `stele retire {self.fact.id} --why ...`)"
+                for s in self.similar]
+        return out + self.warnings
+
 
 def parse_link(spec: str) -> tuple[str, str]:
     """`caused-by:RISK-2M9Q` -> ("caused-by", "RISK-2M9Q")."""

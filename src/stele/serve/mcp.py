@@ -98,13 +98,13 @@ def _delivered(project: Project, tool: str, ids: list[str], text: str) -> None:
 
 def remember_text(project: Project, text: str, kind: str = "note", title: str | None = None,
                   anchors: Sequence[str] = (), links: Sequence[str] = (), tags: Sequence[str] = ()) -> str:
-    """Write a fact exactly as `stele remember` does (validated, redacted, atomic); say what happened."""
+    """Write a fact exactly as `stele remember` does (validated, redacted, atomic); say what happened,
+    and every notice the CLI prints (`Written.notices`: redactions, near repeats, anchors that name
+    nothing), each on a `warning:` line."""
     written = edit.remember(project, text, kind=kind, title=title, anchors=list(anchors), links=list(links),
                               tags=list(tags))
-    out = f"remembered {written.fact.id} ({written.fact.kind}) in {written.fact.path}; not committed yet"
-    if written.redacted:
-        out += f"\nredacted before writing: {written.redaction_summary} (the secret is not in the file)"
-    return out + "\n"
+    out = f"remembered {written.fact.id} ({written.fact.kind}) in {written.fact.path}; not committed yet\n"
+    return out + "".join(f"warning: {notice}\n" for notice in written.notices())
 
 
 RECALL_GRACE_S = 2.0  # past the recall's own budget (retrieval.hook_budget_ms) before the tool gives up
