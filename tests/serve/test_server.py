@@ -212,3 +212,21 @@ def test_a_client_that_dribbles_its_request_is_cut_off_at_the_deadline(server):
         time.sleep(0.4)
         s.sendall(b"Host: localhost\r\n\r\n")
         assert s.recv(12) == b"HTTP/1.0 200"
+
+
+def test_the_request_log_never_writes_a_control_character_to_the_terminal(repo, capfd):
+    """The log line quotes the request line as sent: an escape sequence in the path (no browser sends
+    one, any local process or, with --host, any machine can) set the serving terminal's title or
+    cleared its screen."""
+    srv = WebServer(Project(repo), "127.0.0.1", 0, quiet=False)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        answer = raw(srv, b"GET /\x1b]0;owned\x07\x1b[2J\x9b31m HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        assert status_of(answer) == 404
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    err = capfd.readouterr().err
+    assert "stele serve: 127.0.0.1" in err and "^[]0;owned^G^[[2J" in err, err
+    assert not any(c in err for c in "\x1b\x07\x9b\u009b"), err

@@ -24,12 +24,12 @@ import io
 import ipaddress
 import re
 import socket
-import sys
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
 
+from ..errors import say
 from ..project import Project
 from . import api, deadline
 
@@ -138,8 +138,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(response.body)
 
     def log_message(self, format: str, *args) -> None:
+        """One line on stderr through `errors.say`: the request line is the client's text, and an
+        escape sequence in it would act on the terminal serving it."""
         if not self.server.quiet:
-            sys.stderr.write(f"stele serve: {self.address_string()} {format % args}\n")
+            say(f"stele serve: {self.address_string()} {format % args}")
 
 
 class WebServer(ThreadingHTTPServer):
