@@ -141,3 +141,26 @@ def test_a_whole_file_write_is_parsed_as_written_and_no_command_runs(structural)
     said = out(hook("pre-edit", payload))
     assert said["permissionDecision"] == "deny" and "CON-EEEE" in said["permissionDecisionReason"]
     assert not (structural / "ran").exists()  # commands never run in the pre-edit hook
+
+
+def test_an_edit_to_a_fifo_or_a_link_out_of_the_repository_reads_nothing(checked, tmp_path):
+    """The proposal is computed from the file as it is now, read like every anchored file (treefile):
+    a FIFO (or a link to one, or to /dev/zero) under an anchored glob held the hook for its whole
+    budget, and a link out of the checkout was read. Now such a file counts as absent: the check
+    still runs on what the tool writes, at once."""
+    import os
+    import time
+
+    os.mkfifo(checked / "src/pipe.py")
+    outside = tmp_path / "secret.py"
+    outside.write_text("print('outside')\n")
+    (checked / "src/out.py").symlink_to(outside)
+    for name in ("pipe.py", "out.py"):
+        payload = {"session_id": f"f-{name}", "transcript_path": "/t", "cwd": str(checked),
+                   "hook_event_name": "PreToolUse", "tool_name": "Write",
+                   "tool_input": {"file_path": str(checked / "src" / name), "content": "print('outside')\n"}}
+        start = time.monotonic()
+        result = hook("pre-edit", payload)
+        assert time.monotonic() - start < 4 and "time budget" not in result.err
+        # the line the link's target already had counts as added: the target was not read
+        assert "src/" + name + ":1: adds `print('outside')`" in out(result)["additionalContext"]
