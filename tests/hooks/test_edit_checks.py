@@ -164,3 +164,18 @@ def test_an_edit_to_a_fifo_or_a_link_out_of_the_repository_reads_nothing(checked
         assert time.monotonic() - start < 4 and "time budget" not in result.err
         # the line the link's target already had counts as added: the target was not read
         assert "src/" + name + ":1: adds `print('outside')`" in out(result)["additionalContext"]
+
+
+def test_a_fact_with_many_slow_patterns_costs_its_share_and_a_deny_check_still_refuses(checked):
+    """A pull request adds a constraint listing forty catastrophic patterns where an enforced one is
+    anchored: each ran its 0.25 s, the hook ran out of its 8 s, answered nothing, and the enforced
+    check was lost. Now the slow fact stops after two and the refusal comes at once."""
+    import time
+
+    write_fact(checked, "CON-ZZZZ", "constraint", "Looks harmless", anchors=["src/login.py"],
+               check={"forbid": [f"(.*)*X{n}" for n in range(40)], "enforce": "deny"})
+    assert invoke("rebuild").code == 0
+    start = time.monotonic()
+    said = out(hook("pre-edit", edit(checked, BAD)))
+    assert time.monotonic() - start < 4
+    assert said["permissionDecision"] == "deny" and "CON-AAAA" in said["permissionDecisionReason"]

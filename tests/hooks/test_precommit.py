@@ -218,3 +218,25 @@ def test_without_the_extra_a_structural_check_is_said_once_and_blocks_nothing(re
     said = [line for line in r.out.splitlines() if "pip install 'stele[checks]'" in line]
     assert len(said) == 1 and "docs/memory/" in said[0] and "check not run" in said[0], r.out
     assert "breaks the check" not in r.out
+
+
+def test_the_checks_of_a_commit_share_one_budget_and_say_what_they_left(repo, monkeypatch):
+    """Sixteen facts from a pull request, each with a pattern that backtracks on any line: the commit
+    waited 0.25 s for each. Now all the checks of one commit share COMMIT_BUDGET, and the facts left
+    say that they were not run (under --strict they fall back to acknowledge-or-verify)."""
+    import time
+
+    from stele.anchors import codecheck
+
+    monkeypatch.setattr(codecheck, "COMMIT_BUDGET", 1.0)
+    write(repo, "ops/login.sh", SCRIPT)
+    for n in range(16):
+        write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Slow {n}", anchors=["ops/login.sh"],
+                   check={"forbid": f"(.*)*X{n}"})
+    commit(repo, "init")
+    write(repo, "ops/login.sh", SCRIPT + "echo an ordinary line of shell that is long enough to backtrack\n")
+    git(repo, "add", "ops/login.sh")
+    start = time.monotonic()
+    r = invoke("hook", "pre-commit")
+    assert time.monotonic() - start < 2.5 and r.code == 0
+    assert "the checks of this run took all of their 1 s" in r.out

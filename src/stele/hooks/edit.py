@@ -157,11 +157,12 @@ def checked(ctx: Context, index: lookup.Opened, found: list[Line],
     planned = proposals(ctx.payload.tool_input, lambda raw: repo_path(ctx, raw), ctx.project.root)
     by_id = {f.id: f for f in found}
     out: dict[str, list[Violation]] = {}
-    for path, plan in planned.items():
-        for fact in lookup.anchored(index, [path], touches):
-            if fact.id in specs:
-                violations, _ = codecheck.evaluate(codecheck.load(specs[fact.id]), path, plan.added, plan.after)
-                out.setdefault(fact.id, []).extend(violations)
+    with codecheck.budget(codecheck.EDIT_BUDGET):  # slow patterns cost their share, not the hook's answer
+        for path, plan in planned.items():
+            for fact in lookup.anchored(index, [path], touches):
+                if fact.id in specs:
+                    violations, _ = codecheck.evaluate(codecheck.load(specs[fact.id]), path, plan.added, plan.after)
+                    out.setdefault(fact.id, []).extend(violations)
     return [(by_id[i], v) for i, v in out.items() if v and i in by_id]
 
 
