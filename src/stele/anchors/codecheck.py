@@ -95,10 +95,14 @@ class Check:
 
     @property
     def spelled(self) -> str:
-        """The pattern as messages quote it: /regex/, `structure`, `command`."""
+        """The pattern as messages quote it: /regex/, `structure`, `command`; redacted and neutralized
+        (`neutralize.shown`), as everything a check says is: a pattern from a pull request can hold an
+        escape sequence or a credential (a check forbidding a leaked token spells it)."""
+        from ..neutralize import shown
+
         if self.mode in ("ast", "command"):  # a structural pattern may span lines: a message is one
-            return "`" + " ".join(self.pattern.split()) + "`"
-        return f"/{self.pattern}/"
+            return shown("`" + " ".join(self.pattern.split()) + "`")
+        return shown(f"/{self.pattern}/")
 
     def describe(self) -> str:
         what = {"forbid": "forbids", "require": "requires", "ast": "forbids the structure", "command": "runs"}
@@ -113,21 +117,27 @@ class Violation:
     text: str = ""  # the offending line, cut to SHOWN characters ("" for an unmet `require`)
 
     def what(self) -> str:
-        """What is wrong, without where: the offending text and the check, and the check's message."""
+        """What is wrong, without where: the offending text and the check, and the check's message.
+        Redacted and neutralized (`neutralize.shown`): it reaches terminals, CI logs, SARIF files and
+        agents, and the offending line is often the credential a check exists to catch."""
+        from ..neutralize import shown
+
         if self.check.mode == "require":
             said = f"no longer matches /{self.check.pattern}/ (required)"
         elif self.check.mode == "ast":
-            said = f"adds `{self.text}`, which matches the structure {self.check.spelled} (forbidden)"
+            said = f"adds `{self.text}`, which matches the structure `{' '.join(self.check.pattern.split())}` (forbidden)"
         elif self.check.mode == "command":
-            said = f"{self.check.spelled} failed ({self.text})"
+            said = f"`{' '.join(self.check.pattern.split())}` failed ({self.text})"
         else:
             said = f"adds `{self.text}`, which matches /{self.check.pattern}/ (forbidden)"
-        return f"{said}{': ' + self.check.message if self.check.message else ''}"
+        return shown(f"{said}{': ' + self.check.message if self.check.message else ''}")
 
     def describe(self) -> str:
-        """One line: where, then `what`."""
+        """One line: where, then `what` (the path neutralized: a pull request names its files)."""
+        from ..neutralize import neutralize
+
         where = self.path if self.check.mode in ("require", "command") else f"{self.path}:{self.line}"
-        return f"{where}: {self.what()}"
+        return f"{neutralize(where)}: {self.what()}"
 
 
 def parse(value: Any) -> tuple[list[Check], list[str]]:
@@ -391,10 +401,9 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
     for check in checks:
         if check.mode == "command" or not (added or (after is not None and check.mode == "require")):
             continue
-        said = f"`check` {check.mode} {check.spelled}"
         seconds, why = _allowed(run, check, checks)
         if why:
-            _add(failed, why.format(said))
+            _add(failed, why.format(_said(check)))
             continue
         try:
             if check.mode == "forbid":
@@ -411,10 +420,14 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
                 continue
             run.slow.add((check.mode, check.pattern))  # not tried again in this run
             run.stalls[checks] = run.stalls.get(checks, 0) + 1
-            _add(failed, f"{said} {e}")
+            _add(failed, f"{_said(check)} {e}")
         except CheckError as e:
-            _add(failed, f"{said} {e}")
+            _add(failed, f"{_said(check)} {e}")
     return found, failed
+
+
+def _said(check: Check) -> str:
+    return f"`check` {check.mode} {check.spelled}"
 
 
 def _add(said: list[str], line: str) -> None:

@@ -167,9 +167,15 @@ def checked(ctx: Context, index: lookup.Opened, found: list[Line],
 
 
 def broken_text(broken: Broken, opening: str) -> str:
+    """Each fact and its violations; a fact whose title or check text doctor would flag (text addressed
+    to the agent, a download-and-run) is marked, as its block is (`render/facts.block`)."""
+    from ..neutralize import flag_mark
+
     lines = []
     for fact, violations in broken:
-        lines.append(f"{opening} the check of {fact.kind} {fact.id} ({fact.title}):")
+        said = {t for v in violations for t in (v.check.message, v.check.pattern)}
+        mark = flag_mark("\n".join([fact.title, *sorted(said)]), fact.kind)
+        lines.append(f"{mark}{opening} the check of {fact.kind} {fact.id} ({fact.title}):")
         lines += [f"  {v.describe()}" for v in violations]
     return "\n".join(lines)
 
