@@ -213,3 +213,22 @@ def test_a_file_merged_outside_the_memory_folder_does_not_run_when_a_pull_reques
     git(repo, "config", "stele.reviewedRef", "main")
     invoke("hook", "pre-commit")
     assert not (repo / "ran").exists()
+
+
+def test_a_program_named_by_a_reviewed_command_is_not_found_in_the_checkout_through_path(repo, monkeypatch):
+    """`PATH=$EXTRA:$PATH` with EXTRA unset leaves an empty entry, which means the current folder, and
+    the command runs in the repository root: a reviewed `lint-scripts --all` then ran the pull request's
+    own `./lint-scripts`. Only absolute PATH entries are searched."""
+    import os
+
+    setup(repo, "stele-lint-tool --all")
+    opt_in(repo)
+    git(repo, "checkout", "-q", "-b", "pr")
+    tool = write(repo, "stele-lint-tool", "#!/bin/sh\ntouch ran\n")
+    tool.chmod(0o755)
+    commit(repo, "pr: a helper")
+    monkeypatch.setenv("PATH", ":" + os.environ["PATH"])
+    stage_script_change(repo)
+    r = invoke("hook", "pre-commit")
+    assert not (repo / "ran").exists()
+    assert "`check` command `stele-lint-tool --all` could not start" in r.out

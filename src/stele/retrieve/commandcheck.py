@@ -19,7 +19,8 @@ only when both hold, and otherwise is not run and the reason is said (a note, ne
    the reviewed ref (or is absent there) and does not run.
 
 The command is split into words (`shlex`) and run without a shell, in the repository root, with the
-environment reduced to `KEPT_ENV` (no tokens or cloud credentials reach it), stdin closed, in a session
+environment reduced to `KEPT_ENV` (no tokens or cloud credentials reach it; PATH keeps only its
+absolute entries, so an empty or relative one cannot find the program in the repository root), stdin closed, in a session
 of its own so that a timeout kills everything it started. A timeout, a program that does not exist or
 cannot start is the fact's problem (reported, never a block). Its output is redacted before it is
 shown. Not on the hook path: the pre-edit hook never runs commands (docs/hooks.md says why).
@@ -126,7 +127,13 @@ def _memory_dir(config: bytes | None) -> str | None:
 
 
 def reduced_env() -> dict[str, str]:
-    return {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    """`KEPT_ENV` of this process's environment, with only the absolute entries of PATH: an empty or
+    relative one (`PATH=$EXTRA:$PATH` with EXTRA unset) is looked up from the repository root, where a
+    pull request can put a program of the reviewed command's name."""
+    env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    if "PATH" in env:
+        env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if os.path.isabs(p))
+    return env
 
 
 def run(root: Path, check: Check, where: str) -> Violation | None:
