@@ -303,3 +303,20 @@ def test_a_rule_folder_linked_out_of_the_repository_receives_nothing(repo, tmp_p
     assert list(outside.rglob("*")) == []
     assert ".claude/rules leads out of the repository: claude not exported" in result.err
     assert any((repo / ".cursor/rules").glob("stele-*.mdc"))
+
+
+def test_a_large_group_redacts_each_fact_once_however_many_times_the_size_is_tried(repo, monkeypatch):
+    """`fit` rebuilds a file for every fact it tries: with each build redacting every entry again, a pull
+    request adding 2,000 facts on one path made `stele doctor` (stale-export) spend 48 s redacting."""
+    from stele.redact import Redactor
+
+    code(repo)
+    for n in range(60):
+        write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Rule {n} for the collector",
+                   body=f"The collector keeps rule {n}.", anchors=[GC])
+    calls = []
+    real = Redactor.redact
+    monkeypatch.setattr(Redactor, "redact", lambda self, text: calls.append(text) or real(self, text))
+    export("--harness", "claude")
+    assert len(calls) < 400  # about three texts a fact, plus the paths: not one per fact per try
+    assert "CON-0059" in "".join(claude_files(repo).values())
