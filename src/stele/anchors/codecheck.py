@@ -403,7 +403,7 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
             continue
         seconds, why = _allowed(run, check, checks)
         if why:
-            _add(failed, why.format(_said(check)))
+            _add(failed, why.format(_said(check)) if "{}" in why else why)
             continue
         try:
             if check.mode == "forbid":
@@ -440,15 +440,21 @@ def _allowed(run: _Run, check: Check, checks: tuple[Check, ...]) -> tuple[float,
     the check): it ran out of time earlier in this run, the fact's patterns ran out of time
     `MAX_STALLS` times in this run, or the run's budget is spent. The last two name no pattern, so a
     fact says each once."""
-    if (check.mode, check.pattern) in run.slow:
+    if run.slow and (check.mode, check.pattern) in run.slow:
         return 0.0, "{} " + SLOW.format(TIME_LIMIT)
-    if run.stalls.get(checks, 0) >= MAX_STALLS:
+    if run.stalls and run.stalls.get(checks, 0) >= MAX_STALLS:
         return 0.0, (f"`check`: the fact's patterns ran out of time {MAX_STALLS} times in this run; the rest "
                      "were not tried: simplify them")
     left = run.deadline - time.monotonic()
     if left <= 0:
         return 0.0, _spent(run)
     return min(TIME_LIMIT, left), ""
+
+
+def spent() -> str | None:
+    """Why no check may run any more in this run (its budget is spent), or None: a caller with work to
+    do before each evaluation (reading, numbering lines) skips it."""
+    return _spent(_RUN) if _RUN is not None and time.monotonic() >= _RUN.deadline else None
 
 
 def _spent(run: _Run) -> str:

@@ -142,6 +142,10 @@ def order_outcomes(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def _apply(outcome: Outcome, path: str, text: str, ranges: list[tuple[int, int]]) -> None:
+    spent = codecheck.spent()  # the run's budget is gone: not even the lines are numbered
+    if spent:
+        outcome.failures += [spent] if spent not in outcome.failures else []
+        return
     violations, failures = codecheck.evaluate(outcome.checks, path, codecheck.numbered(text, ranges), text)
     outcome.violations += violations
     outcome.failures += [f for f in failures if f not in outcome.failures]
