@@ -294,7 +294,7 @@ class _Run:
     def __init__(self, seconds: float) -> None:
         self.seconds, self.deadline = seconds, time.monotonic() + seconds  # inf: no budget
         self.slow: set[tuple[str, str]] = set()
-        self.stalls: dict[tuple[Check, ...], int] = {}  # a fact's checks -> its patterns stopped so far
+        self.stalls: dict[str, int] = {}  # a fact's checks (`_key`) -> its patterns stopped so far
 
 
 _RUN: _Run | None = None
@@ -419,11 +419,17 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
                 _add(failed, _spent(run))  # the run's budget ran out under this pattern, not its own time
                 continue
             run.slow.add((check.mode, check.pattern))  # not tried again in this run
-            run.stalls[checks] = run.stalls.get(checks, 0) + 1
+            run.stalls[_key(checks)] = run.stalls.get(_key(checks), 0) + 1
             _add(failed, f"{_said(check)} {e}")
         except CheckError as e:
             _add(failed, f"{_said(check)} {e}")
     return found, failed
+
+
+def _key(checks: tuple[Check, ...]) -> str:
+    """A fact's checks as one string: hashing the frozen data classes cost 49 s over 4 million
+    evaluations (2,000 facts anchored to every one of 2,100 files)."""
+    return "\0".join(f"{c.mode}\1{c.pattern}" for c in checks)
 
 
 def _said(check: Check) -> str:
@@ -442,7 +448,7 @@ def _allowed(run: _Run, check: Check, checks: tuple[Check, ...]) -> tuple[float,
     fact says each once."""
     if run.slow and (check.mode, check.pattern) in run.slow:
         return 0.0, "{} " + SLOW.format(TIME_LIMIT)
-    if run.stalls and run.stalls.get(checks, 0) >= MAX_STALLS:
+    if run.stalls and run.stalls.get(_key(checks), 0) >= MAX_STALLS:
         return 0.0, (f"`check`: the fact's patterns ran out of time {MAX_STALLS} times in this run; the rest "
                      "were not tried: simplify them")
     left = run.deadline - time.monotonic()
