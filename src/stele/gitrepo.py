@@ -563,11 +563,15 @@ class Change:
 def path_changes(root: Path, path: str, since_commit: str | None = None, since_time: str | None = None
                  ) -> list[Change] | None:
     """The commits on HEAD's history that changed `path`, oldest first: after `since_commit`
-    (`since_commit..HEAD`), else committed after `since_time` (ISO), in one `git log --raw`. None when
+    (`since_commit..HEAD`), else committed after `since_time` (ISO; a bare date from its midnight), in
+    one `git log --raw`. None when
     git cannot answer (not a repository, `since_commit` unknown here: a shallow clone, a rebase).
     `since_commit` is a fact's `verified_at`, text from a pull request: after `--end-of-options`, so
     `--output=PATH` is a revision git does not know, never an option that writes a file."""
-    since = [f"--since={since_time}"] if since_time and not since_commit else []
+    # git reads a bare date as that day at the current time of day: from its midnight, so a fact
+    # written on a day sees the commits of that whole day, whatever the hour it is checked at
+    when = f"{since_time}T00:00:00" if since_time and len(since_time) == 10 else since_time
+    since = [f"--since={when}"] if when and not since_commit else []
     done = call(root, "log", "--format=%x00%H %ct", "--raw", "--no-abbrev", "--no-renames", "--reverse",
                 *since, "--end-of-options", f"{since_commit}..HEAD" if since_commit else "HEAD", "--", path)
     if done.code != 0:

@@ -40,6 +40,7 @@ def test_a_list_of_mappings_and_lists_of_patterns():
     ({"forbid": "x", "timeout": 5}, "`timeout` goes with `command`"),
     ("kubectl", "must be a mapping"),
     ({"forbid": "a" * 501}, "is 501 characters long"),
+    ({"forbid": "(?<=a+)b"}, "look-behind requires fixed-width pattern"),  # an error of the compiler, not the parser
 ])
 def test_each_problem_is_one_line_and_the_valid_rest_still_counts(value, says):
     checks, problems = codecheck.parse([{"forbid": "ok"}, value])
@@ -145,3 +146,73 @@ def test_the_regex_interface_is_unchanged_by_the_new_modes():
     assert codecheck.parse({"forbid": "a", "require": "b"})[0] == [Check("forbid", "a"), Check("require", "b")]
     assert Check("forbid", "a").as_dict() == {"forbid": "a", "enforce": "warn"}
     assert Check("forbid", "a").describe() == "forbids /a/"
+
+
+SLOW = r"(.*)*X"  # backtracks on any ordinary line: each copy runs into its time limit
+LINE = [(1, "an ordinary line of code with some words in it, long enough to backtrack")]
+
+
+def test_a_fact_listing_many_slow_patterns_costs_what_one_does():
+    """A pull request can give one fact a thousand patterns: after MAX_STALLS of them ran out of time the
+    rest are not tried, so the fact costs two time limits, not a thousand, and says so in three lines."""
+    import time
+
+    checks = [Check("forbid", f"{SLOW}{n}") for n in range(20)]
+    start = time.monotonic()
+    violations, failed = codecheck.evaluate(checks, "a.go", LINE, None)
+    assert time.monotonic() - start < 1.5 and violations == []
+    assert len(failed) == 3 and all("took longer than 0.25 s" in f for f in failed[:2])
+    assert "ran out of time 2 times in this run; the rest were not tried" in failed[2]
+
+
+def test_within_a_run_a_slow_pattern_is_not_retried_and_a_stalling_fact_is_dropped():
+    import time
+
+    slow = [Check("forbid", SLOW), Check("forbid", SLOW + "2"), Check("forbid", SLOW + "3")]
+    good = [Check("forbid", "words")]
+    start = time.monotonic()
+    with codecheck.budget(60):
+        said = [codecheck.evaluate(slow, f"f{n}.go", LINE, None)[1] for n in range(10)]
+        found = [codecheck.evaluate(good, f"f{n}.go", LINE, None)[0] for n in range(10)]
+    assert time.monotonic() - start < 1.5  # two stops of 0.25 s, then nothing of that fact runs
+    assert any("ran out of time 2 times in this run" in line for line in said[-1])
+    assert all(len(v) == 1 for v in found)  # another fact's check still runs everywhere
+
+
+def test_a_run_gives_all_its_checks_together_the_budget_and_says_what_it_left():
+    import time
+
+    facts = [[Check("forbid", f"{SLOW}{n}")] for n in range(12)]
+    start = time.monotonic()
+    with codecheck.budget(0.6):
+        said = [codecheck.evaluate(checks, "a.go", LINE, None)[1] for checks in facts]
+    assert time.monotonic() - start < 1.2
+    assert said[-1] == ["`check`: the checks of this run took all of their 0.6 s (a slow pattern elsewhere)"]
+
+
+def slow_to_compile(first: int, count: int) -> list[str]:
+    """Patterns that take ~0.2 s each to compile (case-insensitive ranges over most of Unicode), each
+    one new to this process (`re` keeps what it compiled)."""
+    return ["(?i)" + "".join(f"[{chr(0x100 + i + n)}-{chr(0xFFFF - i)}]" for i in range(40))
+            for n in range(first, first + count)]
+
+
+def test_reading_a_fact_compiles_none_of_its_patterns():
+    """Checked by compiling them, a pull request's fact listing a hundred of these took 18 s to load,
+    and every prompt hook, refreshing the index, ran out of its 8 s and said nothing, prompt after
+    prompt. Loading only parses them; a pattern is compiled where it is evaluated, in that run's time."""
+    import time
+
+    start = time.monotonic()
+    checks, problems = codecheck.parse({"forbid": slow_to_compile(0, 30)})
+    assert time.monotonic() - start < 0.5 and problems == [] and len(checks) == 30
+
+
+def test_compiling_a_pattern_counts_in_the_run_s_budget():
+    import time
+
+    start = time.monotonic()
+    with codecheck.budget(0.6):
+        _, failed = codecheck.evaluate([Check("forbid", p) for p in slow_to_compile(100, 20)], "a.go", LINE, None)
+    assert time.monotonic() - start < 1.0
+    assert failed == ["`check`: the checks of this run took all of their 0.6 s (a slow pattern elsewhere)"]

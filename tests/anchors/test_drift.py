@@ -176,3 +176,20 @@ def test_a_verified_at_that_is_a_git_option_is_never_passed_as_one(history, tmp_
     d = checker(root).drift(Baseline(("shop.py",), "2000-01-01", f"--output={out / 'written'}", prints))
     assert list(out.iterdir()) == []
     assert d is not None and d.commits == 3 and d.since == "2000-01-01"  # counted from the date
+
+
+def test_a_date_baseline_counts_the_commits_made_earlier_that_day(plain_repo, monkeypatch):
+    """A fact never verified has only its `created` date as a baseline. git reads `--since=2026-12-03`
+    as that day at the current time of day, so the commits made earlier that day were left out: a
+    function rewritten in two commits the day its fact was written was labelled `anchor changed since
+    recorded (uncommitted edits)`, with nothing uncommitted, and its commits not counted."""
+    today = dt.date.today().isoformat()
+    shas = []
+    for second, (text, message) in enumerate(((V1, "v1"), (V2, "v2"), (V3, "v3")), start=1):
+        monkeypatch.setenv("GIT_COMMITTER_DATE", f"{today}T00:00:0{second}")
+        monkeypatch.setenv("GIT_AUTHOR_DATE", f"{today}T00:00:0{second}")
+        shas.append(commit(plain_repo, text, message))
+    prints = {"shop.py::pay": fingerprint.of_symbol(V1, "pay", "shop.py")}
+    d = checker(plain_repo).drift(Baseline(("shop.py::pay",), today, None, prints))
+    assert d is not None and (d.commits, d.uncommitted) == (2, False)
+    assert d.label("recorded").startswith("anchor changed in 2 commits since recorded")

@@ -404,3 +404,18 @@ def test_edit_enforce_keeps_a_structural_check_s_language_and_a_command_s_timeou
         {"command": "make lint", "enforce": "deny", "timeout": 30}]
     text = (repo / rel).read_text()
     assert "language: python" in text and "timeout: 30" in text
+
+
+def test_a_check_pattern_that_spells_a_credential_is_refused_not_redacted_into_another_pattern(repo):
+    """`--check-forbid TOKEN` (a team forbidding a leaked token) was redacted on the way to the file, as
+    a credential must be, but the check then forbade the literal placeholder `REDACTED:GitHub token`
+    (YAML read `[REDACTED:...]` as a list) and the token could be committed again unflagged."""
+    token = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    r = invoke("remember", "Never commit the leaked token again.", "--kind", "constraint", "--anchor", "src",
+               "--check-forbid", token)
+    assert r.code == 2 and "--check-forbid holds a GitHub token" in r.err and token not in r.err
+    assert not list((repo / "docs/memory").rglob("CON-*.md"))
+    fact = remember("Never commit the leaked token again.", "--kind", "constraint", "--anchor", "src",
+                    "--check-forbid", "ghp_u8jzPde0")
+    r = invoke("edit", fact["id"], "--check-require", token)
+    assert r.code == 2 and "--check-require holds a GitHub token" in r.err

@@ -268,3 +268,55 @@ def test_a_record_with_errors_is_not_exported(repo):
     write(repo, "docs/memory/decisions/DEC-9999.md", "---\nid: DEC-9999\nkind: decision\n---\nno title\n")
     result = invoke("export", "rules", "--harness", "claude")
     assert result.code == 1 and "DEC-9999" in result.err and tree(repo) == before
+
+
+def test_an_agents_md_linked_out_of_the_repository_or_to_a_device_is_left_alone(repo, tmp_path):
+    """A pull request can commit `src/AGENTS.md` as a symbolic link. Followed, a link to a file outside
+    the checkout (`~/.aws/credentials`) had its text copied into a regular `src/AGENTS.md` beside the
+    block, and staged by the pre-commit sync; a link to /dev/zero read until memory ran out, in
+    `stele doctor` too. Such a file is left alone and said."""
+    facts(repo)
+    outside = tmp_path / "credentials"
+    outside.write_text("aws_secret=outside-the-checkout\n")
+    (repo / "src/AGENTS.md").symlink_to(outside)
+    (repo / "src/api/AGENTS.md").symlink_to("/dev/zero")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "links")
+    result = export("--harness", "agents", "--stage")
+    assert (repo / "src/AGENTS.md").is_symlink() and (repo / "src/api/AGENTS.md").is_symlink()
+    assert outside.read_text() == "aws_secret=outside-the-checkout\n"
+    assert "src/AGENTS.md is not a regular file in the repository: left alone" in result.err
+    assert "src/api/AGENTS.md is not a regular file in the repository: left alone" in result.err
+    assert "outside-the-checkout" not in git(repo, "diff", "--cached")
+    assert (repo / "AGENTS.md").exists()  # the root's block is still written
+    assert invoke("doctor").code in (0, 1)  # answers: nothing read from /dev/zero
+
+
+def test_a_rule_folder_linked_out_of_the_repository_receives_nothing(repo, tmp_path):
+    """`.claude` committed as a link to a folder outside the checkout (the user's own `~/.claude`,
+    whose rules load in every project) is not written into."""
+    facts(repo)
+    outside = tmp_path / "home-claude"
+    outside.mkdir()
+    (repo / ".claude").symlink_to(outside)
+    result = export("--harness", "claude", "--harness", "cursor")
+    assert list(outside.rglob("*")) == []
+    assert ".claude/rules leads out of the repository: claude not exported" in result.err
+    assert any((repo / ".cursor/rules").glob("stele-*.mdc"))
+
+
+def test_a_large_group_redacts_each_fact_once_however_many_times_the_size_is_tried(repo, monkeypatch):
+    """`fit` rebuilds a file for every fact it tries: with each build redacting every entry again, a pull
+    request adding 2,000 facts on one path made `stele doctor` (stale-export) spend 48 s redacting."""
+    from stele.redact import Redactor
+
+    code(repo)
+    for n in range(60):
+        write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Rule {n} for the collector",
+                   body=f"The collector keeps rule {n}.", anchors=[GC])
+    calls = []
+    real = Redactor.redact
+    monkeypatch.setattr(Redactor, "redact", lambda self, text: calls.append(text) or real(self, text))
+    export("--harness", "claude")
+    assert len(calls) < 400  # about three texts a fact, plus the paths: not one per fact per try
+    assert "CON-0059" in "".join(claude_files(repo).values())

@@ -218,3 +218,48 @@ def test_without_the_extra_a_structural_check_is_said_once_and_blocks_nothing(re
     said = [line for line in r.out.splitlines() if "pip install 'stele[checks]'" in line]
     assert len(said) == 1 and "docs/memory/" in said[0] and "check not run" in said[0], r.out
     assert "breaks the check" not in r.out
+
+
+def test_the_checks_of_a_commit_share_one_budget_and_say_what_they_left(repo, monkeypatch):
+    """Sixteen facts from a pull request, each with a pattern that backtracks on any line: the commit
+    waited 0.25 s for each. Now all the checks of one commit share COMMIT_BUDGET, and the facts left
+    say that they were not run (under --strict they fall back to acknowledge-or-verify)."""
+    import time
+
+    from stele.anchors import codecheck
+
+    monkeypatch.setattr(codecheck, "COMMIT_BUDGET", 1.0)
+    write(repo, "ops/login.sh", SCRIPT)
+    for n in range(16):
+        write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Slow {n}", anchors=["ops/login.sh"],
+                   check={"forbid": f"(.*)*X{n}"})
+    commit(repo, "init")
+    write(repo, "ops/login.sh", SCRIPT + "echo an ordinary line of shell that is long enough to backtrack\n")
+    git(repo, "add", "ops/login.sh")
+    start = time.monotonic()
+    r = invoke("hook", "pre-commit")
+    assert time.monotonic() - start < 2.5 and r.code == 0
+    assert "the checks of this run took all of their 1 s" in r.out
+
+
+TOKEN = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+AWS_KEY = "AKIAZ7Q4W2M8K3N5P6R1"
+
+
+def test_check_text_reaches_the_terminal_neutralized_and_redacted(repo):
+    """A pull request's fact with escape sequences in its title and check message, and a credential in
+    the message; and a check that catches a staged AWS key, as a team would write one. With --strict
+    the violations went to stderr raw: the escapes acted on the terminal, and both credentials were
+    printed (in CI, into the log)."""
+    write(repo, "ops/login.sh", SCRIPT)
+    write_fact(repo, "CON-AAAA", "constraint", title="Keys \x1b[31mstay\x1b[0m out", anchors=["ops/**/*.sh"],
+               check={"forbid": "AKIA[0-9A-Z]{16}", "message": f"\x1b]0;owned\x07 see {TOKEN}"})
+    commit(repo, "init")
+    write(repo, "ops/login.sh", SCRIPT + f"export AWS_ACCESS_KEY_ID={AWS_KEY}\n")
+    git(repo, "add", "ops/login.sh")
+    for strict in ((), ("--strict",)):
+        r = invoke("hook", "pre-commit", *strict)
+        said = r.out + r.err
+        assert "ops/login.sh:3: adds `export AWS_ACCESS_KEY_ID=[REDACTED:AWS access key id]`" in said
+        assert "\x1b" not in said and "\x07" not in said and TOKEN not in said and AWS_KEY not in said
+        assert "Keys ^[[31mstay^[[0m out" in said

@@ -184,3 +184,51 @@ def test_a_missing_program_is_the_fact_s_problem(repo):
     stage_script_change(repo)
     r = invoke("hook", "pre-commit", "--strict")
     assert r.code == 0 and "`check` command `no-such-program-stele --check` could not start" in r.err
+
+
+def test_a_file_merged_outside_the_memory_folder_does_not_run_when_a_pull_request_moves_the_folder(repo):
+    """Two steps: a harmless-looking pull request merges `examples/memory/CON-EEEE.md`, a page of the
+    documentation that happens to be a fact with a command (outside the memory folder, no one reviews it
+    as one, and doctor never reads it); a second one sets `memory_dir: examples/memory`. The file is
+    byte-identical to its blob on the reviewed ref, so its command ran in CI. It runs only from a fact
+    inside the memory folder the reviewed ref's own config names."""
+    from tests.factfiles import fact_text
+
+    setup(repo, command("import sys; sys.exit(0)"))
+    write(repo, "examples/memory/CON-EEEE.md", fact_text("CON-EEEE", "constraint", title="An example",
+                                                          anchors=["ops/**/*.sh"], check={"command": MARKS}))
+    commit(repo, "docs: an example")
+    git(repo, "checkout", "-q", "-b", "pr")
+    config = repo / ".stele/config.yaml"
+    config.write_text(config.read_text().replace("memory_dir: docs/memory", "memory_dir: examples/memory"))
+    write(repo, "ops/login.sh", SCRIPT + "echo pwned\n")
+    commit(repo, "pr")
+    git(repo, "config", "stele.checkCommands", "true")
+    r = invoke("doctor", "--check-code", "--base", "main", "--strict", "--json")
+    assert not (repo / "ran").exists()
+    notes = [f["message"] for f in json.loads(r.out)["findings"] if f["fact"] == "CON-EEEE"]
+    assert any("outside the memory folder the reviewed ref main names (docs/memory)" in n for n in notes), notes
+    stage = write(repo, "ops/login.sh", SCRIPT + "echo again\n")
+    git(repo, "add", str(stage))
+    git(repo, "config", "stele.reviewedRef", "main")
+    invoke("hook", "pre-commit")
+    assert not (repo / "ran").exists()
+
+
+def test_a_program_named_by_a_reviewed_command_is_not_found_in_the_checkout_through_path(repo, monkeypatch):
+    """`PATH=$EXTRA:$PATH` with EXTRA unset leaves an empty entry, which means the current folder, and
+    the command runs in the repository root: a reviewed `lint-scripts --all` then ran the pull request's
+    own `./lint-scripts`. Only absolute PATH entries are searched."""
+    import os
+
+    setup(repo, "stele-lint-tool --all")
+    opt_in(repo)
+    git(repo, "checkout", "-q", "-b", "pr")
+    tool = write(repo, "stele-lint-tool", "#!/bin/sh\ntouch ran\n")
+    tool.chmod(0o755)
+    commit(repo, "pr: a helper")
+    monkeypatch.setenv("PATH", ":" + os.environ["PATH"])
+    stage_script_change(repo)
+    r = invoke("hook", "pre-commit")
+    assert not (repo / "ran").exists()
+    assert "`check` command `stele-lint-tool --all` could not start" in r.out

@@ -24,6 +24,13 @@ matched on at most `MAX_LINE` characters, and every evaluation runs under a time
 the main thread: CPython's regex engine checks for signals while it backtracks, so the alarm stops a
 catastrophic pattern such as `(a+)+$`). A pattern that does not compile or runs out of time is the
 fact's problem (`CheckError`, reported as such), never a violation and never a block.
+
+The limits add up (a pull request can give a fact a thousand slow patterns, anchor it to every file,
+or add a thousand facts), so they are held together too. Within a run (`budget`: one hook, one
+`stele doctor`; outside one, one `evaluate` call) a pattern that ran out of time is not tried again,
+a fact whose patterns ran out of time `MAX_STALLS` times is not evaluated again, and all the checks
+together get at most the seconds the caller gives (`EDIT_BUDGET`, `COMMIT_BUDGET`, `CI_BUDGET`).
+What is not run is the fact's problem, said once per fact; its other checks still count.
 """
 from __future__ import annotations
 
@@ -51,11 +58,20 @@ MAX_COMMAND = 1000  # characters of a command line
 TIMEOUT = 10.0  # seconds a `command` may run, unless the check says `timeout:`
 MAX_TIMEOUT = 300.0
 TIME_LIMIT = 0.25  # seconds for one pattern over one file's lines
+MAX_STALLS = 2  # a fact whose patterns ran out of time this often is not evaluated again in the run
+EDIT_BUDGET = 2.0  # seconds for all the checks of one pre-edit hook (which answers within 8 s)
+COMMIT_BUDGET = 5.0  # seconds for all the checks of one pre-commit hook
+CI_BUDGET = 300.0  # seconds for all the checks of one `stele doctor --check-code`
+SLOW = "took longer than {:g} s; simplify the pattern"
 SHOWN = 160  # characters of an offending line quoted in a violation
 
 
 class CheckError(Exception):
     """A check that cannot be evaluated (a bad pattern, out of time): the fact's problem."""
+
+
+class TooSlow(CheckError):
+    """A pattern stopped at its time limit."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +95,14 @@ class Check:
 
     @property
     def spelled(self) -> str:
-        """The pattern as messages quote it: /regex/, `structure`, `command`."""
+        """The pattern as messages quote it: /regex/, `structure`, `command`; redacted and neutralized
+        (`neutralize.shown`), as everything a check says is: a pattern from a pull request can hold an
+        escape sequence or a credential (a check forbidding a leaked token spells it)."""
+        from ..neutralize import shown
+
         if self.mode in ("ast", "command"):  # a structural pattern may span lines: a message is one
-            return "`" + " ".join(self.pattern.split()) + "`"
-        return f"/{self.pattern}/"
+            return shown("`" + " ".join(self.pattern.split()) + "`")
+        return shown(f"/{self.pattern}/")
 
     def describe(self) -> str:
         what = {"forbid": "forbids", "require": "requires", "ast": "forbids the structure", "command": "runs"}
@@ -97,21 +117,27 @@ class Violation:
     text: str = ""  # the offending line, cut to SHOWN characters ("" for an unmet `require`)
 
     def what(self) -> str:
-        """What is wrong, without where: the offending text and the check, and the check's message."""
+        """What is wrong, without where: the offending text and the check, and the check's message.
+        Redacted and neutralized (`neutralize.shown`): it reaches terminals, CI logs, SARIF files and
+        agents, and the offending line is often the credential a check exists to catch."""
+        from ..neutralize import shown
+
         if self.check.mode == "require":
             said = f"no longer matches /{self.check.pattern}/ (required)"
         elif self.check.mode == "ast":
-            said = f"adds `{self.text}`, which matches the structure {self.check.spelled} (forbidden)"
+            said = f"adds `{self.text}`, which matches the structure `{' '.join(self.check.pattern.split())}` (forbidden)"
         elif self.check.mode == "command":
-            said = f"{self.check.spelled} failed ({self.text})"
+            said = f"`{' '.join(self.check.pattern.split())}` failed ({self.text})"
         else:
             said = f"adds `{self.text}`, which matches /{self.check.pattern}/ (forbidden)"
-        return f"{said}{': ' + self.check.message if self.check.message else ''}"
+        return shown(f"{said}{': ' + self.check.message if self.check.message else ''}")
 
     def describe(self) -> str:
-        """One line: where, then `what`."""
+        """One line: where, then `what` (the path neutralized: a pull request names its files)."""
+        from ..neutralize import neutralize
+
         where = self.path if self.check.mode in ("require", "command") else f"{self.path}:{self.line}"
-        return f"{where}: {self.what()}"
+        return f"{neutralize(where)}: {self.what()}"
 
 
 def parse(value: Any) -> tuple[list[Check], list[str]]:
@@ -223,23 +249,51 @@ def pattern_problem(pattern: Any) -> str | None:
     if len(pattern) > MAX_PATTERN:
         return f"is {len(pattern)} characters long; keep a pattern under {MAX_PATTERN}"
     try:
-        compiled(pattern)
+        _parsed(pattern)
     except CheckError as e:
         return f"{pattern!r} {e}"
     return None
+
+
+def _parsed(pattern: str) -> None:
+    """CheckError when `pattern` is not a valid regular expression, found by parsing it, not compiling
+    it: parsing takes a fraction of a millisecond, while compiling some patterns takes 0.2 s (a
+    case-insensitive range over most of Unicode), and a fact is read on every load of the record (a
+    hook's index refresh included): a hundred such patterns took 18 s. The one error only the compiler
+    raises, a look-behind of variable width, is looked for here too."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        tree = _parser.parse(pattern, re.MULTILINE)
+    except (re.error, OverflowError, RecursionError) as e:
+        raise CheckError(f"is not a valid regular expression ({e})") from None
+
+    def walk(items: Any) -> None:
+        for op, av in items:
+            if op in (c.ASSERT, c.ASSERT_NOT) and av[0] < 0:
+                lo, hi = av[1].getwidth()
+                if lo != hi:
+                    raise CheckError("is not a valid regular expression (look-behind requires fixed-width pattern)")
+            for part in av if isinstance(av, (tuple, list)) else (av,):
+                for sub in part if isinstance(part, list) else (part,):
+                    if isinstance(sub, _parser.SubPattern):
+                        walk(sub)
+
+    walk(tree)
 
 
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 def compiled(pattern: str) -> re.Pattern[str]:
-    """The compiled pattern (kept for the process); CheckError when it does not compile."""
+    """The compiled pattern (kept for the process); CheckError when it does not compile. Not timed
+    here: an evaluation compiles inside its own time limit (`forbidden`, `required`)."""
     found = _COMPILED.get(pattern)
     if found is None:
         try:
-            with time_limit(TIME_LIMIT):
-                found = re.compile(pattern, re.MULTILINE)
-        except re.error as e:
+            found = re.compile(pattern, re.MULTILINE)
+        except (re.error, OverflowError, RecursionError) as e:
             raise CheckError(f"is not a valid regular expression ({e})") from None
         _COMPILED[pattern] = found
     return found
@@ -262,6 +316,33 @@ def load(text: str | None) -> list[Check]:
         return []
 
 
+class _Run:
+    """The time left to the checks of one run, and the patterns that ran out of it there."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.deadline = seconds, time.monotonic() + seconds  # inf: no budget
+        self.slow: set[tuple[str, str]] = set()
+        self.stalls: dict[str, int] = {}  # a fact's checks (`_key`) -> its patterns stopped so far
+
+
+_RUN: _Run | None = None
+
+
+@contextmanager
+def budget(seconds: float) -> Iterator[None]:
+    """Evaluate the block's checks in at most `seconds` all together (a block inside another keeps the
+    outer one's)."""
+    global _RUN
+    if _RUN is not None:
+        yield
+        return
+    _RUN = _Run(seconds)
+    try:
+        yield
+    finally:
+        _RUN = None
+
+
 class _Expired(Exception):
     pass
 
@@ -271,7 +352,7 @@ def _expire(signum: int, frame: object) -> None:
 
 
 @contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
+def time_limit(seconds: float, shown: float | None = None) -> Iterator[None]:
     """Run the block for at most `seconds` (CheckError past it), inside any interval timer already set
     (the hook's budget): when that one runs out first, its own handler runs as it would have. Outside
     the main thread no alarm can be set, and only the line cap bounds the work."""
@@ -297,26 +378,26 @@ def time_limit(seconds: float) -> Iterator[None]:
     if expired:
         if outer_first and callable(outer_handler):
             outer_handler(signal.SIGALRM, None)  # the hook's budget is spent: its handler decides
-        raise CheckError(f"took longer than {seconds:g} s; simplify the pattern")
+        raise TooSlow(SLOW.format(shown or seconds))
 
 
-def forbidden(check: Check, path: str, lines: Iterable[tuple[int, str]]) -> list[Violation]:
+def forbidden(check: Check, path: str, lines: Iterable[tuple[int, str]], seconds: float = TIME_LIMIT
+              ) -> list[Violation]:
     """The added `lines` (number, text) of `path` that a `forbid` check's pattern matches."""
-    pattern = compiled(check.pattern)
     out = []
-    with time_limit(TIME_LIMIT):
+    with time_limit(seconds, TIME_LIMIT):
+        pattern = compiled(check.pattern)
         for number, text in lines:
             if pattern.search(text[:MAX_LINE]):
                 out.append(Violation(check, path, number, _shown(text)))
     return out
 
 
-def required(check: Check, path: str, text: str) -> Violation | None:
+def required(check: Check, path: str, text: str, seconds: float = TIME_LIMIT) -> Violation | None:
     """A violation when `path`'s whole text (each line capped) no longer matches a `require` check."""
-    pattern = compiled(check.pattern)
     capped = "\n".join(line[:MAX_LINE] for line in text.split("\n"))
-    with time_limit(TIME_LIMIT):
-        found = pattern.search(capped)
+    with time_limit(seconds, TIME_LIMIT):
+        found = compiled(check.pattern).search(capped)
     return None if found else Violation(check, path, 1)
 
 
@@ -342,19 +423,75 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
     failed to run. A `command` is not evaluated on a file (retrieve/commandcheck.py runs it)."""
     found: list[Violation] = []
     failed: list[str] = []
+    checks = tuple(checks)
+    run = _RUN or _Run(float("inf"))  # outside a `budget`, the limits hold for this call
     for check in checks:
+        if check.mode == "command" or not (added or (after is not None and check.mode == "require")):
+            continue
+        seconds, why = _allowed(run, check, checks)
+        if why:
+            _add(failed, why.format(_said(check)) if "{}" in why else why)
+            continue
         try:
-            if check.mode == "forbid" and added:
-                found += forbidden(check, path, added)
+            if check.mode == "forbid":
+                found += forbidden(check, path, added or [], seconds)
             elif check.mode == "require" and after is not None:
-                hit = required(check, path, after)
+                hit = required(check, path, after, seconds)
                 if hit is not None:
                     found.append(hit)
             elif check.mode == "ast" and added and after is not None:
                 found += structural(check, path, added, after)
+        except TooSlow as e:
+            if seconds < TIME_LIMIT and time.monotonic() >= run.deadline:
+                _add(failed, _spent(run))  # the run's budget ran out under this pattern, not its own time
+                continue
+            run.slow.add((check.mode, check.pattern))  # not tried again in this run
+            run.stalls[_key(checks)] = run.stalls.get(_key(checks), 0) + 1
+            _add(failed, f"{_said(check)} {e}")
         except CheckError as e:
-            failed.append(f"`check` {check.mode} {check.spelled} {e}")
+            _add(failed, f"{_said(check)} {e}")
     return found, failed
+
+
+def _key(checks: tuple[Check, ...]) -> str:
+    """A fact's checks as one string: hashing the frozen data classes cost 49 s over 4 million
+    evaluations (2,000 facts anchored to every one of 2,100 files)."""
+    return "\0".join(f"{c.mode}\1{c.pattern}" for c in checks)
+
+
+def _said(check: Check) -> str:
+    return f"`check` {check.mode} {check.spelled}"
+
+
+def _add(said: list[str], line: str) -> None:
+    if line not in said:
+        said.append(line)
+
+
+def _allowed(run: _Run, check: Check, checks: tuple[Check, ...]) -> tuple[float, str]:
+    """The seconds `check` (one of a fact's `checks`) may take now, or why it is not run (`{}` stands for
+    the check): it ran out of time earlier in this run, the fact's patterns ran out of time
+    `MAX_STALLS` times in this run, or the run's budget is spent. The last two name no pattern, so a
+    fact says each once."""
+    if run.slow and (check.mode, check.pattern) in run.slow:
+        return 0.0, "{} " + SLOW.format(TIME_LIMIT)
+    if run.stalls and run.stalls.get(_key(checks), 0) >= MAX_STALLS:
+        return 0.0, (f"`check`: the fact's patterns ran out of time {MAX_STALLS} times in this run; the rest "
+                     "were not tried: simplify them")
+    left = run.deadline - time.monotonic()
+    if left <= 0:
+        return 0.0, _spent(run)
+    return min(TIME_LIMIT, left), ""
+
+
+def spent() -> str | None:
+    """Why no check may run any more in this run (its budget is spent), or None: a caller with work to
+    do before each evaluation (reading, numbering lines) skips it."""
+    return _spent(_RUN) if _RUN is not None and time.monotonic() >= _RUN.deadline else None
+
+
+def _spent(run: _Run) -> str:
+    return f"`check`: the checks of this run took all of their {run.seconds:g} s (a slow pattern elsewhere)"
 
 
 def numbered(text: str, ranges: Iterable[tuple[int, int]] | None = None) -> list[tuple[int, str]]:

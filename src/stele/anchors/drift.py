@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # imported where used: a recall whose items have no fingerpri
     from ..project import Project
 
 ZERO = "0" * 40
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: a date baseline counts its whole day (logs cached by 1 left its morning out)
 MAX_PRINTS = 20_000  # cached fingerprints kept (by blob id and symbol); oldest dropped past it
 
 

@@ -14,6 +14,7 @@ fails nothing, not even `--strict`: a pull request that adds a command check is 
 from __future__ import annotations
 
 from .. import gitrepo
+from ..anchors import codecheck
 from ..anchors.resolve import WorkTree
 from ..record.load import Record
 from ..retrieve import anchored, codechecks, commandcheck
@@ -34,7 +35,7 @@ def check(record: Record, base: str | None) -> list[Finding]:
         since = gitrepo.merge_base(root, base_sha, head) if head else base_sha
         change = anchored.Change(gitrepo.diff(root, ref=since), None, since)
         found = anchored.for_change(project, change, facts=facts)
-        outcomes = codechecks.on_change(project, change, found, commandcheck.Gate(root, base))
+        outcomes = codechecks.on_change(project, change, found, commandcheck.Gate(root, base), codecheck.CI_BUDGET)
     findings = []
     for o in outcomes:
         f = o.fact

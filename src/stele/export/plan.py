@@ -12,6 +12,12 @@ generated marker (`formats.MARK`), and an `AGENTS.md` holding the marked block. 
 marker is the user's and is never written, removed or renamed over, even when its name is one Stele
 would use (that group is then not exported for that harness, and said). A generated file whose group
 no longer qualifies is removed; an AGENTS.md block with no fact left is taken out (`agents.remove`).
+
+What is read or written here is a regular file inside the repository (`treefile`): a pull request can
+commit `src/AGENTS.md` or `.claude` as a symbolic link, and followed, a link to `~/.aws/credentials`
+would copy that file into the block's file (staged by the pre-commit sync), a link to /dev/zero would
+read until memory ran out, and a folder linked out would receive the files. Such a path is left
+alone and said.
 """
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .. import atomic, gitrepo, textform
+from .. import atomic, gitrepo, textform, treefile
 from ..anchors.paths import is_glob, literal_dir
 from ..delivery import anchored_order
 from ..errors import UsageError
@@ -84,15 +90,22 @@ def file_name(harness: Harness, paths: tuple[str, ...]) -> str:
     return f"stele-{slug}-{digest}{harness.suffix}"
 
 
+class Refused(OSError):
+    """A path of the export that is not a regular file (or folder) inside the repository."""
+
+
 def _generated(root: Path, harness: Harness) -> dict[str, bytes]:
     folder = root / harness.folder
-    if not folder.is_dir():
+    if not folder.is_dir() or not treefile.inside(folder, root):
         return {}
     found = {}
     for path in sorted(folder.glob(f"stele-*{harness.suffix}")):
         if path.is_file() and not path.is_symlink():
-            data = path.read_bytes()
-            if MARK.encode() in data[:HEAD_BYTES]:
+            try:
+                data = _read(root, path.relative_to(root).as_posix())
+            except Refused:
+                continue
+            if data is not None and MARK.encode() in data[:HEAD_BYTES]:
                 found[path.relative_to(root).as_posix()] = data
     return found
 
@@ -101,8 +114,13 @@ def _agents_files(root: Path, listing: list[str] | None = None) -> dict[str, byt
     """Every AGENTS.md in the working tree (tracked or not ignored) that holds a generated block."""
     found = {}
     for rel in gitrepo.ls_files(root) if listing is None else listing:
-        if PurePosixPath(rel).name == agents.NAME and (root / rel).is_file():
-            data = (root / rel).read_bytes()
+        if PurePosixPath(rel).name == agents.NAME:
+            try:
+                data = _read(root, rel)
+            except Refused:
+                continue
+            if data is None:
+                continue
             if agents.BEGIN.encode() in data or agents.BEGIN.encode("utf-16-le") in data \
                     or agents.BEGIN.encode("utf-16-be") in data:
                 found[rel] = data
@@ -116,11 +134,18 @@ def exported(project: Project) -> list[str]:
             if (_agents_files(root) if name == "agents" else _generated(root, h))]
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+def _read(root: Path, rel: str) -> bytes | None:
+    """The bytes of `rel`, None when there is nothing there; Refused when it is not a regular file
+    inside the repository (a link out of it, a device, a FIFO, a folder)."""
+    path = root / rel
+    if not path.exists() and not path.is_symlink():
         return None
+    try:
+        return treefile.read_bytes(path, root=root)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise Refused(str(e)) from None
 
 
 def plan(project: Project, facts: list[Fact], harnesses: list[str], on: dt.date) -> Plan:
@@ -144,6 +169,10 @@ def plan(project: Project, facts: list[Fact], harnesses: list[str], on: dt.date)
 
 def _plan_rules(root: Path, harness: Harness, grouped: list[Group], is_dir: IsDir, safe: Clean,
                 out: Plan) -> None:
+    folder = root / harness.folder
+    if not treefile.inside(folder, root):  # also where it is yet to be made: a link on the way counts
+        out.notes.append(f"{harness.folder} leads out of the repository: {harness.name} not exported")
+        return
     old = _generated(root, harness)
     wanted: dict[str, FileState] = {}
     for group in grouped:
@@ -206,7 +235,11 @@ def _plan_agents(root: Path, harness: Harness, grouped: list[Group], is_dir: IsD
         text, kept, left = agents.block(harness, facts, safe)
         if left:
             out.notes.append(f"{rel}: did not fit in {harness.limit:,} {harness.unit}: {', '.join(left)}")
-        have = _read(root / rel)
+        try:
+            have = _read(root, rel)
+        except Refused:
+            out.notes.append(f"{rel} is not a regular file in the repository: left alone")
+            continue
         try:
             current, form = textform.decode(have) if have is not None else (None, textform.PLAIN)
         except UnicodeDecodeError:

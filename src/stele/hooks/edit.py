@@ -157,18 +157,25 @@ def checked(ctx: Context, index: lookup.Opened, found: list[Line],
     planned = proposals(ctx.payload.tool_input, lambda raw: repo_path(ctx, raw), ctx.project.root)
     by_id = {f.id: f for f in found}
     out: dict[str, list[Violation]] = {}
-    for path, plan in planned.items():
-        for fact in lookup.anchored(index, [path], touches):
-            if fact.id in specs:
-                violations, _ = codecheck.evaluate(codecheck.load(specs[fact.id]), path, plan.added, plan.after)
-                out.setdefault(fact.id, []).extend(violations)
+    with codecheck.budget(codecheck.EDIT_BUDGET):  # slow patterns cost their share, not the hook's answer
+        for path, plan in planned.items():
+            for fact in lookup.anchored(index, [path], touches):
+                if fact.id in specs:
+                    violations, _ = codecheck.evaluate(codecheck.load(specs[fact.id]), path, plan.added, plan.after)
+                    out.setdefault(fact.id, []).extend(violations)
     return [(by_id[i], v) for i, v in out.items() if v and i in by_id]
 
 
 def broken_text(broken: Broken, opening: str) -> str:
+    """Each fact and its violations; a fact whose title or check text doctor would flag (text addressed
+    to the agent, a download-and-run) is marked, as its block is (`render/facts.block`)."""
+    from ..neutralize import flag_mark
+
     lines = []
     for fact, violations in broken:
-        lines.append(f"{opening} the check of {fact.kind} {fact.id} ({fact.title}):")
+        said = {t for v in violations for t in (v.check.message, v.check.pattern)}
+        mark = flag_mark("\n".join([fact.title, *sorted(said)]), fact.kind)
+        lines.append(f"{mark}{opening} the check of {fact.kind} {fact.id} ({fact.title}):")
         lines += [f"  {v.describe()}" for v in violations]
     return "\n".join(lines)
 

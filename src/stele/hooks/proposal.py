@@ -36,13 +36,13 @@ def proposals(tool_input: dict[str, Any], rel: Callable[[str], str | None], root
         for name, section in _patch_files(patch):
             path = rel(name)
             if path is not None:
-                out[path] = _patched(root / path, *section)
+                out[path] = _patched(root / path, root, *section)
         return out
     raw = next((v for k in ("file_path", "filePath", "path") if isinstance(v := tool_input.get(k), str)), "")
     path = rel(raw) if raw else None
     if path is None:
         return out
-    current = _read(root / path)
+    current = _read(root / path, root)
     content = tool_input.get("content")
     if isinstance(content, str):  # a whole-file write
         before = set((current or "").split("\n"))
@@ -96,11 +96,11 @@ def _patch_files(patch: str) -> list[tuple[str, tuple[str, list[str]]]]:
     return [(p, s) for p, s in found if s[0] != "Delete"]
 
 
-def _patched(file: Path, action: str, body: list[str]) -> Proposal:
+def _patched(file: Path, root: Path, action: str, body: list[str]) -> Proposal:
     if action == "Add":
         lines = [line[1:] for line in body if line.startswith("+")]
         return Proposal([(n + 1, t) for n, t in enumerate(lines)], "\n".join(lines) + "\n")
-    text = _read(file)
+    text = _read(file, root)
     added: list[tuple[int, str]] = []
     for hunk in _hunks(body):
         old = [line[1:] for line in hunk if line[:1] in (" ", "-")]
@@ -138,8 +138,12 @@ def _find(lines: list[str], block: list[str]) -> int:
     return -1
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, root: Path) -> str | None:
+    """The file as it is now: a regular file inside the repository only (treefile: a link to
+    /dev/zero, a FIFO or a file out of the checkout proposes nothing rather than hang the hook)."""
+    from .. import treefile
+
     try:
-        return path.read_text(encoding="utf-8")
+        return treefile.read_text(path, root=root)
     except (OSError, UnicodeDecodeError, ValueError):
         return None

@@ -249,13 +249,26 @@ def flag_checks(kind: str, forbid: Sequence[str], require: Sequence[str], enforc
     out = []
     for flag, mode, patterns in (("--check-forbid", "forbid", forbid), ("--check-require", "require", require)):
         for pattern in patterns:
-            problem = codecheck.pattern_problem(pattern)
+            problem = codecheck.pattern_problem(pattern) or _secret_in(pattern)
             if problem:
                 raise UsageError(f"{flag} {problem}")
             out.append(codecheck.Check(mode, pattern, enforce or "warn"))
     if out and kind not in codecheck.CHECK_KINDS:
         raise UsageError(f"a check is evaluated only on {', '.join(codecheck.CHECK_KINDS)} facts, not on a {kind}")
     return out
+
+
+def _secret_in(pattern: str) -> str | None:
+    """Why a check pattern that spells a credential is refused: the file is redacted on the way to
+    disk, so the check would forbid the placeholder instead of the credential (a `forbid` of a leaked
+    token is a natural thing to ask for)."""
+    from ..redact import redact
+
+    found = sorted(kind for kind, _ in redact(pattern).secrets)
+    if not found:
+        return None
+    return (f"holds a {found[0]}: it would be redacted in the fact's file, and the check would then look for "
+            "the placeholder instead; match it without spelling it whole (e.g. its first characters)")
 
 
 def edit(project: Project, fact_id: str, changes: Changes) -> Written:

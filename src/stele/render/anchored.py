@@ -1,9 +1,11 @@
 """Plain text for anchored facts: what the pre-commit hook prints and `stele anchored` shows.
 
-Byte-stable and free of terminal codes: git hooks print into terminals, editors and CI logs alike.
+Byte-stable and free of terminal codes (neutralized here, since the pre-commit hook writes some of
+it to stderr itself): git hooks print into terminals, editors and CI logs alike.
 """
 from __future__ import annotations
 
+from ..neutralize import neutralize
 from ..retrieve.anchored import Anchored
 from ..retrieve.codechecks import Outcome
 from ..textcut import counted
@@ -27,7 +29,7 @@ def text(found: list[Anchored], what: str) -> str:
     if not found:
         return f"stele: no facts are anchored to {what}\n"
     head = f"stele: {counted(len(found), 'fact')} anchored to {what}:"
-    return "\n".join([head, *fact_lines(found)]) + "\n"
+    return neutralize("\n".join([head, *fact_lines(found)]) + "\n")
 
 
 def check_lines(outcomes: list[Outcome]) -> list[str]:
@@ -51,4 +53,4 @@ def checks_text(outcomes: list[Outcome], what: str) -> str:
         return ""
     head = (f"stele: {what} break the check of {counted(broken, 'fact')}:" if broken
             else f"stele: some checks of facts anchored to {what} could not run:")
-    return "\n".join([head, *lines]) + "\n"
+    return neutralize("\n".join([head, *lines]) + "\n")

@@ -69,9 +69,16 @@ def checks_of(project: Project, heads: Iterable[Head]) -> dict[str, list[Check]]
 
 
 def on_change(project: Project, change: Change, found: list[Anchored],
-              commands: commandcheck.Gate | None = None) -> list[Outcome]:
-    """The checks of the facts in `found` (`anchored.for_change` of `change`) over that change; their
-    `command` checks too when `commands` is given."""
+              commands: commandcheck.Gate | None = None, seconds: float | None = None) -> list[Outcome]:
+    """The checks of the facts in `found` (`anchored.for_change` of `change`) over that change, all of
+    their patterns in at most `seconds` (codecheck.budget; default COMMIT_BUDGET); their `command`
+    checks too when `commands` is given."""
+    with codecheck.budget(codecheck.COMMIT_BUDGET if seconds is None else seconds):
+        return _on_change(project, change, found, commands)
+
+
+def _on_change(project: Project, change: Change, found: list[Anchored],
+               commands: commandcheck.Gate | None) -> list[Outcome]:
     with_checks = checks_of(project, (a.fact for a in found))
     relevant = [a for a in found if a.fact.id in with_checks]
     if not relevant:
@@ -96,9 +103,16 @@ def on_change(project: Project, change: Change, found: list[Anchored],
 
 
 def on_tree(project: Project, facts: Iterable[Fact], tree: Tree,
-            commands: commandcheck.Gate | None = None) -> list[Outcome]:
-    """The checks of every live fact that has some over its anchored files as they are in `tree`; their
-    `command` checks too when `commands` is given."""
+            commands: commandcheck.Gate | None = None, seconds: float | None = None) -> list[Outcome]:
+    """The checks of every live fact that has some over its anchored files as they are in `tree`, all
+    of their patterns in at most `seconds` (codecheck.budget; default CI_BUDGET); their `command`
+    checks too when `commands` is given."""
+    with codecheck.budget(codecheck.CI_BUDGET if seconds is None else seconds):
+        return _on_tree(project, facts, tree, commands)
+
+
+def _on_tree(project: Project, facts: Iterable[Fact], tree: Tree,
+             commands: commandcheck.Gate | None) -> list[Outcome]:
     out = []
     for fact in facts:
         if not fact.checks or fact.status in CLOSED_STATUSES:
@@ -128,6 +142,10 @@ def order_outcomes(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def _apply(outcome: Outcome, path: str, text: str, ranges: list[tuple[int, int]]) -> None:
+    spent = codecheck.spent()  # the run's budget is gone: not even the lines are numbered
+    if spent:
+        outcome.failures += [spent] if spent not in outcome.failures else []
+        return
     violations, failures = codecheck.evaluate(outcome.checks, path, codecheck.numbered(text, ranges), text)
     outcome.violations += violations
     outcome.failures += [f for f in failures if f not in outcome.failures]

@@ -10,13 +10,17 @@ only when both hold, and otherwise is not run and the reason is said (a note, ne
    change every committed file, never that one. Off by default.
 2. The fact is reviewed: its file in the working tree is byte-identical to its blob at the reviewed
    ref, and the command run is the one parsed from that blob (not from the index, not from the tree).
+   It was reviewed as a fact: it lies in the memory folder that the reviewed ref's own
+   `.stele/config.yaml` names (a file merged elsewhere, an example in the documentation, becomes a fact
+   when a pull request points `memory_dir` at it, byte-identical all the same).
    The reviewed ref is `--base REF` when doctor has one; else `git config stele.reviewedRef REF`; else
    the remote's default branch (`origin/HEAD`, as `git clone` sets it). With none of these, nothing runs.
    A fact added or changed in the working tree, the index, or the branch under review differs from
    the reviewed ref (or is absent there) and does not run.
 
 The command is split into words (`shlex`) and run without a shell, in the repository root, with the
-environment reduced to `KEPT_ENV` (no tokens or cloud credentials reach it), stdin closed, in a session
+environment reduced to `KEPT_ENV` (no tokens or cloud credentials reach it; PATH keeps only its
+absolute entries, so an empty or relative one cannot find the program in the repository root), stdin closed, in a session
 of its own so that a timeout kills everything it started. A timeout, a program that does not exist or
 cannot start is the fact's problem (reported, never a block). Its output is redacted before it is
 shown. Not on the hook path: the pre-edit hook never runs commands (docs/hooks.md says why).
@@ -31,10 +35,12 @@ from pathlib import Path
 from .. import gitrepo
 from ..anchors import codecheck
 from ..anchors.codecheck import Check, Violation
+from ..errors import SteleError
 
 OPT_IN = "stele.checkCommands"
 REVIEWED_REF = "stele.reviewedRef"
 DEFAULT_REF = "refs/remotes/origin/HEAD"
+CONFIG = ".stele/config.yaml"
 KEPT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
 OUTPUT_SHOWN = 300  # characters of a failing command's last output line
 
@@ -75,7 +81,13 @@ def reviewed_commands(root: Path, fact_path: str, gate: Gate) -> tuple[list[Chec
     reviewed, ref, why_not = gate.state()
     if reviewed is None:
         return [], why_not
-    blob = gitrepo.read_blobs(root, [f"{reviewed}:{fact_path}"]).get(f"{reviewed}:{fact_path}")
+    specs = [f"{reviewed}:{fact_path}", f"{reviewed}:{CONFIG}"]
+    blobs = gitrepo.read_blobs(root, specs)
+    blob = blobs.get(specs[0])
+    memory = _memory_dir(blobs.get(specs[1]))
+    if memory is None or not fact_path.startswith(memory + "/"):
+        return [], (f"the fact is outside the memory folder the reviewed ref {ref} names ({memory or 'none readable'}): "
+                    "a command runs only from a fact reviewed as one")
     if blob is None:
         return [], f"the fact is not on the reviewed ref {ref}: its command runs once it is merged there"
     try:
@@ -95,8 +107,33 @@ def reviewed_commands(root: Path, fact_path: str, gate: Gate) -> tuple[list[Chec
     return [c for c in checks if c.mode == "command"], ""
 
 
+def _memory_dir(config: bytes | None) -> str | None:
+    """The memory folder a `.stele/config.yaml` (its bytes; None: no file, so the default) names, as a
+    repository path without a trailing slash; None when it cannot be read."""
+    from .. import config as config_mod
+
+    default = str(config_mod.defaults()["memory_dir"])
+    data = None
+    if config is not None:
+        try:
+            data = config_mod.load_yaml(config.decode("utf-8"), CONFIG)
+        except (UnicodeDecodeError, SteleError):
+            return None
+    value = data.get("memory_dir", default) if isinstance(data, dict) else default if data is None else None
+    if not isinstance(value, str):
+        return None
+    value = value.replace("\\", "/").strip().strip("/").removeprefix("./")
+    return value if value and ".." not in value.split("/") else None
+
+
 def reduced_env() -> dict[str, str]:
-    return {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    """`KEPT_ENV` of this process's environment, with only the absolute entries of PATH: an empty or
+    relative one (`PATH=$EXTRA:$PATH` with EXTRA unset) is looked up from the repository root, where a
+    pull request can put a program of the reviewed command's name."""
+    env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    if "PATH" in env:
+        env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if os.path.isabs(p))
+    return env
 
 
 def run(root: Path, check: Check, where: str) -> Violation | None:
