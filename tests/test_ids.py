@@ -30,6 +30,12 @@ def test_ids_reject_unknown_prefixes_and_bad_characters():
     assert ids.is_fact_id("TASK-418")
 
 
+def test_an_id_is_bounded_in_length_named_alone_or_in_text():
+    longest = "TASK-" + "A" * ids.MAX_SUFFIX
+    assert ids.is_fact_id(longest) and not ids.is_fact_id(longest + "A")
+    assert ids.mentioned_ids(f"see {longest} and {longest}A.") == [longest]
+
+
 def test_ulids_sort_by_time():
     a, b = ids.ulid(1_000.0), ids.ulid(2_000.0)
     assert len(a) == 26 and a < b

@@ -17,11 +17,14 @@ CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 SUFFIX_LEN = 4
 
 _PREFIXES = "|".join(sorted(BY_PREFIX, key=len, reverse=True))
-# A full id: known prefix, dash, 4+ Crockford characters or digits.
-ID_RE = lazy(rf"^(?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}$")
+# A full id: known prefix, dash, 4 Crockford characters or digits (3 to MAX_SUFFIX read). Bounded: a
+# longer run is no id of ours, and as one it would name a file or a claim ref the file system refuses
+# (a 300-character "id" made `task claim` retry 60 times and blame contention).
+MAX_SUFFIX = 32
+ID_RE = lazy(rf"^(?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,{MAX_SUFFIX}}}$")
 SESSION_ID_RE = lazy(r"^S-[0-9A-HJKMNP-TV-Z]{10,32}$")
 # Ids inside free text (bodies, prompts): bounded by non-word characters.
-MENTION_RE = re.compile(rf"(?<![\w-])((?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,}}"
+MENTION_RE = re.compile(rf"(?<![\w-])((?:{_PREFIXES})-[0-9A-HJKMNP-TV-Z]{{3,{MAX_SUFFIX}}}"
                         r"|S-[0-9A-HJKMNP-TV-Z]{10,32})(?![\w-])")
 
 
