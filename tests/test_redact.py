@@ -295,3 +295,11 @@ def test_a_word_character_is_what_re_calls_one():
 
     word = re.compile(r"\w").fullmatch
     assert [c for c in map(chr, range(sys.maxunicode + 1)) if bool(word(c)) != (c.isalnum() or c == "_")] == []
+
+
+def test_a_run_of_one_letter_is_no_twitter_bearer_token():
+    """Base64 of zeros (`AAAA...`, in a pasted image or key blob) has the bearer token's prefix and
+    length; a drawn token's tail does not repeat one letter."""
+    tail = "x7Kq2M9pZr4TfW8bN1cV5dH3gJ6kL0sQ" * 3
+    assert "[REDACTED:Twitter bearer token]" in redact("t " + "A" * 22 + tail[:90]).text
+    assert redact("t " + "A" * 120).text == "t " + "A" * 120

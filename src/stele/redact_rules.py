@@ -143,7 +143,7 @@ SHAPES: tuple[Shape, ...] = (
     _p("Azure storage key", "accountkey=", r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/]{40,100}={0,2})"),
     _p("Azure SAS signature", "sig=", r"[?&]sig=(?P<s>[A-Za-z0-9%+/=]{30,})", "random"),
     _p("Facebook token", "eaac eaam", _B + r"EAA[MC][A-Za-z0-9]{100,}" + _E),
-    _p("Twitter bearer token", "aaaaaaaaaaaaaaaaaaaaaa", r"A{22}[A-Za-z0-9%]{80,100}" + _E),
+    _p("Twitter bearer token", "aaaaaaaaaaaaaaaaaaaaaa", r"A{22}[A-Za-z0-9%]{80,100}" + _E, entropy=3.0),  # not base64 zeros
     _p("Alibaba access key id", "ltai", _B + r"LTAI[A-Za-z0-9]{20}" + _E),
     _p("Tailscale key", "tskey-", _B + r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}" + _E),
     _p("Supabase token", "sbp_", _B + r"sbp_[a-f0-9]{40}" + _E),
