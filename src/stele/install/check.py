@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import textform
+from ..errors import SteleError
 from ..project import Project
-from .jsonhooks import COMMAND_KEYS, is_ours
+from .files import read_regular
+from .jsonhooks import COMMAND_KEYS, foreign, is_ours
 
 OK, NOTE, WARN, ERROR = "ok", "note", "warning", "error"
 
@@ -34,11 +36,16 @@ class Finding:
 
 def _load_json(path: Path) -> tuple[dict | None, str | None]:
     try:
-        data = json.loads(textform.decode(path.read_bytes())[0])  # as the installer reads it (a BOM, CRLF)
-    except FileNotFoundError:
-        return None, None
+        raw, _ = read_regular(path)
+        if raw is None:
+            return None, None
+        data = json.loads(textform.decode(raw)[0])  # as the installer reads it (a BOM, CRLF)
+    except SteleError as e:
+        return None, str(e)
     except (OSError, ValueError) as e:
         return None, f"{path} is not valid JSON ({e}): the harness ignores it, hooks included"
+    except RecursionError:
+        return None, f"{path} is nested too deeply to read"
     return (data, None) if isinstance(data, dict) else (None, f"{path} is not a JSON object")
 
 
@@ -75,7 +82,12 @@ def _hook_file(name: str, path: Path, out: list[Finding]) -> dict | None:
     if not isinstance(hooks, dict):
         out.append(Finding(name, ERROR, f"{path}: `hooks` is not an object"))
         return None
-    ours = [(e, m, h) for e, m, h in _handlers(hooks) if is_ours(h)]
+    for event, _, h in _handlers(hooks):
+        command = foreign(h)
+        if command is not None:
+            out.append(Finding(name, ERROR, f"{path}: {event}: a hook passes for Stele's but runs something else: "
+                                            f"{command[:200]!r}; remove it, then `stele install {name}`"))
+    ours = [(e, m, h) for e, m, h in _handlers(hooks) if is_ours(h) and foreign(h) is None]
     if not ours:
         return None
     bare = sorted({e for e, _, h in ours if not any("command -v stele" in str(h.get(k, "")) for k in COMMAND_KEYS)
@@ -185,7 +197,7 @@ def _cursor(project: Project, out: list[Finding]) -> None:
 
 def _cline(project: Project, out: list[Finding]) -> None:
     """Cline's hooks are files (install/cline.py): each of Stele's in place, in its fail-open form."""
-    from .cline import EVENTS
+    from .cline import EVENTS, script
 
     for base in (project.root / ".clinerules" / "hooks", Path.home() / ".cline" / "hooks"):
         texts = {}
@@ -194,7 +206,11 @@ def _cline(project: Project, out: list[Finding]) -> None:
                 texts[name] = (base / name).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-        ours = [n for n, t in texts.items() if is_ours({"command": t.splitlines()[-1] if t.strip() else ""})]
+        for n, t in texts.items():
+            if "stele hook " in t and t != script(EVENTS[n]):
+                out.append(Finding("cline", ERROR, f"{base / n}: passes for Stele's hook but is not the script Stele "
+                                                   "writes; read it, remove it, then `stele install cline`"))
+        ours = [n for n, t in texts.items() if t == script(EVENTS[n])]
         if not ours:
             continue
         missing = [n for n in EVENTS if n not in ours]

@@ -23,6 +23,7 @@ import difflib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -193,11 +194,20 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def _read(path: Path) -> tuple[bytes | None, int | None]:
+def read_regular(path: Path, shown: Path | None = None) -> tuple[bytes | None, int | None]:
+    """A file's bytes and permission bits (None, None when it is absent). Anything but a regular file
+    is refused with its name before it is opened: reading a FIFO waits forever, and writing over a
+    link to /dev/null would replace the device with a file."""
     try:
-        return path.read_bytes(), path.stat().st_mode & 0o7777
+        mode = path.stat().st_mode
     except FileNotFoundError:
         return None, None
+    if not stat.S_ISREG(mode):
+        name, real = shown or path, os.path.realpath(path)
+        leads = f" (it leads to {real})" if real != str(name) else ""
+        raise SteleError(f"{name}: is not a regular file{leads}; Stele reads and writes only regular files: "
+                         "make the change by hand")
+    return path.read_bytes(), mode & 0o7777
 
 
 def _text(path: Path, data: bytes | None) -> tuple[str | None, textform.Form]:
@@ -212,7 +222,7 @@ def _text(path: Path, data: bytes | None) -> tuple[str | None, textform.Form]:
 def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str = "") -> Change:
     with _locked(scope, dry_run):
         real = _real(path)
-        raw, mode = _read(real)
+        raw, mode = read_regular(real, path)
         old, form = _text(path, raw)
         new = _checked(path, edit.apply, old)
         if new == old:
@@ -240,7 +250,7 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
         key = ledger.key(path)
         entry = ledger.entries.get(key)
         real = _real(path)
-        raw, _ = _read(real)
+        raw, _ = read_regular(real, path)
         if raw is None:
             if entry and not dry_run:
                 ledger.prune(ledger.forget(path))

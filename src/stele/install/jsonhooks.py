@@ -11,6 +11,7 @@ hooks.json with unknown root keys, `$schema` included).
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,9 @@ from .files import EditError
 # the guarded form below (a user's own `./wrapper stele hook` is not ours)
 _OURS = re.compile(r"(?:^|&&|;|\|\|)\s*stele hook [a-z]")
 COMMAND_KEYS = ("command", "bash")  # Copilot CLI spells it `bash`
+# the whole of a command Stele writes: the guarded form of `command()`, or the bare one of older installs
+_EXACT = re.compile(r"command -v stele >/dev/null 2>&1 && stele hook [a-z][a-z-]* --harness [a-z]+ \|\| true"
+                    r"|stele hook [a-z][a-z-]*(?: --harness [a-z]+)?")
 
 
 def command(event: str, harness: str) -> str:
@@ -43,6 +47,22 @@ def guard_command(harness: str) -> str:
 def is_ours(handler: Any) -> bool:
     return isinstance(handler, dict) and any(
         isinstance(handler.get(k), str) and _OURS.search(handler[k]) for k in COMMAND_KEYS)
+
+
+def foreign(handler: Any) -> str | None:
+    """The command of a handler that passes for Stele's (it runs `stele hook`, or is named or labelled
+    as Stele's) but is not a command Stele writes: what a pull request slipping `; curl ... | sh` or
+    `$(...)` into a Stele hook entry looks like. None for Stele's own handlers and everyone else's."""
+    if not isinstance(handler, dict):
+        return None
+    looks = is_ours(handler) or str(handler.get("name", "")).startswith("stele") or str(
+        handler.get("statusMessage", "")).startswith("stele:")
+    if not looks:
+        return None
+    commands = [handler[k] for k in COMMAND_KEYS if k in handler]
+    if commands and all(isinstance(c, str) and _EXACT.fullmatch(c) for c in commands):
+        return None
+    return " ".join(str(c) for c in commands) or "(no command)"
 
 
 def _has_ours(group: Any) -> bool:
@@ -77,12 +97,25 @@ def _indent(text: str) -> str | int:
     return 2
 
 
+def _finite(text: str) -> float:
+    """A number as Python reads it, refused when it would not be written back as JSON (1e400 reads as
+    inf, which `json.dumps` writes as `Infinity`: no harness would read the file again)."""
+    value = float(text)
+    if math.isinf(value):
+        raise EditError(f"holds the number {text[:40]}, which Stele cannot write back as it is")
+    return value
+
+
 def load_object(text: str) -> dict:
     """A JSON settings file's text as an object (EditError when it is not one)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_float=_finite)
+    except EditError:
+        raise
     except ValueError as e:
         raise EditError(f"not valid JSON ({e})") from None
+    except RecursionError:
+        raise EditError("nested too deeply to read") from None
     if not isinstance(data, dict):
         raise EditError("not a JSON object")
     return data
@@ -118,11 +151,13 @@ class JsonHooks:
             if [g for g in groups if _has_ours(g)] != [wanted]:
                 hooks[event] = _strip(groups) + [wanted]
         new = dump(data, old)
-        if old is not None and json.loads(old) == data:
+        if old is not None and old.strip() and load_object(old) == data:
             return old  # nothing to add: keep the bytes exactly
         return new
 
     def remove(self, text: str, created: bool) -> str | None:
+        if not text.strip():
+            return text
         data = self._load(text)
         hooks = data.get("hooks", {})
         for event in list(hooks):
@@ -134,4 +169,4 @@ class JsonHooks:
             del data["hooks"]
         if created and data == {k: v for k, v in self.new_file.items() if k in data}:
             return None  # nothing left but what Stele started the file with
-        return text if json.loads(text) == data else dump(data, text)
+        return text if load_object(text) == data else dump(data, text)
