@@ -1,6 +1,6 @@
 from stele import plain
 from stele.index.catalog import Node
-from stele.retrieve.rank import ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, cap, order, score_all
+from stele.retrieve.rank import ORIGIN_ANCHOR, ORIGIN_ID, ORIGIN_TEXT, Scored, Seed, cap, order, score_all
 from stele.retrieve.settings import Settings
 from stele.retrieve.walk import Via
 
@@ -132,6 +132,20 @@ def test_equal_scores_are_ordered_by_how_much_of_the_prompt_each_seed_holds():
     assert [x.id for x in order(list(scored.values()))] == ["INS-B", "INS-A"]
     seeds[1].covers = 0.1
     assert [x.id for x in order(list(score_all(seeds, {}, nodes, S).values()))] == ["INS-A", "INS-B"]
+
+
+def test_seeds_at_full_strength_are_not_ordered_by_kind_but_by_how_much_of_the_prompt_they_hold():
+    """A pasted error's file anchors decisions at full strength, and the lesson about the error is the
+    best search hit, at full strength too: the lesson holds more of the prompt and comes first, where
+    its kind weight (2 against 3) put it last. Below full strength kind still orders; a container
+    keeps its sink."""
+    nodes = {"DEC-A": node("DEC-A", "decision"), "LSN-B": node("LSN-B", "lesson"),
+             "DEC-C": node("DEC-C", "decision"), "LSN-D": node("LSN-D", "lesson"), "EPIC-E": node("EPIC-E", "epic")}
+    seeds = [Seed("DEC-A", 1.0, ORIGIN_ANCHOR, covers=0.05), Seed("LSN-B", 1.0, ORIGIN_TEXT, covers=0.55),
+             Seed("EPIC-E", 1.0, ORIGIN_ANCHOR, covers=0.9),
+             Seed("LSN-D", 0.5, ORIGIN_TEXT, covers=0.4), Seed("DEC-C", 0.5, ORIGIN_TEXT, covers=0.1)]
+    ranked = [x.id for x in order(list(score_all(seeds, {}, nodes, S).values()))]
+    assert ranked == ["LSN-B", "DEC-A", "DEC-C", "LSN-D", "EPIC-E"], ranked
 
 
 def test_of_the_facts_anchored_to_a_path_a_pasted_error_names_the_one_about_the_error_comes_first(repo):

@@ -119,14 +119,26 @@ def order(scored: list[Scored]) -> list[Scored]:
     """Named ids first (as named), then what replaced a named superseded fact, then committed facts,
     then session entries (stale ones last), each by score; at equal scores (every seed of full strength:
     the facts anchored to a path the prompt names, its best search hit) the seed holding more of the
-    prompt's words comes first."""
+    prompt's words comes first. Seeds at the top match strength count as of one kind, the best among
+    them: the kind weight orders a fact found by a weaker match, not one of those (a pasted error's
+    file anchors three decisions at full strength; the lesson about the error, its best search hit,
+    came fourth on its kind). Components and containers keep their sink."""
     first = {ORIGIN_ID: 0, ORIGIN_SUCCESSOR: 1}
+
+    full = [x for x in scored if x.seed is not None and x.parts.get("kind", 0.0) > 0]
+    top = max((x.parts.get("match", 0.0) for x in full), default=0.0)
+    tied = {id(x): x.parts["kind"] for x in full if top > 0 and x.parts.get("match", 0.0) >= top}
+    lead = max(tied.values(), default=0.0)
+
+    def merit(x: Scored) -> float:
+        """Its score; for a seed at the top match strength, as if of the best kind among them."""
+        return x.score - tied[id(x)] + lead if id(x) in tied else x.score
 
     def key(x: Scored) -> tuple:
         rank = first.get(x.seed.origin, 2) if x.seed is not None else 2
         stale = x.session and x.parts.get("drift", 0) < 0  # written before its code changed (fresh.py)
         covers = x.seed.covers if x.seed is not None else 0.0  # walked nodes have no seed
-        return (rank, x.order if rank < 2 else 0, x.session, stale, -x.score, -covers, x.order, x.id)
+        return (rank, x.order if rank < 2 else 0, x.session, stale, -merit(x), -covers, x.order, x.id)
     return sorted(scored, key=key)
 
 
