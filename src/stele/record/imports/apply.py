@@ -11,6 +11,9 @@ Why it is shaped this way:
 - Links between ADRs are resolved after every draft has an id: "Superseded by" sets the replacement's
   `supersedes` and the old fact's status, so doctor finds no half-done supersession; an ADR replaced
   by one that is not imported is retired instead, and the report says so.
+- Text doctor would flag (an escape sequence, a bidi override, words addressed to the agent, a
+  command that downloads and runs code) is named in the report and written as a draft, its control
+  and invisible characters made visible (`neutralize`): the files come in pull requests.
 - Everything is written as one journaled change (`write.save_all`), redacted and validated like any
   other write; a dry run does all of it but the write.
 """
@@ -25,6 +28,7 @@ from ...anchors.resolve import WorkTree, resolve
 from ...delivery import today
 from ...ids import new_id
 from ...kinds import CLOSED_STATUSES
+from ...neutralize import FLAG_CHECKS, neutralize, suspects
 from ...project import Project
 from .. import write
 from ..load import Record, load
@@ -73,6 +77,7 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome) -
     planned: list[tuple[Draft, Fact]] = []
     for d in drafts:
         out.notes += [f"{d.path}: {n}" for n in d.notes]
+        flagged = _flagged(d)
         entry = d.where() + (f"@{head[:12]}" if head and d.path in tracked and d.path not in dirty else "")
         before = earlier.get(d.path, [])
         same = next((f for f in before if d.whole_file or words(f.body) == words(d.body)), None)
@@ -93,9 +98,22 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome) -
             kept.source.append(entry)
             out.skipped.append((d.where(), f"merged into {kept.id} (the same {d.kind} twice)"))
             continue
+        if flagged:
+            if fact.status in ("", "current"):
+                fact.status = "draft"
+            out.notes.append(f"{d.where()}: {flagged}; written as a draft: read it before committing")
         taken.add(fact.id)
         planned.append((d, fact))
     return planned
+
+
+def _flagged(d: Draft) -> str:
+    """What doctor would flag in the draft's text, said once ("" when nothing), with its control and
+    invisible characters made visible in place: the imported file came in a pull request, and a fact
+    that moved a reviewer's cursor or hid a bidi override is no copy of it."""
+    found = [s for text in (d.title, d.body) for s in suspects(text, kind=d.kind) if s.check in FLAG_CHECKS]
+    d.title, d.body = neutralize(d.title), neutralize(d.body)
+    return f"{found[0].message} [{', '.join(dict.fromkeys(s.check for s in found))}]" if found else ""
 
 
 def _anchors(d: Draft, tree: WorkTree) -> list[str]:
