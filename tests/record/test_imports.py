@@ -171,3 +171,24 @@ def test_unknown_source_and_missing_folder_are_one_clear_line(repo):
 def test_markdown_blocks_keep_their_line_numbers(text, lines):
     secs = md.sections(md.strip_comments(text))
     assert [(b.start, b.end) for s in secs for b in s.blocks] == lines
+
+
+def test_an_adr_whose_name_holds_a_hash_is_known_on_the_next_run(repo):
+    """JabRef's `0024-use-#-as-indicator-for-BibTeX-string-constants.md`: its provenance was read back
+    as `docs/decisions/0024-use-`, so once the ADR changed, a second run imported it again."""
+    folder = repo / "docs" / "decisions"
+    folder.mkdir(parents=True)
+    adr = folder / "0024-use-#-as-indicator@v2.md"
+    adr.write_text("# Use # as indicator for string constants\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                   "Strings are marked with a leading hash sign.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adr")
+    assert invoke("import", "adr").code == 0
+    adr.write_text("# Use # as indicator for string constants\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                   "Constants of BibTeX files are written between two hash signs, and the editor shows "
+                   "them in a colour of their own so nobody confuses them with text.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "reworded")
+    again = invoke("import", "adr")
+    assert again.code == 0 and "nothing new: 1 already in the record" in again.out, again.out
+    assert len(_facts(repo)) == 1

@@ -20,6 +20,7 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,9 +47,14 @@ class Outcome:
     dry_run: bool = False
 
 
+_ENTRY = re.compile(r"^(.*)#L\d+-L\d+(?:@[0-9a-f]+)?$")
+
+
 def source_path(entry: str) -> str:
-    """`docs/adr/1.md#L1-L9@abc` -> `docs/adr/1.md`."""
-    return entry.split("#", 1)[0].split("@", 1)[0]
+    """`docs/adr/1.md#L1-L9@abc` -> `docs/adr/1.md`; the lines and commit are cut from the end, since a
+    file's own name may hold `#` or `@` (JabRef's `0024-use-#-as-indicator-for-BibTeX-string-constants.md`)."""
+    m = _ENTRY.match(entry)
+    return m.group(1) if m else entry.split("#", 1)[0].split("@", 1)[0]
 
 
 def apply(project: Project, drafts: list[Draft], *, dry_run: bool = False, record: Record | None = None) -> Outcome:
