@@ -192,3 +192,38 @@ def test_an_adr_whose_name_holds_a_hash_is_known_on_the_next_run(repo):
     again = invoke("import", "adr")
     assert again.code == 0 and "nothing new: 1 already in the record" in again.out, again.out
     assert len(_facts(repo)) == 1
+
+
+def test_an_adr_marked_superseded_after_its_import_is_superseded_when_its_replacement_is_imported(repo):
+    """log4brains and MADR mark only the old ADR ("Status: superseded by [new](new.md)"). Imported
+    before the new ADR existed, the old one stayed a current decision beside its replacement: two
+    current answers to one question, and doctor saw nothing wrong."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    old = folder / "20200926-use-the-adr-number-as-its-unique-id.md"
+    old.write_text("# Use the ADR number as its unique ID\n\n- Status: accepted\n- Date: 2020-09-26\n\n"
+                   "## Decision Outcome\n\nChosen option: the ADR number.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adr")
+    assert invoke("import", "adr").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "imported")
+    old.write_text(old.read_text(encoding="utf-8").replace(
+        "- Status: accepted", "- Status: superseded by [20201016-use-the-adr-slug-as-its-unique-id]"
+        "(20201016-use-the-adr-slug-as-its-unique-id.md)"), encoding="utf-8")
+    (folder / "20201016-use-the-adr-slug-as-its-unique-id.md").write_text(
+        "# Use the ADR slug as its unique ID\n\n- Status: accepted\n- Date: 2020-10-16\n\n## Decision\n\n"
+        "From now on, an ADR is identified by its slug, not by a number.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "superseded")
+    r = invoke("import", "adr")
+    assert r.code == 0, r.err
+    number = _by_source(repo, "docs/adr/20200926-use-the-adr-number-as-its-unique-id.md")
+    slug = _by_source(repo, "docs/adr/20201016-use-the-adr-slug-as-its-unique-id.md")
+    assert number.status == "superseded" and slug.links == {"supersedes": [number.id]}
+    assert f"updated {number.id}" in r.out or f"updated {slug.id}" in r.out
+    _doctor_clean()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "imported again")
+    again = invoke("import", "adr")
+    assert "nothing new: 2 already in the record" in again.out and git(repo, "status", "--porcelain") == ""

@@ -61,8 +61,9 @@ def apply(project: Project, drafts: list[Draft], *, dry_run: bool = False, recor
     with write.changing(project):
         record = record if record is not None else load(project)
         out = Outcome(dry_run=dry_run)
-        planned = _plan(project, drafts, record, out)
-        _link(planned, record, out)
+        known: list[tuple[Draft, Fact]] = []
+        planned = _plan(project, drafts, record, out, known)
+        _link(planned, known, record, out)
         if not dry_run and (planned or out.changed):
             write.save_all(project, [(f, None) for f in [*(f for _, f in planned), *out.changed]])
         for _, f in planned:
@@ -71,7 +72,10 @@ def apply(project: Project, drafts: list[Draft], *, dry_run: bool = False, recor
     return out
 
 
-def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome) -> list[tuple[Draft, Fact]]:
+def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
+          known: list[tuple[Draft, Fact]]) -> list[tuple[Draft, Fact]]:
+    """The drafts to write, as facts; `known` gets each ADR imported earlier with its fact (the links
+    it declares are still written: its replacement may be new)."""
     tree = WorkTree(project.root)
     tracked, dirty, head = set(tree.files()), gitrepo.changed_paths(project.root), gitrepo.head_sha(project.root)
     earlier: dict[str, list[Fact]] = {}
@@ -89,6 +93,8 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome) -
         same = next((f for f in before if d.whole_file or words(f.body) == words(d.body)), None)
         if same is not None:
             out.skipped.append((d.where(), f"already imported as {same.id}"))
+            if d.whole_file:
+                known.append((d, same))
             continue
         fact = Fact(id=new_id(d.kind, taken), kind=d.kind, title=d.title, body=d.body, status=d.status,
                     delivery=d.delivery, anchors=_anchors(d, tree), tags=list(dict.fromkeys(d.tags)),
@@ -142,8 +148,11 @@ def _anchors(d: Draft, tree: WorkTree) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _link(planned: list[tuple[Draft, Fact]], record: Record, out: Outcome) -> None:
-    """ADR links by file: the drafts of this import first, then facts imported earlier."""
+def _link(planned: list[tuple[Draft, Fact]], known: list[tuple[Draft, Fact]], record: Record,
+          out: Outcome) -> None:
+    """ADR links by file: the drafts of this import first, then facts imported earlier. An ADR imported
+    earlier still declares its links: `adr new -s`, log4brains and MADR mark the old ADR "Superseded
+    by" the new one (often only there), so the old fact is superseded when the new one arrives."""
     by_path: dict[str, Fact] = {}
     for fact in sorted(record.facts.values(), key=lambda f: f.id):
         for entry in fact.source:
@@ -173,6 +182,20 @@ def _link(planned: list[tuple[Draft, Fact]], record: Record, out: Outcome) -> No
                 out.notes.append(f"{d.path}: superseded by {target}, which is not imported: written as retired")
                 continue
             _supersede(fact, other, touch)
+    for d, fact in known:  # links to ADRs not imported were reported on the run that imported this one
+        for rel, target in d.refs:
+            other = by_path.get(target)
+            if other is None or other.id == fact.id:
+                continue
+            if rel == "supersedes":
+                _supersede(other, fact, touch)
+            elif other.id not in fact.links.get(rel, []):
+                fact.links.setdefault(rel, []).append(other.id)
+                touch(fact)
+        for target in d.superseded_by:
+            other = by_path.get(target)
+            if other is not None and other.id != fact.id:
+                _supersede(fact, other, touch)
     out.changed = list(changed.values())
 
 
