@@ -227,3 +227,39 @@ def test_an_adr_marked_superseded_after_its_import_is_superseded_when_its_replac
     git(repo, "commit", "-qm", "imported again")
     again = invoke("import", "adr")
     assert "nothing new: 2 already in the record" in again.out and git(repo, "status", "--porcelain") == ""
+
+
+def test_an_adr_body_keeps_the_decision_under_subheadings_code_and_a_signpost(repo):
+    """Shapes from alphagov/govuk-aws and ministryofjustice/cloud-platform: a Decision that opens with
+    a diagram and goes on under `####` headings gave a body of one broken image link; an indented
+    code block lost its first line's indent; an ADR whose text is all under its title (a signpost to
+    a private document) gave a body with nothing of it."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0004-dns-definitions.md").write_text(
+        "# 4. DNS definitions\n\nDate: 2017-07-14\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+        "Internal zones use this format:\n\n    $servicename.$stackname.internal\n\n"
+        "    puppet.perftesting.internal\n    monitoring.mystack.internal\n", encoding="utf-8")
+    (folder / "0015-dns-infrastructure.md").write_text(
+        "# 15. DNS infrastructure\n\nDate: 2018-03-06\n\n## Status\n\nAccepted\n\n## Context\n\n"
+        "All instances resolve internal services.\n\n## Decision\n\n"
+        "![DNS](./0015-govuk-aws-dns.jpg?raw=true \"DNS Infrastructure\")\n\n#### Stack domains\n\n"
+        "Each stack has an internal and an external DNS domain.\n\n## Consequences\n\n"
+        "Root domain entries are managed by hand.\n", encoding="utf-8")
+    (folder / "0028-repo-vulnerability-scanning.md").write_text(
+        "# 28 Repo vulnerability scanning\n\nDate: 2021-11-05\n\n**Link to this ADR: https://example.org/doc**\n\n"
+        "(Security-related ADRs are stored privately; this sign-post keeps it findable.)\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    assert invoke("import", "adr").code == 0
+    codes = _by_source(repo, "docs/adr/0004-dns-definitions.md").body
+    assert codes.startswith("Internal zones use this format:\n\n    $servicename.$stackname.internal\n\n"
+                            "    puppet.perftesting.internal\n    monitoring.mystack.internal\n"), codes
+    dns = _by_source(repo, "docs/adr/0015-dns-infrastructure.md").body
+    assert dns.startswith("Stack domains:\n\nEach stack has an internal and an external DNS domain.\n\n"
+                          "Context: All instances"), dns
+    assert ".jpg" not in dns and "Consequences: Root domain entries are managed by hand." in dns
+    signpost = _by_source(repo, "docs/adr/0028-repo-vulnerability-scanning.md").body
+    assert signpost.startswith("**Link to this ADR: https://example.org/doc**\n\n(Security-related ADRs"), signpost
+    assert "Date:" not in signpost
+    _doctor_clean()

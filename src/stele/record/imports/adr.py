@@ -27,7 +27,7 @@ STATUSES = {
 }
 DECISION = ("decision outcome", "decision", "decisions", "outcome", "resolution")
 CONTEXT = ("context and problem statement", "context", "problem", "problem statement", "background")
-CONSEQUENCES = ("consequences", "consequence")
+CONSEQUENCES = ("consequences", "consequence", "positive consequences", "negative consequences")
 STATUS_HEADINGS = ("status", "state")
 BODY_CHARS = {"decision": 700, "context": 350, "consequences": 300}
 
@@ -38,6 +38,7 @@ _STATUS_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?status(?:\*\*|__)?\s*[:\
 _DATE_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\d{4}-\d{2}-\d{2})", re.I)
 _RELATION = re.compile(r"\b(partially supersedes|partly supersedes|superseded by|supersedes|amended by|amends|"
                        r"extended by|extends|refines|related to)\b", re.I)
+_IMAGE = re.compile(r"^\[?!\[[^\]]*\]\([^)]*\)(?:\]\([^)]*\))?$")  # a block that is one image: a broken link in a fact
 _ADR_REF = re.compile(r"\b(?:adr|ard|ad|dr)[-_ ]?0*(\d+)\b", re.I)
 RELATIONS = {"superseded by": "superseded-by", "supersedes": "supersedes", "partially supersedes": "relates-to",
              "partly supersedes": "relates-to", "amends": "relates-to", "extends": "relates-to",
@@ -155,22 +156,45 @@ def _relations(line: str, rel: str, siblings: dict[str, str], draft: Draft) -> N
 
 def _body(secs: list[md.Section], rel: str, num: str | None, status: str, date: str) -> str:
     """The decision in the ADR's own words, then its context and consequences, cut to a short fact."""
-    def find(names: tuple[str, ...]) -> md.Section | None:
-        return next((s for s in secs if md.plain(s.heading).lower().strip(": ") in names and s.blocks), None)
+    parts_of = {*DECISION, *CONTEXT, *CONSEQUENCES, *STATUS_HEADINGS}
+
+    def name(s: md.Section) -> str:
+        return md.plain(s.heading).lower().strip(": ")
+
+    def under(i: int) -> list[md.Block]:
+        """The blocks of section `i` and of its subsections (`#### Stack domains` under `## Decision`),
+        each subsection's heading a line of its own; a subsection that is a part itself (MADR's
+        `### Consequences` under `## Decision Outcome`) is left to be found as that part."""
+        blocks = list(secs[i].blocks)
+        for sub in secs[i + 1:]:
+            if sub.level <= secs[i].level:
+                break
+            if name(sub) in parts_of:
+                continue
+            if sub.blocks:
+                blocks += [md.Block(md.plain(sub.heading) + ":", sub.start, sub.start), *sub.blocks]
+        return [b for b in blocks if not _IMAGE.match(b.text.strip())]
+
+    def find(names: tuple[str, ...]) -> list[md.Block] | None:
+        return next((under(i) for i, s in enumerate(secs) if name(s) in names and under(i)), None)
 
     parts = []
     decision, context, consequences = find(DECISION), find(CONTEXT), find(CONSEQUENCES)
     if decision is None:  # no Decision heading: the text after the title and status, as written
-        skip = {s.heading.lower() for s in secs if s.level == 1} | set(STATUS_HEADINGS)
-        blocks = [b for s in secs if s.heading.lower() not in skip and s is not context and s is not consequences
-                  for b in s.blocks if not _STATUS_LINE.match(b.text) and not _DATE_LINE.match(b.text)]
+        titles = {s.heading.lower() for s in secs if s.level == 1}
+        rest = [s for s in secs if s.heading.lower() not in titles and name(s) not in parts_of]
+        blocks = [b for s in rest for b in s.blocks]
+        if not blocks:  # all of it under the title (a signpost to an ADR kept elsewhere)
+            blocks = [b for s in secs if s.level == 1 for b in s.blocks]
+        blocks = [b for b in blocks if not _STATUS_LINE.match(b.text) and not _DATE_LINE.match(b.text)
+                  and not _IMAGE.match(b.text.strip())]
         parts.append(_cut(blocks, BODY_CHARS["decision"] + BODY_CHARS["consequences"]))
     else:
-        parts.append(_cut(decision.blocks, BODY_CHARS["decision"]))
+        parts.append(_cut(decision, BODY_CHARS["decision"]))
     if context is not None:
-        parts.append(_labelled("Context", _cut(context.blocks, BODY_CHARS["context"])))
+        parts.append(_labelled("Context", _cut(context, BODY_CHARS["context"])))
     if consequences is not None and decision is not None:
-        parts.append(_labelled("Consequences", _cut(consequences.blocks, BODY_CHARS["consequences"])))
+        parts.append(_labelled("Consequences", _cut(consequences, BODY_CHARS["consequences"])))
     label = f"ADR {num}" if num else "the ADR"
     said = (f", status {status!r}" if status else "") + (f", dated {date}" if date else "")
     parts.append(f"Imported from {label} ({rel}{said}); the ADR has the full text.")
@@ -183,7 +207,7 @@ def _cut(blocks: list[md.Block], limit: int) -> str:
     out = ""
     last_bullet = False
     for block in blocks:
-        text = ("- " if block.bullet else "") + block.text.strip()
+        text = "- " + block.text.strip() if block.bullet else _kept(block.text)
         joint = "" if not out else ("\n" if block.bullet and last_bullet else "\n\n")
         if len(out) + len(joint) + len(text) > limit:
             out = out + "\n\n[...]" if out else textcut.words(" ".join(text.split()), limit)
@@ -193,8 +217,15 @@ def _cut(blocks: list[md.Block], limit: int) -> str:
     return out
 
 
+def _kept(text: str) -> str:
+    """A paragraph as written; an indented code block keeps its first line's indent (stripping it
+    left `$servicename.$stackname.internal` as prose and the lines after it as code)."""
+    text = text.strip("\n").rstrip()
+    return text if text.startswith(("    ", "\t")) else text.strip()
+
+
 def _labelled(label: str, text: str) -> str:
-    return f"{label}:\n\n{text}" if text.startswith("- ") else f"{label}: {text}"
+    return f"{label}:\n\n{text}" if text.startswith(("- ", " ", "\t")) else f"{label}: {text}"
 
 
 def _looks_like_path(text: str) -> bool:
