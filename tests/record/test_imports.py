@@ -263,3 +263,30 @@ def test_an_adr_body_keeps_the_decision_under_subheadings_code_and_a_signpost(re
     assert signpost.startswith("**Link to this ADR: https://example.org/doc**\n\n(Security-related ADRs"), signpost
     assert "Date:" not in signpost
     _doctor_clean()
+
+
+def test_frontmatter_that_is_not_read_and_a_date_named_adr_are_said_as_such(repo):
+    """A YAML alias bomb in a MADR header was reported as "no status found", hiding why; log4brains'
+    `20201016-...md` was "ADR 20201016", and two ADRs of one day shared that number."""
+    folder = repo / "docs" / "decisions"
+    folder.mkdir(parents=True)
+    bomb = "".join(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 8))
+    (folder / "0001-bomb.md").write_text("---\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + bomb +
+                                         "status: accepted\n---\n# Use YAML headers\n\n## Decision Outcome\n\n"
+                                         "Chosen option: YAML front matter.\n", encoding="utf-8")
+    (folder / "20201016-use-the-adr-slug.md").write_text(
+        "# Use the ADR slug as its unique ID\n\n- Status: accepted\n\n## Decision\n\nThe slug names the ADR.\n",
+        encoding="utf-8")
+    (folder / "20201016-use-lunr.md").write_text(
+        "# Use Lunr for search\n\n- Status: superseded by ADR-20201016\n\n## Decision\n\nLunr it is.\n",
+        encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    notes = json.loads(r.out)["notes"]
+    assert any(n.startswith("docs/decisions/0001-bomb.md: its frontmatter is not read (line 5: `a3` is expanded "
+                            "past 10,000 values") for n in notes), notes
+    slug = _by_source(repo, "docs/decisions/20201016-use-the-adr-slug.md")
+    assert "Imported from the ADR (docs/decisions/20201016-use-the-adr-slug.md" in slug.body
+    assert _by_source(repo, "docs/decisions/20201016-use-lunr.md").links == {}  # no number to link by

@@ -32,6 +32,7 @@ STATUS_HEADINGS = ("status", "state")
 BODY_CHARS = {"decision": 700, "context": 350, "consequences": 300}
 
 _NUMBER = re.compile(r"^(?:adr|ard|ad|rfc|dr)?[-_ ]?0*(\d+)", re.I)
+_DATE_NAME = re.compile(r"^(?:19|20)\d\d-?(?:0[1-9]|1[0-2])-?(?:0[1-9]|[12]\d|3[01])(?:[-_ .]|$)")
 _TITLE_NUMBER = re.compile(r"^(?:(?:adr|ard|ad|dr|decision)[-_ ]?\d+\s*[:.\-\u2013\u2014]?\s*|\d+[.:)]?\s+[-\u2013\u2014:]?\s*)",
                            re.I)
 _STATUS_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?status(?:\*\*|__)?\s*[:\-]\s*(?:\*\*|__)?\s*(.+)$", re.I)
@@ -53,6 +54,10 @@ def is_adr(name: str) -> bool:
 
 
 def number(name: str) -> str | None:
+    """The ADR's number from its file name; None for log4brains' date prefix (`20201016-use-...md`: a
+    day, shared by the ADRs written on it, is no number to find an ADR by)."""
+    if _DATE_NAME.match(name):
+        return None
     m = _NUMBER.match(name)
     return m.group(1) if m else None
 
@@ -62,7 +67,8 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     same folder to their paths, so "Superseded by ADR-22" finds `adr-22.md`."""
     text = md.strip_comments(text.replace("\r\n", "\n"))
     front, body, before = md.split_frontmatter(text)
-    meta = md.frontmatter(front, rel)
+    problems: list[str] = []
+    meta = md.frontmatter(front, rel, problems)
     secs = md.sections(body, before + 1)
     title_sec = next((s for s in secs if s.level == 1), None)
     title = str(meta.get("title") or (title_sec.heading if title_sec else "") or PurePosixPath(rel).stem)
@@ -72,6 +78,7 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     draft = Draft(path=rel, start=1, end=max(1, text.count("\n") + (0 if text.endswith("\n") else 1)),
                   kind="decision", title=textcut.words(title, TITLE_MAX), body="", whole_file=True,
                   anchors=[rel], tags=["adr"])
+    draft.notes += problems
     draft.status = STATUSES.get(word, "draft")
     if word not in STATUSES:
         draft.notes.append(f"status {status_text!r} is not one the importer knows: written as a draft"

@@ -44,15 +44,22 @@ def split_frontmatter(text: str) -> tuple[str, str, int]:
     return text[4:end + 1], text[after:], text[:after].count("\n")
 
 
-def frontmatter(front: str, where: str) -> dict:
+def frontmatter(front: str, where: str, problems: list[str] | None = None) -> dict:
     """`split_frontmatter`'s text as a mapping; {} when there is none or it is not one (an imported
-    file's metadata is a hint: a broken block costs the hint, not the file)."""
+    file's metadata is a hint: a broken block costs the hint, not the file). Why a block was not read
+    goes to `problems`, with its line in the file: a YAML bomb in a MADR header read as "no status"."""
     if not front:
         return {}
     try:
         data = load_yaml(front, where)
-    except ConfigError:
+    except ConfigError as e:
+        m = re.match(rf"{re.escape(where)}:(\d+): (.*)", str(e), re.S)
+        said = f"line {int(m.group(1)) + 1}: {m.group(2)}" if m else str(e)
+        if problems is not None:
+            problems.append(f"its frontmatter is not read ({said}); its fields are ignored")
         return {}
+    if not isinstance(data, dict) and problems is not None:
+        problems.append("its frontmatter is not a mapping of `key: value` lines; it is ignored")
     return data if isinstance(data, dict) else {}
 
 

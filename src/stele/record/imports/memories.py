@@ -60,7 +60,9 @@ def read_claude(folder: Path) -> tuple[list[Draft], list[str]]:
             notes.append(files.skipped(shown(path), str(e)))
             continue
         front, body, before = md.split_frontmatter(text)
-        meta = md.frontmatter(front, shown(path))
+        problems: list[str] = []
+        meta = md.frontmatter(front, shown(path), problems)
+        notes += [f"{shown(path)}: {p}" for p in problems]
         nested = meta.get("metadata")
         kind_word = str(meta.get("type") or (nested.get("type") if isinstance(nested, dict) else None)
                         or "project").lower()
