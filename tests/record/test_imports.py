@@ -290,3 +290,29 @@ def test_frontmatter_that_is_not_read_and_a_date_named_adr_are_said_as_such(repo
     slug = _by_source(repo, "docs/decisions/20201016-use-the-adr-slug.md")
     assert "Imported from the ADR (docs/decisions/20201016-use-the-adr-slug.md" in slug.body
     assert _by_source(repo, "docs/decisions/20201016-use-lunr.md").links == {}  # no number to link by
+
+
+def test_an_adr_superseded_by_nothing_it_names_is_retired_and_doctor_accepts_the_import(repo):
+    """`## Status: Superseded` with no replacement named, or "Superseded by ADR-0099" when no file has
+    that number, was written `superseded` with nothing in its place: doctor's half-superseded error
+    on a fresh import, twice."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-use-postgres.md").write_text("# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                                 "We use Postgres for every service.\n", encoding="utf-8")
+    (folder / "0002-use-mysql.md").write_text("# 2. Use MySQL\n\n## Status\n\nSuperseded\n\n## Decision\n\n"
+                                              "We used MySQL for the first services.\n", encoding="utf-8")
+    (folder / "0003-use-sqlite.md").write_text("# 3. Use SQLite\n\n## Status\n\nSuperseded by ADR-0099\n\n"
+                                               "## Decision\n\nWe used SQLite for prototypes.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    mysql = _by_source(repo, "docs/adr/0002-use-mysql.md")
+    assert mysql.status == "retired" and _by_source(repo, "docs/adr/0003-use-sqlite.md").status == "retired"
+    said = next(n for n in json.loads(r.out)["notes"] if n.startswith("docs/adr/0002-use-mysql.md: superseded"))
+    _doctor_clean()
+    command = said.split("`")[1].replace("NEW", _by_source(repo, "docs/adr/0001-use-postgres.md").id)
+    assert invoke(*command.split()[1:]).code == 0  # the command the note quotes works as written
+    assert _facts(repo)[mysql.id].status == "superseded"
+    _doctor_clean()

@@ -159,7 +159,8 @@ def _link(planned: list[tuple[Draft, Fact]], known: list[tuple[Draft, Fact]], re
             by_path.setdefault(source_path(entry), fact)
     by_path.update({d.path: f for d, f in planned if d.whole_file})
     changed: dict[str, Fact] = {}
-    new_ids = {f.id for _, f in planned}
+    new_facts = [f for _, f in planned]
+    new_ids = {f.id for f in new_facts}
 
     def touch(fact: Fact) -> None:
         if fact.id not in new_ids:
@@ -196,6 +197,12 @@ def _link(planned: list[tuple[Draft, Fact]], known: list[tuple[Draft, Fact]], re
             other = by_path.get(target)
             if other is not None and other.id != fact.id:
                 _supersede(fact, other, touch)
+    replaced = {i for f in [*record.facts.values(), *new_facts] for i in f.links.get("supersedes", [])}
+    for d, fact in planned:  # "Status: Superseded" naming no ADR, or one by a number no file has
+        if fact.status == "superseded" and fact.id not in replaced:
+            fact.status = "retired"
+            out.notes.append(f"{d.path}: superseded, but by no ADR this import found: written as retired "
+                             f"(once its replacement is recorded: `stele supersede {fact.id} --by NEW`)")
     out.changed = list(changed.values())
 
 
