@@ -316,3 +316,27 @@ def test_an_adr_superseded_by_nothing_it_names_is_retired_and_doctor_accepts_the
     assert invoke(*command.split()[1:]).code == 0  # the command the note quotes works as written
     assert _facts(repo)[mysql.id].status == "superseded"
     _doctor_clean()
+
+
+def test_a_partial_supersession_keeps_the_older_adr_current_and_relates_the_two(repo):
+    """govuk-aws's "Partly superseded" was an unknown status (a draft), and "Partially superseded by
+    [ADR 2]" was read as "superseded by": an ADR still in force for the rest was never delivered."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-networking.md").write_text(
+        "# 1. Networking outline\n\n## Status\n\nPartially superseded by [2. IP ranges](0002-ip-ranges.md)\n\n"
+        "## Decision\n\nEach environment has its own /16 range.\n", encoding="utf-8")
+    (folder / "0002-ip-ranges.md").write_text(
+        "# 2. IP ranges\n\n## Status\n\nAccepted\n\nThis ADR in part supersedes [0001](0001-networking.md).\n\n"
+        "## Decision\n\nStaging moves to 10.12.0.0/16.\n", encoding="utf-8")
+    (folder / "0003-dns.md").write_text("# 3. DNS\n\n## Status\n\nPartly superseded\n\n## Decision\n\n"
+                                        "Internal zones end in .internal.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    outline, ranges = _by_source(repo, "docs/adr/0001-networking.md"), _by_source(repo, "docs/adr/0002-ip-ranges.md")
+    assert outline.status == ranges.status == _by_source(repo, "docs/adr/0003-dns.md").status == "current"
+    assert outline.links == {"relates-to": [ranges.id]} and ranges.links == {"relates-to": [outline.id]}
+    assert not any("not one the importer knows" in n for n in json.loads(r.out)["notes"])
+    _doctor_clean()

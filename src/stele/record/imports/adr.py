@@ -24,6 +24,8 @@ STATUSES = {
     "on hold": "draft", "in review": "draft", "in progress": "draft",
     "rejected": "retired", "deprecated": "retired", "withdrawn": "retired", "abandoned": "retired",
     "obsolete": "retired", "superseded": "superseded", "replaced": "superseded",
+    # what a later ADR replaced in part, the rest still holds
+    "partially superseded": "current", "partly superseded": "current", "amended": "current",
 }
 DECISION = ("decision outcome", "decision", "decisions", "outcome", "resolution")
 CONTEXT = ("context and problem statement", "context", "problem", "problem statement", "background")
@@ -37,13 +39,14 @@ _TITLE_NUMBER = re.compile(r"^(?:(?:adr|ard|ad|dr|decision)[-_ ]?\d+\s*[:.\-\u20
                            re.I)
 _STATUS_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?status(?:\*\*|__)?\s*[:\-]\s*(?:\*\*|__)?\s*(.+)$", re.I)
 _DATE_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\d{4}-\d{2}-\d{2})", re.I)
-_RELATION = re.compile(r"\b(partially supersedes|partly supersedes|superseded by|supersedes|amended by|amends|"
-                       r"extended by|extends|refines|related to)\b", re.I)
+_RELATION = re.compile(r"\b((?:partially|partly|in part) superseded by|(?:partially|partly|in part) supersedes|"
+                       r"superseded by|supersedes|amended by|amends|extended by|extends|refines|related to)\b", re.I)
 _IMAGE = re.compile(r"^\[?!\[[^\]]*\]\([^)]*\)(?:\]\([^)]*\))?$")  # a block that is one image: a broken link in a fact
 _ADR_REF = re.compile(r"\b(?:adr|ard|ad|dr)[-_ ]?0*(\d+)\b", re.I)
-RELATIONS = {"superseded by": "superseded-by", "supersedes": "supersedes", "partially supersedes": "relates-to",
-             "partly supersedes": "relates-to", "amends": "relates-to", "extends": "relates-to",
-             "refines": "relates-to", "related to": "relates-to"}  # "amended by", "extended by": the other side says it
+RELATIONS = {"superseded by": "superseded-by", "supersedes": "supersedes", "amends": "relates-to",
+             "extends": "relates-to", "refines": "relates-to", "related to": "relates-to",
+             **{f"{part} {verb}": "relates-to" for part in ("partially", "partly", "in part")
+                for verb in ("supersedes", "superseded by")}}  # "amended by", "extended by": the other side says it
 
 
 def is_adr(name: str) -> bool:
