@@ -132,3 +132,22 @@ def test_a_rule_with_escapes_a_bidi_override_or_words_to_the_agent_is_named_and_
     assert "instruction-like" in doctor.out  # made inert, still for a person to read
     again = invoke("import", "cursor-rules")
     assert again.code == 0 and "nothing new" in again.out, again.out
+
+
+def test_a_bullet_holding_a_secret_is_redacted_said_so_and_not_imported_twice(repo):
+    """The record holds the redacted text and each draft was compared before its redaction: a second
+    run wrote every bullet holding a token again, and neither run said anything was redacted."""
+    token = "ghp" + "_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (repo / "AGENTS.md").write_text(f"- Never push to main; the token {token} is for CI only\n"
+                                    "- Run the unit tests with `make test` before every commit\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "agents")
+    first = invoke("import", "agents-md")
+    assert first.code == 0 and "2 new facts" in first.out, first.out + first.err
+    assert "redacted before writing: 1 GitHub token (the secret text is not in the file)" in first.err
+    assert token not in _bodies(repo) and "[REDACTED:GitHub token]" in _bodies(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "imported")
+    again = invoke("import", "agents-md")
+    assert again.code == 0 and "nothing new: 2 already in the record" in again.out, again.out
+    assert git(repo, "status", "--porcelain") == ""

@@ -14,6 +14,8 @@ Why it is shaped this way:
 - Text doctor would flag (an escape sequence, a bidi override, words addressed to the agent, a
   command that downloads and runs code) is named in the report and written as a draft, its control
   and invisible characters made visible (`neutralize`): the files come in pull requests.
+- A draft is redacted before it is compared with the record, which holds redacted text: a bullet
+  holding a token did not match its own earlier import.
 - Everything is written as one journaled change (`write.save_all`), redacted and validated like any
   other write; a dry run does all of it but the write.
 """
@@ -31,6 +33,7 @@ from ...ids import new_id
 from ...kinds import CLOSED_STATUSES
 from ...neutralize import FLAG_CHECKS, neutralize, suspects
 from ...project import Project
+from ...redact import Redactor, Tally
 from .. import write
 from ..load import Record, load
 from ..model import Fact
@@ -45,6 +48,7 @@ class Outcome:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (where, why)
     notes: list[str] = field(default_factory=list)
     dry_run: bool = False
+    redacted: Tally = field(default_factory=Tally)  # the secrets taken out of what is written
 
 
 _ENTRY = re.compile(r"^(.*)#L\d+-L\d+(?:@[0-9a-f]+)?$")
@@ -84,10 +88,14 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
             earlier.setdefault(source_path(entry), []).append(fact)
     live = [f for f in record.facts.values() if f.status not in CLOSED_STATUSES]
     taken = set(record.facts)
+    redactor = Redactor(project.config["redaction.patterns"])
     planned: list[tuple[Draft, Fact]] = []
     for d in drafts:
         out.notes += [f"{d.path}: {n}" for n in d.notes]
         flagged = _flagged(d)
+        # compared as the record holds it: a bullet with a token was new on every run, its twin redacted
+        secrets = [redactor.redact(d.title), redactor.redact(d.body)]
+        d.title, d.body = secrets[0].text, secrets[1].text
         entry = d.where() + (f"@{head[:12]}" if head and d.path in tracked and d.path not in dirty else "")
         before = earlier.get(d.path, [])
         same = next((f for f in before if d.whole_file or words(f.body) == words(d.body)), None)
@@ -114,6 +122,8 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
             if fact.status in ("", "current"):
                 fact.status = "draft"
             out.notes.append(f"{d.where()}: {flagged}; written as a draft: read it before committing")
+        for found in secrets:
+            out.redacted.add(found)
         taken.add(fact.id)
         planned.append((d, fact))
     return planned
