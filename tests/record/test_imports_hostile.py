@@ -151,3 +151,31 @@ def test_a_bullet_holding_a_secret_is_redacted_said_so_and_not_imported_twice(re
     again = invoke("import", "agents-md")
     assert again.code == 0 and "nothing new: 2 already in the record" in again.out, again.out
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_file_of_thousands_of_rules_is_named_and_an_import_of_thousands_of_facts_refused(repo, monkeypatch):
+    """Each draft is compared with everything before it: 3,000 one-line bullets (160 KB) took 28 s, and
+    a 1 MB AGENTS.md of them would have run for the better part of an hour."""
+    (repo / "AGENTS.md").write_text("".join(f"- Rule number {i} says to keep module {i} small\n" for i in range(501)),
+                                    encoding="utf-8")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "AGENTS.md").write_text("- Run the unit tests with `make test` before every commit\n",
+                                            encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "agents")
+    r = invoke("import", "agents-md", ".", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert [f["title"] for f in out["written"]] == ["Run the unit tests with `make test` before every commit"]
+    assert out["notes"] == ["AGENTS.md: skipped, 501 rules in one file, over 500: split it, or `stele remember` "
+                            "the ones that matter"]
+    from stele.record import imports
+
+    monkeypatch.setattr(imports, "MAX_DRAFTS", 2)
+    (repo / "docs" / "adr").mkdir(parents=True)
+    for n in range(1, 4):
+        (repo / "docs" / "adr" / f"000{n}-choice-{n}.md").write_text(f"# {n}. Choice {n}\n\nWe chose {n}.\n",
+                                                                      encoding="utf-8")
+    r = invoke("import", "adr")
+    assert r.code == 2 and "3 facts in one import, over 2: nothing was written" in r.err, r.err
+    assert len(load(find(repo)).facts) == 1

@@ -26,12 +26,20 @@ GUIDANCE = {  # source -> the files it reads when no PATH is given (globs under 
     "copilot-instructions": (".github/copilot-instructions.md", ".github/instructions/**/*.instructions.md"),
 }
 SOURCES = ("adr", *GUIDANCE, "claude-memory", "codex-memories")
+# Each draft is compared with every fact and every draft before it: 3,000 bullets took 28 s, and a 1 MB
+# AGENTS.md of one-line bullets (20,000) would take the better part of an hour. No guidance file has
+# this many rules (Codex reads 32 KiB of AGENTS.md); an ADR folder of 2,000 is imported a part at a time.
+MAX_PER_FILE = 500
+MAX_DRAFTS = 2000
 
 
 def run(project: Project, source: str, path: str | None = None, *, dry_run: bool = False) -> Outcome:
     if source not in SOURCES:
         raise UsageError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
     drafts, notes = read(project, source, path)
+    if len(drafts) > MAX_DRAFTS:
+        raise UsageError(f"{len(drafts):,} facts in one import, over {MAX_DRAFTS:,}: nothing was written; import "
+                         f"a folder or a file at a time (`stele import {source} PATH`)")
     out = apply(project, drafts, dry_run=dry_run)
     out.notes = notes + out.notes
     return out
@@ -48,7 +56,7 @@ def read(project: Project, source: str, path: str | None) -> tuple[list[Draft], 
         for file in found:
             rel = project.rel(file)
             try:
-                drafts += guidance.read(rel, files.read(file, rel, root), source)
+                drafts += _bounded(guidance.read(rel, files.read(file, rel, root), source))
             except files.Unreadable as e:
                 notes.append(files.skipped(rel, str(e)))
         return drafts, notes
@@ -62,6 +70,13 @@ def read(project: Project, source: str, path: str | None) -> tuple[list[Draft], 
     if not file.is_file():
         raise SteleError(f"no Codex memories at {memories.shown(file)}; pass the MEMORY.md file as PATH")
     return memories.read_codex(file, root)
+
+
+def _bounded(drafts: list[Draft]) -> list[Draft]:
+    if len(drafts) > MAX_PER_FILE:
+        raise files.Unreadable(f"{len(drafts):,} rules in one file, over {MAX_PER_FILE}: split it, or `stele "
+                               "remember` the ones that matter")
+    return drafts
 
 
 def _given(project: Project, path: str) -> Path:
