@@ -179,3 +179,21 @@ def test_a_file_of_thousands_of_rules_is_named_and_an_import_of_thousands_of_fac
     r = invoke("import", "adr")
     assert r.code == 2 and "3 facts in one import, over 2: nothing was written" in r.err, r.err
     assert len(load(find(repo)).facts) == 1
+
+
+def test_a_rule_holding_a_huge_code_block_is_cut_with_its_fence_closed(repo):
+    """A bullet with a 230 KB config block under it became a 230 KB instruction (doctor: oversized, no
+    snapshot can carry it); a Claude memory file was copied whole the same way."""
+    config = "".join(f"  key{i}: value number {i} for the service configuration\n" for i in range(4000))
+    (repo / "AGENTS.md").write_text("- Use this exact config for every new service you create:\n  ```yaml\n"
+                                    f"{config}  ```\n- Keep each module under five hundred lines of code\n",
+                                    encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "agents")
+    assert invoke("import", "agents-md").code == 0
+    rule = next(f for f in load(find(repo)).facts.values() if f.title.startswith("Use this exact config"))
+    assert len(rule.body) < 2100 and rule.body.endswith("  ```\n\n[...]\n"), rule.body[-200:]
+    doctor = invoke("doctor")
+    assert "oversized" not in doctor.out and doctor.code == 0, doctor.out
+    again = invoke("import", "agents-md")
+    assert "nothing new" in again.out, again.out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ... import textcut
 from ...config import load_yaml
 from ...errors import ConfigError
 
@@ -23,6 +24,7 @@ _STELE_BLOCK = re.compile(r"<!-- stele:begin.*?<!-- stele:end -->", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_OPEN_FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 
 
 def strip_comments(text: str) -> str:
@@ -173,6 +175,18 @@ def plain(text: str) -> str:
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"(?<![\w*])([*_])(\S.*?)\1(?![\w*])", r"\2", text)
     return " ".join(text.split())
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut at a line to at most about `limit` characters, a code fence it stopped inside closed,
+    and `[...]` where it goes on (a bullet holding a 230 KB config block was a 230 KB fact)."""
+    if len(text) <= limit:
+        return text
+    kept = textcut.lines(text, limit, "")
+    fences = [m for m in (_OPEN_FENCE.match(x) for x in kept.split("\n")) if m]
+    if len(fences) % 2:
+        kept += "\n" + fences[-1].group(1) + fences[-1].group(2)
+    return kept + "\n\n[...]"
 
 
 def links(text: str) -> list[tuple[str, str]]:

@@ -75,7 +75,7 @@ def read_claude(folder: Path) -> tuple[list[Draft], list[str]]:
         title = str(meta.get("description") or meta.get("name") or body.split("\n")[0])
         drafts.append(Draft(path=shown(path), start=before + 1, end=text.count("\n") or 1,
                             kind=CLAUDE_TYPES.get(kind_word, "note"), title=textcut.words(md.plain(title), TITLE_MAX),
-                            body=body + "\n", status="draft", delivery="ranked" if kind_word == "feedback" else "",
+                            body=md.cut(body, guidance.RULE_CHARS) + "\n", status="draft", delivery="ranked" if kind_word == "feedback" else "",
                             tags=["claude-memory"], whole_file=True))
     index = folder / "MEMORY.md"
     if not found and index.exists():  # only the index: its own lines are the memories
@@ -117,5 +117,5 @@ def _as_notes(path: Path, text: str, tag: str) -> list[Draft]:
 def _note(rel: str, text: str, start: int, end: int, tag: str) -> Draft:
     first = md.plain(text.split("\n")[0])
     return Draft(path=rel, start=start, end=end, kind="note", title=textcut.words(first, TITLE_MAX),
-                 body=text.strip() + "\n", status="draft", tags=[tag])
+                 body=md.cut(text.strip(), guidance.RULE_CHARS) + "\n", status="draft", tags=[tag])
 
