@@ -340,3 +340,29 @@ def test_a_partial_supersession_keeps_the_older_adr_current_and_relates_the_two(
     assert outline.links == {"relates-to": [ranges.id]} and ranges.links == {"relates-to": [outline.id]}
     assert not any("not one the importer knows" in n for n in json.loads(r.out)["notes"])
     _doctor_clean()
+
+
+def test_links_written_relative_to_the_imported_file_name_the_file_from_the_repository_root(repo):
+    """"As in [ADR 10](0010-terraform.md)" in govuk-aws, "[tests/](mdc:tests)" in a Cursor rule: copied
+    into a fact under docs/memory/, each link led nowhere."""
+    folder = repo / "docs" / "architecture" / "decisions"
+    folder.mkdir(parents=True)
+    (folder / "0010-terraform.md").write_text("# 10. Terraform layout\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                              "Projects live under `terraform/projects`.\n", encoding="utf-8")
+    (folder / "0017-terraform-data.md").write_text(
+        "# 17. Terraform data\n\n## Status\n\nAccepted\n\n## Decision\n\nData lives beside the projects, as in "
+        "[ADR 10](0010-terraform.md); see [the guide](https://example.org/guide#data) and [below](#notes).\n",
+        encoding="utf-8")
+    (repo / "svc" / ".cursor" / "rules").mkdir(parents=True)
+    (repo / "svc" / ".cursor" / "rules" / "tests.mdc").write_text(
+        "- Put new tests under [tests/](mdc:svc/tests) and read [the guide](../../../docs/testing.md) first\n",
+        encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "docs")
+    assert invoke("import", "adr").code == 0
+    assert invoke("import", "cursor-rules", "svc").code == 0
+    data = _by_source(repo, "docs/architecture/decisions/0017-terraform-data.md").body
+    assert data.startswith("Data lives beside the projects, as in ADR 10 (`docs/architecture/decisions/"
+                           "0010-terraform.md`); see [the guide](https://example.org/guide#data) and [below](#notes)."), data
+    rule = _by_source(repo, "svc/.cursor/rules/tests.mdc").body
+    assert rule == "Put new tests under tests/ (`svc/tests`) and read the guide (`docs/testing.md`) first\n", rule

@@ -90,7 +90,8 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     draft.created = date if re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) else _date(secs)
     for line in lines:
         _relations(line, rel, siblings, draft)
-    draft.body = _body(secs, rel, number(PurePosixPath(rel).name), status_text, draft.created)
+    draft.body = md.rebase_links(_body(secs, rel, number(PurePosixPath(rel).name), status_text, draft.created),
+                                 str(PurePosixPath(rel).parent))
     for sec in secs:
         for block in sec.blocks:
             draft.named += [c for c in md.code_spans(block.text) if _looks_like_path(c)]

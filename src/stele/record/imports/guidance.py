@@ -14,6 +14,7 @@ valid YAML (a leading `*` is an alias), so a key is read from its line when YAML
 """
 from __future__ import annotations
 
+import posixpath
 import re
 
 from ... import textcut
@@ -75,7 +76,8 @@ def _draft(rel: str, text: str, start: int, end: int, heading: str, scope: list[
     title = title or textcut.words(_sentence(plain), TITLE_MAX)
     kind = "constraint" if _FORBIDS.search(plain) else "instruction"
     tags = [tag] + ([_slug(heading)] if heading and _slug(heading) else [])
-    return Draft(path=rel, start=start, end=end, kind=kind, title=title or rel, body=md.cut(text.strip(), RULE_CHARS) + "\n",
+    return Draft(path=rel, start=start, end=end, kind=kind, title=title or rel,
+                 body=md.rebase_links(md.cut(text.strip(), RULE_CHARS), posixpath.dirname(rel)) + "\n",
                  delivery="ranked", anchors=list(scope), tags=tags,
                  named=[c for c in md.code_spans(text) if "/" in c and " " not in c])
 

@@ -10,6 +10,7 @@ parser that would read a `#` in a code fence as a heading is the bug this module
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
@@ -187,6 +188,30 @@ def cut(text: str, limit: int) -> str:
     if len(fences) % 2:
         kept += "\n" + fences[-1].group(1) + fences[-1].group(2)
     return kept + "\n\n[...]"
+
+
+_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+
+
+def rebase_links(text: str, folder: str) -> str:
+    """Local links, written relative to the file they were in (`[ADR 10](0010-x.md)`, Cursor's
+    `[tests/](mdc:tests)`), as their text and the path from the repository root in a code span: the
+    fact lives under docs/memory/, where the relative link would lead nowhere. `folder`: the file's
+    folder in the repository. Web links, anchors and paths that leave the repository stay as written."""
+    def one(m: re.Match[str]) -> str:
+        _, label, target = m.groups()
+        if target.startswith("mdc:"):
+            path = target[4:]
+        elif not target or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith(("#", "/")):
+            return m.group(0)
+        else:
+            path = posixpath.normpath(posixpath.join(folder, target.split("#")[0].split("?")[0]))
+        path = posixpath.normpath(path) if path else ""
+        if not path or path == "." or path.startswith("../") or path == ".." or "`" in path:
+            return m.group(0)
+        return f"{label.strip() or path} (`{path}`)" if label.strip() != f"`{path}`" else label
+
+    return _LINK.sub(one, text)
 
 
 def links(text: str) -> list[tuple[str, str]]:
