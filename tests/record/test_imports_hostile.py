@@ -197,3 +197,26 @@ def test_a_rule_holding_a_huge_code_block_is_cut_with_its_fence_closed(repo):
     assert "oversized" not in doctor.out and doctor.code == 0, doctor.out
     again = invoke("import", "agents-md")
     assert "nothing new" in again.out, again.out
+
+
+def test_a_link_to_a_file_git_ignores_is_not_read_and_one_to_a_shared_file_is(repo):
+    """`docs/adr/0002-notes.md -> ../../private/notes.md` (ignored): the link stays inside the
+    repository, and this clone's private file was copied into a fact for the team's record."""
+    (repo / ".gitignore").write_text("private/\n", encoding="utf-8")
+    (repo / "private").mkdir()
+    (repo / "private" / "notes.md").write_text("# Launch\n\nThe launch codes are kept here: 0000-1111.\n",
+                                               encoding="utf-8")
+    (repo / "docs" / "adr").mkdir(parents=True)
+    (repo / "docs" / "adr" / "0001-use-postgres.md").write_text(ADR, encoding="utf-8")
+    (repo / "docs" / "adr" / "0002-notes.md").symlink_to("../../private/notes.md")
+    (repo / "AGENTS.md").write_text("- Keep each module under five hundred lines of code\n", encoding="utf-8")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "links")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["notes"] == ["docs/adr/0002-notes.md: skipped, a link to a file git ignores "
+                                          "(private/notes.md): import the files the team shares"]
+    assert "launch codes" not in _bodies(repo)
+    claude = json.loads(invoke("import", "claude-md", "--json").out)
+    assert [f["title"] for f in claude["written"]] == ["Keep each module under five hundred lines of code"]

@@ -11,9 +11,10 @@ byte-order mark is dropped: Windows editors write one), and a name a terminal ca
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from ... import treefile
+from ... import gitrepo, treefile
 from ...neutralize import neutralize
 
 MAX_BYTES = 1_000_000  # an ADR or a rules file is a few KB; Codex reads at most 32 KiB of AGENTS.md
@@ -32,6 +33,8 @@ def read(path: Path, rel: str, root: Path | None) -> str:
         data = treefile.read_bytes(path, root, limit=MAX_BYTES)
     except OSError as e:
         raise Unreadable(_why(e)) from None
+    if root is not None:
+        _not_ignored(path, rel, root)
     if b"\0" in data:
         raise Unreadable("a binary file (it holds NUL bytes), not Markdown")
     try:
@@ -41,6 +44,19 @@ def read(path: Path, rel: str, root: Path | None) -> str:
         raise Unreadable(f"not UTF-8 text (byte 0x{data[e.start]:02X} on line {line}): convert it "
                          "(`iconv -f latin1 -t utf-8`) and import again") from None
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _not_ignored(path: Path, rel: str, root: Path) -> None:
+    """A link inside the repository may not lead to a file git ignores: `0009-x.md -> ../../.env` would
+    copy this clone's own secrets into a fact for the team's record (a link to a tracked file, such as
+    `CLAUDE.md -> AGENTS.md`, is read)."""
+    real = Path(os.path.realpath(path))
+    target = real.relative_to(os.path.realpath(root)).as_posix()
+    if target == rel:
+        return
+    listed = gitrepo.run(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", target)
+    if not listed.strip(b"\0"):
+        raise Unreadable(f"a link to a file git ignores ({shown(target)}): import the files the team shares")
 
 
 def shown(rel: str) -> str:
