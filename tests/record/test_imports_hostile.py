@@ -220,3 +220,23 @@ def test_a_link_to_a_file_git_ignores_is_not_read_and_one_to_a_shared_file_is(re
     assert "launch codes" not in _bodies(repo)
     claude = json.loads(invoke("import", "claude-md", "--json").out)
     assert [f["title"] for f in claude["written"]] == ["Keep each module under five hundred lines of code"]
+
+
+def test_markdown_made_to_backtrack_is_read_in_linear_time(repo):
+    """Each file is under the size limit, and each took minutes: a link pattern retried from every `[`
+    (200 KB of `[`, 400 KB of `[a](`), a heading pattern on a line of spaces, and the comment pattern
+    from every `<!--` with no `-->` after it."""
+    adrs = repo / "docs" / "adr"
+    adrs.mkdir(parents=True)
+    bodies = {"0002-brackets.md": "[" * 200_000, "0003-links.md": "[a](" * 100_000,
+              "0004-comments.md": "<!--" * 100_000, "0005-stele-block.md": "<!-- stele:begin" * 30_000}
+    for name, body in bodies.items():
+        (adrs / name).write_text(f"# {name[:4]}. Odd\n\n## Decision\n\nWe keep this. {body}\n", encoding="utf-8")
+    (adrs / "0006-spaces.md").write_text("# 6. Spaced" + " " * 200_000 + "x\n\n## Decision\n\nWe keep this.\n",
+                                         encoding="utf-8")
+    (adrs / "0007-csharp.md").write_text("# 7. Use C#\n\n## Decision\n\nServices are written in C# ##\n",
+                                         encoding="utf-8")
+    run = _stele(repo, "import", "adr", "--dry-run", "--json")
+    assert run.returncode == 0, run.stderr
+    titles = sorted(f["title"] for f in json.loads(run.stdout)["written"])
+    assert titles[-1] == "Use C#" and len(titles) == 6  # a closing `#` needs a space before it

@@ -18,11 +18,16 @@ from ... import textcut
 from ...config import load_yaml
 from ...errors import ConfigError
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
 # The block `stele install` writes into AGENTS.md and the instruction files (install/files.py BEGIN/END):
 # Stele's own words about itself, never a fact of the project.
-_STELE_BLOCK = re.compile(r"<!-- stele:begin.*?<!-- stele:end -->", re.S)
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_STELE_BLOCK = ("<!-- stele:begin", "<!-- stele:end -->")
+_COMMENT = ("<!--", "-->")
+# Every pattern here runs on text a pull request wrote, up to 1 MB on one line: none may try a long span
+# from each of many starts. `(.*?)\s*#*\s*$` for a heading and `\[([^\]]*)\]` for a link took minutes on
+# a line of spaces or of `[`; a link's text stops at a bracket and its target at a bracket or parenthesis.
+_HEADING = re.compile(r"^(#{1,6})(?:[ \t]+(.*))?$")
+_LABEL = r"[^\[\]\n]{0,1000}"
+_TARGET = r"[^()\[\]\s]{1,2000}"
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _OPEN_FENCE = re.compile(r"^(\s*)(```+|~~~+)")
@@ -30,9 +35,22 @@ _OPEN_FENCE = re.compile(r"^(\s*)(```+|~~~+)")
 
 def strip_comments(text: str) -> str:
     """`text` without HTML comments (and without the block `stele install` manages); each leaves its
-    newlines, so line numbers hold."""
-    text = _STELE_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    newlines, so line numbers hold. An unclosed one is left as written."""
+    return _blank(_blank(text, *_STELE_BLOCK), *_COMMENT)
+
+
+def _blank(text: str, start: str, end: str) -> str:
+    """Each span from `start` to the next `end` as its newlines (found with `str.find`: linear)."""
+    out: list[str] = []
+    at = 0
+    while (i := text.find(start, at)) >= 0:
+        j = text.find(end, i + len(start))
+        if j < 0:
+            break
+        stop = j + len(end)
+        out += [text[at:i], "\n" * text.count("\n", i, stop)]
+        at = stop
+    return "".join(out) + text[at:] if out else text
 
 
 def split_frontmatter(text: str) -> tuple[str, str, int]:
@@ -108,13 +126,20 @@ def sections(body: str, first_line: int = 1) -> list[Section]:
         if m:
             flush()
             out[-1].end = max(out[-1].start, n - 1)
-            out.append(Section(m.group(2).strip(), len(m.group(1)), n, n))
+            out.append(Section(_heading(m.group(2) or ""), len(m.group(1)), n, n))
             continue
         chunk.append((n, line))
         if line.strip():
             out[-1].end = n
     flush()
     return [s for s in out if s.heading or s.blocks]
+
+
+def _heading(text: str) -> str:
+    """A heading's text without its closing `#`s (only when a space comes before them: `# Use C#`)."""
+    text = text.strip()
+    bare = text.rstrip("#")
+    return bare.rstrip() if bare != text and (not bare or bare[-1] in " \t") else text
 
 
 def _blocks(lines: list[tuple[int, str]]) -> list[Block]:
@@ -172,7 +197,7 @@ def _dedent(text: str) -> str:
 
 def plain(text: str) -> str:
     """One line of Markdown as plain words: emphasis and link syntax dropped, the link text kept."""
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(rf"!?\[({_LABEL})\]\([^()\n]{{0,2000}}\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
     text = re.sub(r"(?<![\w*])([*_])(\S.*?)\1(?![\w*])", r"\2", text)
     return " ".join(text.split())
@@ -190,7 +215,7 @@ def cut(text: str, limit: int) -> str:
     return kept + "\n\n[...]"
 
 
-_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_LINK = re.compile(rf"(!?)\[({_LABEL})\]\( ?<?([^()\[\]\s>]{{0,2000}})>?(?: +\"[^\"()\n]{{0,500}}\")? ?\)")
 
 
 def rebase_links(text: str, folder: str) -> str:
@@ -216,7 +241,7 @@ def rebase_links(text: str, folder: str) -> str:
 
 def links(text: str) -> list[tuple[str, str]]:
     """(text, target) of every Markdown link in `text`."""
-    return [(m.group(1), m.group(2).strip()) for m in re.finditer(r"\[([^\]]*)\]\(([^)\s]+)[^)]*\)", text)]
+    return [(m.group(1), m.group(2).strip()) for m in re.finditer(rf"\[({_LABEL})\]\(({_TARGET})[^()\n]{{0,500}}\)", text)]
 
 
 def code_spans(text: str) -> list[str]:
