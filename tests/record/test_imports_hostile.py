@@ -240,3 +240,37 @@ def test_markdown_made_to_backtrack_is_read_in_linear_time(repo):
     assert run.returncode == 0, run.stderr
     titles = sorted(f["title"] for f in json.loads(run.stdout)["written"])
     assert titles[-1] == "Use C#" and len(titles) == 6  # a closing `#` needs a space before it
+
+
+def test_an_adr_naming_thousands_of_symbols_or_a_rule_scoped_by_thousands_of_globs_stays_small(repo):
+    """5,000 `src/mod.py::fN` spans in one ADR gave a 300 KB fact of 5,001 anchors and fingerprints, a
+    rule repeated 300 times one fact with 300 sources, and a rule scoped by 3,000 globs looked each up."""
+    (repo / "src").mkdir()
+    (repo / "src" / "mod.py").write_text("".join(f"def f{i}():\n    return {i}\n\n" for i in range(100)),
+                                         encoding="utf-8")
+    (repo / "docs" / "adr").mkdir(parents=True)
+    (repo / "docs" / "adr" / "0002-names.md").write_text(
+        "# 2. Names\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+        + " ".join(f"`src/mod.py::f{i % 100}` `src/mod.py::g{i}`" for i in range(5000)) + "\n", encoding="utf-8")
+    (repo / ".cursor" / "rules").mkdir(parents=True)
+    globs = ",".join(f"src/**/x{i}.py" for i in range(3000))
+    (repo / ".cursor" / "rules" / "py.mdc").write_text(
+        f"---\nglobs: src/*.py,{globs}\n---\n" + "- Keep each module under five hundred lines of code\n" * 300,
+        encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "names")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    names = next(f for f in load(find(repo)).facts.values() if f.title == "Names")
+    assert len(names.anchors) == 20 and names.anchors[0] == "docs/adr/0002-names.md"
+    assert any("names more than 20 files, globs or symbols" in n for n in json.loads(r.out)["notes"])
+    assert (repo / names.path).stat().st_size < 4000
+    r = invoke("import", "cursor-rules", "--json")
+    assert r.code == 0, r.err
+    rule = next(f for f in load(find(repo)).facts.values() if f.title.startswith("Keep each module"))
+    assert rule.anchors == ["src/*.py"] and len(rule.source) == 20
+    assert [n for n in json.loads(r.out)["notes"] if "names more than 20" in n] == [
+        ".cursor/rules/py.mdc: names more than 20 files, globs or symbols: the first 20 that resolve are its "
+        "anchors (a folder or a glob can stand for the rest)"]
+    _doctor = invoke("doctor")
+    assert _doctor.code == 0, _doctor.out

@@ -54,6 +54,9 @@ class Outcome:
 _ENTRY = re.compile(r"^(.*)#L\d+-L\d+(?:@[0-9a-f]+)?$")
 
 
+MAX_ANCHORS = 20  # and sources: a fact tied to more is tied to nothing in particular
+
+
 def source_path(entry: str) -> str:
     """`docs/adr/1.md#L1-L9@abc` -> `docs/adr/1.md`; the lines and commit are cut from the end, since a
     file's own name may hold `#` or `@` (JabRef's `0024-use-#-as-indicator-for-BibTeX-string-constants.md`)."""
@@ -73,6 +76,7 @@ def apply(project: Project, drafts: list[Draft], *, dry_run: bool = False, recor
         for _, f in planned:
             f.path = f.path or project.rel(write.new_fact_path(project, f))
         out.written = [f for _, f in planned]
+        out.notes = list(dict.fromkeys(out.notes))  # a file's scope, said once for all its rules
     return out
 
 
@@ -105,7 +109,7 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
                 known.append((d, same))
             continue
         fact = Fact(id=new_id(d.kind, taken), kind=d.kind, title=d.title, body=d.body, status=d.status,
-                    delivery=d.delivery, anchors=_anchors(d, tree), tags=list(dict.fromkeys(d.tags)),
+                    delivery=d.delivery, anchors=[], tags=list(dict.fromkeys(d.tags)),
                     created=today(), source=[entry])
         threshold = project.config["doctor.near_duplicate"]
         repeats = similar_to(fact, live, threshold)
@@ -115,7 +119,8 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
         twin = similar_to(fact, [f for _, f in planned if f.status not in CLOSED_STATUSES], threshold)
         if twin:
             kept = next(f for _, f in planned if f.id == twin[0].id)
-            kept.source.append(entry)
+            if len(kept.source) < MAX_ANCHORS:  # where it was read, not every place it is repeated
+                kept.source.append(entry)
             out.skipped.append((d.where(), f"merged into {kept.id} (the same {d.kind} twice)"))
             continue
         if flagged:
@@ -124,6 +129,7 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
             out.notes.append(f"{d.where()}: {flagged}; written as a draft: read it before committing")
         for found in secrets:
             out.redacted.add(found)
+        fact.anchors = _anchors(d, tree, out)  # once it is known to be new: each is a lookup in the checkout
         taken.add(fact.id)
         planned.append((d, fact))
     return planned
@@ -138,12 +144,27 @@ def _flagged(d: Draft) -> str:
     return f"{found[0].message} [{', '.join(dict.fromkeys(s.check for s in found))}]" if found else ""
 
 
-def _anchors(d: Draft, tree: WorkTree) -> list[str]:
+def _anchors(d: Draft, tree: WorkTree, out: Outcome) -> list[str]:
     """The draft's own anchors and the paths and symbols its text names, each kept only if it resolves
-    in the checkout (a glob must match a file): an anchor that names nothing is a doctor finding."""
+    in the checkout (a glob must match a file): an anchor that names nothing is a doctor finding. At
+    most MAX_ANCHORS, after at most ten times as many lookups: an ADR naming 5,000 symbols was a 300 KB
+    fact."""
     folder = posixpath.dirname(d.path)
-    out = [a for a in d.anchors if not a.startswith("~") and resolve(a, tree).ok]
+    found: dict[str, None] = {}
+    left = False
+    tries = 10 * MAX_ANCHORS  # lookups, found or not: 3,000 globs that match nothing are 3,000 walks
+    for a in d.anchors:
+        if len(found) >= MAX_ANCHORS or not tries:
+            left = True
+            break
+        tries -= 1
+        if not a.startswith("~") and resolve(a, tree).ok:
+            found[a] = None
     for name in d.named:
+        if len(found) >= MAX_ANCHORS or not tries:
+            left = True
+            break
+        tries -= 1
         path, sep, symbol = name.partition("::")
         for candidate in dict.fromkeys([path.lstrip("./") if path.startswith("./") else path,
                                         posixpath.normpath(posixpath.join(folder, path))]):
@@ -153,9 +174,12 @@ def _anchors(d: Draft, tree: WorkTree) -> list[str]:
                 break
             anchor = candidate + (f"::{symbol}" if sep else "")
             if resolve(anchor, tree).ok:
-                out.append(anchor)
+                found[anchor] = None
                 break
-    return list(dict.fromkeys(out))
+    if left:
+        out.notes.append(f"{d.path}: names more than {MAX_ANCHORS} files, globs or symbols: the first "
+                         f"{MAX_ANCHORS} that resolve are its anchors (a folder or a glob can stand for the rest)")
+    return list(found)
 
 
 def _link(planned: list[tuple[Draft, Fact]], known: list[tuple[Draft, Fact]], record: Record,
