@@ -366,3 +366,27 @@ def test_links_written_relative_to_the_imported_file_name_the_file_from_the_repo
                            "0010-terraform.md`); see [the guide](https://example.org/guide#data) and [below](#notes)."), data
     rule = _by_source(repo, "svc/.cursor/rules/tests.mdc").body
     assert rule == "Put new tests under tests/ (`svc/tests`) and read the guide (`docs/testing.md`) first\n", rule
+
+
+def test_adrs_in_markdown_and_mdx_are_read_and_other_formats_named(repo):
+    """A Docusaurus site's `docs/adr/*.mdx` and a `.markdown` ADR were passed over without a word, as
+    was an ADR kept in reStructuredText beside them."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-use-postgres.md").write_text("# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                                 "We use Postgres.\n", encoding="utf-8")
+    (folder / "0002-use-docusaurus.mdx").write_text(
+        "---\nstatus: accepted\n---\nimport Tabs from '@theme/Tabs';\n\n# Use Docusaurus\n\n## Decision\n\n"
+        "The docs site is built with Docusaurus.\n", encoding="utf-8")
+    (folder / "0003-use-make.markdown").write_text("# 3. Use make\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                                   "Every task is a make target.\n", encoding="utf-8")
+    (folder / "0004-use-sphinx.rst").write_text("Use Sphinx\n==========\n\nAccepted.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert sorted(f["title"] for f in out["written"]) == ["Use Docusaurus", "Use Postgres", "Use make"]
+    assert _by_source(repo, "docs/adr/0002-use-docusaurus.mdx").body.startswith("The docs site is built")
+    assert "docs/adr: 1 file in other formats (.rst) not read: only Markdown is imported" in out["notes"]
+    _doctor_clean()

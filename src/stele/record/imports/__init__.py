@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from ... import textcut
 from ...errors import SteleError, UsageError
 from ...project import Project
 from . import adr, files, guidance, memories
@@ -107,16 +108,21 @@ def _adr_folder(project: Project) -> Path:
 
 def _adrs(project: Project, folder: Path) -> tuple[list[Draft], list[str]]:
     """The drafts of the ADRs in `folder` (or of the one file), and one note per file not read."""
-    found = [folder] if not folder.is_dir() else sorted(p for p in folder.rglob("*.md") if adr.is_adr(p.name))
+    listed = sorted(folder.rglob("*")) if folder.is_dir() else []
+    found = [folder] if not folder.is_dir() else [p for p in listed if adr.is_adr(p.name)]
+    others = [p for p in listed if p.suffix.lower() in adr.OTHER_FORMATS]
     if not found:
-        raise UsageError(f"{project.rel(folder)}: no ADR files (*.md other than README, index and templates)")
+        raise UsageError(f"{project.rel(folder)}: no ADR files (Markdown, *.md, other than README, index and "
+                         "templates)" + (f"; {len(others)} in other formats ({_suffixes(others)}) are not read"
+                                         if others else ""))
     siblings: dict[str, str] = {}
-    for p in (folder.parent.rglob("*.md") if not folder.is_dir() else found):
+    for p in (sorted(folder.parent.rglob("*")) if not folder.is_dir() else found):
         n = adr.number(p.name)
-        if n is not None:
+        if n is not None and adr.is_adr(p.name):
             siblings.setdefault(n, project.rel(p))
     drafts: list[Draft] = []
-    notes: list[str] = []
+    notes: list[str] = [f"{project.rel(folder)}: {textcut.counted(len(others), 'file')} in other formats "
+                        f"({_suffixes(others)}) not read: only Markdown is imported"] if others else []
     for p in found:
         rel = project.rel(p)
         try:
@@ -124,6 +130,10 @@ def _adrs(project: Project, folder: Path) -> tuple[list[Draft], list[str]]:
         except files.Unreadable as e:
             notes.append(files.skipped(rel, str(e)))
     return drafts, notes
+
+
+def _suffixes(paths: list[Path]) -> str:
+    return ", ".join(dict.fromkeys(p.suffix.lower() for p in paths))
 
 
 def _files(project: Project, source: str, path: str | None) -> tuple[list[Path], list[str]]:

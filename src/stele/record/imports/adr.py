@@ -49,11 +49,15 @@ RELATIONS = {"superseded by": "superseded-by", "supersedes": "supersedes", "amen
                 for verb in ("supersedes", "superseded by")}}  # "amended by", "extended by": the other side says it
 
 
+EXTENSIONS = (".md", ".markdown", ".mdx")  # Markdown, and Docusaurus' MDX (its imports are lines of text)
+OTHER_FORMATS = (".rst", ".adoc", ".asciidoc", ".txt", ".org")  # ADRs too, but not Markdown: named, not read
+
+
 def is_adr(name: str) -> bool:
     """Is a file in an ADR folder an ADR (and not its README, index or template)?"""
     stem = name.rsplit(".", 1)[0].lower()
-    return name.lower().endswith(".md") and not (stem in ("readme", "index", "toc", "_index")
-                                                 or "template" in stem)
+    return name.lower().endswith(EXTENSIONS) and not (stem in ("readme", "index", "toc", "_index")
+                                                      or "template" in stem)
 
 
 def number(name: str) -> str | None:
