@@ -390,3 +390,15 @@ def test_adrs_in_markdown_and_mdx_are_read_and_other_formats_named(repo):
     assert _by_source(repo, "docs/adr/0002-use-docusaurus.mdx").body.startswith("The docs site is built")
     assert "docs/adr: 1 file in other formats (.rst) not read: only Markdown is imported" in out["notes"]
     _doctor_clean()
+
+
+def test_other_harnesses_guidance_files_import_when_named(repo):
+    """docs/import.md says GEMINI.md and .windsurfrules import as `agents-md` given as PATH."""
+    (repo / "GEMINI.md").write_text("# Style\n\n- Prefer small pure functions in every module\n", encoding="utf-8")
+    (repo / ".windsurfrules").write_text("- Use snake case for all python identifiers\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "guidance")
+    for name, title in [("GEMINI.md", "Prefer small pure functions in every module"),
+                        (".windsurfrules", "Use snake case for all python identifiers")]:
+        r = invoke("import", "agents-md", name, "--json")
+        assert r.code == 0 and [f["title"] for f in json.loads(r.out)["written"]] == [title], r.out + r.err
