@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from ... import textcut
 from ...errors import SteleError, UsageError
+from ...neutralize import shown_many
 from ...project import Project
 from . import adr, files, guidance, memories
 from .apply import Outcome, apply
@@ -42,7 +43,8 @@ def run(project: Project, source: str, path: str | None = None, *, dry_run: bool
         raise UsageError(f"{len(drafts):,} facts in one import, over {MAX_DRAFTS:,}: nothing was written; import "
                          f"a folder or a file at a time (`stele import {source} PATH`)")
     out = apply(project, drafts, dry_run=dry_run)
-    out.notes = notes + out.notes
+    # a note can quote the file (a status, a flagged command with its URL): redacted like any output
+    out.notes = list(dict.fromkeys(shown_many(notes + out.notes)))
     return out
 
 

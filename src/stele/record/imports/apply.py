@@ -76,7 +76,6 @@ def apply(project: Project, drafts: list[Draft], *, dry_run: bool = False, recor
         for _, f in planned:
             f.path = f.path or project.rel(write.new_fact_path(project, f))
         out.written = [f for _, f in planned]
-        out.notes = list(dict.fromkeys(out.notes))  # a file's scope, said once for all its rules
     return out
 
 
@@ -96,10 +95,11 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
     planned: list[tuple[Draft, Fact]] = []
     for d in drafts:
         out.notes += [f"{d.path}: {n}" for n in d.notes]
-        flagged = _flagged(d)
-        # compared as the record holds it: a bullet with a token was new on every run, its twin redacted
+        # compared as the record holds it: a bullet with a token was new on every run, its twin redacted;
+        # and judged redacted, so a note quoting a flagged command does not print the token in its URL
         secrets = [redactor.redact(d.title), redactor.redact(d.body)]
         d.title, d.body = secrets[0].text, secrets[1].text
+        flagged = _flagged(d)
         entry = d.where() + (f"@{head[:12]}" if head and d.path in tracked and d.path not in dirty else "")
         before = earlier.get(d.path, [])
         same = next((f for f in before if d.whole_file or words(f.body) == words(d.body)), None)
