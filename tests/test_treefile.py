@@ -60,3 +60,12 @@ def test_a_link_out_of_the_root_is_refused_and_one_inside_it_is_read(tmp_path):
     tree = WorkTree(repo)
     assert tree.read("src/mod.py") is None
     assert tree.read("src/alias.py") is not None
+
+
+def test_a_file_over_the_limit_is_refused_from_its_size(tmp_path):
+    """`stele import` reads whole files a pull request may add: a 200 MB "ADR" was read into memory
+    (and twice over as text) before anything looked at it."""
+    (tmp_path / "big.md").write_bytes(b"x" * 5000)
+    with pytest.raises(OSError, match="5,000 bytes, over the limit of 4,999"):
+        treefile.read_bytes(tmp_path / "big.md", limit=4999)
+    assert treefile.read_bytes(tmp_path / "big.md", limit=5000) == b"x" * 5000

@@ -5,7 +5,8 @@ to it: reading that "file" never ends, and a FIFO never answers. Every reader of
 code goes through `read_bytes`, which opens without blocking and reads only what `fstat` calls a
 regular file, and, given the repository's root, only one that lies inside it: a link in the code
 pointing out of the checkout (`src/mod.py -> ~/.ssh/config`) would otherwise carry that file's lines
-into an agent's context through an anchor.
+into an agent's context through an anchor. `limit` caps what one read may bring into memory: a
+file over it is refused from its size (`stele import` reads whole files a pull request may add).
 """
 from __future__ import annotations
 
@@ -17,18 +18,24 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-def read_bytes(path: Path | str, root: Path | str | None = None) -> bytes:
+def read_bytes(path: Path | str, root: Path | str | None = None, limit: int | None = None) -> bytes:
     """The bytes of the regular file at `path` (a link is followed, within `root` when given). OSError
     for anything else: a device, a FIFO, a socket, a folder or a link out of `root` is refused as a
-    file that cannot be read."""
+    file that cannot be read, and so is a file of more than `limit` bytes, when given."""
     if root is not None and not inside(path, root):
         raise OSError(f"{path}: a link out of the repository")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{path}: not a regular file")
+        if limit is not None and st.st_size > limit:
+            raise OSError(f"{path}: {st.st_size:,} bytes, over the limit of {limit:,}")
         with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
+            data = f.read() if limit is None else f.read(limit + 1)
+        if limit is not None and len(data) > limit:  # it grew while being read
+            raise OSError(f"{path}: over the limit of {limit:,} bytes")
+        return data
     finally:
         os.close(fd)
 

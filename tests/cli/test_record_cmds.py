@@ -317,6 +317,15 @@ def test_version_and_help_do_not_load_heavy_modules():
     assert "stele 0.1.0" in r.stdout
 
 
+def test_remember_finds_a_repeat_that_holds_a_secret(repo):
+    """The record holds the redacted text, and the new fact was compared before its redaction: the same
+    sentence with the same token was written twice."""
+    token = "ghp" + "_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    first = remember(f"CI deploys with the bot token {token} from the release runners only.", "--kind", "note")
+    r = invoke("remember", f"CI deploys with the bot token {token} from the release runners only.", "--kind", "note")
+    assert r.code == 1 and f"{first['id']} ({first['path']}) already says this" in r.err, r.out + r.err
+
+
 def test_remember_says_when_a_fact_repeats_or_nearly_repeats_another(repo):
     first = remember("We need two approvals for a release.", "--kind", "constraint")
     r = invoke("remember", "We need two approvals for a release.", "--kind", "constraint")

@@ -171,3 +171,234 @@ def test_unknown_source_and_missing_folder_are_one_clear_line(repo):
 def test_markdown_blocks_keep_their_line_numbers(text, lines):
     secs = md.sections(md.strip_comments(text))
     assert [(b.start, b.end) for s in secs for b in s.blocks] == lines
+
+
+def test_an_adr_whose_name_holds_a_hash_is_known_on_the_next_run(repo):
+    """JabRef's `0024-use-#-as-indicator-for-BibTeX-string-constants.md`: its provenance was read back
+    as `docs/decisions/0024-use-`, so once the ADR changed, a second run imported it again."""
+    folder = repo / "docs" / "decisions"
+    folder.mkdir(parents=True)
+    adr = folder / "0024-use-#-as-indicator@v2.md"
+    adr.write_text("# Use # as indicator for string constants\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                   "Strings are marked with a leading hash sign.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adr")
+    assert invoke("import", "adr").code == 0
+    adr.write_text("# Use # as indicator for string constants\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                   "Constants of BibTeX files are written between two hash signs, and the editor shows "
+                   "them in a colour of their own so nobody confuses them with text.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "reworded")
+    again = invoke("import", "adr")
+    assert again.code == 0 and "nothing new: 1 already in the record" in again.out, again.out
+    assert len(_facts(repo)) == 1
+
+
+def test_an_adr_marked_superseded_after_its_import_is_superseded_when_its_replacement_is_imported(repo):
+    """log4brains and MADR mark only the old ADR ("Status: superseded by [new](new.md)"). Imported
+    before the new ADR existed, the old one stayed a current decision beside its replacement: two
+    current answers to one question, and doctor saw nothing wrong."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    old = folder / "20200926-use-the-adr-number-as-its-unique-id.md"
+    old.write_text("# Use the ADR number as its unique ID\n\n- Status: accepted\n- Date: 2020-09-26\n\n"
+                   "## Decision Outcome\n\nChosen option: the ADR number.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adr")
+    assert invoke("import", "adr").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "imported")
+    old.write_text(old.read_text(encoding="utf-8").replace(
+        "- Status: accepted", "- Status: superseded by [20201016-use-the-adr-slug-as-its-unique-id]"
+        "(20201016-use-the-adr-slug-as-its-unique-id.md)"), encoding="utf-8")
+    (folder / "20201016-use-the-adr-slug-as-its-unique-id.md").write_text(
+        "# Use the ADR slug as its unique ID\n\n- Status: accepted\n- Date: 2020-10-16\n\n## Decision\n\n"
+        "From now on, an ADR is identified by its slug, not by a number.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "superseded")
+    r = invoke("import", "adr")
+    assert r.code == 0, r.err
+    number = _by_source(repo, "docs/adr/20200926-use-the-adr-number-as-its-unique-id.md")
+    slug = _by_source(repo, "docs/adr/20201016-use-the-adr-slug-as-its-unique-id.md")
+    assert number.status == "superseded" and slug.links == {"supersedes": [number.id]}
+    assert f"updated {number.id}" in r.out or f"updated {slug.id}" in r.out
+    _doctor_clean()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "imported again")
+    again = invoke("import", "adr")
+    assert "nothing new: 2 already in the record" in again.out and git(repo, "status", "--porcelain") == ""
+
+
+def test_an_adr_body_keeps_the_decision_under_subheadings_code_and_a_signpost(repo):
+    """Shapes from alphagov/govuk-aws and ministryofjustice/cloud-platform: a Decision that opens with
+    a diagram and goes on under `####` headings gave a body of one broken image link; an indented
+    code block lost its first line's indent; an ADR whose text is all under its title (a signpost to
+    a private document) gave a body with nothing of it."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0004-dns-definitions.md").write_text(
+        "# 4. DNS definitions\n\nDate: 2017-07-14\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+        "Internal zones use this format:\n\n    $servicename.$stackname.internal\n\n"
+        "    puppet.perftesting.internal\n    monitoring.mystack.internal\n", encoding="utf-8")
+    (folder / "0015-dns-infrastructure.md").write_text(
+        "# 15. DNS infrastructure\n\nDate: 2018-03-06\n\n## Status\n\nAccepted\n\n## Context\n\n"
+        "All instances resolve internal services.\n\n## Decision\n\n"
+        "![DNS](./0015-govuk-aws-dns.jpg?raw=true \"DNS Infrastructure\")\n\n#### Stack domains\n\n"
+        "Each stack has an internal and an external DNS domain.\n\n## Consequences\n\n"
+        "Root domain entries are managed by hand.\n", encoding="utf-8")
+    (folder / "0028-repo-vulnerability-scanning.md").write_text(
+        "# 28 Repo vulnerability scanning\n\nDate: 2021-11-05\n\n**Link to this ADR: https://example.org/doc**\n\n"
+        "(Security-related ADRs are stored privately; this sign-post keeps it findable.)\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    assert invoke("import", "adr").code == 0
+    codes = _by_source(repo, "docs/adr/0004-dns-definitions.md").body
+    assert codes.startswith("Internal zones use this format:\n\n    $servicename.$stackname.internal\n\n"
+                            "    puppet.perftesting.internal\n    monitoring.mystack.internal\n"), codes
+    dns = _by_source(repo, "docs/adr/0015-dns-infrastructure.md").body
+    assert dns.startswith("Stack domains:\n\nEach stack has an internal and an external DNS domain.\n\n"
+                          "Context: All instances"), dns
+    assert ".jpg" not in dns and "Consequences: Root domain entries are managed by hand." in dns
+    signpost = _by_source(repo, "docs/adr/0028-repo-vulnerability-scanning.md").body
+    assert signpost.startswith("**Link to this ADR: https://example.org/doc**\n\n(Security-related ADRs"), signpost
+    assert "Date:" not in signpost
+    _doctor_clean()
+
+
+def test_frontmatter_that_is_not_read_and_a_date_named_adr_are_said_as_such(repo):
+    """A YAML alias bomb in a MADR header was reported as "no status found", hiding why; log4brains'
+    `20201016-...md` was "ADR 20201016", and two ADRs of one day shared that number."""
+    folder = repo / "docs" / "decisions"
+    folder.mkdir(parents=True)
+    bomb = "".join(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 8))
+    (folder / "0001-bomb.md").write_text("---\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + bomb +
+                                         "status: accepted\n---\n# Use YAML headers\n\n## Decision Outcome\n\n"
+                                         "Chosen option: YAML front matter.\n", encoding="utf-8")
+    (folder / "20201016-use-the-adr-slug.md").write_text(
+        "# Use the ADR slug as its unique ID\n\n- Status: accepted\n\n## Decision\n\nThe slug names the ADR.\n",
+        encoding="utf-8")
+    (folder / "20201016-use-lunr.md").write_text(
+        "# Use Lunr for search\n\n- Status: superseded by ADR-20201016\n\n## Decision\n\nLunr it is.\n",
+        encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    notes = json.loads(r.out)["notes"]
+    assert any(n.startswith("docs/decisions/0001-bomb.md: its frontmatter is not read (line 5: `a3` is expanded "
+                            "past 10,000 values") for n in notes), notes
+    slug = _by_source(repo, "docs/decisions/20201016-use-the-adr-slug.md")
+    assert "Imported from the ADR (docs/decisions/20201016-use-the-adr-slug.md" in slug.body
+    assert _by_source(repo, "docs/decisions/20201016-use-lunr.md").links == {}  # no number to link by
+
+
+def test_an_adr_superseded_by_nothing_it_names_is_retired_and_doctor_accepts_the_import(repo):
+    """`## Status: Superseded` with no replacement named, or "Superseded by ADR-0099" when no file has
+    that number, was written `superseded` with nothing in its place: doctor's half-superseded error
+    on a fresh import, twice."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-use-postgres.md").write_text("# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                                 "We use Postgres for every service.\n", encoding="utf-8")
+    (folder / "0002-use-mysql.md").write_text("# 2. Use MySQL\n\n## Status\n\nSuperseded\n\n## Decision\n\n"
+                                              "We used MySQL for the first services.\n", encoding="utf-8")
+    (folder / "0003-use-sqlite.md").write_text("# 3. Use SQLite\n\n## Status\n\nSuperseded by ADR-0099\n\n"
+                                               "## Decision\n\nWe used SQLite for prototypes.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    mysql = _by_source(repo, "docs/adr/0002-use-mysql.md")
+    assert mysql.status == "retired" and _by_source(repo, "docs/adr/0003-use-sqlite.md").status == "retired"
+    said = next(n for n in json.loads(r.out)["notes"] if n.startswith("docs/adr/0002-use-mysql.md: superseded"))
+    _doctor_clean()
+    command = said.split("`")[1].replace("NEW", _by_source(repo, "docs/adr/0001-use-postgres.md").id)
+    assert invoke(*command.split()[1:]).code == 0  # the command the note quotes works as written
+    assert _facts(repo)[mysql.id].status == "superseded"
+    _doctor_clean()
+
+
+def test_a_partial_supersession_keeps_the_older_adr_current_and_relates_the_two(repo):
+    """govuk-aws's "Partly superseded" was an unknown status (a draft), and "Partially superseded by
+    [ADR 2]" was read as "superseded by": an ADR still in force for the rest was never delivered."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-networking.md").write_text(
+        "# 1. Networking outline\n\n## Status\n\nPartially superseded by [2. IP ranges](0002-ip-ranges.md)\n\n"
+        "## Decision\n\nEach environment has its own /16 range.\n", encoding="utf-8")
+    (folder / "0002-ip-ranges.md").write_text(
+        "# 2. IP ranges\n\n## Status\n\nAccepted\n\nThis ADR in part supersedes [0001](0001-networking.md).\n\n"
+        "## Decision\n\nStaging moves to 10.12.0.0/16.\n", encoding="utf-8")
+    (folder / "0003-dns.md").write_text("# 3. DNS\n\n## Status\n\nPartly superseded\n\n## Decision\n\n"
+                                        "Internal zones end in .internal.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    outline, ranges = _by_source(repo, "docs/adr/0001-networking.md"), _by_source(repo, "docs/adr/0002-ip-ranges.md")
+    assert outline.status == ranges.status == _by_source(repo, "docs/adr/0003-dns.md").status == "current"
+    assert outline.links == {"relates-to": [ranges.id]} and ranges.links == {"relates-to": [outline.id]}
+    assert not any("not one the importer knows" in n for n in json.loads(r.out)["notes"])
+    _doctor_clean()
+
+
+def test_links_written_relative_to_the_imported_file_name_the_file_from_the_repository_root(repo):
+    """"As in [ADR 10](0010-terraform.md)" in govuk-aws, "[tests/](mdc:tests)" in a Cursor rule: copied
+    into a fact under docs/memory/, each link led nowhere."""
+    folder = repo / "docs" / "architecture" / "decisions"
+    folder.mkdir(parents=True)
+    (folder / "0010-terraform.md").write_text("# 10. Terraform layout\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                              "Projects live under `terraform/projects`.\n", encoding="utf-8")
+    (folder / "0017-terraform-data.md").write_text(
+        "# 17. Terraform data\n\n## Status\n\nAccepted\n\n## Decision\n\nData lives beside the projects, as in "
+        "[ADR 10](0010-terraform.md); see [the guide](https://example.org/guide#data) and [below](#notes).\n",
+        encoding="utf-8")
+    (repo / "svc" / ".cursor" / "rules").mkdir(parents=True)
+    (repo / "svc" / ".cursor" / "rules" / "tests.mdc").write_text(
+        "- Put new tests under [tests/](mdc:svc/tests) and read [the guide](../../../docs/testing.md) first\n",
+        encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "docs")
+    assert invoke("import", "adr").code == 0
+    assert invoke("import", "cursor-rules", "svc").code == 0
+    data = _by_source(repo, "docs/architecture/decisions/0017-terraform-data.md").body
+    assert data.startswith("Data lives beside the projects, as in ADR 10 (`docs/architecture/decisions/"
+                           "0010-terraform.md`); see [the guide](https://example.org/guide#data) and [below](#notes)."), data
+    rule = _by_source(repo, "svc/.cursor/rules/tests.mdc").body
+    assert rule == "Put new tests under tests/ (`svc/tests`) and read the guide (`docs/testing.md`) first\n", rule
+
+
+def test_adrs_in_markdown_and_mdx_are_read_and_other_formats_named(repo):
+    """A Docusaurus site's `docs/adr/*.mdx` and a `.markdown` ADR were passed over without a word, as
+    was an ADR kept in reStructuredText beside them."""
+    folder = repo / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-use-postgres.md").write_text("# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                                 "We use Postgres.\n", encoding="utf-8")
+    (folder / "0002-use-docusaurus.mdx").write_text(
+        "---\nstatus: accepted\n---\nimport Tabs from '@theme/Tabs';\n\n# Use Docusaurus\n\n## Decision\n\n"
+        "The docs site is built with Docusaurus.\n", encoding="utf-8")
+    (folder / "0003-use-make.markdown").write_text("# 3. Use make\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+                                                   "Every task is a make target.\n", encoding="utf-8")
+    (folder / "0004-use-sphinx.rst").write_text("Use Sphinx\n==========\n\nAccepted.\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "adrs")
+    r = invoke("import", "adr", "--json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert sorted(f["title"] for f in out["written"]) == ["Use Docusaurus", "Use Postgres", "Use make"]
+    assert _by_source(repo, "docs/adr/0002-use-docusaurus.mdx").body.startswith("The docs site is built")
+    assert "docs/adr: 1 file in other formats (.rst) not read: only Markdown is imported" in out["notes"]
+    _doctor_clean()
+
+
+def test_other_harnesses_guidance_files_import_when_named(repo):
+    """docs/import.md says GEMINI.md and .windsurfrules import as `agents-md` given as PATH."""
+    (repo / "GEMINI.md").write_text("# Style\n\n- Prefer small pure functions in every module\n", encoding="utf-8")
+    (repo / ".windsurfrules").write_text("- Use snake case for all python identifiers\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "guidance")
+    for name, title in [("GEMINI.md", "Prefer small pure functions in every module"),
+                        (".windsurfrules", "Use snake case for all python identifiers")]:
+        r = invoke("import", "agents-md", name, "--json")
+        assert r.code == 0 and [f["title"] for f in json.loads(r.out)["written"]] == [title], r.out + r.err

@@ -30,7 +30,8 @@ def import_(
                    "written": [{"id": f.id, "kind": f.kind, "status": f.status or "", "title": f.title,
                                 "path": f.path, "source": f.source, "links": f.links} for f in out.written],
                    "changed": [f.id for f in out.changed],
-                   "skipped": [{"from": w, "why": why} for w, why in out.skipped], "notes": out.notes})
+                   "skipped": [{"from": w, "why": why} for w, why in out.skipped], "notes": out.notes,
+                   "redacted": out.redacted.summary() if out.redacted.secrets else ""})
         return
     verb = "would write" if out.dry_run else "wrote"
     for f in out.written:
@@ -43,6 +44,9 @@ def import_(
             term.note(f"skipped {where}: {why}")
     for note in out.notes:
         term.warn(note)
+    if out.redacted.secrets:
+        term.warn(f"{'would redact' if out.dry_run else 'redacted before writing'}: {out.redacted.summary()} "
+                  "(the secret text is not in the file)")
     n = len(out.written)
     if out.dry_run:
         term.line(f"dry run: {counted(n, 'new fact')}, {len(out.skipped)} skipped; nothing was written")

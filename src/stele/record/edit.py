@@ -24,7 +24,7 @@ from ..errors import SteleError, UsageError
 from ..ids import ID_RE, SESSION_ID_RE, new_id
 from ..kinds import DECLARABLE_RELATIONS, KINDS, TITLE_MAX
 from ..project import Project
-from ..redact import Tally, describe
+from ..redact import Redactor, Tally, describe
 from . import lifecycle, write
 from .load import Record, load
 from .model import Fact, as_date, check_flag, parse_fact
@@ -180,13 +180,14 @@ def remember(project: Project, body: str, *, kind: str = "note", title: str | No
             created=today(), expires=as_date(expires), review_after=as_date(review_after),
             retire_when=retire_when, summary=summary, source=list(source), checks=checks,
         )
+        tally = Tally()
+        write.redact_fact(fact, Redactor(project.config["redaction.patterns"]), tally)  # as the record holds it
         similar = similar_to(fact, record.facts.values(), project.config["doctor.near_duplicate"])
         exact = [s for s in similar if s.exact]
         if exact and not allow_duplicate:
             other = record.facts[exact[0].id]
             raise SteleError(f"{other.id} ({other.path}) already says this: nothing was written; edit or verify "
                              f"it (`stele show {other.id}`), or pass --allow-duplicate to record it again")
-        tally = Tally()
         write.save(project, fact, create=True, tally=tally)  # redacts every field on the way
         record.facts[fact.id] = fact
     return Written(fact, tally.found, similar, unresolved(project, list(fact.anchors)))

@@ -24,34 +24,47 @@ STATUSES = {
     "on hold": "draft", "in review": "draft", "in progress": "draft",
     "rejected": "retired", "deprecated": "retired", "withdrawn": "retired", "abandoned": "retired",
     "obsolete": "retired", "superseded": "superseded", "replaced": "superseded",
+    # what a later ADR replaced in part, the rest still holds
+    "partially superseded": "current", "partly superseded": "current", "amended": "current",
 }
 DECISION = ("decision outcome", "decision", "decisions", "outcome", "resolution")
 CONTEXT = ("context and problem statement", "context", "problem", "problem statement", "background")
-CONSEQUENCES = ("consequences", "consequence")
+CONSEQUENCES = ("consequences", "consequence", "positive consequences", "negative consequences")
 STATUS_HEADINGS = ("status", "state")
 BODY_CHARS = {"decision": 700, "context": 350, "consequences": 300}
 
 _NUMBER = re.compile(r"^(?:adr|ard|ad|rfc|dr)?[-_ ]?0*(\d+)", re.I)
+_DATE_NAME = re.compile(r"^(?:19|20)\d\d-?(?:0[1-9]|1[0-2])-?(?:0[1-9]|[12]\d|3[01])(?:[-_ .]|$)")
 _TITLE_NUMBER = re.compile(r"^(?:(?:adr|ard|ad|dr|decision)[-_ ]?\d+\s*[:.\-\u2013\u2014]?\s*|\d+[.:)]?\s+[-\u2013\u2014:]?\s*)",
                            re.I)
 _STATUS_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?status(?:\*\*|__)?\s*[:\-]\s*(?:\*\*|__)?\s*(.+)$", re.I)
 _DATE_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\d{4}-\d{2}-\d{2})", re.I)
-_RELATION = re.compile(r"\b(partially supersedes|partly supersedes|superseded by|supersedes|amended by|amends|"
-                       r"extended by|extends|refines|related to)\b", re.I)
+_RELATION = re.compile(r"\b((?:partially|partly|in part) superseded by|(?:partially|partly|in part) supersedes|"
+                       r"superseded by|supersedes|amended by|amends|extended by|extends|refines|related to)\b", re.I)
+_IMAGE = re.compile(r"^\[?!\[[^\]]*\]\([^)]*\)(?:\]\([^)]*\))?$")  # a block that is one image: a broken link in a fact
 _ADR_REF = re.compile(r"\b(?:adr|ard|ad|dr)[-_ ]?0*(\d+)\b", re.I)
-RELATIONS = {"superseded by": "superseded-by", "supersedes": "supersedes", "partially supersedes": "relates-to",
-             "partly supersedes": "relates-to", "amends": "relates-to", "extends": "relates-to",
-             "refines": "relates-to", "related to": "relates-to"}  # "amended by", "extended by": the other side says it
+RELATIONS = {"superseded by": "superseded-by", "supersedes": "supersedes", "amends": "relates-to",
+             "extends": "relates-to", "refines": "relates-to", "related to": "relates-to",
+             **{f"{part} {verb}": "relates-to" for part in ("partially", "partly", "in part")
+                for verb in ("supersedes", "superseded by")}}  # "amended by", "extended by": the other side says it
+
+
+EXTENSIONS = (".md", ".markdown", ".mdx")  # Markdown, and Docusaurus' MDX (its imports are lines of text)
+OTHER_FORMATS = (".rst", ".adoc", ".asciidoc", ".txt", ".org")  # ADRs too, but not Markdown: named, not read
 
 
 def is_adr(name: str) -> bool:
     """Is a file in an ADR folder an ADR (and not its README, index or template)?"""
     stem = name.rsplit(".", 1)[0].lower()
-    return name.lower().endswith(".md") and not (stem in ("readme", "index", "toc", "_index")
-                                                 or "template" in stem)
+    return name.lower().endswith(EXTENSIONS) and not (stem in ("readme", "index", "toc", "_index")
+                                                      or "template" in stem)
 
 
 def number(name: str) -> str | None:
+    """The ADR's number from its file name; None for log4brains' date prefix (`20201016-use-...md`: a
+    day, shared by the ADRs written on it, is no number to find an ADR by)."""
+    if _DATE_NAME.match(name):
+        return None
     m = _NUMBER.match(name)
     return m.group(1) if m else None
 
@@ -61,7 +74,8 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     same folder to their paths, so "Superseded by ADR-22" finds `adr-22.md`."""
     text = md.strip_comments(text.replace("\r\n", "\n"))
     front, body, before = md.split_frontmatter(text)
-    meta = md.frontmatter(front, rel)
+    problems: list[str] = []
+    meta = md.frontmatter(front, rel, problems)
     secs = md.sections(body, before + 1)
     title_sec = next((s for s in secs if s.level == 1), None)
     title = str(meta.get("title") or (title_sec.heading if title_sec else "") or PurePosixPath(rel).stem)
@@ -71,6 +85,7 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     draft = Draft(path=rel, start=1, end=max(1, text.count("\n") + (0 if text.endswith("\n") else 1)),
                   kind="decision", title=textcut.words(title, TITLE_MAX), body="", whole_file=True,
                   anchors=[rel], tags=["adr"])
+    draft.notes += problems
     draft.status = STATUSES.get(word, "draft")
     if word not in STATUSES:
         draft.notes.append(f"status {status_text!r} is not one the importer knows: written as a draft"
@@ -79,7 +94,8 @@ def read(rel: str, text: str, siblings: dict[str, str]) -> Draft:
     draft.created = date if re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) else _date(secs)
     for line in lines:
         _relations(line, rel, siblings, draft)
-    draft.body = _body(secs, rel, number(PurePosixPath(rel).name), status_text, draft.created)
+    draft.body = md.rebase_links(_body(secs, rel, number(PurePosixPath(rel).name), status_text, draft.created),
+                                 str(PurePosixPath(rel).parent))
     for sec in secs:
         for block in sec.blocks:
             draft.named += [c for c in md.code_spans(block.text) if _looks_like_path(c)]
@@ -155,22 +171,45 @@ def _relations(line: str, rel: str, siblings: dict[str, str], draft: Draft) -> N
 
 def _body(secs: list[md.Section], rel: str, num: str | None, status: str, date: str) -> str:
     """The decision in the ADR's own words, then its context and consequences, cut to a short fact."""
-    def find(names: tuple[str, ...]) -> md.Section | None:
-        return next((s for s in secs if md.plain(s.heading).lower().strip(": ") in names and s.blocks), None)
+    parts_of = {*DECISION, *CONTEXT, *CONSEQUENCES, *STATUS_HEADINGS}
+
+    def name(s: md.Section) -> str:
+        return md.plain(s.heading).lower().strip(": ")
+
+    def under(i: int) -> list[md.Block]:
+        """The blocks of section `i` and of its subsections (`#### Stack domains` under `## Decision`),
+        each subsection's heading a line of its own; a subsection that is a part itself (MADR's
+        `### Consequences` under `## Decision Outcome`) is left to be found as that part."""
+        blocks = list(secs[i].blocks)
+        for sub in secs[i + 1:]:
+            if sub.level <= secs[i].level:
+                break
+            if name(sub) in parts_of:
+                continue
+            if sub.blocks:
+                blocks += [md.Block(md.plain(sub.heading) + ":", sub.start, sub.start), *sub.blocks]
+        return [b for b in blocks if not _IMAGE.match(b.text.strip())]
+
+    def find(names: tuple[str, ...]) -> list[md.Block] | None:
+        return next((under(i) for i, s in enumerate(secs) if name(s) in names and under(i)), None)
 
     parts = []
     decision, context, consequences = find(DECISION), find(CONTEXT), find(CONSEQUENCES)
     if decision is None:  # no Decision heading: the text after the title and status, as written
-        skip = {s.heading.lower() for s in secs if s.level == 1} | set(STATUS_HEADINGS)
-        blocks = [b for s in secs if s.heading.lower() not in skip and s is not context and s is not consequences
-                  for b in s.blocks if not _STATUS_LINE.match(b.text) and not _DATE_LINE.match(b.text)]
+        titles = {s.heading.lower() for s in secs if s.level == 1}
+        rest = [s for s in secs if s.heading.lower() not in titles and name(s) not in parts_of]
+        blocks = [b for s in rest for b in s.blocks]
+        if not blocks:  # all of it under the title (a signpost to an ADR kept elsewhere)
+            blocks = [b for s in secs if s.level == 1 for b in s.blocks]
+        blocks = [b for b in blocks if not _STATUS_LINE.match(b.text) and not _DATE_LINE.match(b.text)
+                  and not _IMAGE.match(b.text.strip())]
         parts.append(_cut(blocks, BODY_CHARS["decision"] + BODY_CHARS["consequences"]))
     else:
-        parts.append(_cut(decision.blocks, BODY_CHARS["decision"]))
+        parts.append(_cut(decision, BODY_CHARS["decision"]))
     if context is not None:
-        parts.append(_labelled("Context", _cut(context.blocks, BODY_CHARS["context"])))
+        parts.append(_labelled("Context", _cut(context, BODY_CHARS["context"])))
     if consequences is not None and decision is not None:
-        parts.append(_labelled("Consequences", _cut(consequences.blocks, BODY_CHARS["consequences"])))
+        parts.append(_labelled("Consequences", _cut(consequences, BODY_CHARS["consequences"])))
     label = f"ADR {num}" if num else "the ADR"
     said = (f", status {status!r}" if status else "") + (f", dated {date}" if date else "")
     parts.append(f"Imported from {label} ({rel}{said}); the ADR has the full text.")
@@ -183,7 +222,7 @@ def _cut(blocks: list[md.Block], limit: int) -> str:
     out = ""
     last_bullet = False
     for block in blocks:
-        text = ("- " if block.bullet else "") + block.text.strip()
+        text = "- " + block.text.strip() if block.bullet else _kept(block.text)
         joint = "" if not out else ("\n" if block.bullet and last_bullet else "\n\n")
         if len(out) + len(joint) + len(text) > limit:
             out = out + "\n\n[...]" if out else textcut.words(" ".join(text.split()), limit)
@@ -193,8 +232,15 @@ def _cut(blocks: list[md.Block], limit: int) -> str:
     return out
 
 
+def _kept(text: str) -> str:
+    """A paragraph as written; an indented code block keeps its first line's indent (stripping it
+    left `$servicename.$stackname.internal` as prose and the lines after it as code)."""
+    text = text.strip("\n").rstrip()
+    return text if text.startswith(("    ", "\t")) else text.strip()
+
+
 def _labelled(label: str, text: str) -> str:
-    return f"{label}:\n\n{text}" if text.startswith("- ") else f"{label}: {text}"
+    return f"{label}:\n\n{text}" if text.startswith(("- ", " ", "\t")) else f"{label}: {text}"
 
 
 def _looks_like_path(text: str) -> bool:

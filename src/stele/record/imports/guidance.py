@@ -14,6 +14,7 @@ valid YAML (a leading `*` is an alias), so a key is read from its line when YAML
 """
 from __future__ import annotations
 
+import posixpath
 import re
 
 from ... import textcut
@@ -28,6 +29,7 @@ _FORBIDS = re.compile(r"^\W*(never|do not|don't|dont|must not|mustn't|cannot|can
                       r"|\b(must never|must not|never|do not|don't|is forbidden|are forbidden|not allowed)\b", re.I)
 _IMPORT_LINE = re.compile(r"^@\S+$")  # CLAUDE.md's `@AGENTS.md`: a pointer, not guidance
 PROSE_CHARS = 1200
+RULE_CHARS = 2000  # one bullet, with its sub-bullets and code: a rule, not a file
 MIN_WORDS = 3  # "Testing", "See below": a heading's echo, not a rule
 
 
@@ -62,7 +64,7 @@ def _prose(blocks: list[md.Block]) -> str:
         if used + len(b.text) > PROSE_CHARS and out:
             out.append("[...]")
             break
-        out.append(b.text if used + len(b.text) <= PROSE_CHARS else textcut.words(b.text, PROSE_CHARS))
+        out.append(b.text if used + len(b.text) <= PROSE_CHARS else md.cut(b.text, PROSE_CHARS))
         used += len(b.text)
     return "\n\n".join(out).strip()
 
@@ -74,7 +76,8 @@ def _draft(rel: str, text: str, start: int, end: int, heading: str, scope: list[
     title = title or textcut.words(_sentence(plain), TITLE_MAX)
     kind = "constraint" if _FORBIDS.search(plain) else "instruction"
     tags = [tag] + ([_slug(heading)] if heading and _slug(heading) else [])
-    return Draft(path=rel, start=start, end=end, kind=kind, title=title or rel, body=text.strip() + "\n",
+    return Draft(path=rel, start=start, end=end, kind=kind, title=title or rel,
+                 body=md.rebase_links(md.cut(text.strip(), RULE_CHARS), posixpath.dirname(rel)) + "\n",
                  delivery="ranked", anchors=list(scope), tags=tags,
                  named=[c for c in md.code_spans(text) if "/" in c and " " not in c])
 

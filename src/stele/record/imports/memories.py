@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ... import textcut
 from ...kinds import TITLE_MAX
-from . import guidance
+from . import files, guidance
 from . import markdown as md
 from .draft import Draft
 
@@ -52,12 +52,20 @@ def shown(path: Path) -> str:
 def read_claude(folder: Path) -> tuple[list[Draft], list[str]]:
     drafts: list[Draft] = []
     notes: list[str] = []
-    files = sorted(p for p in folder.glob("*.md") if p.name != "MEMORY.md")
-    for path in files:
-        text = md.strip_comments(path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n"))
+    found = sorted(p for p in folder.glob("*.md") if p.name != "MEMORY.md")
+    for path in found:
+        try:
+            text = md.strip_comments(files.read(path, shown(path), None))
+        except files.Unreadable as e:
+            notes.append(files.skipped(shown(path), str(e)))
+            continue
         front, body, before = md.split_frontmatter(text)
-        meta = md.frontmatter(front, shown(path))
-        kind_word = str(meta.get("type") or (meta.get("metadata") or {}).get("type") or "project").lower()
+        problems: list[str] = []
+        meta = md.frontmatter(front, shown(path), problems)
+        notes += [f"{shown(path)}: {p}" for p in problems]
+        nested = meta.get("metadata")
+        kind_word = str(meta.get("type") or (nested.get("type") if isinstance(nested, dict) else None)
+                        or "project").lower()
         if kind_word in SKIPPED_TYPES:
             notes.append(f"{shown(path)}: a `{kind_word}` memory is about you, not the project: skipped")
             continue
@@ -67,16 +75,22 @@ def read_claude(folder: Path) -> tuple[list[Draft], list[str]]:
         title = str(meta.get("description") or meta.get("name") or body.split("\n")[0])
         drafts.append(Draft(path=shown(path), start=before + 1, end=text.count("\n") or 1,
                             kind=CLAUDE_TYPES.get(kind_word, "note"), title=textcut.words(md.plain(title), TITLE_MAX),
-                            body=body + "\n", status="draft", delivery="ranked" if kind_word == "feedback" else "",
+                            body=md.cut(body, guidance.RULE_CHARS) + "\n", status="draft", delivery="ranked" if kind_word == "feedback" else "",
                             tags=["claude-memory"], whole_file=True))
     index = folder / "MEMORY.md"
-    if not files and index.is_file():  # only the index: its own lines are the memories
-        drafts += _as_notes(index, index.read_text(encoding="utf-8", errors="replace"), "claude-memory")
+    if not found and index.exists():  # only the index: its own lines are the memories
+        try:
+            drafts += _as_notes(index, files.read(index, shown(index), None), "claude-memory")
+        except files.Unreadable as e:
+            notes.append(files.skipped(shown(index), str(e)))
     return drafts, notes
 
 
 def read_codex(path: Path, root: Path) -> tuple[list[Draft], list[str]]:
-    text = md.strip_comments(path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n"))
+    try:
+        text = md.strip_comments(files.read(path, shown(path), None))
+    except files.Unreadable as e:
+        return [], [files.skipped(shown(path), str(e))]
     names = {root.name.lower(), str(root).lower()}
     kept, skipped = [], 0
     for sec in md.sections(text):
@@ -103,5 +117,5 @@ def _as_notes(path: Path, text: str, tag: str) -> list[Draft]:
 def _note(rel: str, text: str, start: int, end: int, tag: str) -> Draft:
     first = md.plain(text.split("\n")[0])
     return Draft(path=rel, start=start, end=end, kind="note", title=textcut.words(first, TITLE_MAX),
-                 body=text.strip() + "\n", status="draft", tags=[tag])
+                 body=md.cut(text.strip(), guidance.RULE_CHARS) + "\n", status="draft", tags=[tag])
 
