@@ -16,6 +16,11 @@ from tests.helpers import git, invoke
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "import"
 
 
+def commit(repo, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+
+
 def _checkout(repo: Path, name: str) -> None:
     shutil.copytree(FIXTURES / name, repo, dirs_exist_ok=True)
     git(repo, "add", "-A")
@@ -58,8 +63,7 @@ def test_nygard_adrs_become_decisions_with_provenance_amends_links_and_anchors(r
 def test_a_second_import_writes_nothing(repo):
     _checkout(repo, "zooniverse")
     assert invoke("import", "adr", "docs/arch").code == 0
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "imported")
+    commit(repo, "imported")
     again = invoke("import", "adr", "docs/arch")
     assert again.code == 0 and "nothing new: 4 already in the record" in again.out
     assert git(repo, "status", "--porcelain") == ""
@@ -181,14 +185,12 @@ def test_an_adr_whose_name_holds_a_hash_is_known_on_the_next_run(repo):
     adr = folder / "0024-use-#-as-indicator@v2.md"
     adr.write_text("# Use # as indicator for string constants\n\n## Status\n\nAccepted\n\n## Decision\n\n"
                    "Strings are marked with a leading hash sign.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adr")
+    commit(repo, "adr")
     assert invoke("import", "adr").code == 0
     adr.write_text("# Use # as indicator for string constants\n\n## Status\n\nAccepted\n\n## Decision\n\n"
                    "Constants of BibTeX files are written between two hash signs, and the editor shows "
                    "them in a colour of their own so nobody confuses them with text.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "reworded")
+    commit(repo, "reworded")
     again = invoke("import", "adr")
     assert again.code == 0 and "nothing new: 1 already in the record" in again.out, again.out
     assert len(_facts(repo)) == 1
@@ -203,19 +205,16 @@ def test_an_adr_marked_superseded_after_its_import_is_superseded_when_its_replac
     old = folder / "20200926-use-the-adr-number-as-its-unique-id.md"
     old.write_text("# Use the ADR number as its unique ID\n\n- Status: accepted\n- Date: 2020-09-26\n\n"
                    "## Decision Outcome\n\nChosen option: the ADR number.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adr")
+    commit(repo, "adr")
     assert invoke("import", "adr").code == 0
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "imported")
+    commit(repo, "imported")
     old.write_text(old.read_text(encoding="utf-8").replace(
         "- Status: accepted", "- Status: superseded by [20201016-use-the-adr-slug-as-its-unique-id]"
         "(20201016-use-the-adr-slug-as-its-unique-id.md)"), encoding="utf-8")
     (folder / "20201016-use-the-adr-slug-as-its-unique-id.md").write_text(
         "# Use the ADR slug as its unique ID\n\n- Status: accepted\n- Date: 2020-10-16\n\n## Decision\n\n"
         "From now on, an ADR is identified by its slug, not by a number.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "superseded")
+    commit(repo, "superseded")
     r = invoke("import", "adr")
     assert r.code == 0, r.err
     number = _by_source(repo, "docs/adr/20200926-use-the-adr-number-as-its-unique-id.md")
@@ -223,8 +222,7 @@ def test_an_adr_marked_superseded_after_its_import_is_superseded_when_its_replac
     assert number.status == "superseded" and slug.links == {"supersedes": [number.id]}
     assert f"updated {number.id}" in r.out or f"updated {slug.id}" in r.out
     _doctor_clean()
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "imported again")
+    commit(repo, "imported again")
     again = invoke("import", "adr")
     assert "nothing new: 2 already in the record" in again.out and git(repo, "status", "--porcelain") == ""
 
@@ -249,8 +247,7 @@ def test_an_adr_body_keeps_the_decision_under_subheadings_code_and_a_signpost(re
     (folder / "0028-repo-vulnerability-scanning.md").write_text(
         "# 28 Repo vulnerability scanning\n\nDate: 2021-11-05\n\n**Link to this ADR: https://example.org/doc**\n\n"
         "(Security-related ADRs are stored privately; this sign-post keeps it findable.)\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adrs")
+    commit(repo, "adrs")
     assert invoke("import", "adr").code == 0
     codes = _by_source(repo, "docs/adr/0004-dns-definitions.md").body
     assert codes.startswith("Internal zones use this format:\n\n    $servicename.$stackname.internal\n\n"
@@ -280,8 +277,7 @@ def test_frontmatter_that_is_not_read_and_a_date_named_adr_are_said_as_such(repo
     (folder / "20201016-use-lunr.md").write_text(
         "# Use Lunr for search\n\n- Status: superseded by ADR-20201016\n\n## Decision\n\nLunr it is.\n",
         encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adrs")
+    commit(repo, "adrs")
     r = invoke("import", "adr", "--json")
     assert r.code == 0, r.err
     notes = json.loads(r.out)["notes"]
@@ -304,8 +300,7 @@ def test_an_adr_superseded_by_nothing_it_names_is_retired_and_doctor_accepts_the
                                               "We used MySQL for the first services.\n", encoding="utf-8")
     (folder / "0003-use-sqlite.md").write_text("# 3. Use SQLite\n\n## Status\n\nSuperseded by ADR-0099\n\n"
                                                "## Decision\n\nWe used SQLite for prototypes.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adrs")
+    commit(repo, "adrs")
     r = invoke("import", "adr", "--json")
     assert r.code == 0, r.err
     mysql = _by_source(repo, "docs/adr/0002-use-mysql.md")
@@ -331,8 +326,7 @@ def test_a_partial_supersession_keeps_the_older_adr_current_and_relates_the_two(
         "## Decision\n\nStaging moves to 10.12.0.0/16.\n", encoding="utf-8")
     (folder / "0003-dns.md").write_text("# 3. DNS\n\n## Status\n\nPartly superseded\n\n## Decision\n\n"
                                         "Internal zones end in .internal.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adrs")
+    commit(repo, "adrs")
     r = invoke("import", "adr", "--json")
     assert r.code == 0, r.err
     outline, ranges = _by_source(repo, "docs/adr/0001-networking.md"), _by_source(repo, "docs/adr/0002-ip-ranges.md")
@@ -357,8 +351,7 @@ def test_links_written_relative_to_the_imported_file_name_the_file_from_the_repo
     (repo / "svc" / ".cursor" / "rules" / "tests.mdc").write_text(
         "- Put new tests under [tests/](mdc:svc/tests) and read [the guide](../../../docs/testing.md) first\n",
         encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "docs")
+    commit(repo, "docs")
     assert invoke("import", "adr").code == 0
     assert invoke("import", "cursor-rules", "svc").code == 0
     data = _by_source(repo, "docs/architecture/decisions/0017-terraform-data.md").body
@@ -381,8 +374,7 @@ def test_adrs_in_markdown_and_mdx_are_read_and_other_formats_named(repo):
     (folder / "0003-use-make.markdown").write_text("# 3. Use make\n\n## Status\n\nAccepted\n\n## Decision\n\n"
                                                    "Every task is a make target.\n", encoding="utf-8")
     (folder / "0004-use-sphinx.rst").write_text("Use Sphinx\n==========\n\nAccepted.\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "adrs")
+    commit(repo, "adrs")
     r = invoke("import", "adr", "--json")
     assert r.code == 0, r.err
     out = json.loads(r.out)
@@ -396,8 +388,7 @@ def test_other_harnesses_guidance_files_import_when_named(repo):
     """docs/import.md says GEMINI.md and .windsurfrules import as `agents-md` given as PATH."""
     (repo / "GEMINI.md").write_text("# Style\n\n- Prefer small pure functions in every module\n", encoding="utf-8")
     (repo / ".windsurfrules").write_text("- Use snake case for all python identifiers\n", encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "guidance")
+    commit(repo, "guidance")
     for name, title in [("GEMINI.md", "Prefer small pure functions in every module"),
                         (".windsurfrules", "Use snake case for all python identifiers")]:
         r = invoke("import", "agents-md", name, "--json")
