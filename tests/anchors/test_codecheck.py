@@ -160,7 +160,7 @@ def test_a_fact_listing_many_slow_patterns_costs_what_one_does():
     checks = [Check("forbid", f"{SLOW}{n}") for n in range(20)]
     start = time.monotonic()
     violations, failed = codecheck.evaluate(checks, "a.go", LINE, None)
-    assert time.monotonic() - start < 1.5 and violations == []
+    assert time.monotonic() - start < 3.0 and violations == []  # bounds, not speed: unbounded it is 5 s
     assert len(failed) == 3 and all("took longer than 0.25 s" in f for f in failed[:2])
     assert "ran out of time 2 times in this run; the rest were not tried" in failed[2]
 
@@ -174,7 +174,7 @@ def test_within_a_run_a_slow_pattern_is_not_retried_and_a_stalling_fact_is_dropp
     with codecheck.budget(60):
         said = [codecheck.evaluate(slow, f"f{n}.go", LINE, None)[1] for n in range(10)]
         found = [codecheck.evaluate(good, f"f{n}.go", LINE, None)[0] for n in range(10)]
-    assert time.monotonic() - start < 1.5  # two stops of 0.25 s, then nothing of that fact runs
+    assert time.monotonic() - start < 4.0  # two stops of 0.25 s, then nothing of that fact runs (not 7.5 s)
     assert any("ran out of time 2 times in this run" in line for line in said[-1])
     assert all(len(v) == 1 for v in found)  # another fact's check still runs everywhere
 
@@ -182,11 +182,11 @@ def test_within_a_run_a_slow_pattern_is_not_retried_and_a_stalling_fact_is_dropp
 def test_a_run_gives_all_its_checks_together_the_budget_and_says_what_it_left():
     import time
 
-    facts = [[Check("forbid", f"{SLOW}{n}")] for n in range(12)]
+    facts = [[Check("forbid", f"{SLOW}{n}")] for n in range(40)]
     start = time.monotonic()
     with codecheck.budget(0.6):
         said = [codecheck.evaluate(checks, "a.go", LINE, None)[1] for checks in facts]
-    assert time.monotonic() - start < 1.2
+    assert time.monotonic() - start < 4.0  # the budget and one stop, not 40 x 0.25 s (bounds on a busy machine)
     assert said[-1] == ["`check`: the checks of this run took all of their 0.6 s (a slow pattern elsewhere)"]
 
 
@@ -205,7 +205,7 @@ def test_reading_a_fact_compiles_none_of_its_patterns():
 
     start = time.monotonic()
     checks, problems = codecheck.parse({"forbid": slow_to_compile(0, 30)})
-    assert time.monotonic() - start < 0.5 and problems == [] and len(checks) == 30
+    assert time.monotonic() - start < 3.0 and problems == [] and len(checks) == 30  # compiled: ~6 s
 
 
 def test_compiling_a_pattern_counts_in_the_run_s_budget():
@@ -213,6 +213,9 @@ def test_compiling_a_pattern_counts_in_the_run_s_budget():
 
     start = time.monotonic()
     with codecheck.budget(0.6):
-        _, failed = codecheck.evaluate([Check("forbid", p) for p in slow_to_compile(100, 20)], "a.go", LINE, None)
-    assert time.monotonic() - start < 1.0
-    assert failed == ["`check`: the checks of this run took all of their 0.6 s (a slow pattern elsewhere)"]
+        _, failed = codecheck.evaluate([Check("forbid", p) for p in slow_to_compile(100, 60)], "a.go", LINE, None)
+    assert time.monotonic() - start < 4.0  # compiled in full, ~12 s
+    # Each compile is timed: the run's budget ends it (a quiet machine), or on a busy one compiles
+    # pass their own 0.25 s and the fact is dropped after two; never a compile past both.
+    bounded = ("took all of their 0.6 s", "took longer than 0.25 s", "ran out of time 2 times in this run")
+    assert failed and all(any(b in f for b in bounded) for f in failed), failed

@@ -11,17 +11,17 @@ LINE = "x = 'an ordinary line of code with some words in it, long enough to back
 
 
 def test_a_slow_pattern_is_tried_once_for_the_whole_tree_and_the_fact_s_other_check_still_counts(repo):
-    for n in range(20):
+    for n in range(40):
         write(repo, f"src/m{n}.py", LINE)
     write_fact(repo, "CON-AAAA", "constraint", title="No words", anchors=["src/**"],
                check={"forbid": ["(.*)*X", "words"]})
     commit(repo, "init")
     start = time.monotonic()
     r = invoke("doctor", "--check-code")
-    assert time.monotonic() - start < 3  # was 0.25 s for every file
+    assert time.monotonic() - start < 5  # was 0.25 s for every file: 10 s (a bound, loose for a busy machine)
     slow = [line for line in r.out.splitlines() if "[bad-check]" in line]
     assert len(slow) == 1 and "`check` forbid /(.*)*X/ took longer than 0.25 s" in slow[0]
-    assert sum("[code-check]" in line for line in r.out.splitlines()) == 20
+    assert sum("[code-check]" in line for line in r.out.splitlines()) == 40
 
 
 TOKEN = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"

@@ -161,7 +161,7 @@ def test_an_edit_to_a_fifo_or_a_link_out_of_the_repository_reads_nothing(checked
                    "tool_input": {"file_path": str(checked / "src" / name), "content": "print('outside')\n"}}
         start = time.monotonic()
         result = hook("pre-edit", payload)
-        assert time.monotonic() - start < 4 and "time budget" not in result.err
+        assert time.monotonic() - start < 6 and "time budget" not in result.err  # the FIFO held all 8 s
         # the line the link's target already had counts as added: the target was not read
         assert "src/" + name + ":1: adds `print('outside')`" in out(result)["additionalContext"]
 
@@ -177,7 +177,7 @@ def test_a_fact_with_many_slow_patterns_costs_its_share_and_a_deny_check_still_r
     assert invoke("rebuild").code == 0
     start = time.monotonic()
     said = out(hook("pre-edit", edit(checked, BAD)))
-    assert time.monotonic() - start < 4
+    assert time.monotonic() - start < 6  # not the 8 s budget that forty stops of 0.25 s spent
     assert said["permissionDecision"] == "deny" and "CON-AAAA" in said["permissionDecisionReason"]
 
 

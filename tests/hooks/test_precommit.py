@@ -230,7 +230,7 @@ def test_the_checks_of_a_commit_share_one_budget_and_say_what_they_left(repo, mo
 
     monkeypatch.setattr(codecheck, "COMMIT_BUDGET", 1.0)
     write(repo, "ops/login.sh", SCRIPT)
-    for n in range(16):
+    for n in range(40):
         write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Slow {n}", anchors=["ops/login.sh"],
                    check={"forbid": f"(.*)*X{n}"})
     commit(repo, "init")
@@ -238,7 +238,7 @@ def test_the_checks_of_a_commit_share_one_budget_and_say_what_they_left(repo, mo
     git(repo, "add", "ops/login.sh")
     start = time.monotonic()
     r = invoke("hook", "pre-commit")
-    assert time.monotonic() - start < 2.5 and r.code == 0
+    assert time.monotonic() - start < 5 and r.code == 0  # 40 x 0.25 s = 10 s unbounded
     assert "the checks of this run took all of their 1 s" in r.out
 
 
