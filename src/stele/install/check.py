@@ -10,7 +10,6 @@ file. What cannot be read (Codex's per-hook review) is said as a step to take, n
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -21,8 +20,8 @@ from pathlib import Path
 from .. import textform
 from ..errors import SteleError
 from ..project import Project
-from .files import read_regular
-from .jsonhooks import COMMAND_KEYS, foreign, is_ours
+from .files import EditError, read_regular
+from .jsonhooks import COMMAND_KEYS, foreign, is_ours, load_object
 
 OK, NOTE, WARN, ERROR = "ok", "note", "warning", "error"
 
@@ -35,18 +34,17 @@ class Finding:
 
 
 def _load_json(path: Path) -> tuple[dict | None, str | None]:
+    """The object a settings file holds, read as the installer reads it (`read_regular`, a BOM, CRLF,
+    `load_object`), or why not."""
     try:
         raw, _ = read_regular(path)
-        if raw is None:
-            return None, None
-        data = json.loads(textform.decode(raw)[0])  # as the installer reads it (a BOM, CRLF)
+        return (None, None) if raw is None else (load_object(textform.decode(raw)[0]), None)
     except SteleError as e:
         return None, str(e)
-    except (OSError, ValueError) as e:
-        return None, f"{path} is not valid JSON ({e}): the harness ignores it, hooks included"
-    except RecursionError:
-        return None, f"{path} is nested too deeply to read"
-    return (data, None) if isinstance(data, dict) else (None, f"{path} is not a JSON object")
+    except EditError as e:
+        return None, f"{path}: {e}: the harness ignores it, hooks included"
+    except OSError as e:
+        return None, f"{path} cannot be read ({e})"
 
 
 def _handlers(hooks: dict):

@@ -198,6 +198,8 @@ def read_regular(path: Path, shown: Path | None = None) -> tuple[bytes | None, i
     """A file's bytes and permission bits (None, None when it is absent). Anything but a regular file
     is refused with its name before it is opened: reading a FIFO waits forever, and writing over a
     link to /dev/null would replace the device with a file."""
+    from .. import treefile
+
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -207,7 +209,7 @@ def read_regular(path: Path, shown: Path | None = None) -> tuple[bytes | None, i
         leads = f" (it leads to {real})" if real != str(name) else ""
         raise SteleError(f"{name}: is not a regular file{leads}; Stele reads and writes only regular files: "
                          "make the change by hand")
-    return path.read_bytes(), mode & 0o7777
+    return treefile.read_bytes(path), mode & 0o7777  # opened without blocking: a swap since is refused too
 
 
 def _text(path: Path, data: bytes | None) -> tuple[str | None, textform.Form]:
