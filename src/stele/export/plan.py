@@ -101,10 +101,7 @@ def _generated(root: Path, harness: Harness) -> dict[str, bytes]:
     found = {}
     for path in sorted(folder.glob(f"stele-*{harness.suffix}")):
         if path.is_file() and not path.is_symlink():
-            try:
-                data = _read(root, path.relative_to(root).as_posix())
-            except Refused:
-                continue
+            data = _found(root, path.relative_to(root).as_posix())
             if data is not None and MARK.encode() in data[:HEAD_BYTES]:
                 found[path.relative_to(root).as_posix()] = data
     return found
@@ -114,16 +111,10 @@ def _agents_files(root: Path, listing: list[str] | None = None) -> dict[str, byt
     """Every AGENTS.md in the working tree (tracked or not ignored) that holds a generated block."""
     found = {}
     for rel in gitrepo.ls_files(root) if listing is None else listing:
-        if PurePosixPath(rel).name == agents.NAME:
-            try:
-                data = _read(root, rel)
-            except Refused:
-                continue
-            if data is None:
-                continue
-            if agents.BEGIN.encode() in data or agents.BEGIN.encode("utf-16-le") in data \
-                    or agents.BEGIN.encode("utf-16-be") in data:
-                found[rel] = data
+        if PurePosixPath(rel).name != agents.NAME or (data := _found(root, rel)) is None:
+            continue
+        if any(agents.BEGIN.encode(codec) in data for codec in ("utf-8", "utf-16-le", "utf-16-be")):
+            found[rel] = data
     return found
 
 
@@ -146,6 +137,14 @@ def _read(root: Path, rel: str) -> bytes | None:
         return None
     except OSError as e:
         raise Refused(str(e)) from None
+
+
+def _found(root: Path, rel: str) -> bytes | None:
+    """`_read`, with what it refuses counted as nothing there (a generated file is only looked for)."""
+    try:
+        return _read(root, rel)
+    except Refused:
+        return None
 
 
 def plan(project: Project, facts: list[Fact], harnesses: list[str], on: dt.date) -> Plan:
