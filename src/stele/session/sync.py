@@ -29,9 +29,8 @@ from .. import clock
 from ..errors import SteleError
 from ..project import Project
 from ..textcut import counted
-from . import author
+from . import author, wal
 from . import segment as seg
-from . import wal
 from .remote import Remote
 
 TYPE_CHECKING = False
