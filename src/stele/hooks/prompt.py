@@ -56,7 +56,7 @@ def preamble(ctx: Context) -> tuple[str, str]:
 
     pre = for_scope(ctx.project, session=sid)
     text = pre.render()
-    if len(text) < ctx.max_chars or not pre.steering:
+    if len(text) < ctx.max_chars or not pre.own_steering:
         return text, ""
     return pre.render(steering=False), pre.render_steering()
 

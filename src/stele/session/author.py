@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .wal import Entry
 
 NAME_MAX = 64
+UNKNOWN = "unknown"  # the host (or agent) of a team entry that names none readable
 _NOT_NAME = lazy(r"[^A-Za-z0-9 ._-]+")
 
 
@@ -44,4 +45,4 @@ def byline(agent: str | None, host: str | None) -> str:
     """`agent@host` for a team entry ("" for a local one: the reader is the one who wrote it)."""
     if not host:
         return ""
-    return f"{agent or 'unknown'}@{host}"
+    return f"{agent or UNKNOWN}@{host}"

@@ -12,8 +12,9 @@ Callers never see a botocore exception.
 """
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..errors import SteleError
@@ -29,6 +30,7 @@ _REFUSED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "Expi
 _MISSING = {"NoSuchKey", "404", "NotFound"}
 _EXISTS = {"PreconditionFailed", "412", "ConditionalRequestConflict"}
 RETRY_ROOM_S = 4.0  # botocore's standard backoff before a third attempt is at most 4 s
+GRACE_S = 2.0  # past the deadline, how long a call may still take to end on its own timeout (a connect's)
 
 
 class StoreError(SteleError):
@@ -143,18 +145,52 @@ class ObjectStore:
         self._left()
         method = {"PutObject": "put_object", "GetObject": "get_object", "ListObjectsV2": "list_objects_v2",
                   "HeadBucket": "head_bucket"}[op]
-        try:
-            return getattr(self._client, method)(**kwargs)
-        except Exception as e:
-            raise _translate(self.remote, op, key, e) from None
+
+        def call() -> Any:
+            try:
+                return getattr(self._client, method)(**kwargs)
+            except Exception as e:
+                raise _translate(self.remote, op, key, e) from None
+
+        return self._within(call)
 
     def _read(self, body: Any, key: str, limit: int | None = None) -> bytes:
-        try:
-            return body.read() if limit is None else body.read(limit + 1)
-        except Exception as e:
-            raise _translate(self.remote, "GetObject", key, e) from None
-        finally:
-            body.close()
+        def read() -> bytes:
+            try:
+                return body.read() if limit is None else body.read(limit + 1)
+            except Exception as e:
+                raise _translate(self.remote, "GetObject", key, e) from None
+            finally:
+                body.close()
+
+        return self._within(read)
+
+    def _within(self, work: Callable[[], Any]) -> Any:
+        """`work()`, given up at the deadline. botocore's read timeout bounds each socket read, not a
+        request: a store that answers a byte at a time (a slowloris, a broken proxy) renews it with every
+        byte and would hold a sync, `doctor`, and the sync lock for as long as it trickles. So under a
+        deadline the request runs in a daemon thread that is left behind when the deadline (and GRACE_S
+        for its own timeout to speak first) has passed; the process ending closes its socket."""
+        if self.deadline is None:
+            return work()
+        box: list[tuple[bool, Any]] = []
+
+        def run() -> None:
+            try:
+                box.append((True, work()))
+            except BaseException as e:  # handed to the caller's thread below
+                box.append((False, e))
+
+        worker = threading.Thread(target=run, name="stele-s3", daemon=True)
+        worker.start()
+        worker.join(max(0.0, self.deadline - time.monotonic()) + GRACE_S)
+        if not box:
+            raise Unreachable(f"{self.remote.where()}: the store is unreachable (no whole answer by "
+                              "the sync deadline); what is not synced stays in the local log for the next sync")
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
 
 
 class _Exists(Exception):

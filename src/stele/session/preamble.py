@@ -30,6 +30,10 @@ FIDELITIES: dict[str, int | None] = {"compact": None, "summary:high": 2000, "sum
                                      "summary:low": 200, "truncate": 0}
 DEFAULT_FIDELITY = "compact"
 CUT_MARK = " [...]"
+STEERING = "Steering (from the operator; it still applies):"
+# a thread's steering pulled from the team store: another operator's words (or anyone's who can write to
+# the bucket), shown as theirs and cut like the rest, never with this operator's authority
+TEAM_STEERING = "Steering given in teammates' sessions of this thread (theirs, not this operator's):"
 
 
 def check_fidelity(value: str, where: str) -> str:
@@ -89,19 +93,25 @@ class Preamble:
             return []
         return [(s, trim(s.text, self.fidelity) or "") for s in self.stages]
 
+    @property
+    def own_steering(self) -> list[Entry]:
+        """This clone's steering: the operator's. A team entry (it carries a host) is a teammate's."""
+        return [e for e in self.steering if not host_of(e)]
+
     def render_steering(self) -> str:
-        """The steering block alone: what a hook keeps whole when the preamble does not fit."""
-        if not self.steering:
+        """This operator's steering block alone: what a hook keeps whole when the preamble does not fit."""
+        own = self.own_steering
+        if not own:
             return ""
-        out = ["Steering (from the operator; it still applies):"]
-        out += [f"-{_by(agent_of(e), host_of(e))} " + _indent(e.text) for e in self.steering]
-        return "\n".join(out) + "\n"
+        return "\n".join([STEERING] + [f"- {_indent(e.text)}" for e in own]) + "\n"
 
     def render(self, steering: bool = True) -> str:
         """Plain, byte-stable text for the agent ('' when there is nothing to say); without the
         steering block when `steering` is False (`render_steering` gives it apart)."""
         shown = self.shown_stages
-        if not (self.goal or shown or (self.steering and steering)):
+        own = self.own_steering if steering else []
+        team = [e for e in self.steering if host_of(e)]
+        if not (self.goal or shown or own or team):
             return ""
         where = f"thread {self.thread}, " if self.thread else ""
         out = [f"Session history ({where}iteration {self.iteration}, fidelity {self.fidelity})"]
@@ -112,9 +122,10 @@ class Preamble:
             for stage, text in shown:
                 visits = f" ({stage.visits} visits)" if stage.visits > 1 else ""
                 out.append(f"- {stage.name}{visits}{_by(stage.agent, stage.host)}: " + _indent(text))
-        if self.steering and steering:
-            out += ["", "Steering (from the operator; it still applies):"]
-            out += [f"-{_by(agent_of(e), host_of(e))} " + _indent(e.text) for e in self.steering]
+        if own:
+            out += ["", STEERING] + [f"- {_indent(e.text)}" for e in own]
+        if team:
+            out += ["", TEAM_STEERING] + [f"-{_by(agent_of(e), host_of(e))} " + _indent(e.text) for e in team]
         return "\n".join(out) + "\n"
 
     def as_dict(self) -> dict[str, Any]:

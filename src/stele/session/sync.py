@@ -29,8 +29,8 @@ from .. import clock
 from ..errors import SteleError
 from ..project import Project
 from ..textcut import counted
+from . import author, wal
 from . import segment as seg
-from . import wal
 from .remote import Remote
 
 TYPE_CHECKING = False
@@ -412,9 +412,11 @@ def _pull_one(project: Project, remote: Remote, store: Any, session: str, seq: i
         result.problems.append(f"{where}: {e}; skipped (the rest of the sync went on)")
         bad[obj.key] = {"etag": obj.etag, "why": str(e)}
         return None
-    # the host is stamped before redaction: a trailer's words are the writer's, untrusted like its lines
-    lines = [wal.redact_entry({**e, "host": e.get("host", segment.host)} if segment.host else e, patterns,
-                              result.redacted)
+    # Every pulled line carries a host that reads as a name: a line without one reads as this clone's
+    # own (no byline), so a segment naming no host could pass its steering off as this operator's. The
+    # host is stamped before redaction: a trailer's words are the writer's, untrusted like its lines.
+    lines = [wal.redact_entry({**e, "host": author.clean(e.get("host")) or author.clean(segment.host)
+                               or author.UNKNOWN}, patterns, result.redacted)
              for e in segment.entries]
     path = wal.team_segment_path(project, session, seq)
     write_file(path, "".join(seg.line(x).decode("utf-8") for x in lines))
