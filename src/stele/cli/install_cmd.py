@@ -77,6 +77,7 @@ def install(
     """Wire Stele into agent harnesses and git hooks (idempotent; keeps everything already there)."""
     from ..errors import SteleError, UsageError
     from ..install import targets as inst
+    from ..install.files import preflight
 
     p = project()
     if (live or probe) and not check:
@@ -101,8 +102,12 @@ def install(
     if scope == ScopeChoice.project and not dry_run and not p.stele_dir.is_dir():
         raise SteleError(f"{p.root} has no .stele/ yet: run `stele init` first (the hooks stay silent "
                          "in a repository without Stele)")
-    results = [(t.name, t.install(p, dry_run=dry_run, scope=scope.value, **_rules(t.name, rules)))
-               for t in chosen]
+    # every change worked out first, so that a refusal (a read-only file, JSON Stele cannot edit)
+    # comes before anything is written: hooks and MCP entries land together or not at all
+    results = [(t.name, t.install(p, dry_run=True, scope=scope.value, **_rules(t.name, rules))) for t in chosen]
+    if not dry_run:
+        preflight([c for _, changes in results for c in changes])
+        results = [(t.name, t.install(p, scope=scope.value, **_rules(t.name, rules))) for t in chosen]
     _report(p, results, dry_run, wants_json(fmt, json_))
     if not dry_run:
         _would_run(p, [t.name for t in chosen])
@@ -162,8 +167,12 @@ def uninstall(
 ) -> None:
     """Take Stele out of harnesses and git hooks, restoring what was there before."""
     from ..install import targets as inst
+    from ..install.files import preflight
 
     p = project()
     chosen = [inst.get(name) for name in dict.fromkeys(target)]
-    results = [(t.name, t.uninstall(p, dry_run=dry_run, scope=scope.value)) for t in chosen]
+    results = [(t.name, t.uninstall(p, dry_run=True, scope=scope.value)) for t in chosen]
+    if not dry_run:  # all or nothing, as for install
+        preflight([c for _, changes in results for c in changes])
+        results = [(t.name, t.uninstall(p, scope=scope.value)) for t in chosen]
     _report(p, results, dry_run, wants_json(fmt, json_))

@@ -21,7 +21,8 @@ from .. import textform
 from ..errors import SteleError
 from ..project import Project
 from .files import EditError, read_regular
-from .jsonhooks import COMMAND_KEYS, foreign, is_ours, load_object
+from .jsonhooks import COMMAND_KEYS, foreign, is_ours
+from .jsontext import load_object
 
 OK, NOTE, WARN, ERROR = "ok", "note", "warning", "error"
 
@@ -33,12 +34,12 @@ class Finding:
     message: str
 
 
-def _load_json(path: Path) -> tuple[dict | None, str | None]:
+def _load_json(path: Path, comments: bool = False) -> tuple[dict | None, str | None]:
     """The object a settings file holds, read as the installer reads it (`read_regular`, a BOM, CRLF,
-    `load_object`), or why not."""
+    `load_object` in the harness's dialect: `comments` where it accepts them), or why not."""
     try:
         raw, _ = read_regular(path)
-        return (None, None) if raw is None else (load_object(textform.decode(raw)[0]), None)
+        return (None, None) if raw is None else (load_object(textform.decode(raw)[0], comments), None)
     except SteleError as e:
         return None, str(e)
     except EditError as e:
@@ -69,8 +70,8 @@ def _regex_ok(matcher) -> bool:
     return True
 
 
-def _hook_file(name: str, path: Path, out: list[Finding]) -> dict | None:
-    data, error = _load_json(path)
+def _hook_file(name: str, path: Path, out: list[Finding], comments: bool = False) -> dict | None:
+    data, error = _load_json(path, comments)
     if error:
         out.append(Finding(name, ERROR, error))
         return None
@@ -152,9 +153,11 @@ def _codex(project: Project, out: list[Finding]) -> None:
 
 
 def _gemini(project: Project, out: list[Finding]) -> None:
+    from .gemini import HOOKS  # Gemini reads comments in its settings and trusted folders files
+
     found = []
     for path in (project.root / ".gemini" / "settings.json", Path.home() / ".gemini" / "settings.json"):
-        data = _hook_file("gemini", path, out)
+        data = _hook_file("gemini", path, out, HOOKS.comments)
         if data:
             found.append((path, data))
             for event, matcher, h in _handlers(data["hooks"]):
@@ -164,14 +167,14 @@ def _gemini(project: Project, out: list[Finding]) -> None:
     if not found:
         return
     for path in (project.root / ".gemini" / "settings.json", Path.home() / ".gemini" / "settings.json"):
-        data, _ = _load_json(path)
+        data, _ = _load_json(path, HOOKS.comments)
         cfg = (data or {}).get("hooksConfig")
         if isinstance(cfg, dict) and cfg.get("enabled") is False:
             out.append(Finding("gemini", ERROR, f"{path}: hooksConfig.enabled is false: no hook runs"))
     if (project.root / ".gemini" / "settings.json").exists():
         trust_file = Path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or
                           Path.home() / ".gemini" / "trustedFolders.json")
-        folders, _ = _load_json(trust_file)
+        folders, _ = _load_json(trust_file, HOOKS.comments)
         trusted = any((v == "TRUST_FOLDER" and project.root == Path(k)) or
                       (v in ("TRUST_FOLDER", "TRUST_PARENT") and Path(k) in project.root.parents)
                       for k, v in (folders or {}).items())

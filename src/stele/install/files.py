@@ -1,8 +1,10 @@
 """Changing other tools' files so that uninstall can give them back.
 
 Every installer describes its change to a file as an `Edit`: `apply(old)` gives the file with
-Stele's entries in (from the old text, None when absent), `remove(text, created)` gives it with
-them out (None to delete the file). This module does the rest, the same way for every target:
+Stele's entries in (from the old text, None when absent), `remove(text, created, before)` gives it
+with them out (None to delete the file; `before` is the text Stele first found, when the ledger has
+it, so that what was there already stays: an empty `hooks` object, say). This module does the rest,
+the same way for every target:
 
 - A ledger under `<scope>/.stele/state/install/` keeps, for each file Stele changed, the original
   bytes and permission bits from the first time (or "did not exist"), the hash of the bytes Stele
@@ -16,6 +18,10 @@ them out (None to delete the file). This module does the rest, the same way for 
   symbolic link (a dotfiles setup) is written through, never replaced by a file.
 - Writes are atomic, a second install that changes nothing writes nothing, and a dry run computes
   the same changes (with a diff) and touches nothing, ledger and lock included.
+- A file someone made read-only is read-only on purpose: a change to it is refused with its name
+  (`refuse_unwritable`), and before a target writes anything every file it would change is checked
+  (`preflight`), so an install lands whole or not at all. A rename over a file ignores the file's own
+  permission bits, which is why this is checked and not left to the write.
 """
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ class EditError(ValueError):
 class Edit(Protocol):
     def apply(self, old: str | None) -> str: ...
 
-    def remove(self, text: str, created: bool) -> str | None: ...
+    def remove(self, text: str, created: bool, before: str | None = None) -> str | None: ...
 
 
 # What a target changes in one scope: (path, edit, a note shown when the file changes)
@@ -109,7 +115,7 @@ class Ledger:
             return None
 
     def record(self, path: Path, old: bytes | None, new: bytes, mode: int | None, created_dirs: list[Path],
-               baseline: Callable[[bool], bytes | None]) -> None:
+               baseline: Callable[[bool, bytes | None], bytes | None]) -> None:
         """Note that Stele wrote `new` over `old` (whose permission bits were `mode`). The first time,
         `old` is what uninstall restores. When someone changed the file after Stele last wrote it,
         their version minus Stele's entries (`baseline`) becomes what uninstall restores, so a
@@ -117,7 +123,7 @@ class Ledger:
         key = self.key(path)
         entry = self.entries.get(key)
         if entry is not None and old is not None and digest(old) != entry.get("written"):
-            original = baseline(not entry.get("existed"))
+            original = baseline(not entry.get("existed"), self.original(key))
             entry["existed"] = original is not None
             if original is not None:
                 atomic.write(self.backup_path(key), original, mode=0o600)
@@ -212,6 +218,42 @@ def read_regular(path: Path, shown: Path | None = None) -> tuple[bytes | None, i
     return treefile.read_bytes(path), mode & 0o7777  # opened without blocking: a swap since is refused too
 
 
+def unwritable(path: Path) -> str | None:
+    """Why Stele may not write `path` (through a link: its target), or None. A file without a write
+    bit, or one this user may not write, was made so on purpose; a folder the file cannot be created
+    or replaced in (a write goes through a temporary file beside it) would fail half way."""
+    real = _real(path)
+    try:
+        mode = real.stat().st_mode
+    except FileNotFoundError:
+        folder = real.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"{folder}: is not writable, so Stele cannot create {path} in it"
+        return None
+    if not mode & 0o222 or not os.access(real, os.W_OK):
+        return (f"{path}: is read-only (mode {stat.S_IMODE(mode):03o}), and Stele does not change a file you made "
+                f"read-only: make it writable (`chmod u+w {real}`) and run again, or make the change by hand "
+                "(`--dry-run` shows it)")
+    if not os.access(real.parent, os.W_OK | os.X_OK):
+        return f"{real.parent}: is not writable, so Stele cannot replace {path} in it"
+    return None
+
+
+def refuse_unwritable(path: Path) -> None:
+    why = unwritable(path)
+    if why:
+        raise SteleError(why)
+
+
+def preflight(changes: list[Change]) -> None:
+    """Refuse before anything is written when any of the changes a dry run found could not be made."""
+    for change in changes:
+        if change.action != "unchanged":
+            refuse_unwritable(change.path)
+
+
 def _text(path: Path, data: bytes | None) -> tuple[str | None, textform.Form]:
     if data is None:
         return None, textform.PLAIN
@@ -219,6 +261,18 @@ def _text(path: Path, data: bytes | None) -> tuple[str | None, textform.Form]:
         return textform.decode(data)
     except UnicodeDecodeError as e:
         raise SteleError(f"{path}: cannot be read as text ({e}); make the change by hand") from None
+
+
+def _decoded(data: bytes | None) -> str | None:
+    """The ledger's copy of a file as text (None when there is none, or it is not text)."""
+    try:
+        return None if data is None else textform.decode(data)[0]
+    except UnicodeDecodeError:
+        return None
+
+
+def _joined(*parts: str | None) -> str:
+    return "; ".join(p for p in parts if p)
 
 
 def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str = "") -> Change:
@@ -231,15 +285,17 @@ def install_file(scope: Scope, path: Path, edit: Edit, dry_run: bool, note: str 
             return Change(path, "unchanged")
         action = "created" if old is None else "updated"
         if dry_run:
-            return Change(path, action, note, diff(path, old, new))
+            return Change(path, action, _joined(note, unwritable(path) and "not writable: a real run refuses it"),
+                          diff(path, old, new))
+        refuse_unwritable(path)
         data = textform.encode(new, form)
         dirs = _missing_dirs(real, scope.root) if real == path else []
         # an existing file keeps its mode; a new one gets the edit's (a hook script is executable)
         atomic.write(real, data, mode=getattr(edit, "mode", None) if raw is None else None)
 
-        def baseline(created: bool) -> bytes | None:
+        def baseline(created: bool, before: bytes | None) -> bytes | None:
             assert old is not None
-            text = _checked(path, edit.remove, old, created)
+            text = _checked(path, edit.remove, old, created, _decoded(before))
             return None if text is None else textform.encode(text, form)
 
         Ledger(scope).record(path, raw, data, mode, dirs, baseline)
@@ -265,7 +321,7 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
             data, action, detail = ledger.original(key), "restored", "as it was before Stele"
             mode = entry.get("mode")
         else:
-            text = _checked(path, edit.remove, current, created)
+            text = _checked(path, edit.remove, current, created, _decoded(ledger.original(key)))
             data = None if text is None else textform.encode(text, form)
             action, detail, mode = "updated", "Stele's entries taken out", None
         if data == raw:
@@ -273,7 +329,9 @@ def uninstall_file(scope: Scope, path: Path, edit: Edit, dry_run: bool) -> Chang
         if data is None:
             action, detail = "removed", ""
         if dry_run:
-            return Change(path, action, detail, diff(path, current, None if data is None else _text(path, data)[0]))
+            return Change(path, action, _joined(detail, unwritable(path) and "not writable: a real run refuses it"),
+                          diff(path, current, None if data is None else _text(path, data)[0]))
+        refuse_unwritable(path)
         if data is None:
             real.unlink()
         else:
@@ -294,7 +352,7 @@ class WholeFile:
     def apply(self, old: str | None) -> str:
         return self.text
 
-    def remove(self, text: str, created: bool) -> str | None:
+    def remove(self, text: str, created: bool, before: str | None = None) -> str | None:
         return None if text == self.text else text  # changed by someone: theirs now
 
 
@@ -328,7 +386,7 @@ class TextBlock:
             return old[: span[0]] + self.block + old[span[1]:]
         return old + ("\n" if old.endswith("\n") else "\n\n") + self.block
 
-    def remove(self, text: str, created: bool) -> str | None:
+    def remove(self, text: str, created: bool, before: str | None = None) -> str | None:
         span = self._span(text)
         if not span:
             return text
@@ -359,8 +417,12 @@ class FileTarget:
 
     def install(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]:
         where = self._scope(project, scope)
+        if not dry_run:  # all of its files, or none
+            preflight([install_file(where, path, edit, True, note) for path, edit, note in self.plan(where)])
         return [install_file(where, path, edit, dry_run, note) for path, edit, note in self.plan(where)]
 
     def uninstall(self, project: Project, *, dry_run: bool = False, scope: str = "project") -> list[Change]:
         where = self._scope(project, scope)
+        if not dry_run:
+            preflight([uninstall_file(where, path, edit, True) for path, edit, _ in reversed(self.plan(where))])
         return [uninstall_file(where, path, edit, dry_run) for path, edit, _ in reversed(self.plan(where))]

@@ -7,6 +7,8 @@ SessionStart has no matcher: Gemini compares a lifecycle matcher with the source
 (`hookPlanner.ts`), so `startup|resume|clear` would match nothing and the hook would never run.
 SessionEnd has none either, for the same reason (its trigger is the exit reason); Gemini awaits it
 on exit and on /clear, and it pushes the session's lines when a team store is configured.
+Gemini reads settings.json through strip-json-comments (`config/settings.ts`), so `//` and `/* */`
+comments are read here too and kept; a trailing comma is refused, as Gemini's `JSON.parse` refuses it.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ HOOKS = JsonHooks({
     "AfterTool": {"matcher": EDIT_TOOLS, "hooks": [handler("post-edit", "post-edit")]},
     "AfterAgent": {"hooks": [handler("stop", "stop")]},
     "SessionEnd": {"hooks": [handler("session-end", "session-end")]},
-})
+}, comments=True)
 
 
 def plan(scope: Scope) -> Plan:

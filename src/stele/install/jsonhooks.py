@@ -4,19 +4,20 @@ Claude Code, Codex and Gemini share one shape (`hooks.<Event>` is a list of matc
 with a `hooks` list of handlers); Cursor's and Copilot's lists hold the handlers themselves. Either
 way a handler whose command runs `stele hook ` (in the fail-open form `command()` writes, or the bare
 form older installs wrote) is Stele's and nothing else is. The merge keeps every other
-key and hook, the key order and the file's indentation; a second run finds its group already in place
-and changes nothing. New root keys are never added beyond what a new file needs (Codex rejects a
-hooks.json with unknown root keys, `$schema` included).
+key and hook; it is spliced into the file's text (`jsontext`), so every byte but Stele's entries
+stays as it was, and a second run finds its group already in place and changes nothing. New root keys
+are never added beyond what a new file needs (Codex rejects a hooks.json with unknown root keys,
+`$schema` included).
 """
 from __future__ import annotations
 
-import json
-import math
+import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .files import EditError
+from .jsontext import JsonText, blank_of, canonical, checked, had
 
 # `stele hook EVENT` at the start of the command or after `&&`: the bare form of older installs and
 # the guarded form below (a user's own `./wrapper stele hook` is not ours)
@@ -89,84 +90,80 @@ def handler(harness: str, event: str, timeout: int, **extra) -> dict:
     return {"type": "command", "command": command(event, harness), "timeout": timeout, **extra}
 
 
-def _indent(text: str) -> str | int:
-    for line in text.splitlines()[1:]:
-        body = line.lstrip(" \t")
-        if body and len(body) < len(line):
-            return line[: len(line) - len(body)]
-    return 2
-
-
-def _finite(text: str) -> float:
-    """A number as Python reads it, refused when it would not be written back as JSON (1e400 reads as
-    inf, which `json.dumps` writes as `Infinity`: no harness would read the file again)."""
-    value = float(text)
-    if math.isinf(value):
-        raise EditError(f"holds the number {text[:40]}, which Stele cannot write back as it is")
-    return value
-
-
-def load_object(text: str) -> dict:
-    """A JSON settings file's text as an object (EditError when it is not one)."""
-    try:
-        data = json.loads(text, parse_float=_finite)
-    except EditError:
-        raise
-    except ValueError as e:
-        raise EditError(f"not valid JSON ({e})") from None
-    except RecursionError:
-        raise EditError("nested too deeply to read") from None
-    if not isinstance(data, dict):
-        raise EditError("not a JSON object")
-    return data
-
-
-def dump(data: dict, like: str | None) -> str:
-    """`data` indented as the file's text `like` was (2 spaces for a new file), ending as it ended."""
-    indent = _indent(like) if like else 2
-    end = "\n" if like is None or like.endswith("\n") else ""
-    return json.dumps(data, indent=indent, ensure_ascii=False) + end
+def _strip_text(doc: JsonText, event: str, keep_last: bool) -> None:
+    """Take Stele's handlers out of `hooks.<event>` in the text, as `_strip` does to the data: a group
+    that is Stele's (or holds only Stele's handlers) goes whole, a shared group loses Stele's handlers.
+    `keep_last`: the last group is the one just added."""
+    while True:
+        groups = doc.data["hooks"][event]
+        n = next((n for n, g in enumerate(groups[:-1] if keep_last else groups) if _has_ours(g)), None)
+        if n is None:
+            return
+        inner = groups[n].get("hooks") if isinstance(groups[n], dict) else None
+        if is_ours(groups[n]) or not (isinstance(inner, list) and any(not is_ours(h) for h in inner)):
+            doc.drop(("hooks", event), n)
+        else:
+            doc.drop(("hooks", event, n, "hooks"), next(k for k, h in enumerate(inner) if is_ours(h)))
 
 
 @dataclass
 class JsonHooks:
-    """`groups` maps an event name to the one entry Stele wants in its list."""
+    """`groups` maps an event name to the one entry Stele wants in its list. `comments`: the harness
+    accepts comments in this file (Gemini CLI), so Stele reads them and keeps them."""
     groups: dict[str, dict]
     new_file: dict[str, Any] = field(default_factory=dict)  # root keys a new file starts with
+    comments: bool = False
 
-    def _load(self, text: str | None) -> dict:
-        if text is None or not text.strip():
-            return dict(self.new_file)
-        data = load_object(text)
-        hooks = data.get("hooks", {})
+    def _load(self, text: str) -> JsonText:
+        doc = JsonText(text, self.comments)
+        hooks = doc.data.get("hooks", {})
         if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
             raise EditError("`hooks` must map each event to a list")
-        return data
+        return doc
 
     def apply(self, old: str | None) -> str:
-        data = self._load(old)
-        hooks = data.setdefault("hooks", {})
+        if old is None or blank_of(old, self.comments):
+            new = canonical({**self.new_file, "hooks": {e: [g] for e, g in self.groups.items()}})
+            if old and old.strip():  # nothing but comments: they stay, the object goes after them
+                return old + ("" if old.endswith("\n") else "\n") + new
+            return new
+        doc = self._load(old)
+        expected = copy.deepcopy(doc.data)
+        hooks = expected.setdefault("hooks", {})
         for event, wanted in self.groups.items():
             groups = hooks.get(event, [])
             if [g for g in groups if _has_ours(g)] != [wanted]:
                 hooks[event] = _strip(groups) + [wanted]
-        new = dump(data, old)
-        if old is not None and old.strip() and load_object(old) == data:
-            return old  # nothing to add: keep the bytes exactly
-        return new
+        if "hooks" not in doc.data:
+            doc.add((), hooks, key="hooks")
+        for event, wanted in self.groups.items():
+            groups = doc.data["hooks"].get(event)
+            if groups is None:
+                doc.add(("hooks",), [wanted], key=event)
+            elif [g for g in groups if _has_ours(g)] != [wanted]:
+                doc.add(("hooks", event), wanted)
+                _strip_text(doc, event, keep_last=True)
+        return checked(doc, expected)
 
-    def remove(self, text: str, created: bool) -> str | None:
-        if not text.strip():
+    def remove(self, text: str, created: bool, before: str | None = None) -> str | None:
+        if blank_of(text, self.comments):
             return text
-        data = self._load(text)
-        hooks = data.get("hooks", {})
-        for event in list(hooks):
-            if any(_has_ours(g) for g in hooks[event]):
-                hooks[event] = _strip(hooks[event])
-                if not hooks[event]:
-                    del hooks[event]
-        if "hooks" in data and not hooks:
-            del data["hooks"]
-        if created and data == {k: v for k, v in self.new_file.items() if k in data}:
+        doc = self._load(text)
+        # what was there before Stele stays, even when taking Stele's entries out empties it
+        had_hooks, kept = "hooks" in had(before, self.comments), had(before, self.comments, "hooks")
+        expected = copy.deepcopy(doc.data)
+        hooks = expected.get("hooks", {})
+        for event in [e for e in hooks if any(_has_ours(g) for g in hooks[e])]:
+            hooks[event] = _strip(hooks[event])
+            if hooks[event] or event in kept:
+                _strip_text(doc, event, keep_last=False)
+            else:
+                del hooks[event]
+                doc.drop(("hooks",), doc.index(("hooks",), event))
+            if not hooks and not had_hooks:
+                del expected["hooks"]
+                doc.drop((), doc.index((), "hooks"))
+        rest = {k: v for k, v in expected.items() if k != "hooks" or v}
+        if created and rest == {k: v for k, v in self.new_file.items() if k in rest}:
             return None  # nothing left but what Stele started the file with
-        return text if load_object(text) == data else dump(data, text)
+        return checked(doc, expected)

@@ -8,10 +8,10 @@ project's servers once. An existing `stele` entry is left as it is: someone may 
 """
 from __future__ import annotations
 
-from typing import Any
+import copy
 
 from .files import EditError, FileTarget, Plan, Scope
-from .jsonhooks import dump, load_object
+from .jsontext import JsonText, blank_of, canonical, checked, had
 
 NAME = "stele"
 ENTRY = {"type": "stdio", "command": "stele", "args": ["mcp"], "env": {}}
@@ -19,36 +19,47 @@ APPROVE = "Claude Code asks once to approve the project's MCP servers; `claude m
 
 
 class McpJson:
-    """The `mcpServers.stele` entry of an `.mcp.json`, every other key and server kept."""
+    """The `mcpServers.stele` entry of an `.mcp.json`, spliced into the text (`jsontext`): every other
+    key, server and byte kept. Strict JSON: Claude Code reads the file with `JSON.parse`."""
 
     @staticmethod
-    def _load(text: str | None) -> dict[str, Any]:
-        if text is None or not text.strip():
-            return {}
-        data = load_object(text)
-        if not isinstance(data.get("mcpServers", {}), dict):
+    def _load(text: str) -> JsonText:
+        doc = JsonText(text)
+        if not isinstance(doc.data.get("mcpServers", {}), dict):
             raise EditError("expected an object with an `mcpServers` object")
-        return data
+        return doc
 
     def apply(self, old: str | None) -> str:
-        data = self._load(old)
-        servers = data.setdefault("mcpServers", {})
-        if NAME in servers and old is not None:
+        if old is None or blank_of(old, False):
+            return canonical({"mcpServers": {NAME: ENTRY}})
+        doc = self._load(old)
+        if NAME in doc.data.get("mcpServers", {}):
             return old
-        servers[NAME] = dict(ENTRY)
-        return dump(data, old)
+        expected = copy.deepcopy(doc.data)
+        expected.setdefault("mcpServers", {})[NAME] = ENTRY
+        if "mcpServers" in doc.data:
+            doc.add(("mcpServers",), ENTRY, key=NAME)
+        else:
+            doc.add((), {NAME: ENTRY}, key="mcpServers")
+        return checked(doc, expected)
 
-    def remove(self, text: str, created: bool) -> str | None:
-        data = self._load(text)
-        servers = data.get("mcpServers", {})
+    def remove(self, text: str, created: bool, before: str | None = None) -> str | None:
+        if blank_of(text, False):
+            return text
+        doc = self._load(text)
+        servers = doc.data.get("mcpServers", {})
         if NAME not in servers:
             return text
-        del servers[NAME]
-        if not servers:
-            del data["mcpServers"]
-        if created and not data:
+        expected = copy.deepcopy(doc.data)
+        del expected["mcpServers"][NAME]
+        if expected["mcpServers"] or "mcpServers" in had(before, False):
+            doc.drop(("mcpServers",), doc.index(("mcpServers",), NAME))
+        else:
+            del expected["mcpServers"]
+            doc.drop((), doc.index((), "mcpServers"))
+        if created and not expected.get("mcpServers", {}) and set(expected) <= {"mcpServers"}:
             return None
-        return dump(data, text)
+        return checked(doc, expected)
 
 
 def plan(scope: Scope) -> Plan:

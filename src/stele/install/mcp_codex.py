@@ -47,7 +47,7 @@ class CodexToml:
             raise EditError("[mcp_servers.stele] cannot be appended (is `mcp_servers` an inline table?)")
         return new
 
-    def remove(self, text: str, created: bool) -> str | None:
+    def remove(self, text: str, created: bool, before: str | None = None) -> str | None:
         lines = text.splitlines(keepends=True)
         start = next((i for i, line in enumerate(lines) if line.strip() == HEADER), None)
         if start is None:

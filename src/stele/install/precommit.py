@@ -144,11 +144,13 @@ def _write(path: Path, old: str | None, new: str | None, action: str, dry_run: b
            detail: str = "") -> Change:
     """Write (or with None delete) the hook; a dry run only describes it, with a diff."""
     from .. import atomic
+    from .files import refuse_unwritable
 
     if dry_run:
         from .files import diff
 
         return Change(path, action, detail, diff(path, old, new))
+    refuse_unwritable(path)
     if new is None:
         path.unlink()
     else:
