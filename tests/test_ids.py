@@ -40,3 +40,13 @@ def test_ulids_sort_by_time():
     a, b = ids.ulid(1_000.0), ids.ulid(2_000.0)
     assert len(a) == 26 and a < b
     assert ids.session_entry_id().startswith("S-")
+
+
+def test_a_derived_id_depends_only_on_its_seed_and_steps_past_taken_ids():
+    from stele.ids import derived_id, is_fact_id
+
+    first = derived_id("decision", "docs/adr/1.md#L1-L9\nUse X")
+    assert first == derived_id("decision", "docs/adr/1.md#L1-L9\nUse X") and is_fact_id(first)
+    assert first.startswith("DEC-") and first != derived_id("decision", "docs/adr/2.md#L1-L9\nUse Y")
+    second = derived_id("decision", "docs/adr/1.md#L1-L9\nUse X", {first})
+    assert second != first and is_fact_id(second)

@@ -1,7 +1,10 @@
 """Fact ids: a kind prefix and a random Crockford base32 suffix.
 
 Random, not counters: two branches must never mint the same id. Session entries use ULIDs (`S-` +
-26 Crockford characters), which sort by time.
+26 Crockford characters), which sort by time. An imported fact's id is derived from what it was read
+from (`derived_id`): the same suffix shape, as unlikely to collide as a random one across different
+sources, and the same on a dry run and the real run, so a dry run can be used to plan a review (and two
+branches importing the same text mint the same fact, not two).
 """
 from __future__ import annotations
 
@@ -45,6 +48,21 @@ def new_id(kind: str, taken: Container[str] = ()) -> str:
         candidate = f"{prefix}-" + "".join(secrets.choice(CROCKFORD) for _ in range(SUFFIX_LEN))
         if candidate not in taken:
             return candidate
+
+
+def derived_id(kind: str, seed: str, taken: Container[str] = ()) -> str:
+    """An id for `kind` that depends only on `seed` (an imported text and where it was read) and on
+    `taken`: hashed into the suffix, re-hashed with a counter until it collides with nothing taken."""
+    import hashlib
+
+    prefix = KINDS[kind].prefix
+    n = 0
+    while True:
+        digest = int.from_bytes(hashlib.sha256(f"{n}\0{kind}\0{seed}".encode()).digest()[:8], "big")
+        candidate = f"{prefix}-" + "".join(CROCKFORD[(digest >> (5 * i)) & 31] for i in range(SUFFIX_LEN))
+        if candidate not in taken:
+            return candidate
+        n += 1
 
 
 def mentioned_ids(text: str) -> list[str]:

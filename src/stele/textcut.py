@@ -29,6 +29,20 @@ def words(text: str, limit: int, mark: str = ELLIPSIS) -> str:
     return head.rstrip() + mark
 
 
+def phrase(text: str, limit: int, mark: str = ELLIPSIS) -> str:
+    """`text` cut at a word as `words` cuts it, for a title: the cut leaves no parenthesis or bracket
+    open (it falls before the last one opened when that keeps half the room: "AI tools (for example:"
+    read as "AI tools") and no dangling `,` `:` `;` or dash before the mark."""
+    if len(text) <= limit:
+        return text
+    head = words(text, limit, mark)[: -len(mark) or None]
+    for opening, closing in ("()", "[]"):
+        at = head.rfind(opening)
+        if at > head.rfind(closing) and at >= (limit - len(mark)) // 2:
+            head = head[:at]
+    return head.rstrip(" ,:;-\u2013\u2014(") + mark
+
+
 def one_line(text: str, limit: int, mark: str = ELLIPSIS) -> str:
     """`text` with its whitespace runs made single spaces, then cut at a word (`words`)."""
     return words(" ".join(text.split()), limit, mark)

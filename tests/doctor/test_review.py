@@ -169,3 +169,22 @@ def test_review_lists_changed_standing_rules_first_with_their_findings(repo):
     assert "INS-BBBB" in rules and "dangerous-content" in rules and "INS-CCCC" in rules and "(no findings)" in rules
     data = r.as_dict()["rules_changed"]
     assert data[0]["id"] == "INS-BBBB" and data[0]["findings"][0]["check"] == "dangerous-content"
+
+
+def test_the_standing_rules_heading_says_how_they_are_delivered(repo):
+    """Imported rules are `delivery: ranked`: the heading once said "injected into every session"."""
+    write_fact(repo, "DEC-AAAA", "decision", title="Retries", body="Retry twice.")
+    commit(repo, "one")
+    write_fact(repo, "INS-BBBB", "instruction", title="Prefer minimal changes", body="Prefer minimal changes.",
+               delivery="ranked")
+    write_fact(repo, "CON-CCCC", "constraint", title="No new dependencies", body="No new dependencies.",
+               delivery="ranked")
+    commit(repo, "two")
+    shown = text(review(Project(repo), "HEAD~1..HEAD"))
+    assert "Standing rules added or changed (delivered when a prompt ranks them relevant)" in shown
+    assert "injected into every session" not in shown
+    write_fact(repo, "INS-DDDD", "instruction", title="Run the linter", body="Run the linter.", delivery="always")
+    commit(repo, "three")
+    shown = text(review(Project(repo), "HEAD~2..HEAD"))
+    assert ("Standing rules added or changed (1 injected into every session; 2 delivered when a prompt ranks them "
+            "relevant)") in shown

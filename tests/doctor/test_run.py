@@ -148,6 +148,9 @@ CASES = {
     "store": (lambda r: store_config(r, store="s3://team-memory/app", endpoint=f"http://127.0.0.1:{dead_port()}",
                                      sync_deadline_ms=1500),
               lambda r: store_config(r, store=""), {}),
+    # an import's ADRs without a status: a note with the commands that accept them, never a failure
+    "drafts": (lambda r: write_fact(r, "DEC-AAAA", "decision", status="draft"),
+               lambda r: write_fact(r, "DEC-AAAA", "decision", status="current"), {}),
 }
 
 
@@ -223,6 +226,18 @@ def test_check_fires_on_its_failing_fixture_and_stays_quiet_on_its_passing_one(t
     hit = next(f for f in found if f.check == check)
     assert hit.path and hit.line >= 1 and hit.message
     assert [str(f) for f in doctor_run.run(good, **options).findings] == []
+
+
+def test_drafts_waiting_are_one_note_naming_the_bulk_commands_and_fail_nothing(tmp_path):
+    p = new_repo(tmp_path / "r")
+    for n in range(5):
+        write_fact(p.root, f"DEC-AAA{n}", "decision", status="draft", body=f"Decision number {n} of an import.")
+    report = doctor_run.run(p)
+    [note] = [f for f in report.findings if f.check == "drafts"]
+    assert note.severity == "note" and report.exit_code(strict=True) == 0
+    assert note.message.startswith("5 drafts wait for review (DEC-AAA0, DEC-AAA1, DEC-AAA2, ...)")
+    assert "`stele knowledge review --all-drafts --note TEXT`" in note.message
+    assert "`stele knowledge promote --all-reviewed`" in note.message
 
 
 def test_broken_anchor_names_the_git_rename(tmp_path):

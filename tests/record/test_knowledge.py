@@ -39,6 +39,24 @@ def test_draft_review_promote_and_the_review_note_is_kept(project):
     assert "note: checked against src/auth.py" in (project.root / load(project).get(fid).path).read_text()
 
 
+def test_many_drafts_are_reviewed_and_promoted_at_once_and_one_refusal_writes_nothing(project):
+    ids = [edit.remember(project, f"Decision {n}: use library number {n} for parsing part {n}.", kind="decision",
+                         status="draft", tags=["adr"]).fact.id for n in range(4)]
+    other = edit.remember(project, "A draft from elsewhere about caching headers.", kind="note", status="draft").fact.id
+    done = current_doc(project)
+    with pytest.raises(SteleError, match=f"`review` is not allowed for {done}"):
+        knowledge.review_all(project, [done], "read them", drafts=True, tag="adr")
+    assert {status(project, i) for i in ids} == {"draft"}  # nothing written
+    reviewed = knowledge.review_all(project, [], "read against the ADRs", drafts=True, tag="adr")
+    assert sorted(f.id for f in reviewed) == sorted(ids) and status(project, other) == "draft"
+    assert "note: read against the ADRs" in (project.root / load(project).get(ids[0]).path).read_text()
+    promoted = knowledge.promote_all(project, [], reviewed=True)
+    assert sorted(f.id for f in promoted) == sorted(ids)
+    assert {status(project, i) for i in ids} == {"current"}
+    with pytest.raises(SteleError, match="no reviewed facts in the record"):
+        knowledge.promote_all(project, [], reviewed=True)
+
+
 def test_an_edit_clears_a_review_and_its_note(project):
     fid = knowledge.draft(project, "How login works").fact.id
     knowledge.review(project, fid, "ok")

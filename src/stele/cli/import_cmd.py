@@ -48,10 +48,20 @@ def import_(
         term.warn(f"{'would redact' if out.dry_run else 'redacted before writing'}: {out.redacted.summary()} "
                   "(the secret text is not in the file)")
     n = len(out.written)
+    drafts = sum(1 for f in out.written if f.status == "draft")
     if out.dry_run:
-        term.line(f"dry run: {counted(n, 'new fact')}, {len(out.skipped)} skipped; nothing was written")
+        term.line(f"dry run: {counted(n, 'new fact')} ({drafts} as drafts), {len(out.skipped)} skipped; nothing "
+                  "was written (the ids above are the ids a real run writes, if the record does not change first)")
     elif n or out.changed:
         term.line(f"{counted(n, 'new fact')}, {len(out.skipped)} skipped: review them (`git diff`, `stele doctor`), "
                   "then commit docs/memory/ for review in a pull request")
     else:
-        term.line(f"nothing new: {len(out.skipped)} already in the record")
+        already = sum(1 for _, why in out.skipped if why.startswith(("already imported", "merged into")))
+        other = len(out.skipped) - already
+        term.line(f"nothing new: {already} already in the record" + (f", {other} skipped" if other else ""))
+    if drafts and not out.dry_run:
+        tags = set.intersection(*(set(f.tags[:1]) for f in out.written if f.status == "draft"))
+        only = f" --tag {next(iter(tags))}" if len(tags) == 1 else ""
+        term.line(f"{drafts} of them {'is a draft' if drafts == 1 else 'are drafts'}: read them, then accept them with "
+                  f"`stele knowledge review --all-drafts{only} --note \"what you checked\"` and `stele knowledge "
+                  f"promote --all-reviewed{only}` (one at a time: `stele knowledge review ID --note TEXT`)")

@@ -51,25 +51,50 @@ def draft(
         term.warn(f"redacted before writing: {written.redaction_summary}")
 
 
+IdsArg = Annotated[list[str] | None, typer.Argument(metavar="ID", show_default=False)]
+TagOpt = Annotated[str | None, Opt("--tag", "-t", help="With --all-drafts / --all-reviewed: only facts with this tag.")]
+
+
+def _done_all(facts: list, verb: str, as_json: bool, one: bool) -> None:
+    if one:
+        _done(facts[0], verb, as_json)
+    elif as_json:
+        emit_json({"facts": [{"id": f.id, "status": f.status, "path": f.path} for f in facts]})
+    else:
+        for fact in facts:
+            term.line(f"{verb} {fact.id} ({fact.status}) {fact.path}")
+        term.line(f"{verb} {len(facts)} facts")
+
+
 @knowledge_app.command()
 def review(
-    fact_id: IdArg,
-    note: Annotated[str, Opt("--note", "-m", help="What you checked (kept in the file).")],
+    fact_ids: IdsArg = None,
+    note: Annotated[str, Opt("--note", "-m", help="What you checked (kept in the file).")] = "",
+    all_drafts: Annotated[bool, Opt("--all-drafts", help="Every draft in the record (read them first).")] = False,
+    tag: TagOpt = None,
     fmt: FormatOpt = Format.text,
     json_: JsonOpt = False,
 ) -> None:
-    """Mark a draft reviewed, with a note (an edit afterwards clears the review)."""
+    """Mark drafts reviewed, with a note (an edit afterwards clears the review)."""
     from ..record import knowledge
 
-    _done(knowledge.review(project(), fact_id, note), "reviewed", wants_json(fmt, json_))
+    facts = knowledge.review_all(project(), fact_ids or [], note, drafts=all_drafts, tag=tag)
+    _done_all(facts, "reviewed", wants_json(fmt, json_), one=len(fact_ids or []) == 1 and not all_drafts)
 
 
 @knowledge_app.command()
-def promote(fact_id: IdArg, fmt: FormatOpt = Format.text, json_: JsonOpt = False) -> None:
-    """Make a reviewed draft current: briefings list it from now on."""
+def promote(
+    fact_ids: IdsArg = None,
+    all_reviewed: Annotated[bool, Opt("--all-reviewed", help="Every reviewed draft in the record.")] = False,
+    tag: TagOpt = None,
+    fmt: FormatOpt = Format.text,
+    json_: JsonOpt = False,
+) -> None:
+    """Make reviewed drafts current: briefings list them from now on."""
     from ..record import knowledge
 
-    _done(knowledge.promote(project(), fact_id), "promoted", wants_json(fmt, json_))
+    facts = knowledge.promote_all(project(), fact_ids or [], reviewed=all_reviewed, tag=tag)
+    _done_all(facts, "promoted", wants_json(fmt, json_), one=len(fact_ids or []) == 1 and not all_reviewed)
 
 
 @knowledge_app.command(hidden=True)

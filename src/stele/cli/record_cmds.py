@@ -72,6 +72,12 @@ def init() -> None:
         return
     for path in written:
         term.line(f"created {p.rel(path)}")
+    from ..record.imports import suggested
+
+    found = suggested(p)
+    if found:
+        term.line("This repository already has decisions or agent guidance: import them for review with "
+                  + ", ".join(f"`{c}`" for c in found) + " (add --dry-run to see first; docs/import.md).")
     term.line("Next: `stele remember \"...\" --kind decision`, then commit docs/memory/ and "
               ".stele/config.yaml.")
 

@@ -12,6 +12,7 @@ from ..record.load import Record
 from ..record.model import Fact
 from ..record.similar import compared, near_pairs
 from ..redact import Redactor
+from ..textcut import counted
 from .findings import Finding
 from .untrusted import untrusted
 
@@ -43,7 +44,7 @@ def run_all(record: Record, on: dt.date) -> list[Finding]:
             *always_budget(record, Budgets.from_config(cfg), on),
             *secrets(record, Redactor(cfg["redaction.patterns"])),
             *staleness(record, on, cfg["doctor.unverified_days"]), *needs_review(record),
-            *unreviewed_knowledge(record),
+            *unreviewed_knowledge(record), *drafts(record),
             *oversized(record, cfg["doctor.oversized_bytes"], Budgets.from_config(cfg), on),
             *near_duplicates(record, cfg["doctor.near_duplicate"]),
             *untrusted(record, cfg["doctor.long_line"])]
@@ -224,6 +225,25 @@ def unreviewed_knowledge(record: Record) -> list[Finding]:
                                  f"set `status: draft`, `stele knowledge review {f.id} --note ...`, then "
                                  f"`stele knowledge promote {f.id}`", f.id))
     return found
+
+
+def drafts(record: Record) -> list[Finding]:
+    """One note for the drafts and reviewed drafts waiting (an import writes an ADR without a status as a
+    draft: JabRef's gave 64), with the commands that accept them; drafts are recalled, labelled, but not
+    in briefings or `always` delivery until promoted. A note: a draft is a normal state, never a failure."""
+    waiting = sorted((f for f in record.facts.values() if f.status in ("draft", "reviewed")), key=lambda f: f.id)
+    if not waiting:
+        return []
+    drafted = [f for f in waiting if f.status == "draft"]
+    reviewed = [f for f in waiting if f.status == "reviewed"]
+    named = ", ".join(f.id for f in waiting[:3]) + (", ..." if len(waiting) > 3 else "")
+    steps = ([f"`stele knowledge review --all-drafts --note TEXT` after reading {'it' if len(drafted) == 1 else 'them'}"]
+             if drafted else []) + ["`stele knowledge promote --all-reviewed`"]
+    said = " and ".join(x for x in (counted(len(drafted), "draft") if drafted else "",
+                                    f"{len(reviewed)} reviewed" if reviewed else "") if x)
+    verb = "waits" if len(waiting) == 1 else "wait"
+    return [Finding("drafts", waiting[0].path, 1, f"{said} {verb} for review ({named}): {', then '.join(steps)} "
+                    "(or one at a time: `stele knowledge review ID --note TEXT`)")]
 
 
 def needs_review(record: Record) -> list[Finding]:

@@ -40,6 +40,7 @@ CHECKS: dict[str, str] = {
     "embedding-model": "warning",
     "bad-check": "warning",
     "store": "warning",
+    "drafts": "note",
 }
 
 # check name -> what it finds, in one line: the rule descriptions of `--format sarif` (docs/doctor.md
@@ -77,6 +78,7 @@ SUMMARIES: dict[str, str] = {
     "embedding-model": "The configured embedding model cannot be loaded: recall is full-text only.",
     "bad-check": "A fact's check: is malformed or could not run (bad pattern, out of time, the checks extra missing).",
     "store": "The team session store is unreachable or holds damaged objects.",
+    "drafts": "Drafts (an import's ADRs without a status, documents) wait for review; a note, never a failure.",
 }
 
 

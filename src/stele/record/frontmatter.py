@@ -270,17 +270,35 @@ def _flow(items: list) -> str:
 
 
 def _scalar(value: Any, in_flow: bool = False) -> str:
+    """`value` as one line of YAML that reads back as `value`, in a mapping (`key: ...`) or, `in_flow`, a
+    flow list (`[..., ...]`). PyYAML's own choice of style is kept when it reads back; otherwise the
+    value is single-quoted, or double-quoted with escapes when it holds a newline or a character YAML
+    will not take as written. The one home of this rule: every frontmatter key is written through it,
+    so the writer never produces frontmatter its own reader refuses (a title cut at "(for example:"
+    and ending in "..." once lost its dots with the document-end marker and then read as a mapping)."""
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     if isinstance(value, str) and ISO_DATE_RE.match(value):
         return value  # our loader reads it back as text; other YAML readers see a date
-    text = yaml.safe_dump(value, allow_unicode=True, width=1 << 30, default_flow_style=True)
-    text = text.removesuffix("\n").removesuffix("\n...").removesuffix("...").rstrip("\n")
-    needs_quotes = in_flow and isinstance(value, str) and (
-        any(c in value for c in ",[]{}") or _reads_back(f"[{text}]") != [value])  # `[:0]` is no list
-    if needs_quotes and not text.startswith(("'", '"')):
-        text = "'" + value.replace("'", "''") + "'"
-    return text
+    text = _dumped(value)
+    if not isinstance(value, str) or _faithful(text, value, in_flow):
+        return text
+    quoted = "'" + value.replace("'", "''") + "'"
+    return quoted if _faithful(quoted, value, in_flow) else _dumped(value, '"')
+
+
+def _dumped(value: Any, style: str | None = None) -> str:
+    text = yaml.safe_dump(value, allow_unicode=True, width=1 << 30, default_flow_style=True, default_style=style)
+    # a plain scalar alone in a document is followed by the document-end marker, `...` on its own line
+    return text.removesuffix("\n").removesuffix("\n...")
+
+
+def _faithful(text: str, value: str, in_flow: bool) -> bool:
+    if "\n" in text or "\r" in text:
+        return False
+    if in_flow:
+        return _reads_back(f"[{text}]") == [value]  # `[:0]` is no list
+    return _reads_back(f"k: {text}") == {"k": value}
 
 
 def _reads_back(flow: str) -> Any:

@@ -61,43 +61,79 @@ def draft(project: Project, title: str, body: str | None = None, **fields: Any) 
 
 def review(project: Project, fact_id: str, note: str) -> Fact:
     """draft -> reviewed, keeping the reviewer's note in the frontmatter (`review: {on, note}`)."""
+    return review_all(project, [fact_id], note)[0]
+
+
+def review_all(project: Project, fact_ids: list[str], note: str, *, drafts: bool = False,
+               tag: str | None = None) -> list[Fact]:
+    """`review` for several facts, one note for all, written as one journaled change: each is checked
+    as `review` checks one, and one refusal writes nothing. `drafts`: every draft of the record (with
+    `tag`, those tagged so) besides `fact_ids`: an import of 63 ADRs without a status is two commands
+    to accept, not 126."""
     note = " ".join(note.split())
     if not note:
         raise UsageError("--note is empty: say what you checked, e.g. --note 'matches the code at 9f3c2e1'")
     with write.changing(project):
-        fact = document(load(project), fact_id)
-        if fact.status == "reviewed":
-            raise refused("review", fact, "it is already reviewed", f"promote it (`stele knowledge promote "
-                          f"{fact.id}`), or edit it, which clears the review, and review it again")
-        if fact.status == "current":
-            raise refused("review", fact, "it is current knowledge and only drafts are reviewed",
-                          f"write a new draft and `stele supersede {fact.id} --by NEW`")
-        if fact.status != "draft":
-            raise _ended("review", fact)
-        fact.status = "reviewed"
-        write.save(project, fact, extra={REVIEW_KEY: {"on": today().isoformat(), "note": note,
-                                                      "digest": fact_digest(fact)}})
-    return fact
+        record = load(project)
+        facts = _chosen(record, fact_ids, "draft" if drafts else None, tag)
+        for fact in facts:
+            if fact.status == "reviewed":
+                raise refused("review", fact, "it is already reviewed", f"promote it (`stele knowledge promote "
+                              f"{fact.id}`), or edit it, which clears the review, and review it again")
+            if fact.status == "current":
+                raise refused("review", fact, "it is current knowledge and only drafts are reviewed",
+                              f"write a new draft and `stele supersede {fact.id} --by NEW`")
+            if fact.status != "draft":
+                raise _ended("review", fact)
+        on = today().isoformat()
+        for fact in facts:
+            fact.status = "reviewed"
+        write.save_all(project, [(f, {REVIEW_KEY: {"on": on, "note": note, "digest": fact_digest(f)}})
+                                 for f in facts])
+    return facts
 
 
 def promote(project: Project, fact_id: str) -> Fact:
     """reviewed -> current: from now on briefings list it."""
+    return promote_all(project, [fact_id])[0]
+
+
+def promote_all(project: Project, fact_ids: list[str], *, reviewed: bool = False,
+                tag: str | None = None) -> list[Fact]:
+    """`promote` for several facts as one journaled change (one refusal writes nothing); `reviewed`:
+    every reviewed draft of the record (with `tag`, those tagged so) besides `fact_ids`."""
     with write.changing(project):
-        fact = document(load(project), fact_id)
-        if fact.status == "draft":
-            raise refused("promote", fact, "it is a draft that has not been reviewed, and only reviewed drafts "
-                          "are promoted", f"review it first: `stele knowledge review {fact.id} --note TEXT`")
-        if fact.status == "current":
-            raise refused("promote", fact, "it is already current", "nothing changed")
-        if fact.status != "reviewed":
-            raise _ended("promote", fact)
-        why = unreviewed(fact)
-        if why:
-            raise refused("promote", fact, f"it {why.format(status=fact.status)}",
-                          f"set it back to draft, then `stele knowledge review {fact.id} --note TEXT`")
-        fact.status = "current"
-        write.save(project, fact)
-    return fact
+        record = load(project)
+        facts = _chosen(record, fact_ids, "reviewed" if reviewed else None, tag)
+        for fact in facts:
+            if fact.status == "draft":
+                raise refused("promote", fact, "it is a draft that has not been reviewed, and only reviewed "
+                              "drafts are promoted", f"review it first: `stele knowledge review {fact.id} --note TEXT`")
+            if fact.status == "current":
+                raise refused("promote", fact, "it is already current", "nothing changed")
+            if fact.status != "reviewed":
+                raise _ended("promote", fact)
+            why = unreviewed(fact)
+            if why:
+                raise refused("promote", fact, f"it {why.format(status=fact.status)}",
+                              f"set it back to draft, then `stele knowledge review {fact.id} --note TEXT`")
+        for fact in facts:
+            fact.status = "current"
+        write.save_all(project, [(f, None) for f in facts])
+    return facts
+
+
+def _chosen(record: Record, fact_ids: list[str], status: str | None, tag: str | None) -> list[Fact]:
+    """The facts named (each a document or a draft), then every fact in `status` (tagged `tag`)."""
+    facts = {f.id: f for f in (document(record, i) for i in fact_ids)}
+    if status is not None:
+        facts.update({f.id: f for f in sorted(record.facts.values(), key=lambda f: f.id)
+                      if f.status == status and (tag is None or tag in f.tags)})
+        if not facts:
+            raise SteleError(f"no {status} facts{f' tagged {tag!r}' if tag else ''} in the record: nothing changed")
+    if not facts:
+        raise UsageError("name the facts (ID ...) or choose them all (--all-drafts / --all-reviewed)")
+    return list(facts.values())
 
 
 def supersede(project: Project, old_id: str, new_id: str) -> tuple[Fact, Fact]:

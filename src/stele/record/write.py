@@ -20,6 +20,7 @@ Why it is shaped this way:
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -287,6 +288,16 @@ def save(project: Project, fact: Fact, *, create: bool = False, extra: dict | No
         atomic.write(path, text, tmp_dir=_tmp_dir(project))
         _landed(fact, rel, reparsed)
         return path
+
+
+def refusal(project: Project, fact: Fact) -> str | None:
+    """Why `save` would refuse `fact` (one line), or None; checked on a copy, nothing is written. A
+    writer of many facts (an import) asks first, so one fact it cannot write costs that fact, not all."""
+    try:
+        _checked(project, copy.deepcopy(fact), None, Tally())
+    except SteleError as e:
+        return str(e).removesuffix(" (nothing was written)")
+    return None
 
 
 def save_all(project: Project, changes: list[tuple[Fact, dict | None]], tally: Tally | None = None) -> None:

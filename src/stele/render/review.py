@@ -37,6 +37,20 @@ def _field_lines(name: str, before: Any, after: Any, md: bool) -> list[str]:
     return [f"{code(name)}: {_value(before)} → {_value(after)}"]
 
 
+def _delivered(rules: list[Fact]) -> str:
+    """What happens to the rules once merged, by their `delivery` (imported rules are `ranked`: the
+    harness already loads their file), so the heading never claims more than is true."""
+    said = {"always": "injected into every session", "ranked": "delivered when a prompt ranks them relevant",
+            "manual": "delivered only when named"}
+    counts: dict[str, int] = {}
+    for rule in rules:
+        counts[rule.delivery] = counts.get(rule.delivery, 0) + 1
+    if len(counts) == 1:
+        return said.get(next(iter(counts)), "delivered as their `delivery` says")
+    order = [*said, *sorted(set(counts) - set(said))]
+    return "; ".join(f"{counts[d]} {said.get(d, d)}" for d in order if d in counts)
+
+
 def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
     """(heading, lines) for every non-empty section, in review order."""
     b = (lambda s: f"**{s}**") if md else (lambda s: s)
@@ -53,7 +67,7 @@ def sections(r: Review, md: bool) -> list[tuple[str, list[str]]]:
             lines.append(f"- {fact(rule)}" + (f" ({counted(len(found), 'finding')}: check before merging)" if found
                                               else " (no findings)"))
             lines += [f"  - {code(f'{rule.path}:{line}')} [{check}]: {m}" for line, check, m in found]
-        out.append(("Standing rules added or changed (injected into every session)", lines))
+        out.append((f"Standing rules added or changed ({_delivered(r.rules_changed)})", lines))
     if r.untrusted:
         out.append(("Text that could steer an agent or a terminal", [
             f"- {code(f'{f.path}:{line}')} {b(f.id)} [{check}]: {m}" for f, line, check, m in r.untrusted]))

@@ -38,21 +38,45 @@ MAX_DRAFTS = 2000
 def run(project: Project, source: str, path: str | None = None, *, dry_run: bool = False) -> Outcome:
     if source not in SOURCES:
         raise UsageError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
-    drafts, notes = read(project, source, path)
+    skipped: list[tuple[str, str]] = []
+    drafts, notes = read(project, source, path, skipped)
     if len(drafts) > MAX_DRAFTS:
         raise UsageError(f"{len(drafts):,} facts in one import, over {MAX_DRAFTS:,}: nothing was written; import "
                          f"a folder or a file at a time (`stele import {source} PATH`)")
     out = apply(project, drafts, dry_run=dry_run)
+    out.skipped = skipped + out.skipped
     # a note can quote the file (a status, a flagged command with its URL): redacted like any output
-    out.notes = list(dict.fromkeys(shown_many(notes + out.notes)))
+    out.notes = _grouped(list(dict.fromkeys(shown_many(notes + out.notes))))
     return out
 
 
-def read(project: Project, source: str, path: str | None) -> tuple[list[Draft], list[str]]:
+def _grouped(notes: list[str]) -> list[str]:
+    """Notes that say the same of many files ("no status found: written as a draft", 63 times for
+    JabRef's ADRs) as one line naming the first and the count; each such fact is listed above anyway."""
+    said: dict[str, list[str]] = {}
+    for note in notes:
+        head, _, rest = note.partition(": ")
+        if rest:
+            said.setdefault(rest, []).append(head)
+    out = []
+    for note in notes:
+        head, _, rest = note.partition(": ")
+        heads = said.get(rest, [])
+        if len(heads) <= 3:
+            out.append(note)
+        elif heads and heads[0] == head:
+            out.append(f"{rest}: {textcut.counted(len(heads), 'file')} ({heads[0]}, {heads[1]}, ... {heads[-1]})")
+    return out
+
+
+def read(project: Project, source: str, path: str | None,
+         skipped: list[tuple[str, str]] | None = None) -> tuple[list[Draft], list[str]]:
+    """The drafts SOURCE's files give, and notes for the report; `skipped` gets each file of an ADR
+    folder that is not read as an ADR, and why (an index, a template, an image)."""
     root = project.root
     if source == "adr":
         folder = _given(project, path) if path else _adr_folder(project)
-        return _adrs(project, folder)
+        return _adrs(project, folder, skipped if skipped is not None else [])
     if source in GUIDANCE:
         found, notes = _files(project, source, path)
         drafts: list[Draft] = []
@@ -73,6 +97,32 @@ def read(project: Project, source: str, path: str | None) -> tuple[list[Draft], 
     if not file.is_file():
         raise SteleError(f"no Codex memories at {memories.shown(file)}; pass the MEMORY.md file as PATH")
     return memories.read_codex(file, root)
+
+
+def suggested(project: Project) -> list[str]:
+    """The `stele import` commands this repository has something for (an ADR folder, AGENTS.md,
+    CLAUDE.md, Cursor rules, Copilot instructions), for `stele init` to name. Cheap: a look at the few
+    places each source lives, no file read but an ADR folder's listing."""
+    out = []
+    try:
+        folder = _adr_folder(project)
+    except UsageError:
+        folder = None
+    if folder is not None:
+        out.append(f"stele import adr {project.rel(folder)}")
+    for source, patterns in GUIDANCE.items():
+        fixed = [p for p in patterns if "*" not in p]
+        globbed = [p for p in patterns if "*" in p]
+        if any((project.root / p).is_file() for p in fixed) or any(_has(project, p) for p in globbed):
+            out.append(f"stele import {source}")
+    return out
+
+
+def _has(project: Project, pattern: str) -> bool:
+    """Does a glob match a file, searched only in a folder inside the repository (`.cursor -> /` would
+    have it walk the disk)?"""
+    base = project.root / pattern.split("*", 1)[0]
+    return base.is_dir() and project.contains(base) and any(not p.is_dir() for p in project.root.glob(pattern))
 
 
 def _bounded(drafts: list[Draft]) -> list[Draft]:
@@ -108,8 +158,9 @@ def _adr_folder(project: Project) -> Path:
                      "e.g. `stele import adr docs/architecture/decisions`")
 
 
-def _adrs(project: Project, folder: Path) -> tuple[list[Draft], list[str]]:
-    """The drafts of the ADRs in `folder` (or of the one file), and one note per file not read."""
+def _adrs(project: Project, folder: Path, skipped: list[tuple[str, str]]) -> tuple[list[Draft], list[str]]:
+    """The drafts of the ADRs in `folder` (or of the one file), and one note per file not read; every
+    other file of the folder goes to `skipped`, named, with why: none is left out without a word."""
     listed = sorted(folder.rglob("*")) if folder.is_dir() else []
     found = [folder] if not folder.is_dir() else [p for p in listed if adr.is_adr(p.name)]
     others = [p for p in listed if p.suffix.lower() in adr.OTHER_FORMATS]
@@ -117,6 +168,11 @@ def _adrs(project: Project, folder: Path) -> tuple[list[Draft], list[str]]:
         raise UsageError(f"{project.rel(folder)}: no ADR files (Markdown, *.md, other than README, index and "
                          "templates)" + (f"; {len(others)} in other formats ({_suffixes(others)}) are not read"
                                          if others else ""))
+    for p in listed:
+        if p in found or p in others or p.is_dir():
+            continue
+        why = adr.not_adr(p.name) if p.name.lower().endswith(adr.EXTENSIONS) else None
+        skipped.append((files.shown(project.rel(p)), why or "not Markdown, not an ADR"))
     siblings: dict[str, str] = {}
     for p in (sorted(folder.parent.rglob("*")) if not folder.is_dir() else found):
         n = adr.number(p.name)
@@ -128,9 +184,14 @@ def _adrs(project: Project, folder: Path) -> tuple[list[Draft], list[str]]:
     for p in found:
         rel = project.rel(p)
         try:
-            drafts.append(adr.read(rel, files.read(p, rel, project.root), siblings))
+            text = files.read(p, rel, project.root)
         except files.Unreadable as e:
             notes.append(files.skipped(rel, str(e)))
+            continue
+        if adr.is_template(text):
+            skipped.append((files.shown(rel), "a template (it holds MADR's placeholders), not an ADR"))
+            continue
+        drafts.append(adr.read(rel, text, siblings))
     return drafts, notes
 
 
@@ -184,4 +245,4 @@ def _slug(root: Path) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(root))
 
 
-__all__ = ["SOURCES", "Outcome", "run"]
+__all__ = ["SOURCES", "Outcome", "run", "suggested"]

@@ -53,11 +53,35 @@ EXTENSIONS = (".md", ".markdown", ".mdx")  # Markdown, and Docusaurus' MDX (its 
 OTHER_FORMATS = (".rst", ".adoc", ".asciidoc", ".txt", ".org")  # ADRs too, but not Markdown: named, not read
 
 
+# A template is a file named as one (`template.md`, `adr-template.md`, `0000-template.md`,
+# `template-madr.md`), never any name holding the word: JabRef's `0039-use-apache-velocity-as-template-
+# engine.md` is an ADR. A template under another name is known by its placeholders (`TEMPLATE_MARKS`).
+_TEMPLATE_NAME = re.compile(r"^(?:0+[-_ ])?(?:adr[-_ ]?|madr[-_ ]?|decision[-_ ]?)?template(?:[-_ ]?(?:adr|madr|nygard|"
+                            r"short|long|minimal|bare|full|lite))?$", re.I)
+TEMPLATE_MARKS = ("{short title of solved problem", "[short title of solved problem", "{title of the adr}",
+                  "{problem statement}", "[describe the context and problem statement", "{describe the context")
+NOT_ADRS = ("readme", "index", "toc", "_index")
+
+
 def is_adr(name: str) -> bool:
     """Is a file in an ADR folder an ADR (and not its README, index or template)?"""
+    return not_adr(name) is None and name.lower().endswith(EXTENSIONS)
+
+
+def not_adr(name: str) -> str | None:
+    """Why a Markdown file in an ADR folder is not an ADR ("an index or README", "a template"), or None."""
     stem = name.rsplit(".", 1)[0].lower()
-    return name.lower().endswith(EXTENSIONS) and not (stem in ("readme", "index", "toc", "_index")
-                                                      or "template" in stem)
+    if stem in NOT_ADRS:
+        return "an index or README, not an ADR"
+    if _TEMPLATE_NAME.match(stem):
+        return "a template (named as one), not an ADR"
+    return None
+
+
+def is_template(text: str) -> bool:
+    """Does an ADR file still hold a template's placeholders (MADR's "{short title of solved problem ...}")?"""
+    head = text[:4000].lower()
+    return any(mark in head for mark in TEMPLATE_MARKS)
 
 
 def number(name: str) -> str | None:

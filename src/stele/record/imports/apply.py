@@ -6,6 +6,8 @@ Why it is shaped this way:
   and the same words (a bullet), or any live fact of its kind it repeats or nearly repeats (the rule
   `stele remember` and doctor's `near-duplicate` use, `similar.py`). Drafts of one import that repeat
   each other become one fact naming every place it was read from.
+- Ids are derived from the draft (its file, lines and text: `ids.derived_id`), so a dry run shows
+  the ids the real run then writes, as long as the record did not change in between.
 - Provenance is the file, its lines and the commit it was read at
   (`docs/adr/0004-x.md#L1-L40@9f3c2e1a0b4d`); a file that differs from HEAD has no commit to name.
 - Links between ADRs are resolved after every draft has an id: "Superseded by" sets the replacement's
@@ -16,6 +18,8 @@ Why it is shaped this way:
   and invisible characters made visible (`neutralize`): the files come in pull requests.
 - A draft is redacted before it is compared with the record, which holds redacted text: a bullet
   holding a token did not match its own earlier import.
+- Each fact is validated as the write will validate it before it is planned: one the record would
+  refuse is named in the report (`skipped ...: not imported: why`) and the rest are written.
 - Everything is written as one journaled change (`write.save_all`), redacted and validated like any
   other write; a dry run does all of it but the write.
 """
@@ -29,7 +33,7 @@ from dataclasses import dataclass, field
 from ... import gitrepo
 from ...anchors.resolve import WorkTree, resolve
 from ...delivery import today
-from ...ids import new_id
+from ...ids import derived_id
 from ...kinds import CLOSED_STATUSES
 from ...neutralize import FLAG_CHECKS, neutralize, suspects
 from ...project import Project
@@ -94,7 +98,6 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
     redactor = Redactor(project.config["redaction.patterns"])
     planned: list[tuple[Draft, Fact]] = []
     for d in drafts:
-        out.notes += [f"{d.path}: {n}" for n in d.notes]
         # compared as the record holds it: a bullet with a token was new on every run, its twin redacted;
         # and judged redacted, so a note quoting a flagged command does not print the token in its URL
         secrets = [redactor.redact(d.title), redactor.redact(d.body)]
@@ -108,7 +111,9 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
             if d.whole_file:
                 known.append((d, same))
             continue
-        fact = Fact(id=new_id(d.kind, taken), kind=d.kind, title=d.title, body=d.body, status=d.status,
+        out.notes += [f"{d.path}: {n}" for n in d.notes]  # of a draft still to write: a re-run says nothing
+        # derived from what was read, so the ids a dry run shows are the ids the real run writes
+        fact = Fact(id=derived_id(d.kind, f"{d.where()}\n{d.title}\n{d.body}", taken), kind=d.kind, title=d.title, body=d.body, status=d.status,
                     delivery=d.delivery, anchors=[], tags=list(dict.fromkeys(d.tags)),
                     created=today(), source=[entry])
         threshold = project.config["doctor.near_duplicate"]
@@ -130,6 +135,10 @@ def _plan(project: Project, drafts: list[Draft], record: Record, out: Outcome,
         for found in secrets:
             out.redacted.add(found)
         fact.anchors = _anchors(d, tree, out)  # once it is known to be new: each is a lookup in the checkout
+        refused = write.refusal(project, fact)
+        if refused:  # one fact the record would refuse costs that fact, never the rest of the import
+            out.skipped.append((d.where(), f"not imported: {refused}"))
+            continue
         taken.add(fact.id)
         planned.append((d, fact))
     return planned

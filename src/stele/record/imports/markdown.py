@@ -199,8 +199,20 @@ def plain(text: str) -> str:
     """One line of Markdown as plain words: emphasis and link syntax dropped, the link text kept."""
     text = re.sub(rf"!?\[({_LABEL})\]\([^()\n]{{0,2000}}\)", r"\1", text)
     text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
-    text = re.sub(r"(?<![\w*])([*_])(\S.*?)\1(?![\w*])", r"\2", text)
-    return " ".join(text.split())
+    text = re.sub(r"(?<![\w*\\])([*_])(\S.*?)(?<!\\)\1(?![\w*])", r"\2", text)
+    return " ".join(unescape(text).split())
+
+
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+
+
+def unescape(text: str) -> str:
+    """Markdown's backslash escapes (`\\"`, `\\*`, `\\_`) as the characters they stand for, outside code
+    spans (where a backslash is literal): JabRef's `No \\"new Thread()\\"` is `No "new Thread()"`."""
+    if "\\" not in text:
+        return text
+    return "".join(part if part.startswith("`") else _ESCAPE.sub(r"\1", part) for part in _CODE_SPAN.split(text))
 
 
 def cut(text: str, limit: int) -> str:
