@@ -278,6 +278,30 @@ def test_a_huge_id_is_echoed_bounded_in_the_tool_error(repo):
     assert text.endswith("`stele list` shows the ids")
 
 
+@pytest.mark.slow  # ~2-3 s: 50 MB through the stdio wire and back
+def test_a_50_mb_id_is_answered_fast_with_a_bounded_echo(repo):
+    """A 50 MB id was redacted whole before its echo was cut: the tool answered after ~40 s. The
+    message is now cut first (`errors.message`); what is left is the wire's own cost."""
+    import time
+
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    huge = "DEC-" + "A" * 50_000_000
+
+    async def session():
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            start = time.monotonic()
+            answer = await s.call_tool("show", {"id": huge})
+            return answer, time.monotonic() - start
+
+    answer, elapsed = anyio.run(session)
+    text = answer.content[0].text
+    assert _is_error(answer) and "50,000," in text and len(text) <= 1_000, text[:300]
+    assert elapsed < 15, elapsed  # ~2 s; ~40 s redacting it whole
+
+
 def _exchange(repo, lines: list[str]) -> list[dict]:
     """Send raw lines to `stele mcp`, one answer awaited per line that should get one (all but the
     notification), and return the frames in order."""
