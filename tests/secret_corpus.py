@@ -243,6 +243,15 @@ def shapes(seed: int = 16) -> list[Shape]:
     add("Atlassian", "api token", f"jira {t}", t)
     t = _j("gl", "c_", r(ALNUM, 40))
     add("Grafana", "cloud token", f"grafana cloud {t}", t)
+    # AWS secret access keys outside an assignment, named a few words before (drawn last, so the
+    # draws above keep their values)
+    for name, text in (("secret in prose", "the deploy user signs with secret {}"),
+                       ("secret key is", "for staging the AWS secret key is {} (rotate it)"),
+                       ("configure set", "aws configure set aws_secret_access_key {}"),
+                       ("configure prompt", "AWS Secret Access Key [None]: {}"),
+                       ("markdown table", "| aws_secret_access_key | `{}` |")):
+        t = r(B64, 40)
+        add("AWS", name, text.format(t), t)
     return out
 
 
@@ -308,4 +317,11 @@ def look_alikes(seed: int = 61) -> list[str]:
         "the build id is 20261129.4 and the run is 8123",
         "mailgun uses key- prefixed keys",
         "12:30 standup, then 14:00:05 deploy",
+        # 40 characters after a secret's name, or after an AWS key id, that are no secret key
+        f"rotated the AWS secret key in commit {sha}",
+        f"secret scanning flagged {sha}; the key was revoked",
+        f"aws_secret_access_key moved to SSM, see {sha.upper()}",
+        "the secret lives in SecretsManagerRotationLambdaFunctionNames",
+        "the secret key is read from config/secrets/aws/credentials/main",
+        f"AKIA keys rotate; the secret key is {ex_secret}",
     ]

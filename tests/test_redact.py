@@ -303,3 +303,20 @@ def test_a_run_of_one_letter_is_no_twitter_bearer_token():
     tail = "x7Kq2M9pZr4TfW8bN1cV5dH3gJ6kL0sQ" * 3
     assert "[REDACTED:Twitter bearer token]" in redact("t " + "A" * 22 + tail[:90]).text
     assert redact("t " + "A" * 120).text == "t " + "A" * 120
+
+
+def test_an_aws_secret_key_after_its_key_id_is_redacted_and_a_commit_hash_is_not():
+    """A downloaded credentials file (`user,,AKIA...,SECRET`) or a pasted pair names the secret key by
+    the id before it; a commit hash in the same place is hex, and stays."""
+    import hashlib
+    import random
+
+    rnd = random.Random(40)
+    kid = "AK" + "IA" + "".join(rnd.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") for _ in range(16))
+    secret = "".join(rnd.choice(_ALNUM + "+/") for _ in range(40))
+    for text in (f"User name,Password,Access key ID,Secret access key\ndeploy,,{kid},{secret}",
+                 f"creds: {kid} / {secret}"):
+        result = redact(text)
+        assert secret not in result.text and result.found == {"AWS access key id": 1, "AWS secret access key": 1}
+    sha = hashlib.sha1(b"deploy").hexdigest()
+    assert redact(f"{kid} was revoked in {sha}").text == f"[REDACTED:AWS access key id] was revoked in {sha}"

@@ -3,17 +3,17 @@
 The commented template below is the single source of the defaults: `stele init` writes it verbatim and
 `load()` merges the user's file over it. A key the template does not know, a key written twice, a value
 of the wrong type or out of its range (`RANGES`), or a redaction pattern that could backtrack
-catastrophically, is an error naming the key path, so a typo never silently falls back to a default
+catastrophically or cost a hook its compiling (`regexcheck`), is an error naming the key path, so a typo never silently falls back to a default
 or switches a feature off (`hook_budget_ms: -5` disabled every hook). A value past a hard cap that the
 design fixes (`retrieval.max_entries`, 20) is clamped and said so (`Config.warnings`, printed on stderr
 on every load: hooks keep stdout for their answer).
 """
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
+from . import textcut
 from .errors import ConfigError, say
 from .lazyre import lazy
 from .plain import dataclass
@@ -227,7 +227,9 @@ def _cache_key(path: Path) -> list:
     except OSError:
         st = None
     stat = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino] if st else None
-    return [2, zlib.crc32(TEMPLATE.encode()), stat]
+    # the first number changes with what validation refuses (3: `regexcheck`'s bounds), so a config an
+    # older Stele accepted is judged again
+    return [3, zlib.crc32(TEMPLATE.encode()), stat]
 
 
 def _read_cache(path: Path, key: list) -> tuple[dict, list] | None:
@@ -357,81 +359,15 @@ def _check_values(data: dict[str, Any], path: str) -> list[str]:
                           "other than its root, written relative to it (e.g. docs/memory)")
     if not isinstance(data["embedding"]["model"], str) or not data["embedding"]["model"].strip():
         raise ConfigError(f"{path}: `embedding.model` is empty; write `bundled`, a model folder or a hub id")
-    for i, pattern in enumerate(data["redaction"]["patterns"]):
-        problem = pattern_problem(pattern)
-        if problem:
-            raise ConfigError(f"{path}: `redaction.patterns[{i}]` {pattern!r}: {problem}")
+    from .regexcheck import first_problem  # only when a config is validated, never from its cache
+
+    refused = first_problem(data["redaction"]["patterns"])
+    if refused:
+        i, problem = refused
+        pattern = data["redaction"]["patterns"][i]
+        shown = textcut.ends(repr(pattern), 80, " ... ") if isinstance(pattern, str) else repr(pattern)
+        raise ConfigError(f"{path}: `redaction.patterns[{i}]` {shown}: {problem}")
     return warnings
-
-
-def pattern_problem(pattern: Any) -> str | None:
-    """Why a configured redaction pattern is refused, or None. Redaction runs on every write, hooks
-    included, so a pattern that backtracks catastrophically (a repeat inside a repeat, `(a+)+$`; a
-    repeated alternation whose branches can start alike, `(a|ab)*`) would hang them on a near match."""
-
-    if not isinstance(pattern, str) or not pattern:
-        return "must be a non-empty regular expression (text)"
-    try:
-        re.compile(pattern)
-    except re.error as e:
-        return f"is not a valid regular expression ({e}); fix or remove it"
-    from re import _parser  # type: ignore[attr-defined]
-
-    found = _nested_repeat(_parser.parse(pattern), inside=False)
-    if found:
-        return (f"{found} can take exponential time on text that almost matches; rewrite it without the "
-                "nested repeat (e.g. `(a+)+$` as `a+$`), or use a possessive or atomic group")
-    return None
-
-
-def _nested_repeat(items: Any, inside: bool) -> str | None:
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    for op, av in items:
-        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
-            lo, hi, body = av
-            grows = hi is c.MAXREPEAT or hi > 1
-            if inside and lo != hi:
-                return "a repeat inside a repeat"
-            if grows and hi is c.MAXREPEAT and _overlapping_branches(body):
-                return "a repeated alternation whose branches can match the same text"
-            found = _nested_repeat(body, inside or (grows and hi is c.MAXREPEAT))
-            if found:
-                return found
-        elif op == c.SUBPATTERN:
-            found = _nested_repeat(av[-1], inside)
-            if found:
-                return found
-        elif op == c.BRANCH:
-            for branch in av[1]:
-                found = _nested_repeat(branch, inside)
-                if found:
-                    return found
-        elif op == c.ATOMIC_GROUP:
-            continue  # an atomic group never backtracks into itself
-    return None
-
-
-def _overlapping_branches(items: Any) -> bool:
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    for op, av in items:
-        if op == c.SUBPATTERN:
-            return _overlapping_branches(av[-1])
-        if op == c.BRANCH:
-            firsts = [f for f in (_first(branch) for branch in av[1]) if f is not None]
-            return len(set(firsts)) < len(firsts)
-    return False
-
-
-def _first(items: Any) -> Any:
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    for op, av in items:
-        if op == c.LITERAL:
-            return av
-        return None
-    return None
 
 
 def _merge(base: dict, user: Any, path: str, prefix: str) -> dict:

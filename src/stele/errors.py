@@ -23,6 +23,9 @@ DEBUG_ENV = "STELE_DEBUG"
 # the first, nor the longest message of Stele's own (up to 64 records named, ~4,000) the second.
 MESSAGE_WORD_CHARS = 300
 MESSAGE_LINE_CHARS = 16_000
+# A message up to this long is redacted whole, then cut; a longer one (a 50 MB id through MCP took ~40 s
+# to redact whole) is cut first, each kept end redacted with its context (`neutralize.shown_part`).
+MESSAGE_WHOLE_CHARS = 4 * MESSAGE_LINE_CHARS
 
 
 class SteleError(Exception):
@@ -65,11 +68,30 @@ def message(text: str) -> str:
     escape or hidden character reaches a terminal or an agent), then bounded: a word (a run without
     whitespace: an id, a path, an option) over `MESSAGE_WORD_CHARS` and a line over
     `MESSAGE_LINE_CHARS` keep their two ends and say how long they were, so the start of what was
-    quoted and the advice after it stay. Cut last, so no secret is cut in two before the redactor
-    sees it. Lists of Stele's own (every record that does not fit a snapshot) stay whole."""
+    quoted and the advice after it stay. Cut after redacting, so no secret is cut in two before the
+    redactor sees it. Lists of Stele's own (every record that does not fit a snapshot) stay whole.
+    A text over `MESSAGE_WHOLE_CHARS` is cut first, to the ends a line keeps, each redacted with the
+    context around it (`shown_part`); a word cut in two there keeps the end a long word keeps."""
     import re
 
-    from .neutralize import shown
+    from .neutralize import shown, shown_part
+
+    if len(text) <= MESSAGE_WHOLE_CHARS:
+        return _bounded(shown(text))
+    half, word = MESSAGE_LINE_CHARS // 2, MESSAGE_WORD_CHARS // 2
+    head, tail = shown_part(text, 0, half), shown_part(text, len(text) - half, len(text))
+    if not text[half - 1].isspace() and not text[half].isspace():  # the cut falls inside a word
+        run = len(re.split(r"\s", head)[-1])  # the word the cut ends in
+        head = head[:len(head) - run + word] if run > word else head
+    if not text[-half - 1].isspace() and not text[-half].isspace():
+        run = len(re.split(r"\s", tail, maxsplit=1)[0])
+        tail = tail[run - word:] if run > word else tail
+    return f"{_bounded(head)} [... {len(text):,} characters in all ...] {_bounded(tail)}"
+
+
+def _bounded(text: str) -> str:
+    """Shown text with its long words and lines cut to their two ends, each saying its length."""
+    import re
 
     def cut(run: str, limit: int) -> str:
         from .textcut import ends
@@ -77,7 +99,7 @@ def message(text: str) -> str:
         return ends(run, limit, f" [... {len(run):,} characters in all ...] ")
 
     long_word = re.compile(rf"\S{{{MESSAGE_WORD_CHARS + 1},}}")
-    lines = (long_word.sub(lambda m: cut(m[0], MESSAGE_WORD_CHARS), line) for line in shown(text).split("\n"))
+    lines = (long_word.sub(lambda m: cut(m[0], MESSAGE_WORD_CHARS), line) for line in text.split("\n"))
     return "\n".join(line if len(line) <= MESSAGE_LINE_CHARS else cut(line, MESSAGE_LINE_CHARS) for line in lines)
 
 

@@ -335,6 +335,33 @@ def shown(text: str) -> str:
     return neutralize(redact(text).text)
 
 
+# What the redactor reads on either side of a part (`shown_part`): more than the longest secret a rule
+# matches (a PEM block, up to 64 KiB of body inside its armour), so one that crosses an edge is seen whole.
+CONTEXT_CHARS = 70_000
+
+
+def shown_part(text: str, start: int, end: int) -> str:
+    """`shown` of `text[start:end]`, for a part of a text too long to redact whole (a 50 MB argument
+    echoed in an error): the redactor reads `CONTEXT_CHARS` around the part, a secret that crosses an
+    edge is replaced by its marker whole, and nothing past the edges is shown, so no part of a secret
+    is either (a secret longer than `CONTEXT_CHARS` that only its far end identifies is the bound)."""
+    from .redact import MARKER, Redactor
+
+    lo = max(0, start - CONTEXT_CHARS)
+    window = text[lo:min(len(text), end + CONTEXT_CHARS)]
+    first, last = start - lo, end - lo
+    out, pos = [], first
+    for s, e, kind in Redactor().spans(window):
+        if e <= first:
+            continue
+        if s >= last:
+            break
+        out += [window[pos:max(pos, s)], MARKER.format(kind)]
+        pos = max(pos, e)
+    out.append(window[pos:last])
+    return neutralize("".join(out))
+
+
 def shown_many(texts: Sequence[str]) -> list[str]:
     """`shown` of each text of a batch, redacted in one pass (`Redactor.redact_many`)."""
     from .redact import Redactor

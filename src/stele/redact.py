@@ -601,6 +601,14 @@ def _aws_id(value: str) -> bool:
     return not value.endswith(_DOCUMENTED_EXAMPLES)
 
 
+def _aws_secret(value: str) -> bool:
+    """A value that only its neighbourhood names as an AWS secret key: 40 characters drawn from
+    base64's alphabet hold both cases (odds of one case missing: below one in 10^9), so a commit hash
+    (hex) or an upper-case id is none; nor are CamelCase words, a path or the documented example."""
+    return any(c.isupper() for c in value) and any(c.islower() for c in value) and looks_random(value) and \
+        _aws_id(value)
+
+
 def _basic(value: str) -> bool:
     """`Basic <base64 of user:password>`; "Basic authentication" in prose is not one."""
     import base64
@@ -633,7 +641,8 @@ def _unwrap(part: str) -> str:
     return part
 
 
-CHECKS = {"curl_user": _curl_user, "random": looks_random, "ref": lambda v: not is_reference(v), "basic": _basic, "aws_id": _aws_id}
+CHECKS = {"curl_user": _curl_user, "random": looks_random, "ref": lambda v: not is_reference(v), "basic": _basic, "aws_id": _aws_id,
+          "aws_secret": _aws_secret}
 
 
 def precompile() -> None:

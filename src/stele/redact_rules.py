@@ -38,6 +38,11 @@ def _p(kind: str, keywords: str, pattern: str, check: str = "", left: str = "", 
     return Shape(kind, tuple(keywords.split()), pattern, check, left, entropy)
 
 
+# At most four words between a name and its value, each after a few separators (blanks, quotes, `:`,
+# `=`, `,`, `|`, `/`, brackets): word and separator characters are disjoint, so the match cannot
+# backtrack far. The value's own left boundary is the separator before it.
+_FEW_WORDS = r"(?:[\s\"'`:=>,|/()\[\]*-]{1,8}[\w.]{1,30}){0,4}?[\s\"'`:=>,|/()\[\]*-]{1,8}"
+
 PEM_BEGIN = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 # a key body: base64 lines, PEM headers (Proc-Type, DEK-Info) and JSON-escaped newlines (`\n`)
@@ -61,6 +66,14 @@ SHAPES: tuple[Shape, ...] = (
     _p("AWS secret access key", "secret",
        r"(?i)secret_?(?:access_?)?key[\"']?\s*(?:[:=]|=>)\s*[\"']?(?P<s>[A-Za-z0-9/+=]{40})"
        r"(?![A-Za-z0-9/+=])", "aws_id"),
+    # ...and in prose or a table, a few words after a word naming a secret ("with secret K", "secret key
+    # is K", `aws configure set aws_secret_access_key K`, "Secret Access Key [None]: K") or after the
+    # access key id it pairs with (`AKIA...,K` in a credentials CSV, `AKIA.../K`). Only the value's
+    # shape is evidence here, so `aws_secret` asks for a draw, never a commit hash or an identifier.
+    _p("AWS secret access key", "secret", r"(?i)secret[\w-]*" + _FEW_WORDS + r"(?P<s>[A-Za-z0-9/+]{40})"
+       r"(?![A-Za-z0-9/+=_-])", "aws_secret"),
+    _p("AWS secret access key", "a3t akia asia abia acca", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"
+       + _FEW_WORDS + r"(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=_-])", "aws_secret", "A-Za-z0-9"),
     _p("AWS Bedrock API key", "absk bedrock-api-key-",
        _B + r"(?:ABSK[A-Za-z0-9+/]{109,269}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%]*)"),
     # the full format (93 characters, then `AA`) is a key even when typed as a written-out alphabet

@@ -393,3 +393,43 @@ def test_other_harnesses_guidance_files_import_when_named(repo):
                         (".windsurfrules", "Use snake case for all python identifiers")]:
         r = invoke("import", "agents-md", name, "--json")
         assert r.code == 0 and [f["title"] for f in json.loads(r.out)["written"]] == [title], r.out + r.err
+
+
+AGENTS = "# Agents\n\n## Rules\n\n- Always open a pull request; never push to main.\n- Run the tests before committing.\n"
+
+
+def test_an_import_before_init_sets_stele_up_as_init_does(plain_repo):
+    """A new user's first command can be `stele import`: it wrote the facts but no `.stele/config.yaml`
+    and no `.stele/.gitignore`, and recall then said Stele was not set up. A dry run, a failed import
+    and one with nothing new set nothing up; an import that writes does, exactly as `stele init`."""
+    from stele.config import TEMPLATE
+    from stele.record.scaffold import MEMORY_README, STELE_GITIGNORE
+
+    repo = plain_repo
+    assert invoke("import", "agents-md").code == 2 and not (repo / ".stele").exists()  # no AGENTS.md yet
+    (repo / "AGENTS.md").write_text(AGENTS)
+    commit(repo, "agents")
+    dry = invoke("import", "agents-md", "--dry-run")
+    assert dry.code == 0 and "would set Stele up here" in dry.out and not (repo / ".stele").exists()
+    assert not (repo / "docs").exists()
+    r = invoke("import", "agents-md", "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["set_up"] == [".stele/config.yaml", ".stele/.gitignore", "docs/memory/README.md"]
+    assert (repo / ".stele/config.yaml").read_text() == TEMPLATE
+    assert (repo / ".stele/.gitignore").read_text() == STELE_GITIGNORE
+    assert (repo / "docs/memory/README.md").read_text() == MEMORY_README
+    assert len(_facts(repo)) == 2
+    assert "nothing changed" in invoke("init").out  # what init would have written is all there
+    recalled = invoke("recall", "what must happen before committing a change here?")
+    assert recalled.code == 0 and "not set up" not in recalled.err, recalled.err
+    untracked = git(repo, "status", "--porcelain", "--untracked-files=all").split("\n")
+    assert sorted(line[3:] for line in untracked if line.startswith("?? .stele/")) == [".stele/.gitignore",
+                                                                                       ".stele/config.yaml"]
+
+
+def test_an_import_says_it_set_stele_up(plain_repo):
+    (plain_repo / "AGENTS.md").write_text(AGENTS)
+    r = invoke("import", "agents-md")
+    assert r.code == 0 and "set Stele up here as `stele init` does: .stele/config.yaml" in r.out, r.out
+    assert "commit docs/memory/ and .stele/" in r.out
+    assert "set Stele up" not in invoke("import", "agents-md").out  # the second time it is set up

@@ -19,6 +19,7 @@ from stele.record import edit
 from stele.record.load import load
 from stele.serve.mcp import MAX_CHARS, cap, fact_text, remember_text
 from tests.helpers import write_fact
+from tests.untrusted_payloads import DANGEROUS
 
 pytest.importorskip("mcp")
 
@@ -277,6 +278,30 @@ def test_a_huge_id_is_echoed_bounded_in_the_tool_error(repo):
     assert text.endswith("`stele list` shows the ids")
 
 
+@pytest.mark.slow  # ~2-3 s: 50 MB through the stdio wire and back
+def test_a_50_mb_id_is_answered_fast_with_a_bounded_echo(repo):
+    """A 50 MB id was redacted whole before its echo was cut: the tool answered after ~40 s. The
+    message is now cut first (`errors.message`); what is left is the wire's own cost."""
+    import time
+
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    huge = "DEC-" + "A" * 50_000_000
+
+    async def session():
+        async with stdio_client(_params(repo)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            start = time.monotonic()
+            answer = await s.call_tool("show", {"id": huge})
+            return answer, time.monotonic() - start
+
+    answer, elapsed = anyio.run(session)
+    text = answer.content[0].text
+    assert _is_error(answer) and "50,000," in text and len(text) <= 1_000, text[:300]
+    assert elapsed < 15, elapsed  # ~2 s; ~40 s redacting it whole
+
+
 def _exchange(repo, lines: list[str]) -> list[dict]:
     """Send raw lines to `stele mcp`, one answer awaited per line that should get one (all but the
     notification), and return the frames in order."""
@@ -495,3 +520,34 @@ def test_remember_bounds_the_whole_fact_not_only_its_text(repo):
     result = frames[-1]["result"]
     assert result["isError"] and "a fact holds at most 65536" in result["content"][0]["text"]
     assert [p.name for p in (repo / "docs" / "memory").rglob("*.md")] == ["README.md"]  # nothing written
+
+
+def _shown(repo: Path, fact_id: str) -> str:
+    """What the `show` tool answers (its text, neutralized, as the tool wrapper does)."""
+    from stele.neutralize import neutralize
+
+    return neutralize(fact_text(load(Project(repo)), fact_id))
+
+
+@pytest.mark.parametrize("payload", [p[1] for p in DANGEROUS], ids=[p[0] for p in DANGEROUS])
+def test_show_marks_a_check_message_doctor_would_flag(repo, payload):
+    """A fact's `check:` message reaches the agent through `show` as it does through the pre-edit hook
+    (`hooks.edit.broken_text`): marked when doctor would flag it, never as a rule to follow."""
+    write_fact(repo, "CON-AAAA", "constraint", "No eval in payments", "No eval.", anchors=["src/pay.py"],
+               check={"forbid": "eval\\(", "message": payload})
+    line = next(line for line in _shown(repo, "CON-AAAA").splitlines() if "check: forbids /eval" in line)
+    assert line.startswith("[FLAGGED by stele doctor ("), line
+
+
+def test_show_marks_a_flagged_fact_and_redacts_a_check_message_as_a_violation_does(repo):
+    """The fact itself is marked under its label when its title or body would be flagged (as recall's
+    blocks are), and a check message is shown as a violation shows it: a credential in it redacted."""
+    token = "ghp_" + "x7Kq2mW9pL4vN8rT3yB6cF1hJ5dG0sZ2aE4u"
+    write_fact(repo, "NOTE-BBBB", "note", "Deploy notes", DANGEROUS[0][1])
+    write_fact(repo, "CON-CCCC", "constraint", "No tokens in config", "Tokens come from the vault.",
+               check={"forbid": "ghp_", "message": f"a token such as {token} belongs in the vault"})
+    write_fact(repo, "DEC-DDDD", "decision", "Clean", "Nothing to flag.", check={"forbid": "eval\\("})
+    assert _shown(repo, "NOTE-BBBB").splitlines()[1].startswith("[FLAGGED by stele doctor (")
+    shown = _shown(repo, "CON-CCCC")
+    assert token not in shown and "[REDACTED:GitHub token] belongs in the vault" in shown
+    assert "FLAGGED" not in _shown(repo, "DEC-DDDD")

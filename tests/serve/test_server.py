@@ -230,3 +230,35 @@ def test_the_request_log_never_writes_a_control_character_to_the_terminal(repo, 
     err = capfd.readouterr().err
     assert "stele serve: 127.0.0.1" in err and "^[]0;owned^G^[[2J" in err, err
     assert not any(c in err for c in "\x1b\x07\x9b\u009b"), err
+
+
+EVIL = b"<script>alert(1)</script>\x1b]0;owned\x07"
+
+
+@pytest.mark.parametrize("data, status", [
+    (b"GARBAGE" + EVIL + b"\r\n\r\n", 400),  # no target, no version
+    (b"GET / HTTP/9.9" + EVIL + b"\r\n\r\n", 400),  # a version that is none
+    (b"GET /" + EVIL + b" HTTP/1.1 more\r\n\r\n", 400),  # four words
+    (b"GET / HTTP/2.0\r\nHost: localhost\r\n\r\n", 505),
+    (b"GET /" + b"a" * 70_000 + EVIL + b" HTTP/1.1\r\n\r\n", 414),
+    (b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Long: " + b"a" * 70_000 + EVIL + b"\r\n\r\n", 431),
+    (b"GET / HTTP/1.1\r\n" + b"".join(b"X-%d: %s\r\n" % (i, EVIL) for i in range(120)) + b"\r\n", 431),
+], ids=["bad request line", "bad version", "four words", "HTTP/2", "long target", "long header", "many headers"])
+def test_a_request_the_standard_library_cannot_read_gets_the_apis_error_shape(server, data, status):
+    """Malformed requests were answered with the standard library's HTML error page (for a bad request
+    line, with no status line at all, quoting the line): now a status line and the API's JSON error,
+    the same fixed text whatever was sent, so nothing of the request reaches a terminal or a browser."""
+    answer = raw(server, data)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert status_of(answer) == status, answer[:300]
+    assert b"\r\nContent-Type: application/json; charset=utf-8\r\n" in head + b"\r\n", head
+    assert b"\r\nX-Content-Type-Options: nosniff\r\n" in head + b"\r\n" and b"\r\nConnection: close" in head
+    error = json.loads(body)
+    assert error["status"] == status and error["error"], error
+    assert b"<" not in body and b"\x1b" not in answer and b"alert" not in answer and b"owned" not in answer
+
+
+def test_a_head_request_that_cannot_be_read_gets_no_body(server):
+    answer = raw(server, b"HEAD / HTTP/1.1\r\nHost: localhost\r\nX: " + b"a" * 70_000 + b"\r\n\r\n")
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert status_of(answer) == 431 and body == b"" and b"application/json" in head, answer[:300]

@@ -31,8 +31,11 @@ def import_(
                                 "path": f.path, "source": f.source, "links": f.links} for f in out.written],
                    "changed": [f.id for f in out.changed],
                    "skipped": [{"from": w, "why": why} for w, why in out.skipped], "notes": out.notes,
-                   "redacted": out.redacted.summary() if out.redacted.secrets else ""})
+                   "redacted": out.redacted.summary() if out.redacted.secrets else "", "set_up": out.set_up})
         return
+    if out.set_up:
+        term.line(f"{'would set Stele up here' if out.dry_run else 'set Stele up here'} as `stele init` does: "
+                  + ", ".join(out.set_up))
     verb = "would write" if out.dry_run else "wrote"
     for f in out.written:
         status = f" [{f.status}]" if f.status else ""
@@ -53,8 +56,9 @@ def import_(
         term.line(f"dry run: {counted(n, 'new fact')} ({drafts} as drafts), {len(out.skipped)} skipped; nothing "
                   "was written (the ids above are the ids a real run writes, if the record does not change first)")
     elif n or out.changed:
+        also = " and .stele/" if out.set_up else ""
         term.line(f"{counted(n, 'new fact')}, {len(out.skipped)} skipped: review them (`git diff`, `stele doctor`), "
-                  "then commit docs/memory/ for review in a pull request")
+                  f"then commit docs/memory/{also} for review in a pull request")
     else:
         already = sum(1 for _, why in out.skipped if why.startswith(("already imported", "merged into")))
         other = len(out.skipped) - already

@@ -55,16 +55,29 @@ STELE_GITIGNORE = """\
 def init(project: Project) -> list[Path]:
     """Create what is missing; returns the paths written (empty when everything was there)."""
     written = []
+    for path, text in _missing(project):
+        atomic.write(path, text)
+        written.append(path)
+    return written
+
+
+def missing(project: Project) -> list[Path]:
+    """What `init` would write here (a dry run's answer)."""
+    return [path for path, _ in _missing(project)]
+
+
+def set_up(project: Project) -> bool:
+    """Whether Stele is set up here: the settings file is what `init` writes first and a user commits."""
+    return project.config_path.exists()
+
+
+def _missing(project: Project) -> list[tuple[Path, str]]:
     wanted = (
         (project.config_path, TEMPLATE),
         (project.stele_dir / ".gitignore", STELE_GITIGNORE),
         (project.memory_dir / "README.md", MEMORY_README),
     )
-    for path, text in wanted:
-        if not path.exists():
-            atomic.write(path, text)
-            written.append(path)
-    return written
+    return [(path, text) for path, text in wanted if not path.exists()]
 
 
 def templates_dir() -> Path:

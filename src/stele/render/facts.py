@@ -1,6 +1,6 @@
 """Plain text about committed facts for agents: what the session-start and edit hooks inject,
 `stele brief`, and one fact in full (the MCP `show` tool; `stele show` frames the same lines in a
-panel). (A recall's rendering lives beside the recall, in `render/agent.py`; this module follows its
+panel, so a person sees the marks an agent reads). (A recall's rendering lives beside the recall, in `render/agent.py`; this module follows its
 look, `KIND ID  Title` and an indented excerpt, so all injected text reads alike.)
 
 Byte-stable (no colour, no terminal width, no dates that were not in the data) so golden tests can
@@ -10,7 +10,7 @@ imperative injected text as a possible prompt injection, and the user's prompt m
 from __future__ import annotations
 
 from .. import textcut
-from ..neutralize import flag_mark
+from ..neutralize import flag_mark, shown
 from ..plain import dataclass
 
 TYPE_CHECKING = False
@@ -54,10 +54,17 @@ def block(f: Line, text_chars: int = 280) -> str:
 
 
 def fact_lines(record: Record, fact: Fact) -> list[str]:
-    """One fact in full: its label, fields, anchors, links both ways (with the title at the other
-    end), then a blank line and the body."""
+    """One fact in full: its label, fields, anchors, checks, links both ways (with the title at the
+    other end), then a blank line and the body. Marked where doctor would flag it, as every text an
+    agent reads of memory is (the MCP `show` tool delivers these lines): the mark on a line of its own
+    under the label when the title or body would be flagged (`stele show` keeps the label as its
+    panel's title), a check's line when its message or pattern would be (as the pre-edit hook marks a
+    broken check, `hooks.edit.broken_text`). A check's message is shown as a violation shows it
+    (`shown`: redacted, since a check forbidding a leaked token may quote it)."""
     title = lambda i: record.facts[i].title if i in record.facts else "(not in the record)"  # noqa: E731
+    mark = flag_mark(f"{fact.title}\n{fact.body}", fact.kind).strip()
     lines = [label(Line(fact.id, fact.kind, fact.title)),  # reads like the recall's entries
+             *([mark] if mark else []),
              f"status {fact.status} · delivery {fact.delivery} · priority {fact.priority}",
              f"file: {fact.path}"]
     for key in ("created", "verified", "verified_at", "review_after", "expires", "retire_when", "needs_review"):
@@ -67,7 +74,9 @@ def fact_lines(record: Record, fact: Fact) -> list[str]:
     if fact.tags:
         lines.append("tags: " + ", ".join(fact.tags))
     lines += [f"anchor: {a}" for a in fact.anchors]
-    lines += [f"check: {c.describe()} ({c.enforce}){': ' + c.message if c.message else ''}" for c in fact.checks]
+    lines += [flag_mark(f"{c.message}\n{c.pattern}", fact.kind)
+              + f"check: {c.describe()} ({c.enforce}){': ' + shown(c.message) if c.message else ''}"
+              for c in fact.checks]
     lines += [f"-> {e.rel} {e.dst}: {title(e.dst)}" for e in record.graph.out.get(fact.id, [])]
     lines += [f"<- {e.rel} {e.src}: {title(e.src)}" for e in record.graph.inc.get(fact.id, [])]
     return lines + ["", fact.body.strip()]

@@ -14,6 +14,9 @@ What keeps it safe to leave running on a laptop:
   a parser elsewhere could read `[::1]evil.example` or `GET http://evil.example/` as another host.
 - No CORS headers (other origins cannot read the API) and a Content-Security-Policy that allows only
   this server's own scripts, so text from a fact can never run as code in the page.
+- A request it cannot read (a bad request line, an over-long target, too many or too long headers)
+  gets the API's JSON error with fixed text (`Handler.send_error`), never the standard library's
+  HTML page quoting the request line.
 - A connection that sends nothing for `request_timeout` seconds is closed, and so is one whose request
   has not arrived whole `request_deadline` seconds after its first byte (`deadline.py`: slowloris):
   each holds a thread and a descriptor, and a few hundred held open would lock the page out for everyone.
@@ -25,6 +28,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Callable
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
@@ -38,6 +42,23 @@ STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; ch
                 ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+# What a request the standard library cannot read is told (`Handler.send_error`), by status: fixed
+# text, never the request's own (its line and headers are the client's, and reached the HTML page).
+UNREADABLE = {
+    400: "bad request: the request line or a header could not be read",
+    414: "the request target is too long (at most 65,536 bytes)",
+    431: "the request headers are too many or too long (at most 100, of 65,536 bytes each)",
+    505: "HTTP version not supported: use HTTP/1.1",
+}
+
+
+def _phrase(code: int) -> str:
+    try:
+        return HTTPStatus(code).phrase
+    except ValueError:
+        return "error"
 
 
 def static_file(name: str) -> api.Response | None:
@@ -103,6 +124,18 @@ class Handler(BaseHTTPRequestHandler):
         if name.startswith("do_"):
             return self._not_allowed
         raise AttributeError(name)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A request the standard library could not read (a bad request line, a target over 64 KiB, too
+        many or too long headers, HTTP/2): the API's JSON error shape, with the page's headers, instead
+        of its HTML page, which quoted the request line (and, for a bad one, had no status line). The
+        text is fixed by status: nothing the client sent is echoed. The log line says what was wrong,
+        through `say`, neutralized like every log line."""
+        self.log_error("code %d, message %s", code, message)
+        if self.request_version == "HTTP/0.9":  # the default until a version was read: answer in 1.0,
+            self.request_version = "HTTP/1.0"   # so the client gets a status line and headers
+        text = UNREADABLE.get(code) or _phrase(code)
+        self._answer(api.error(code, text), head=self.command == "HEAD", extra={"Connection": "close"})
 
     def _not_allowed(self) -> None:
         self._answer(api.error(405, "stele serve is read-only: only " + " and ".join(SERVED)), head=False,

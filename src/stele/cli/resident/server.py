@@ -61,7 +61,9 @@ PRELOAD = ("stele.hooks.dispatch", "stele.hooks.prompt",
            "stele.index.query", "stele.index.wordpiece", "stele.index.packs", "stele.index.code",
            "stele.index.chunks", "stele.record.load", "stele.record.graph", "stele.session.segment",
            "stele.cli.resident.spare", "stele.cli.resident.child", "stele.retrieve.distill",
-           "stele.index.contents", "stele.anchors.drift", "stele.anchors.fingerprint", "simsimd",
+           "stele.index.contents", "stele.anchors.drift", "stele.anchors.fingerprint",
+           "stele.regexcheck",  # a config read past its cache (edited, or a first call) is validated
+           "simsimd",
            "tantivy", "sqlite3", "json", "shutil")
 
 

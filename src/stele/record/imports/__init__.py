@@ -15,6 +15,7 @@ from ... import textcut
 from ...errors import SteleError, UsageError
 from ...neutralize import shown_many
 from ...project import Project
+from .. import scaffold
 from . import adr, files, guidance, memories
 from .apply import Outcome, apply
 from .draft import Draft
@@ -45,6 +46,11 @@ def run(project: Project, source: str, path: str | None = None, *, dry_run: bool
                          f"a folder or a file at a time (`stele import {source} PATH`)")
     out = apply(project, drafts, dry_run=dry_run)
     out.skipped = skipped + out.skipped
+    if (out.written or out.changed) and not scaffold.set_up(project):
+        # a first import is a new user's first command: leave a record set up as `stele init` would
+        # (after the facts, so a failed import writes nothing at all)
+        done = scaffold.missing(project) if dry_run else scaffold.init(project)
+        out.set_up = [project.rel(p) for p in done]
     # a note can quote the file (a status, a flagged command with its URL): redacted like any output
     out.notes = _grouped(list(dict.fromkeys(shown_many(notes + out.notes))))
     return out

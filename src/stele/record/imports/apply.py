@@ -53,6 +53,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     dry_run: bool = False
     redacted: Tally = field(default_factory=Tally)  # the secrets taken out of what is written
+    set_up: list[str] = field(default_factory=list)  # what `stele init` wrote first (or would have)
 
 
 _ENTRY = re.compile(r"^(.*)#L\d+-L\d+(?:@[0-9a-f]+)?$")
