@@ -303,3 +303,19 @@ def test_a_run_of_one_letter_is_no_twitter_bearer_token():
     tail = "x7Kq2M9pZr4TfW8bN1cV5dH3gJ6kL0sQ" * 3
     assert "[REDACTED:Twitter bearer token]" in redact("t " + "A" * 22 + tail[:90]).text
     assert redact("t " + "A" * 120).text == "t " + "A" * 120
+
+
+def test_redact_lines_keeps_every_line_number_and_no_piece_of_a_secret():
+    import base64
+    import random
+
+    rng = random.Random(3)
+    key = ["-----BEGIN " + "EC PRIVATE KEY-----", *(base64.b64encode(rng.randbytes(48)).decode() for _ in range(6)),
+           "-----END " + "EC PRIVATE KEY-----"]
+    text = "a = 1\nKEY = '''" + "\n".join(key) + "'''\nb = 2\n"
+    out = Redactor().redact_lines(text)
+    assert out.count("\n") == text.count("\n")
+    lines = out.split("\n")
+    assert lines[1] == "KEY = '''[REDACTED:private key]" and lines[2:8] == [""] * 6 and lines[8] == "'''"
+    assert lines[0] == "a = 1" and lines[9] == "b = 2"
+    assert Redactor().redact_lines("nothing here\n") == "nothing here\n"

@@ -14,6 +14,7 @@ from ..delivery import today
 from ..errors import UsageError
 from ..ids import ulid
 from ..kinds import KINDS
+from ..neutralize import shown
 from ..project import Project
 from ..record.load import Record, load
 from ..record.model import Fact
@@ -152,13 +153,18 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     chosen = [record.facts[i.key] for i in items if i.part in RECORD_PARTS and i.part != "always"]
     code_items, code_skipped = fit_code(code_for(project, chosen, parts, warnings), code_limit)
     brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
+    # what the run was asked is stored and printed beside what it was told, and shown the same way: a
+    # prompt with a pasted credential must not reach .stele/snapshots/ (the session log redacts it too)
+    patterns = project.config["redaction.patterns"]
     snap = Snapshot(
         run=ulid(), created=clock.now_iso(), budgets=budgets, records_limit=records_limit,
         code_limit=code_limit,
-        inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
-                "records": [r.upper() for r in request.records], "prompt": request.prompt, "query": query,
-                "commit": gitrepo.head_sha(project.root)},
-        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped, warnings=warnings)
+        inputs={"task": {"id": task.id, "title": shown(task.title), "status": task.status} if task else None,
+                "records": [r.upper() for r in request.records],
+                "prompt": shown(request.prompt, patterns) if request.prompt is not None else None,
+                "query": shown(query, patterns), "commit": gitrepo.head_sha(project.root)},
+        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped,
+        warnings=[shown(w) for w in warnings])
     snap.text = render_text(snap)
     if save:
         keep(project, snap, session)
