@@ -320,3 +320,19 @@ def test_an_aws_secret_key_after_its_key_id_is_redacted_and_a_commit_hash_is_not
         assert secret not in result.text and result.found == {"AWS access key id": 1, "AWS secret access key": 1}
     sha = hashlib.sha1(b"deploy").hexdigest()
     assert redact(f"{kid} was revoked in {sha}").text == f"[REDACTED:AWS access key id] was revoked in {sha}"
+
+
+def test_redact_lines_keeps_every_line_number_and_no_piece_of_a_secret():
+    import base64
+    import random
+
+    rng = random.Random(3)
+    key = ["-----BEGIN " + "EC PRIVATE KEY-----", *(base64.b64encode(rng.randbytes(48)).decode() for _ in range(6)),
+           "-----END " + "EC PRIVATE KEY-----"]
+    text = "a = 1\nKEY = '''" + "\n".join(key) + "'''\nb = 2\n"
+    out = Redactor().redact_lines(text)
+    assert out.count("\n") == text.count("\n")
+    lines = out.split("\n")
+    assert lines[1] == "KEY = '''[REDACTED:private key]" and lines[2:8] == [""] * 6 and lines[8] == "'''"
+    assert lines[0] == "a = 1" and lines[9] == "b = 2"
+    assert Redactor().redact_lines("nothing here\n") == "nothing here\n"

@@ -144,6 +144,7 @@ hooks:
 
 tasks:
   lease: 2h                 # how long a claim holds before another agent may take it over
+  remote_timeout_ms: 30000  # the most one call to a claim's remote (ls-remote, fetch, push) may take
 
 doctor:
   unverified_days: 180      # warn about facts not verified for longer than this
@@ -312,7 +313,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "snapshot.code_bytes": (0, None), "snapshot.total_bytes": (1, None), "snapshot.briefing_items": (0, None),
     "snapshot.briefing_bytes": (0, None), "hooks.max_chars": (1, None), "doctor.unverified_days": (0, None),
     "doctor.oversized_bytes": (1, None), "doctor.near_duplicate": (0.01, 1), "session.sync_deadline_ms": (0, None),
-    "session.sync_bound_ms": (1, None),
+    "session.sync_bound_ms": (1, None), "tasks.remote_timeout_ms": (1, None),
 }
 CAPS = {"retrieval.max_entries": (20, "the design's cap (at most 20 entries, callouts included)")}
 

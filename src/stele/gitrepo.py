@@ -13,6 +13,7 @@ import os
 import random
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,16 +38,54 @@ class Outcome:
         return said.removeprefix("fatal: ").removeprefix("error: ") or f"exit {self.code}"
 
 
-def call(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> Outcome:
-    """`git ARGS` in `root`, whatever its exit status."""
+class NoAnswer(SteleError):
+    """A git call that talks to a remote ran past its time and was stopped (with all it started)."""
+
+
+# A call to a remote never waits on a person: git is told not to prompt, and runs in a session of its
+# own with stdin closed, so neither git, its credential helper nor ssh can open the terminal to ask.
+_NETWORK_ENV = {"GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never"}
+
+
+def call(root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+         timeout: float | None = None) -> Outcome:
+    """`git ARGS` in `root`, whatever its exit status. `timeout` (seconds) is for calls that reach a
+    remote: past it, git and everything it started (a remote helper, ssh) are killed and NoAnswer is
+    raised. A remote that accepts the connection and never answers would otherwise hold the command
+    forever."""
+    argv = ["git", "-c", "core.quotePath=false", *args]
     try:
-        proc = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=root, input=input,
-                              capture_output=True, env={**os.environ, **env} if env else None)
+        if timeout is None:
+            proc = subprocess.run(argv, cwd=root, input=input, capture_output=True,
+                                  env={**os.environ, **env} if env else None)
+            return Outcome(proc.returncode, proc.stdout, proc.stderr.decode(errors="replace"))
+        return _bounded(root, argv, input, {**os.environ, **(env or {}), **_NETWORK_ENV}, timeout)
     except FileNotFoundError:
         raise SteleError("git is not installed or not on PATH: install git first") from None
     except NotADirectoryError:
         raise SteleError(f"{root} is not a directory") from None
-    return Outcome(proc.returncode, proc.stdout, proc.stderr.decode(errors="replace"))
+
+
+def _bounded(root: Path, argv: list[str], input: bytes | None, env: dict[str, str], timeout: float) -> Outcome:
+    import signal
+
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.PIPE if input else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except BaseException:  # the time ran out, or Ctrl-C: nothing it started outlives the command
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        try:
+            proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # something left its session and holds a pipe: leave it
+            pass
+        if sys.exc_info()[0] is not subprocess.TimeoutExpired:
+            raise
+        raise NoAnswer(f"`git {argv[3]}` gave no answer in {timeout:g} s and was stopped") from None
+    return Outcome(proc.returncode, out, err.decode(errors="replace"))
 
 
 def run(root: Path, *args: str, input: bytes | None = None, ok: Iterable[int] = (0,)) -> bytes:
@@ -450,37 +489,50 @@ def remote_names(root: Path) -> list[str]:
     return run(root, "remote").decode().split()
 
 
-def fetch_refs(root: Path, remote: str, src_prefix: str, dst_prefix: str) -> None:
+def _no_answer(remote: str, e: NoAnswer, doing: str, more: str = "") -> SteleError:
+    return SteleError(f"cannot {doing} {remote}: {e}{more}; check the remote (`git remote -v`) and your "
+                      "network, or raise tasks.remote_timeout_ms in .stele/config.yaml")
+
+
+def fetch_refs(root: Path, remote: str, src_prefix: str, dst_prefix: str, timeout: float | None = None) -> None:
     """Mirror the remote's refs under `src_prefix` to local refs under `dst_prefix` (pruning gone ones)."""
-    done = call(root, "fetch", "--quiet", "--prune", "--no-write-fetch-head", "--no-tags", remote,
-                f"+{src_prefix}*:{dst_prefix}*")
+    try:
+        done = call(root, "fetch", "--quiet", "--prune", "--no-write-fetch-head", "--no-tags", remote,
+                    f"+{src_prefix}*:{dst_prefix}*", timeout=timeout)
+    except NoAnswer as e:
+        raise _no_answer(remote, e, "fetch claims from") from None
     if done.code:
         raise SteleError(f"cannot fetch claims from {remote}: {done.why}; check the remote "
                          "(`git remote -v`) and your network")
 
 
-def read_remote_ref(root: Path, remote: str, ref: str) -> tuple[str, str] | None:
+def read_remote_ref(root: Path, remote: str, ref: str, timeout: float | None = None) -> tuple[str, str] | None:
     """(object id, commit message body) of `ref` on `remote`, or None when it does not exist there.
-    Fetches the object without writing any local ref, so concurrent readers never fight over a lock."""
+    Fetches the object without writing any local ref, so concurrent readers never fight over a lock.
+    `timeout` bounds each call to the remote (NoAnswer past it)."""
     def unreachable(done: Outcome) -> SteleError:
         return SteleError(f"cannot read claims from {remote}: {done.why}; check the remote "
                           "(`git remote -v`) and your network")
 
-    for _ in range(5):
-        listed = call(root, "ls-remote", remote, ref)
-        if listed.code:
-            raise unreachable(listed)
-        found = [line.split()[0] for line in listed.out.decode().splitlines() if line.split()[1:] == [ref]]
-        if not found:
-            return None
-        sha = found[0]
-        if not _has_object(root, sha):
-            fetched = call(root, "fetch", "--quiet", "--no-write-fetch-head", "--no-tags", remote, ref)
-            if fetched.code:
-                raise unreachable(fetched)
-        if _has_object(root, sha):  # else the ref moved between the two calls: ask again
-            body = run(root, "cat-file", "commit", sha).decode("utf-8", "replace")
-            return sha, body.partition("\n\n")[2]
+    try:
+        for _ in range(5):
+            listed = call(root, "ls-remote", remote, ref, timeout=timeout)
+            if listed.code:
+                raise unreachable(listed)
+            found = [line.split()[0] for line in listed.out.decode().splitlines() if line.split()[1:] == [ref]]
+            if not found:
+                return None
+            sha = found[0]
+            if not _has_object(root, sha):
+                fetched = call(root, "fetch", "--quiet", "--no-write-fetch-head", "--no-tags", remote, ref,
+                               timeout=timeout)
+                if fetched.code:
+                    raise unreachable(fetched)
+            if _has_object(root, sha):  # else the ref moved between the two calls: ask again
+                body = run(root, "cat-file", "commit", sha).decode("utf-8", "replace")
+                return sha, body.partition("\n\n")[2]
+    except NoAnswer as e:
+        raise _no_answer(remote, e, "read claims from") from None
     raise SteleError(f"{ref} on {remote} keeps moving; try again")
 
 
@@ -488,17 +540,41 @@ def _has_object(root: Path, sha: str) -> bool:
     return call(root, "cat-file", "-e", sha).code == 0
 
 
-def push_with_lease(root: Path, remote: str, sha: str | None, ref: str, expect: str | None) -> bool:
+# How a push that lost a race is reported: the client's lease check (`[rejected] (stale info)`), or
+# the remote's own ref transaction finding the ref moved (`[remote rejected] (failed to update ref)`,
+# `cannot lock ref ...: is at X but expected Y`). Any other `[remote rejected]` reason (a hook that
+# declined, a hidden or protected ref, a read-only remote) is a refusal: retrying cannot win it.
+_PUSH_STATUS = re.compile(r":(?P<ref>\S+)\t\[(?P<what>remote rejected|rejected)\](?: \((?P<why>[^)\n]*)\)?)?")
+_LOST_RACE = re.compile(r"failed to update ref|lock|expected|stale|old value|fetch first|non-fast-forward",
+                        re.IGNORECASE)
+
+
+def push_with_lease(root: Path, remote: str, sha: str | None, ref: str, expect: str | None,
+                    timeout: float | None = None) -> bool:
     """Point `ref` on `remote` at `sha` (None deletes it) only if it is still at `expect` (None: absent).
     Returns False when the remote moved first; the remote's ref transaction decides, so of two
-    machines pushing at once exactly one wins. Pre-push hooks are skipped: this is not a code push."""
-    done = call(root, "push", "--porcelain", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
-                remote, f"{sha or ''}:{ref}")
+    machines pushing at once exactly one wins. A remote that refuses the push for any other reason
+    (a hook declined it) is a SteleError quoting its reason: no retry could win. Pre-push hooks are
+    skipped: this is not a code push."""
+    try:
+        done = call(root, "push", "--porcelain", "--no-verify", f"--force-with-lease={ref}:{expect or ''}",
+                    remote, f"{sha or ''}:{ref}", timeout=timeout)
+    except NoAnswer as e:
+        raise _no_answer(remote, e, "push the claim to", " (it may have landed there: `stele task claims "
+                         "--remote` shows)") from None
     out = done.out.decode("utf-8", "replace")
     if done.code == 0:
         return f":{ref}\t" in out
-    if f":{ref}\t[rejected]" in out or f":{ref}\t[remote rejected]" in out:
-        return False  # `!<TAB>sha:ref<TAB>[rejected] (stale info)`: the lease did not hold
+    status = next((m for m in _PUSH_STATUS.finditer(out) if m["ref"] == ref), None)
+    if status is not None:
+        why = status["why"] or ""
+        if status["what"] == "rejected" or _LOST_RACE.search(why):
+            return False  # `!<TAB>sha:ref<TAB>[rejected] (stale info)`: the lease did not hold
+        said = [ln.removeprefix("remote:").strip() for ln in done.err.splitlines() if ln.startswith("remote:")]
+        said = [ln for ln in said if ln]
+        raise SteleError(f"{remote} refused the push of {ref}: {why or 'remote rejected'}"
+                         + (f" ({said[0]})" if said else "")
+                         + "; the remote must accept pushes to refs/stele/* (docs/tasks.md, \"Across machines\")")
     raise SteleError(f"cannot push the claim to {remote}: {done.why}; check the remote "
                      "(`git remote -v`) and your access to it")
 

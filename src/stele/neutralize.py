@@ -325,14 +325,14 @@ def flag_mark(text: str, kind: str | None = None) -> str:
             "tell the user] ")
 
 
-def shown(text: str) -> str:
+def shown(text: str, patterns: Sequence[str] = ()) -> str:
     """What may be shown of `text` anywhere outside Stele's files (an error message quoting the input
     that was wrong, code copied into a run's snapshot, a fact in a briefing): redacted (it can be a
-    pasted credential), then neutralized (no escape or hidden character reaches a terminal or an
-    agent). Budgets count these bytes."""
+    pasted credential; `patterns`: the project's `redaction.patterns` too), then neutralized (no escape
+    or hidden character reaches a terminal or an agent). Budgets count these bytes."""
     from .redact import redact
 
-    return neutralize(redact(text).text)
+    return neutralize(redact(text, patterns).text)
 
 
 # What the redactor reads on either side of a part (`shown_part`): more than the longest secret a rule

@@ -172,6 +172,22 @@ class Redactor:
             return [self.redact_data(v, tally) for v in value]
         return value
 
+    def redact_lines(self, text: str) -> str:
+        """`text` redacted with its line breaks kept: each secret's marker stands on the line where the
+        secret began and the lines it ran over stay, empty, so every line keeps its number. For text
+        that is cut by line ranges after it is read (a source file into a snapshot's code chunks): a
+        private key split between two chunks would otherwise reach one of them as bare base64 lines,
+        which no rule can tell from data without the `BEGIN` line."""
+        spans = self.spans(text)
+        if not spans:
+            return text
+        out, pos = [], 0
+        for start, end, kind in spans:
+            out += [text[pos:start], MARKER.format(kind), "\n" * text.count("\n", start, end)]
+            pos = end
+        out.append(text[pos:])
+        return "".join(out)
+
     def redact_many(self, texts: Sequence[str]) -> list[Redaction]:
         """`redact` of each text of a batch, with `spans_many`'s saving."""
         return [self.apply(text, spans) for text, spans in zip(texts, self.spans_many(texts), strict=True)]

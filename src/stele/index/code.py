@@ -85,6 +85,7 @@ class CodeIndex:
         self.files = files
         self.text = text  # the open TextIndex
         self._lines: dict[str, list[str]] = {}
+        self._shown: dict[str, list[str]] = {}
 
     def lines(self, path: str) -> list[str]:
         if path not in self._lines:
@@ -97,9 +98,20 @@ class CodeIndex:
     def file_text(self, path: str) -> str:
         return "\n".join(self.lines(path))
 
+    def shown_lines(self, path: str) -> list[str]:
+        """The file's lines as a chunk may carry them out: the whole file redacted (the built-in rules
+        and `redaction.patterns`) before it is cut, line numbers kept (`Redactor.redact_lines`), so a
+        secret that spans two chunks leaves no part of itself in either."""
+        if path not in self._shown:
+            from ..redact import Redactor
+
+            redactor = Redactor(self.project.config["redaction.patterns"])
+            self._shown[path] = redactor.redact_lines("\n".join(self.lines(path))).split("\n")
+        return self._shown[path]
+
     def chunk(self, path: str, span: list) -> Chunk:
         start, end, symbol, names = span
-        return Chunk(path, start, end, symbol, tuple(names), "\n".join(self.lines(path)[start - 1:end]))
+        return Chunk(path, start, end, symbol, tuple(names), "\n".join(self.shown_lines(path)[start - 1:end]))
 
     def chunks_of(self, path: str) -> list[Chunk]:
         return [self.chunk(path, s) for s in self.files.get(path, {}).get("chunks", [])]

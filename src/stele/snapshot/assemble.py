@@ -96,7 +96,7 @@ def _record_source(fact: Fact, on: dt.date) -> str:
 
 def _record_item(part: str, fact: Fact, on: dt.date) -> Item:
     return Item(part, fact.id, record_text(fact, on), {
-        "kind": fact.kind, "title": fact.title, "status": fact.status, "delivery": fact.delivery,
+        "kind": fact.kind, "title": shown(fact.title), "status": fact.status, "delivery": fact.delivery,
         "priority": fact.priority})
 
 
@@ -219,7 +219,7 @@ def pick_briefing(facts: dict[str, Fact], ranked: list[str], budgets: Budgets,
                                                  f"{budgets.briefing_items}-item briefing budget"))
             break
         item = Item("briefing", doc.id, shown(f"- [{doc.id}] {doc.title}: {doc.summary_text}\n"),
-                    {"title": doc.title, "summary": doc.summary_text})
+                    {"title": shown(doc.title), "summary": shown(doc.summary_text)})
         if used + item.size > budgets.briefing_bytes:
             why = f"{item.size} bytes, past the {budgets.briefing_bytes}-byte briefing budget"
             skipped.append(Skip("briefing", doc.id, why))

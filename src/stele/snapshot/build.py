@@ -7,6 +7,7 @@ that order. Everything that decides what fits is in `assemble` and runs on the d
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .. import clock, gitrepo
@@ -14,6 +15,7 @@ from ..delivery import today
 from ..errors import UsageError
 from ..ids import ulid
 from ..kinds import KINDS
+from ..neutralize import shown
 from ..project import Project
 from ..record.load import Record, load
 from ..record.model import Fact
@@ -26,6 +28,10 @@ RANK_LIMIT = 60  # records and documents asked of search, in one call; the budge
 _HEADING = re.compile(r"^#{1,6} .*$\n?", re.M)
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\n\s*\n|\n\s*[-*] ")
 PIECE_WORDS = (8, 24)  # a query piece: at least this many words unless the text is shorter, at most that
+# Each piece is one search of the record and one of the code (~30 ms together), so a task body pasted
+# from a log (1 MB: 6,000 pieces, three minutes while the claim stands and the agent waits) is matched
+# by its start: the description and the prompt give at most this many pieces each (~770 words).
+MAX_PIECES = 32
 
 
 @dataclass
@@ -50,16 +56,26 @@ def query_for(task: Fact | None, prompt: str | None) -> str:
     return "\n".join(query_parts(task, prompt))
 
 
-def query_parts(task: Fact | None, prompt: str | None) -> list[str]:
+def query_parts(task: Fact | None, prompt: str | None, warnings: list[str] | None = None) -> list[str]:
     """The query in prompt-sized pieces, each judged on its own by recall's relevance test (which was
     calibrated on prompts): the title, then the body (description, acceptance criteria, notes) and
     the prompt, a few sentences at a time. A record that bears on one acceptance criterion covers
     much of that sentence and little of the whole task; and a long text's mean embedding is near
-    everything in its domain, so a whole body would pass anything in the record."""
+    everything in its domain, so a whole body would pass anything in the record.
+    The body and the prompt give MAX_PIECES pieces each at most; a longer one is said in `warnings`."""
     parts = [task.title] if task else []
-    for text in ([task.body] if task else []) + [prompt or ""]:
-        for section in _HEADING.split(text):
-            parts += pieces(section)
+    sources = ([(f"{task.id}'s description", task.body)] if task else []) + [("the prompt", prompt or "")]
+    for name, text in sources:
+        found = _distinct(p for section in _HEADING.split(text) for p in pieces(section))
+        if len(found) > MAX_PIECES and warnings is not None:
+            warnings.append(f"stele: {name} is long ({len(found)} pieces of up to {PIECE_WORDS[1]} words); "
+                            f"only its first {MAX_PIECES} were matched against the record and the code: "
+                            "put what the run needs first, or name records with --record")
+        parts += found[:MAX_PIECES]
+    return _distinct(parts)
+
+
+def _distinct(parts: Iterable[str]) -> list[str]:
     return [p for p in dict.fromkeys(" ".join(p.split()) for p in parts) if p]
 
 
@@ -139,9 +155,9 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     on = today()
     budgets = Budgets.from_config(project.config)
     task = task_of(record, request.task) if request.task else None
-    query = query_for(task, request.prompt)
-    parts = query_parts(task, request.prompt)
     warnings: list[str] = withheld_rules(record.facts.values(), on)
+    parts = query_parts(task, request.prompt, warnings)
+    query = "\n".join(parts)
     searched = [k for k in KINDS if k not in NOT_RECORDS or k == "document"]  # records, and briefing order
     matches = rank(project, parts, searched, warnings)
     ranked = linked_to(record, task) + matches
@@ -152,13 +168,18 @@ def take(project: Project, request: Request, *, save: bool = False, session: str
     chosen = [record.facts[i.key] for i in items if i.part in RECORD_PARTS and i.part != "always"]
     code_items, code_skipped = fit_code(code_for(project, chosen, parts, warnings), code_limit)
     brief, brief_skipped = pick_briefing(record.facts, matches, budgets, on)
+    # what the run was asked is stored and printed beside what it was told, and shown the same way: a
+    # prompt with a pasted credential must not reach .stele/snapshots/ (the session log redacts it too)
+    patterns = project.config["redaction.patterns"]
     snap = Snapshot(
         run=ulid(), created=clock.now_iso(), budgets=budgets, records_limit=records_limit,
         code_limit=code_limit,
-        inputs={"task": {"id": task.id, "title": task.title, "status": task.status} if task else None,
-                "records": [r.upper() for r in request.records], "prompt": request.prompt, "query": query,
-                "commit": gitrepo.head_sha(project.root)},
-        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped, warnings=warnings)
+        inputs={"task": {"id": task.id, "title": shown(task.title), "status": task.status} if task else None,
+                "records": [r.upper() for r in request.records],
+                "prompt": shown(request.prompt, patterns) if request.prompt is not None else None,
+                "query": shown(query, patterns), "commit": gitrepo.head_sha(project.root)},
+        items=items + code_items + brief, skipped=skipped + code_skipped + brief_skipped,
+        warnings=[shown(w) for w in warnings])
     snap.text = render_text(snap)
     if save:
         keep(project, snap, session)

@@ -54,6 +54,12 @@ def default_lease(project: Project) -> dt.timedelta:
     return parse_lease(str(project.config["tasks.lease"]), "tasks.lease in .stele/config.yaml")
 
 
+def remote_timeout(project: Project) -> float:
+    """Seconds one call to a claim's remote may take (`tasks.remote_timeout_ms`): a remote that accepts
+    the connection and never answers must not hold a claim, or an agent, forever."""
+    return int(project.config["tasks.remote_timeout_ms"]) / 1000
+
+
 def parse_lease(text: str, flag: str = "--lease") -> dt.timedelta:
     """`2h`, `30m`, `90s`, `1d`, `1h30m` -> a positive duration (the grammar is config's)."""
     seconds, why = duration_seconds(text)
@@ -242,7 +248,7 @@ def read(project: Project, task: str) -> Claim | None:
 def remote_claims(project: Project, remote: str) -> list[Claim]:
     """The remote's claim records, fetched now (and kept for `known_claims`)."""
     prefix = _tracking_prefix(project, remote)
-    gitrepo.fetch_refs(project.root, remote, CLAIMS_REF, prefix)
+    gitrepo.fetch_refs(project.root, remote, CLAIMS_REF, prefix, remote_timeout(project))
     return _read(project, prefix, remote)
 
 
@@ -366,12 +372,14 @@ def _swap(project: Project, task: str, decide: Callable[[Claim | None, str | Non
             swap = gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None)
             if swap.won:
                 return new, base
-        elif gitrepo.push_with_lease(root, remote, sha, ref, theirs.sha if theirs else None):
+        elif gitrepo.push_with_lease(root, remote, sha, ref, theirs.sha if theirs else None,
+                                     remote_timeout(project)):
             swap = gitrepo.compare_and_swap_ref(root, ref, sha, local.sha if local else None)
             if swap.won:
                 return new, base
             # A local-only claim landed in between: it wins here, so give the remote back.
-            gitrepo.push_with_lease(root, remote, theirs.sha if theirs else None, ref, sha)
+            gitrepo.push_with_lease(root, remote, theirs.sha if theirs else None, ref, sha,
+                                    remote_timeout(project))
         else:
             swap = gitrepo.Swap(False)
         if swap.lock is not None and read(project, task) == local:
@@ -387,5 +395,5 @@ def _swap(project: Project, task: str, decide: Callable[[Claim | None, str | Non
 
 
 def _read_remote(project: Project, remote: str, task: str) -> Claim | None:
-    found = gitrepo.read_remote_ref(project.root, remote, claim_ref(task))
+    found = gitrepo.read_remote_ref(project.root, remote, claim_ref(task), remote_timeout(project))
     return Claim.parse(task, found[1], found[0], remote) if found else None
