@@ -8,7 +8,8 @@ at each such file as the change leaves it. Without a change (`on_tree`), every l
 files counts as added: the code as it stands must respect the fact. The matching itself, with its
 limits on untrusted patterns, is `anchors/codecheck.py`; each fact's checks take one `codecheck.turn`
 (reading its files included), so a slow fact spends its share of the run, not the others'. A
-`command` check runs once per fact whose
+`command` check (bounded by its own `timeout`, run after all the patterns so that its seconds are
+not taken from theirs) runs once per fact whose
 anchored files are in question, only where the caller passes a `commandcheck.Gate` (pre-commit and
 doctor; never the pre-edit hook) and only as that module allows (opt-in, reviewed facts only).
 """
@@ -96,9 +97,10 @@ def on_change(project: Project, change: Change, found: list[Anchored],
             with codecheck.turn(a.fact.path):
                 for path, text, ranges in files:
                     _apply(outcome, path, text, ranges)
-            if files:
-                _commands(project, outcome, files[0][0], commands)
             out.append(outcome)
+    for outcome, (_, files) in zip(out, work, strict=True):  # after the patterns: a command's seconds are not theirs
+        if files:
+            _commands(project, outcome, files[0][0], commands)
     return out
 
 
@@ -126,9 +128,10 @@ def on_tree(project: Project, facts: Iterable[Fact], tree: Tree,
                         spans = [s for s in found if s is not None]
                         whole = spans or whole  # a symbol not found: the file (doctor reports the anchor)
                     _apply(outcome, path, text, whole)
-            if by_file:
-                _commands(project, outcome, min(by_file), commands)
             out.append(outcome)
+    for outcome, (_, by_file) in zip(out, work, strict=True):  # after the patterns: a command's seconds are not theirs
+        if by_file:
+            _commands(project, outcome, min(by_file), commands)
     return order_outcomes(out)
 
 
