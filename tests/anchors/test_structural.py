@@ -111,3 +111,20 @@ def test_a_match_that_could_not_be_stopped_is_not_started_past_the_time_the_fact
             small, _ = codecheck.evaluate([Check("ast", "x = $V")], "a.py", [(1, "x = 1")], "x = 1\n")
     assert found == [] and failed == ["`check` ast `x = $V` " + codecheck.UNAFFORDABLE.format(structural.SECONDS_PER_MB)]
     assert len(small) == 1
+
+
+def test_nor_is_one_started_past_the_hook_s_own_timer():
+    """Inside the hook's interval timer (its whole answer's budget), a match that timer would not leave
+    room for is not started either: the alarm could only act once ast-grep returned, past the budget."""
+    _needs_ast_grep()
+    import signal
+
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        _, failed = codecheck.evaluate([Check("ast", "x = $V")], "a.py", [(1, "x = 1")], "x = 1\n" * 85_000)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert failed == ["`check` ast `x = $V` " + codecheck.UNAFFORDABLE.format(structural.SECONDS_PER_MB)]

@@ -383,8 +383,8 @@ def turn(fact: str) -> Iterator[None]:
 
 
 class _Expired(BaseException):
-    """The alarm, raised where the block was: a BaseException, so that no `except Exception` on the way
-    (ast-grep's errors are caught so) takes it for something else."""
+    """The alarm, raised where the block was: a BaseException, so that no `except Exception` in the code
+    it stops takes it for that code's own error."""
 
 
 _ARMED = False  # a `time_limit` block is running: only then does its alarm raise
@@ -452,7 +452,10 @@ def structural(check: Check, path: str, lines: Iterable[tuple[int, str]], after:
     """The matches of an `ast` check's pattern in `after` (the file as the change leaves it) that cover
     one of the added `lines`, in at most `seconds`; CheckError when it cannot be evaluated
     (structural.py). ast-grep's own step cannot be stopped, so it is not started when its expected cost
-    is over `seconds` (`UNAFFORDABLE`); the pattern's own limit is twice that cost plus TIME_LIMIT."""
+    is over `seconds`, or over what an interval timer already set (the hook's budget) leaves
+    (`UNAFFORDABLE`), and runs without an alarm (which could act only once it returned, throwing away
+    what was paid for). Locating its matches can be stopped: it gets that cost plus TIME_LIMIT, within
+    what `seconds` has left."""
     from . import structural as sg  # ast-grep is loaded only where a structural check is evaluated
 
     language = sg.language_of(path, check.language)
@@ -464,13 +467,16 @@ def structural(check: Check, path: str, lines: Iterable[tuple[int, str]], after:
     try:
         sg.module()  # imported before the clock starts: the import is not the match's cost
         expected = sg.cost(size, run.ast_rate)
-        if expected > seconds:
+        if expected > min(seconds, signal.getitimer(signal.ITIMER_REAL)[0] or seconds):
             raise CheckError(UNAFFORDABLE.format(sg.SECONDS_PER_MB))
-        own = 2 * expected + TIME_LIMIT
-        with time_limit(min(own, seconds), own):
-            start = time.monotonic()
-            nodes = sg.find(check.pattern, language, after)
-            run.ast_rate = max(run.ast_rate, sg.rate(size, time.monotonic() - start))
+        start = time.monotonic()
+        nodes = sg.find(check.pattern, language, after)
+        took = time.monotonic() - start
+        run.ast_rate = max(run.ast_rate, sg.rate(size, took))
+        own = expected + TIME_LIMIT
+        if seconds - took <= 0:  # ast-grep took what the fact (or the run) had left: `evaluate` says which
+            raise TooSlow(SLOW.format(own))
+        with time_limit(min(own, seconds - took), own):
             found = sg.covering(nodes, after, wanted)
     except sg.StructuralError as e:
         raise CheckError(str(e)) from None
