@@ -219,3 +219,38 @@ def test_compiling_a_pattern_counts_in_the_run_s_budget():
     # pass their own 0.25 s and the fact is dropped after two; never a compile past both.
     bounded = ("took all of their 0.6 s", "took longer than 0.25 s", "ran out of time 2 times in this run")
     assert failed and all(any(b in f for b in bounded) for f in failed), failed
+
+
+def test_a_fact_spends_its_share_of_the_run_and_the_facts_after_it_are_still_evaluated():
+    """Four facts from a pull request, each with two patterns that backtrack on any line, took 0.25 s a
+    pattern until the run's budget was gone, and the honest facts after them were not evaluated at all
+    (`the checks of this run took all of their 1.2 s`). Now each fact's turn gets its share of the run:
+    the slow ones stop at theirs, and the honest ones still run."""
+    import time
+
+    slow = [[Check("forbid", f"{SLOW}{n}"), Check("forbid", f"{SLOW}Y{n}")] for n in range(4)]
+    honest = [[Check("forbid", "words")], [Check("forbid", "ordinary")]]
+    start = time.monotonic()
+    said, found = [], []
+    with codecheck.budget(1.2, facts=6):
+        for n, checks in enumerate(slow + honest):
+            with codecheck.turn(f"docs/memory/f{n}.md"):
+                violations, failed = codecheck.evaluate(checks, "a.go", LINE, None)
+            said.append(failed)
+            found.append(violations)
+    assert time.monotonic() - start < 6.0  # bounds, not speed: a share each, not 8 x 0.25 s
+    assert [len(v) for v in found[4:]] == [1, 1] and said[4:] == [[], []]  # the honest facts were evaluated
+    # each slow fact stopped at its share, or at its patterns' own limit (a busy machine), never the run's
+    bounded = ("took all of its share of this run", "took longer than 0.25 s", "ran out of time 2 times")
+    assert all(lines and all(any(b in line for b in bounded) for line in lines) for lines in said[:4]), said
+
+
+def test_a_fact_past_its_share_says_so_once_naming_the_share_and_what_to_do():
+    with codecheck.budget(1.0, facts=10_000):  # a share of 0.1 ms: FLOOR gives it 10 ms
+        with codecheck.turn("docs/memory/slow.md"):
+            _, failed = codecheck.evaluate([Check("forbid", f"{SLOW}{n}") for n in range(5)], "a.go", LINE, None)
+            assert codecheck.spent() == failed[-1]
+        assert codecheck.spent() is None  # outside the fact's turn, the run goes on
+    assert failed == ["`check`: the fact's checks took all of its share of this run (0.01 s of the 1 s shared by "
+                      "10000 facts) and the rest were not evaluated: make them cheaper (simpler patterns, fewer "
+                      "or smaller anchored files)"]

@@ -80,3 +80,51 @@ def test_a_file_over_the_size_cap_is_not_parsed():
     big = "x = 1\n" * (structural.MAX_BYTES // 6 + 1)
     _, failed = codecheck.evaluate([Check("ast", "x = $V")], "a.py", [(1, "x = 1")], big)
     assert len(failed) == 1 and "skipped a file over 1 MB" in failed[0]
+
+
+NESTED = "var x = " + "[" * 100_000 + "]" * 100_000 + ";\n"  # 200 KB on one line
+
+
+def test_where_each_match_is_is_found_under_a_time_limit():
+    """`$X` matches each of the 100,000 nested arrays, and telling where each is scans the line: the
+    check ran 5 s here (50 KB more, 12 s; a 1 MB line, minutes) with nothing to stop it, in a
+    pre-commit hook of 5 s. Now the matches are looked at under the pattern's own limit."""
+    _needs_ast_grep()
+    import time
+
+    start = time.monotonic()
+    found, failed = codecheck.evaluate([Check("ast", "$X")], "web/a.js", [(1, NESTED)], NESTED)
+    assert time.monotonic() - start < 4.0  # a bound, not the speed: it stops at 0.65 s
+    assert found == [] and len(failed) == 1 and "`check` ast `$X` took longer than" in failed[0], failed
+
+
+def test_a_match_that_could_not_be_stopped_is_not_started_past_the_time_the_fact_has_left():
+    """ast-grep parses and matches in one call that no signal interrupts: given a 500 KB file with
+    0.1 s left of its share, the fact's check started anyway and ran its 0.3-0.5 s. Now a match whose
+    expected cost (1 s a MB, or what matches took in this run) is over what is left is not started."""
+    _needs_ast_grep()
+    big = "x = 1\n" * 85_000
+    with codecheck.budget(1.0, facts=10):
+        with codecheck.turn("docs/memory/a.md"):
+            found, failed = codecheck.evaluate([Check("ast", "x = $V")], "a.py", [(1, "x = 1")], big)
+        with codecheck.turn("docs/memory/b.md"):  # a small file still fits in another fact's share
+            small, _ = codecheck.evaluate([Check("ast", "x = $V")], "a.py", [(1, "x = 1")], "x = 1\n")
+    assert found == [] and failed == ["`check` ast `x = $V` " + codecheck.UNAFFORDABLE.format(structural.SECONDS_PER_MB)]
+    assert len(small) == 1
+
+
+def test_nor_is_one_started_past_the_hook_s_own_timer():
+    """Inside the hook's interval timer (its whole answer's budget), a match that timer would not leave
+    room for is not started either: the alarm could only act once ast-grep returned, past the budget."""
+    _needs_ast_grep()
+    import signal
+
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        _, failed = codecheck.evaluate([Check("ast", "x = $V")], "a.py", [(1, "x = 1")], "x = 1\n" * 85_000)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert failed == ["`check` ast `x = $V` " + codecheck.UNAFFORDABLE.format(structural.SECONDS_PER_MB)]

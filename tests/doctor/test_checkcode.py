@@ -24,6 +24,26 @@ def test_a_slow_pattern_is_tried_once_for_the_whole_tree_and_the_fact_s_other_ch
     assert sum("[code-check]" in line for line in r.out.splitlines()) == 40
 
 
+
+def test_a_few_slow_facts_spend_their_share_of_the_run_and_every_other_fact_is_still_checked(repo, monkeypatch):
+    """The code as it stands (no --base), with a budget small enough to show it: four slow facts sorted
+    first spent all of it and the honest fact after them was a `bad-check` (not run), its violation
+    unreported. Now each fact has its share: the honest fact's violation is a finding."""
+    from stele.anchors import codecheck
+
+    monkeypatch.setattr(codecheck, "CI_BUDGET", 1.2)
+    write(repo, "src/m.py", LINE + "eval(x)\n")
+    for n in range(4):
+        write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Slow {n}", anchors=["src/**"],
+                   check={"forbid": [f"(.*)*X{n}", f"(.*)*Y{n}"]})
+    write_fact(repo, "CON-ZZZZ", "constraint", title="No eval", anchors=["src/**"], check={"forbid": r"\beval\("})
+    commit(repo, "init")
+    start = time.monotonic()
+    r = invoke("doctor", "--check-code")
+    assert time.monotonic() - start < 8  # bounds: 8 x 0.25 s unshared
+    assert "src/m.py:2: warning: breaks constraint CON-ZZZZ (No eval)" in r.out, r.out
+    assert not [line for line in r.out.splitlines() if "CON-ZZZZ" in line and "[bad-check]" in line]
+
 TOKEN = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
 AWS_KEY = "AKIAZ7Q4W2M8K3N5P6R1"
 

@@ -181,6 +181,22 @@ def test_a_fact_with_many_slow_patterns_costs_its_share_and_a_deny_check_still_r
     assert said["permissionDecision"] == "deny" and "CON-AAAA" in said["permissionDecisionReason"]
 
 
+def test_a_few_slow_facts_spend_their_share_and_a_deny_check_after_them_still_refuses(checked):
+    """Five facts from a pull request, two catastrophic patterns each, sorted before the enforced one:
+    together they spent the hook's 2 s of checks, the enforced check was never run and the edit went
+    through. Now each fact's checks have their share of the 2 s, and the refusal still comes."""
+    import time
+
+    for n in range(5):
+        write_fact(checked, f"CON-{n:04d}", "constraint", f"Looks harmless {n}", anchors=["src/login.py"],
+                   check={"forbid": [f"(.*)*X{n}", f"(.*)*Y{n}"]})
+    assert invoke("rebuild").code == 0
+    start = time.monotonic()
+    said = out(hook("pre-edit", edit(checked, BAD + "  # an ordinary comment, long enough to backtrack")))
+    assert time.monotonic() - start < 7  # a bound under the hook's own 8 s
+    assert said["permissionDecision"] == "deny" and "CON-AAAA" in said["permissionDecisionReason"]
+
+
 def test_a_check_whose_text_addresses_the_agent_is_marked_and_its_credential_redacted(checked):
     """The refusal's reason is the one text a model must act on: a check message from a pull request
     that addresses the agent reached it unmarked (the fact's block is marked, the check line was not),

@@ -242,6 +242,38 @@ def test_the_checks_of_a_commit_share_one_budget_and_say_what_they_left(repo, mo
     assert "the checks of this run took all of their 1 s" in r.out
 
 
+
+def test_a_few_slow_facts_spend_their_share_and_the_facts_after_them_are_still_checked(repo, monkeypatch):
+    """Four facts from a pull request, each with two patterns that backtrack on any line, sorted first:
+    they spent the commit's whole budget, and the honest constraints after them said `not run`, so a
+    violation of theirs went through. Now each fact has its share of the budget: the slow ones stop at
+    theirs (one line each, naming the fact's file and what to do) and the honest ones still catch it."""
+    import time
+
+    from stele.anchors import codecheck
+
+    monkeypatch.setattr(codecheck, "COMMIT_BUDGET", 1.2)
+    write(repo, "ops/login.sh", SCRIPT)
+    for n in range(4):
+        write_fact(repo, f"CON-{n:04d}", "constraint", title=f"Slow {n}", anchors=["ops/login.sh"],
+                   check={"forbid": [f"(.*)*X{n}", f"(.*)*Y{n}"]})
+    for name in ("ZZZA", "ZZZB"):
+        write_fact(repo, f"CON-{name}", "constraint", title=f"No {name}", anchors=["ops/login.sh"],
+                   check={"forbid": f"use-{name}"})
+    commit(repo, "init")
+    write(repo, "ops/login.sh", SCRIPT + "echo an ordinary line of shell that is long enough to backtrack\n"
+          "use-ZZZA\nuse-ZZZB\n")
+    git(repo, "add", "ops/login.sh")
+    start = time.monotonic()
+    r = invoke("hook", "pre-commit")
+    assert time.monotonic() - start < 8 and r.code == 0  # bounds: 8 x 0.25 s unshared
+    assert "matches /use-ZZZA/" in r.out and "matches /use-ZZZB/" in r.out, r.out
+    assert "took all of their 1.2 s" not in r.out
+    slow = [line.strip() for line in r.out.splitlines() if "check not run" in line]
+    assert slow and all(line.startswith("check not run (docs/memory/constraints/CON-000") for line in slow), r.out
+    share = [line for line in slow if "took all of its share of this run" in line]
+    assert all("were not evaluated: make them cheaper" in line for line in share)
+
 TOKEN = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
 AWS_KEY = "AKIAZ7Q4W2M8K3N5P6R1"
 

@@ -232,3 +232,21 @@ def test_a_program_named_by_a_reviewed_command_is_not_found_in_the_checkout_thro
     r = invoke("hook", "pre-commit")
     assert not (repo / "ran").exists()
     assert "`check` command `stele-lint-tool --all` could not start" in r.out
+
+
+def test_a_slow_command_takes_nothing_from_the_patterns_of_the_facts_after_it(repo, monkeypatch):
+    """A reviewed command check that takes a while (a linter) ran inside the patterns' budget: a fact
+    after it found that budget spent and said `not run`, so its violation went through. Commands have
+    their own timeout, and now run after every fact's patterns."""
+    from stele.anchors import codecheck
+
+    monkeypatch.setattr(codecheck, "COMMIT_BUDGET", 1.0)
+    setup(repo, command("import time; time.sleep(1.5)"))
+    write_fact(repo, "CON-ZZZZ", "constraint", title="No dex", anchors=["ops/**/*.sh"], check={"forbid": "dex"})
+    commit(repo, "facts")
+    opt_in(repo)
+    write(repo, "ops/login.sh", SCRIPT + "echo dex\n")
+    git(repo, "add", "ops/login.sh")
+    r = invoke("hook", "pre-commit")
+    assert r.code == 0 and "ops/login.sh:3: adds `echo dex`, which matches /dex/ (forbidden)" in r.out, r.out
+    assert "took all of their 1 s" not in r.out

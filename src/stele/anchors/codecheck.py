@@ -30,6 +30,10 @@ or add a thousand facts), so they are held together too. Within a run (`budget`:
 `stele doctor`; outside one, one `evaluate` call) a pattern that ran out of time is not tried again,
 a fact whose patterns ran out of time `MAX_STALLS` times is not evaluated again, and all the checks
 together get at most the seconds the caller gives (`EDIT_BUDGET`, `COMMIT_BUDGET`, `CI_BUDGET`).
+Within that budget each fact has a share (`turn`): one fact, slow however it is slow (a thousand
+patterns each just under its limit, anchors on every file, a structure matched on a huge file),
+spends its own share, not the others'. A structural match cannot be stopped once started, so one is
+not started where ast-grep's expected cost (`structural.cost`) is more than the fact has left.
 What is not run is the fact's problem, said once per fact; its other checks still count.
 """
 from __future__ import annotations
@@ -62,7 +66,10 @@ MAX_STALLS = 2  # a fact whose patterns ran out of time this often is not evalua
 EDIT_BUDGET = 2.0  # seconds for all the checks of one pre-edit hook (which answers within 8 s)
 COMMIT_BUDGET = 5.0  # seconds for all the checks of one pre-commit hook
 CI_BUDGET = 300.0  # seconds for all the checks of one `stele doctor --check-code`
-SLOW = "took longer than {:g} s; simplify the pattern"
+FLOOR = 0.01  # seconds: the least a fact's share of a run is, however many facts share it (`turn`)
+SLOW = "took longer than {:.2g} s; simplify the pattern"
+UNAFFORDABLE = ("was not run on a file larger than the fact's time left in this run could cover: ast-grep "
+                "cannot be stopped once started (about {:g} s a MB); anchor the fact to smaller files")
 SHOWN = 160  # characters of an offending line quoted in a violation
 
 
@@ -317,38 +324,75 @@ def load(text: str | None) -> list[Check]:
 
 
 class _Run:
-    """The time left to the checks of one run, and the patterns that ran out of it there."""
+    """The time left to the checks of one run, each fact's share of it, and the patterns that ran out
+    of it there."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, facts: int = 0) -> None:
         self.seconds, self.deadline = seconds, time.monotonic() + seconds  # inf: no budget
-        self.slow: set[tuple[str, str]] = set()
-        self.stalls: dict[str, int] = {}  # a fact's checks (`_key`) -> its patterns stopped so far
+        self.facts = facts  # how many facts take a `turn` (0: not said; a fact's share is what is left)
+        self.slow: dict[tuple[str, str], str] = {}  # (mode, pattern) -> how it ran out of time
+        self.stalls: dict[str, int] = {}  # a fact (its `turn`'s name, else `_key`) -> its patterns stopped
+        self.shares: dict[str, list[float]] = {}  # a fact -> [its share in seconds, what its turns took]
+        self.turn = ""  # the fact whose turn it is ("": none)
+        self.turn_end = float("inf")  # when that fact's share runs out
+        self.ast_rate = 0.0  # the most a structural match took a MB in this run (`structural.rate`)
 
 
 _RUN: _Run | None = None
 
 
 @contextmanager
-def budget(seconds: float) -> Iterator[None]:
-    """Evaluate the block's checks in at most `seconds` all together (a block inside another keeps the
-    outer one's)."""
+def budget(seconds: float, facts: int = 0) -> Iterator[None]:
+    """Evaluate the block's checks in at most `seconds` all together, shared by `facts` facts that each
+    take a `turn` (a block inside another keeps the outer one's)."""
     global _RUN
     if _RUN is not None:
         yield
         return
-    _RUN = _Run(seconds)
+    _RUN = _Run(seconds, facts)
     try:
         yield
     finally:
         _RUN = None
 
 
-class _Expired(Exception):
-    pass
+@contextmanager
+def turn(fact: str) -> Iterator[None]:
+    """The block is `fact`'s turn (`fact` names it: its file): all the time the block takes, reading
+    and numbering its files too, counts against the fact's share of the run, fixed at its first turn as
+    max(FLOOR, what the run has left / the facts that have not had a turn yet). Every fact so gets at
+    least the budget over the number of facts (less only where FLOOR times that number is over the
+    budget), and what one leaves goes to those after it. A fact past its share is not evaluated further
+    (`spent`, `evaluate` say so, once); the others still are. Outside a `budget`, or inside another
+    turn, the block runs as it would without."""
+    run = _RUN
+    if run is None or run.turn:
+        yield
+        return
+    start = time.monotonic()
+    share = run.shares.get(fact)
+    if share is None:
+        waiting = max(run.facts - len(run.shares), 1)
+        share = run.shares[fact] = [max(FLOOR, (run.deadline - start) / waiting), 0.0]
+    run.turn, run.turn_end = fact, start + share[0] - share[1]
+    try:
+        yield
+    finally:
+        share[1] += time.monotonic() - start
+        run.turn, run.turn_end = "", float("inf")
+
+
+class _Expired(BaseException):
+    """The alarm, raised where the block was: a BaseException, so that no `except Exception` in the code
+    it stops takes it for that code's own error."""
+
+
+_ARMED = False  # a `time_limit` block is running: only then does its alarm raise
 
 
 def _expire(signum: int, frame: object) -> None:
-    raise _Expired
+    if _ARMED:  # an alarm that arrives as the block ends is let go: it must not escape the block
+        raise _Expired
 
 
 @contextmanager
@@ -364,13 +408,15 @@ def time_limit(seconds: float, shown: float | None = None) -> Iterator[None]:
     outer, _ = signal.getitimer(signal.ITIMER_REAL)
     start = time.monotonic()
     outer_first = bool(outer) and outer <= seconds
+    global _ARMED
+    _ARMED, expired = True, False
     signal.setitimer(signal.ITIMER_REAL, min(seconds, outer) if outer else seconds)
-    expired = False
     try:
         yield
     except _Expired:
         expired = True
     finally:
+        _ARMED = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, outer_handler)
         if outer and not (expired and outer_first):
@@ -401,16 +447,37 @@ def required(check: Check, path: str, text: str, seconds: float = TIME_LIMIT) ->
     return None if found else Violation(check, path, 1)
 
 
-def structural(check: Check, path: str, lines: Iterable[tuple[int, str]], after: str) -> list[Violation]:
+def structural(check: Check, path: str, lines: Iterable[tuple[int, str]], after: str,
+               seconds: float = float("inf")) -> list[Violation]:
     """The matches of an `ast` check's pattern in `after` (the file as the change leaves it) that cover
-    one of the added `lines`; CheckError when it cannot be evaluated (structural.py)."""
+    one of the added `lines`, in at most `seconds`; CheckError when it cannot be evaluated
+    (structural.py). ast-grep's own step cannot be stopped, so it is not started when its expected cost
+    is over `seconds`, or over what an interval timer already set (the hook's budget) leaves
+    (`UNAFFORDABLE`), and runs without an alarm (which could act only once it returned, throwing away
+    what was paid for). Locating its matches can be stopped: it gets that cost plus TIME_LIMIT, within
+    what `seconds` has left."""
     from . import structural as sg  # ast-grep is loaded only where a structural check is evaluated
 
     language = sg.language_of(path, check.language)
-    if language is None:
-        return []  # a file in no language ast-grep knows: the pattern says nothing about it
+    wanted = [n for n, _ in lines if n]
+    if language is None or not wanted:
+        return []  # a file in no language ast-grep knows (or no line added): the pattern says nothing
+    run = _RUN or _Run(float("inf"))
+    size = len(after.encode("utf-8", "replace"))
     try:
-        found = sg.matches(check.pattern, language, after, (n for n, _ in lines if n))
+        sg.module()  # imported before the clock starts: the import is not the match's cost
+        expected = sg.cost(size, run.ast_rate)
+        if expected > min(seconds, signal.getitimer(signal.ITIMER_REAL)[0] or seconds):
+            raise CheckError(UNAFFORDABLE.format(sg.SECONDS_PER_MB))
+        start = time.monotonic()
+        nodes = sg.find(check.pattern, language, after)
+        took = time.monotonic() - start
+        run.ast_rate = max(run.ast_rate, sg.rate(size, took))
+        own = expected + TIME_LIMIT
+        if seconds - took <= 0:  # ast-grep took what the fact (or the run) had left: `evaluate` says which
+            raise TooSlow(SLOW.format(own))
+        with time_limit(min(own, seconds - took), own):
+            found = sg.covering(nodes, after, wanted)
     except sg.StructuralError as e:
         raise CheckError(str(e)) from None
     return [Violation(check, path, n, _shown(text)) for n, text in found]
@@ -425,28 +492,30 @@ def evaluate(checks: Iterable[Check], path: str, added: list[tuple[int, str]] | 
     failed: list[str] = []
     checks = tuple(checks)
     run = _RUN or _Run(float("inf"))  # outside a `budget`, the limits hold for this call
+    fact = run.turn or _key(checks)
     for check in checks:
         if check.mode == "command" or not (added or (after is not None and check.mode == "require")):
             continue
-        seconds, why = _allowed(run, check, checks)
+        left, why = _allowed(run, check, fact)
         if why:
             _add(failed, why.format(_said(check)) if "{}" in why else why)
             continue
         try:
             if check.mode == "forbid":
-                found += forbidden(check, path, added or [], seconds)
+                found += forbidden(check, path, added or [], min(TIME_LIMIT, left))
             elif check.mode == "require" and after is not None:
-                hit = required(check, path, after, seconds)
+                hit = required(check, path, after, min(TIME_LIMIT, left))
                 if hit is not None:
                     found.append(hit)
             elif check.mode == "ast" and added and after is not None:
-                found += structural(check, path, added, after)
+                found += structural(check, path, added, after, left)
         except TooSlow as e:
-            if seconds < TIME_LIMIT and time.monotonic() >= run.deadline:
-                _add(failed, _spent(run))  # the run's budget ran out under this pattern, not its own time
+            out = _out(run, time.monotonic())
+            if out:
+                _add(failed, out)  # the run's budget or the fact's share ran out under this pattern
                 continue
-            run.slow.add((check.mode, check.pattern))  # not tried again in this run
-            run.stalls[_key(checks)] = run.stalls.get(_key(checks), 0) + 1
+            run.slow[check.mode, check.pattern] = str(e)  # not tried again in this run, said alike
+            run.stalls[fact] = run.stalls.get(fact, 0) + 1
             _add(failed, f"{_said(check)} {e}")
         except CheckError as e:
             _add(failed, f"{_said(check)} {e}")
@@ -468,26 +537,37 @@ def _add(said: list[str], line: str) -> None:
         said.append(line)
 
 
-def _allowed(run: _Run, check: Check, checks: tuple[Check, ...]) -> tuple[float, str]:
-    """The seconds `check` (one of a fact's `checks`) may take now, or why it is not run (`{}` stands for
-    the check): it ran out of time earlier in this run, the fact's patterns ran out of time
-    `MAX_STALLS` times in this run, or the run's budget is spent. The last two name no pattern, so a
-    fact says each once."""
+def _allowed(run: _Run, check: Check, fact: str) -> tuple[float, str]:
+    """The seconds `check` (one of `fact`'s) may take now, all told (a regex also stops at its own
+    TIME_LIMIT), or why it is not run (`{}` stands for the check): it ran out of time earlier in this
+    run, the fact's patterns ran out of time `MAX_STALLS` times in this run, the run's budget is spent,
+    or the fact's share of it. The last three name no pattern, so a fact says each once."""
     if run.slow and (check.mode, check.pattern) in run.slow:
-        return 0.0, "{} " + SLOW.format(TIME_LIMIT)
-    if run.stalls and run.stalls.get(_key(checks), 0) >= MAX_STALLS:
+        return 0.0, "{} " + run.slow[check.mode, check.pattern]
+    if run.stalls and run.stalls.get(fact, 0) >= MAX_STALLS:
         return 0.0, (f"`check`: the fact's patterns ran out of time {MAX_STALLS} times in this run; the rest "
                      "were not tried: simplify them")
-    left = run.deadline - time.monotonic()
-    if left <= 0:
-        return 0.0, _spent(run)
-    return min(TIME_LIMIT, left), ""
+    now = time.monotonic()
+    out = _out(run, now)
+    return (0.0, out) if out else (min(run.deadline, run.turn_end) - now, "")
 
 
 def spent() -> str | None:
-    """Why no check may run any more in this run (its budget is spent), or None: a caller with work to
-    do before each evaluation (reading, numbering lines) skips it."""
-    return _spent(_RUN) if _RUN is not None and time.monotonic() >= _RUN.deadline else None
+    """Why no check may run any more in this run (its budget is spent) or in this fact's turn (its share
+    is), or None: a caller with work to do before each evaluation (reading, numbering lines) skips it."""
+    return _out(_RUN, time.monotonic()) if _RUN is not None else None
+
+
+def _out(run: _Run, now: float) -> str | None:
+    """Why nothing more is run at `now`: the run's budget is spent, or the fact's share of it."""
+    if now >= run.deadline:
+        return _spent(run)
+    if now >= run.turn_end:
+        share = run.shares[run.turn][0]
+        return (f"`check`: the fact's checks took all of its share of this run ({share:.2g} s of the {run.seconds:g} s "
+                f"shared by {max(run.facts, len(run.shares))} facts) and the rest were not evaluated: make them "
+                "cheaper (simpler patterns, fewer or smaller anchored files)")
+    return None
 
 
 def _spent(run: _Run) -> str:

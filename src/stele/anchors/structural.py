@@ -11,6 +11,13 @@ The language a pattern is read in is the check's `language:` or else the file's 
 panics (a Rust panic, with a backtrace on stderr) on a name it does not know. What cannot be
 evaluated (the library missing, a pattern ast-grep rejects, a file too large) is a `CheckError`:
 the fact's problem, never a violation.
+
+ast-grep cannot be stopped once it has started: parsing a file and matching a pattern over it is one
+call into Rust, which a signal interrupts only after it returns (0.25-0.9 s for 1 MB here, by the
+pattern and the shape of the code). So a match is in two steps: `find` (parse and match, not
+stoppable: the caller asks `cost` first and does not start what its time cannot cover) and
+`covering` (where each match is, in Python, stoppable: on a long line each position costs a scan of
+the line, 5 s for a 100 KB line of nested brackets and `$X`).
 """
 from __future__ import annotations
 
@@ -19,6 +26,8 @@ from typing import Any
 
 EXTRA = "pip install 'stele[checks]'"
 MAX_BYTES = 1_000_000  # a file larger than this is not parsed (generated code, a vendored bundle)
+SECONDS_PER_MB = 1.0  # what `find` may take: measured 0.25-0.9 s a MB (docs/benchmarks.md), rounded up
+SAMPLE = 100_000  # bytes: the least a file's size counts for in `rate`
 # ast-grep's built-in languages (0.51), by the name a check may give
 LANGUAGES = frozenset({
     "bash", "c", "cpp", "csharp", "css", "elixir", "go", "haskell", "hcl", "html", "java", "javascript",
@@ -48,7 +57,23 @@ def language_of(path: str, given: str = "") -> str | None:
     return EXTENSIONS.get(ext[1].lower()) if len(ext) == 2 else None
 
 
-def _module() -> Any:
+def cost(size: int, rate: float = 0.0) -> float:
+    """Seconds `find` is expected to take, without a stop, over a file of `size` bytes: SECONDS_PER_MB,
+    or `rate` where it is higher (`rate`: what matches took in this run: a busy machine is slower).
+    Asked before `find`: StructuralError for a file over MAX_BYTES, which is not parsed at all."""
+    if size > MAX_BYTES:
+        raise StructuralError(f"skipped a file over {MAX_BYTES // 1_000_000} MB")
+    return size / 1e6 * max(SECONDS_PER_MB, rate)
+
+
+def rate(size: int, seconds: float) -> float:
+    """Seconds per MB that `find` took over `size` bytes in `seconds` (a file under SAMPLE bytes counts
+    as SAMPLE: its time is mostly fixed costs, which say nothing of a large file)."""
+    return seconds / max(size, SAMPLE) * 1e6
+
+
+def module() -> Any:
+    """ast-grep, imported (StructuralError when the extra is not installed)."""
     try:
         import ast_grep_py
     except ImportError:
@@ -56,25 +81,29 @@ def _module() -> Any:
     return ast_grep_py
 
 
-def matches(pattern: str, language: str, text: str, lines: Iterable[int]) -> list[tuple[int, str]]:
-    """(first line, first line's text) of each match of `pattern` in `text` that covers one of `lines`
-    (1-based): a structure the change added to, not one it only sits beside."""
-    wanted = set(lines)
-    if not wanted:
-        return []
-    if len(text.encode("utf-8", "replace")) > MAX_BYTES:
-        raise StructuralError(f"skipped a file over {MAX_BYTES // 1_000_000} MB")
-    grep = _module()
+def find(pattern: str, language: str, text: str) -> list[Any]:
+    """Every match of `pattern` in `text`: one call that cannot be stopped (see `cost`)."""
+    grep = module()
     try:
-        found = grep.SgRoot(text, language).root().find_all(pattern=pattern)
+        return list(grep.SgRoot(text, language).root().find_all(pattern=pattern))
     except Exception as e:  # ast-grep's own message is a multi-line report: its first line says it
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise StructuralError(f"is not a pattern ast-grep can use in {language} ({first})") from None
+
+
+def covering(found: list[Any], text: str, lines: Iterable[int]) -> list[tuple[int, str]]:
+    """(first line, first line's text) of each of `find`'s matches in `text` that covers one of `lines`
+    (1-based): a structure the change added to, not one it only sits beside. Python throughout, so a
+    time limit stops it."""
+    from bisect import bisect_left
+
+    wanted = sorted(set(lines))
     out = []
     source = text.split("\n")
     for node in found:
         span = node.range()
         start, end = span.start.line + 1, span.end.line + 1
-        if any(n in wanted for n in range(start, end + 1)):
+        at = bisect_left(wanted, start)  # the first wanted line from `start` on: inside when not past `end`
+        if at < len(wanted) and wanted[at] <= end:
             out.append((start, source[start - 1] if start <= len(source) else node.text()))
     return out

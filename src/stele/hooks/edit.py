@@ -156,13 +156,20 @@ def checked(ctx: Context, index: lookup.Opened, found: list[Line],
 
     planned = proposals(ctx.payload.tool_input, lambda raw: repo_path(ctx, raw), ctx.project.root)
     by_id = {f.id: f for f in found}
+    paths: dict[str, list[str]] = {}  # fact id -> the planned files it is anchored to: one turn each
+    for path in planned:
+        for fact in lookup.anchored(index, [path], touches):
+            if fact.id in specs:
+                paths.setdefault(fact.id, []).append(path)
     out: dict[str, list[Violation]] = {}
-    with codecheck.budget(codecheck.EDIT_BUDGET):  # slow patterns cost their share, not the hook's answer
-        for path, plan in planned.items():
-            for fact in lookup.anchored(index, [path], touches):
-                if fact.id in specs:
-                    violations, _ = codecheck.evaluate(codecheck.load(specs[fact.id]), path, plan.added, plan.after)
-                    out.setdefault(fact.id, []).extend(violations)
+    # slow patterns cost their fact's share, not the hook's answer nor the other facts' checks
+    with codecheck.budget(codecheck.EDIT_BUDGET, len(paths)):
+        for fid, where in paths.items():
+            with codecheck.turn(fid):
+                for path in where:
+                    plan = planned[path]
+                    violations, _ = codecheck.evaluate(codecheck.load(specs[fid]), path, plan.added, plan.after)
+                    out.setdefault(fid, []).extend(violations)
     return [(by_id[i], v) for i, v in out.items() if v and i in by_id]
 
 

@@ -6,7 +6,10 @@ What a check covers has one home, here: `forbid` looks at the lines a change add
 is anchored to (for a symbol anchor, only those inside the symbol, when it can be located), `require`
 at each such file as the change leaves it. Without a change (`on_tree`), every line of the anchored
 files counts as added: the code as it stands must respect the fact. The matching itself, with its
-limits on untrusted patterns, is `anchors/codecheck.py`. A `command` check runs once per fact whose
+limits on untrusted patterns, is `anchors/codecheck.py`; each fact's checks take one `codecheck.turn`
+(reading its files included), so a slow fact spends its share of the run, not the others'. A
+`command` check (bounded by its own `timeout`, run after all the patterns so that its seconds are
+not taken from theirs) runs once per fact whose
 anchored files are in question, only where the caller passes a `commandcheck.Gate` (pre-commit and
 doctor; never the pre-edit hook) and only as that module allows (opt-in, reviewed facts only).
 """
@@ -71,67 +74,64 @@ def checks_of(project: Project, heads: Iterable[Head]) -> dict[str, list[Check]]
 def on_change(project: Project, change: Change, found: list[Anchored],
               commands: commandcheck.Gate | None = None, seconds: float | None = None) -> list[Outcome]:
     """The checks of the facts in `found` (`anchored.for_change` of `change`) over that change, all of
-    their patterns in at most `seconds` (codecheck.budget; default COMMIT_BUDGET); their `command`
-    checks too when `commands` is given."""
-    with codecheck.budget(codecheck.COMMIT_BUDGET if seconds is None else seconds):
-        return _on_change(project, change, found, commands)
-
-
-def _on_change(project: Project, change: Change, found: list[Anchored],
-               commands: commandcheck.Gate | None) -> list[Outcome]:
+    their patterns in at most `seconds` (codecheck.budget; default COMMIT_BUDGET), each fact in its
+    share of them; their `command` checks too when `commands` is given."""
     with_checks = checks_of(project, (a.fact for a in found))
     relevant = [a for a in found if a.fact.id in with_checks]
     if not relevant:
         return []
     diffs = {d.path: d for d in change.files if d.status not in ("D", "B")}
     texts = _new_texts(project.root, change, sorted({h.file for a in relevant for h in a.hits if h.file in diffs}))
-    out = []
+    work: list[tuple[Anchored, list[tuple[str, str, list[tuple[int, int]]]]]] = []
     for a in relevant:
-        outcome = Outcome(a.fact, with_checks[a.fact.id])
-        touched = []
+        files = []
         for path, hits in _by_file(a.hits).items():
             diff, text = diffs.get(path), texts.get(path)
-            if diff is None or text is None:
-                continue
-            touched.append(path)
-            added = [r for r in diff.new_ranges if r[1] >= r[0]]
-            _apply(outcome, path, text, _within(added, hits))
-        if touched:
-            _commands(project, outcome, touched[0], commands)
-        out.append(outcome)
+            if diff is not None and text is not None:
+                files.append((path, text, _within([r for r in diff.new_ranges if r[1] >= r[0]], hits)))
+        work.append((a, files))
+    out = []
+    with codecheck.budget(codecheck.COMMIT_BUDGET if seconds is None else seconds, sum(bool(f) for _, f in work)):
+        for a, files in work:
+            outcome = Outcome(a.fact, with_checks[a.fact.id])
+            with codecheck.turn(a.fact.path):
+                for path, text, ranges in files:
+                    _apply(outcome, path, text, ranges)
+            out.append(outcome)
+    for outcome, (_, files) in zip(out, work, strict=True):  # after the patterns: a command's seconds are not theirs
+        if files:
+            _commands(project, outcome, files[0][0], commands)
     return out
 
 
 def on_tree(project: Project, facts: Iterable[Fact], tree: Tree,
             commands: commandcheck.Gate | None = None, seconds: float | None = None) -> list[Outcome]:
     """The checks of every live fact that has some over its anchored files as they are in `tree`, all
-    of their patterns in at most `seconds` (codecheck.budget; default CI_BUDGET); their `command`
-    checks too when `commands` is given."""
-    with codecheck.budget(codecheck.CI_BUDGET if seconds is None else seconds):
-        return _on_tree(project, facts, tree, commands)
-
-
-def _on_tree(project: Project, facts: Iterable[Fact], tree: Tree,
-             commands: commandcheck.Gate | None) -> list[Outcome]:
+    of their patterns in at most `seconds` (codecheck.budget; default CI_BUDGET), each fact in its
+    share of them; their `command` checks too when `commands` is given."""
+    work = [(fact, _by_file(_expand(fact.anchors, tree))) for fact in facts
+            if fact.checks and fact.status not in CLOSED_STATUSES]
     out = []
-    for fact in facts:
-        if not fact.checks or fact.status in CLOSED_STATUSES:
-            continue
-        outcome = Outcome(fact, list(fact.checks))
-        by_file = _by_file(_expand(fact.anchors, tree))
-        for path, hits in by_file.items():
-            text = tree.read(path)
-            if text is None:
-                continue
-            whole = [(1, text.count("\n") + 1)]
-            if all(h.lines for h in hits):  # symbol anchors only: their lines, located in this text
-                found = [symbols.find(text, split(h.anchor)[1] or "", path) for h in hits]
-                spans = [s for s in found if s is not None]
-                whole = spans or whole  # a symbol not found: the file (doctor reports the anchor)
-            _apply(outcome, path, text, whole)
+    with codecheck.budget(codecheck.CI_BUDGET if seconds is None else seconds, sum(bool(f) for _, f in work)):
+        for fact, by_file in work:
+            outcome = Outcome(fact, list(fact.checks))
+            with codecheck.turn(fact.path):
+                for path, hits in by_file.items():
+                    if _stopped(outcome):  # the fact's share (or the run's budget) is spent: not even read
+                        break
+                    text = tree.read(path)
+                    if text is None:
+                        continue
+                    whole = [(1, text.count("\n") + 1)]
+                    if all(h.lines for h in hits):  # symbol anchors only: their lines, located in this text
+                        found = [symbols.find(text, split(h.anchor)[1] or "", path) for h in hits]
+                        spans = [s for s in found if s is not None]
+                        whole = spans or whole  # a symbol not found: the file (doctor reports the anchor)
+                    _apply(outcome, path, text, whole)
+            out.append(outcome)
+    for outcome, (_, by_file) in zip(out, work, strict=True):  # after the patterns: a command's seconds are not theirs
         if by_file:
             _commands(project, outcome, min(by_file), commands)
-        out.append(outcome)
     return order_outcomes(out)
 
 
@@ -142,13 +142,19 @@ def order_outcomes(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def _apply(outcome: Outcome, path: str, text: str, ranges: list[tuple[int, int]]) -> None:
-    spent = codecheck.spent()  # the run's budget is gone: not even the lines are numbered
-    if spent:
-        outcome.failures += [spent] if spent not in outcome.failures else []
+    if _stopped(outcome):  # not even the lines are numbered
         return
     violations, failures = codecheck.evaluate(outcome.checks, path, codecheck.numbered(text, ranges), text)
     outcome.violations += violations
     outcome.failures += [f for f in failures if f not in outcome.failures]
+
+
+def _stopped(outcome: Outcome) -> bool:
+    """Whether the run's budget or this fact's share of it is spent (said once in the outcome)."""
+    spent = codecheck.spent()
+    if spent and spent not in outcome.failures:
+        outcome.failures.append(spent)
+    return spent is not None
 
 
 def _commands(project: Project, outcome: Outcome, where: str, gate: commandcheck.Gate | None) -> None:
