@@ -13,7 +13,7 @@ PACKAGE = Path(stele.__file__).parent
 LAYERS: list[tuple[str, ...]] = [
     ("errors", "kinds", "ids", "config", "project", "redact", "redact_rules", "neutralize", "delivery", "gitrepo",
      "atomic", "textcut", "plain", "clock", "residency", "textform", "lazyre", "gitroot",
-     "yamlshape", "treefile", "regexcheck"),
+     "yamlshape", "treefile", "regexcheck", "procs"),
     ("anchors",),
     ("record",),
     ("session",),

@@ -67,21 +67,14 @@ def call(root: Path, *args: str, input: bytes | None = None, env: dict[str, str]
 
 
 def _bounded(root: Path, argv: list[str], input: bytes | None, env: dict[str, str], timeout: float) -> Outcome:
-    import signal
-
     proc = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.PIPE if input else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         out, err = proc.communicate(input, timeout=timeout)
     except BaseException:  # the time ran out, or Ctrl-C: nothing it started outlives the command
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
-        try:
-            proc.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # something left its session and holds a pipe: leave it
-            pass
+        from . import procs
+
+        procs.stop(proc)
         if sys.exc_info()[0] is not subprocess.TimeoutExpired:
             raise
         raise NoAnswer(f"`git {argv[3]}` gave no answer in {timeout:g} s and was stopped") from None

@@ -2,11 +2,10 @@
 and hook it started), or an outcome command (and whatever its shell started). On Ctrl-C too."""
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 from pathlib import Path
 
+from .. import procs
 from ..errors import SteleError
 
 
@@ -21,15 +20,10 @@ def run(cmd: list[str] | str, cwd: Path, env: dict[str, str], timeout: int) -> t
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err, False
     except subprocess.TimeoutExpired:
-        kill(proc)
+        procs.kill(proc)
         out, err = proc.communicate()
         return None, out or "", err or "", True
     finally:  # Ctrl-C included: nothing of it outlives the call
-        kill(proc)
+        procs.kill(proc)
 
 
-def kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

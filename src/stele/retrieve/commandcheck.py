@@ -28,11 +28,10 @@ shown. Not on the hook path: the pre-edit hook never runs commands (docs/hooks.m
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 from pathlib import Path
 
-from .. import gitrepo
+from .. import gitrepo, procs
 from ..anchors import codecheck
 from ..anchors.codecheck import Check, Violation
 from ..errors import SteleError
@@ -152,7 +151,7 @@ def run(root: Path, check: Check, where: str) -> Violation | None:
     try:
         out, _ = proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        procs.stop(proc)
         raise codecheck.CheckError(f"took longer than {seconds:g} s and was stopped; raise `timeout:` or make it "
                                    "faster") from None
     if proc.returncode == 0:
@@ -164,13 +163,3 @@ def run(root: Path, check: Check, where: str) -> Violation | None:
     return Violation(check, where, 1, said)
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the command and everything it started (its own session), then reap it."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        proc.kill()
-    try:
-        proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:  # something left its session and holds the pipe: leave it
-        pass
