@@ -142,6 +142,21 @@ def approve_store(root: Path) -> None:
     approve(project, remote)
 
 
+def point_store(repo: Path, store: str, endpoint: str, **session: int) -> None:
+    """Point the committed config's `session.store` at `store` on `endpoint`, with the `session.*`
+    settings given (`sync_deadline_ms=2000`), and approve it as `stele session sync --approve` does."""
+    import re
+
+    path = repo / ".stele" / "config.yaml"
+    text = path.read_text().replace('  store: ""', f"  store: {store}")
+    text = text.replace('  endpoint: ""', f"  endpoint: {endpoint}")
+    for key, value in session.items():
+        text, n = re.subn(rf"(?m)^  {key}: \d+", f"  {key}: {value}", text)
+        assert n == 1, key
+    path.write_text(text)
+    approve_store(repo)
+
+
 def unreachable_store(repo: Path, deadline_ms: int) -> None:
     """Point `session.store` at an S3 endpoint on 127.0.0.1 that nothing answers (a port bound and
     closed again), with a short sync deadline: what hooks do when the team store is down."""
@@ -150,11 +165,7 @@ def unreachable_store(repo: Path, deadline_ms: int) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    path = repo / ".stele" / "config.yaml"
-    text = path.read_text().replace('  store: ""', "  store: s3://team-memory/app")
-    text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{port}")
-    path.write_text(text.replace("  sync_deadline_ms: 3000", f"  sync_deadline_ms: {deadline_ms}"))
-    approve_store(repo)
+    point_store(repo, "s3://team-memory/app", f"http://127.0.0.1:{port}", sync_deadline_ms=deadline_ms)
 
 
 POOL_QUESTION = "why was the connection pool timeout raised after the pool exhaustion alerts?"

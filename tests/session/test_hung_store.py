@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import approve_store, git, invoke, write_fact
+from tests.helpers import git, invoke, point_store, write_fact
 from tests.session import s3server
 
 pytestmark = [pytest.mark.s3, pytest.mark.skipif(s3server.moto_command() is None,
@@ -47,11 +47,7 @@ def frozen(tmp_path, monkeypatch):
         git(root, "init", "-q", "-b", "main")
         monkeypatch.chdir(root)
         assert invoke("init").code == 0
-        cfg = root / ".stele/config.yaml"
-        text = cfg.read_text().replace('  store: ""', f"  store: s3://{s3server.BUCKET}/frozen")
-        text = text.replace('  endpoint: ""', f"  endpoint: {server.url}")
-        cfg.write_text(text.replace("  sync_bound_ms: 60000", f"  sync_bound_ms: {BOUND_MS}"))
-        approve_store(root)
+        point_store(root, f"s3://{s3server.BUCKET}/frozen", server.url, sync_bound_ms=BOUND_MS)
         write_fact(root, "INS-0001", "instruction", RULE, RULE + ".")
         (root / "src").mkdir()
         (root / "src/pay.py").write_text("def retry():\n    pass\n")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import approve_store, git, invoke
+from tests.helpers import git, invoke, point_store
 
 pytest.importorskip("boto3")
 pytestmark = pytest.mark.s3
@@ -68,12 +68,8 @@ def trickling(tmp_path, monkeypatch):
     git(root, "init", "-q", "-b", "main")
     monkeypatch.chdir(root)
     assert invoke("init").code == 0
-    cfg = root / ".stele/config.yaml"
-    text = cfg.read_text().replace('  store: ""', "  store: s3://team-memory/slow")
-    text = text.replace('  endpoint: ""', f"  endpoint: http://127.0.0.1:{server.port}")
-    text = text.replace("  sync_bound_ms: 60000", f"  sync_bound_ms: {BOUND_MS}")
-    cfg.write_text(text.replace("  sync_deadline_ms: 3000", f"  sync_deadline_ms: {BOUND_MS}"))
-    approve_store(root)
+    point_store(root, "s3://team-memory/slow", f"http://127.0.0.1:{server.port}", sync_bound_ms=BOUND_MS,
+                sync_deadline_ms=BOUND_MS)
     assert invoke("note", "--session", "s1", "the retry fix waits for the sandbox account").code == 0
     yield root
     server.close()
